@@ -1,0 +1,64 @@
+"""domino: a pure, reproducible dominoes rules engine (RULES.md), with simple computer players.
+
+    rules = domino.Rules.preset("draw", players=2)
+    state = domino.new_game(rules, seed="k3v9")
+    state, events = domino.step(state, domino.legal_moves(state)[0])
+    domino.view(state, 0).to_dict()
+"""
+
+from domino.codec import from_dict, to_dict
+from domino.engine import apply, deal_round, legal_moves, new_game, opening_events, resign, step
+from domino.errors import (
+    AmbiguousMoveError,
+    DominoError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidDealError,
+    InvalidMoveError,
+    InvalidRulesError,
+    NotYourTurnError,
+)
+from domino.moves import Draw, Move, Pass, Play, parse_move
+from domino.rules import PRESETS, Rules, describe_variants
+from domino.state import Deal, Event, LineBoard, LogEntry, Outcome, RoundResult, State
+from domino.tiles import Tile, full_set
+from domino.views import View, view
+
+__all__ = [
+    "AmbiguousMoveError",
+    "Deal",
+    "DominoError",
+    "Draw",
+    "Event",
+    "GameOverError",
+    "IllegalMoveError",
+    "InvalidDealError",
+    "InvalidMoveError",
+    "InvalidRulesError",
+    "LineBoard",
+    "LogEntry",
+    "Move",
+    "NotYourTurnError",
+    "Outcome",
+    "PRESETS",
+    "Pass",
+    "Play",
+    "RoundResult",
+    "Rules",
+    "State",
+    "Tile",
+    "View",
+    "apply",
+    "deal_round",
+    "describe_variants",
+    "from_dict",
+    "full_set",
+    "legal_moves",
+    "new_game",
+    "opening_events",
+    "parse_move",
+    "resign",
+    "step",
+    "to_dict",
+    "view",
+]

@@ -1,0 +1,112 @@
+"""Build any mid-round position for tests (RULES.md §7): ``position(rules, layout="[2-5][5-1]", ...)``."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, Iterable
+
+from domino.engine import _after_turn
+from domino.errors import InvalidDealError
+from domino.rules import Rules
+from domino.state import Deal, LineBoard, Placed, State
+from domino.tiles import Tile, full_set
+
+_PLACED = re.compile(r"\[(\d+)-(\d+)\]")
+
+
+def parse_layout(text: str) -> tuple[Placed, ...]:
+    """``"[2-5][5-1]"`` → ((2, 5), (5, 1)); touching halves must match."""
+    placed = tuple((int(a), int(b)) for a, b in _PLACED.findall(text or ""))
+    for (_, right), (left, _) in zip(placed, placed[1:]):
+        if right != left:
+            raise InvalidDealError(f"layout {text!r}: {right} does not touch {left}")
+    return placed
+
+
+def tiles(text: str | Iterable[str]) -> tuple[Tile, ...]:
+    """``"6-4 3-3"`` or ``["6-4", "3-3"]`` → tiles."""
+    items = text.split() if isinstance(text, str) else list(text)
+    return tuple(Tile.parse(s) for s in items)
+
+
+def position(
+    rules: Rules,
+    layout: str = "",
+    hands: Iterable[str | Iterable[str]] = (),
+    boneyard: str | Iterable[str] = (),
+    to_move: int = 0,
+    scores: Iterable[int] | None = None,
+    round: int = 1,
+    seed: str = "position",
+    rest: str = "error",
+    spinner: str | None = None,
+    up: str = "",
+    down: str = "",
+    drawn: int = 0,
+    extra_play: bool = False,
+    **variant_state: Any,
+) -> State:
+    """A state in the middle of a round, checked so that every tile of the set is somewhere exactly once.
+
+    ``rest``: where tiles not named go: ``"error"`` (every tile must be named), ``"boneyard"`` (below the
+    named boneyard, in set order; out of play where nobody draws).
+    ``spinner``: the spinner tile in ``layout`` (All Fives); by default the only double on the line, if any.
+    The blocked test runs at once, so a blocked position is already at round end.
+    """
+    if not rules.is_line:
+        from domino.variants import mexican_train
+
+        return mexican_train.position(rules, hands=hands, boneyard=boneyard, to_move=to_move, scores=scores,
+                                      round=round, seed=seed, rest=rest, **variant_state)
+    if variant_state:
+        raise TypeError(f"unknown arguments for a line game: {', '.join(variant_state)}")
+    line = parse_layout(layout)
+    arm_up, arm_down = parse_layout(up), parse_layout(down)
+    hand_tiles = [tiles(h) for h in hands]
+    if len(hand_tiles) != rules.players:
+        raise InvalidDealError(f"{len(hand_tiles)} hands for {rules.players} players")
+    pile = list(tiles(boneyard))
+    named = [Tile(a, b) for a, b in line + arm_up + arm_down] + [t for h in hand_tiles for t in h] + pile
+    dup = [t for t, n in Counter(named).items() if n > 1]
+    if dup:
+        raise InvalidDealError(f"named twice: {', '.join(map(str, dup))}")
+    every = full_set(rules.set_max_pips)
+    unknown = [t for t in named if t not in every]
+    if unknown:
+        raise InvalidDealError(f"not in the set: {', '.join(map(str, unknown))}")
+    missing = [t for t in every if t not in set(named)]
+    if missing:
+        if rest == "error":
+            raise InvalidDealError(f"not placed anywhere: {', '.join(map(str, missing))}")
+        pile += missing
+    spin_index: int | None = None
+    if rules.spinner == "first_double" and line:
+        doubles = [i for i, (a, b) in enumerate(line) if a == b]
+        if spinner is not None:
+            target = Tile.parse(spinner)
+            spin_index = next(i for i, (a, b) in enumerate(line) if Tile(a, b) == target)
+        elif len(doubles) == 1:
+            spin_index = doubles[0]
+        elif len(doubles) > 1:
+            raise InvalidDealError("several doubles on the line: name the spinner")
+    board = LineBoard(line, spin_index, arm_up, arm_down)
+    n = rules.players
+    sorted_hands = tuple(tuple(sorted(h, reverse=True)) for h in hand_tiles)
+    state = State(
+        rules=rules,
+        seed=seed,
+        round=round,
+        deal=Deal(sorted_hands, tuple(pile)),
+        hands=sorted_hands,
+        boneyard=tuple(pile),
+        board=board,
+        turn=to_move,
+        scores=tuple(scores) if scores is not None else (0,) * n,
+        lead=None,
+        opened_by_rule=True,
+        drawn=drawn,
+        extra_play=extra_play,
+        round_points=(0,) * n,
+    )
+    return _after_turn(state, [])

@@ -1,0 +1,114 @@
+"""What one seat (or a spectator) may see (RULES.md §2.11): never another hand, the boneyard's tiles or the seed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from domino.engine import legal_moves
+from domino.moves import Move
+from domino.state import LineBoard, LogEntry, RoundResult, State, placed_str
+from domino.tiles import Tile
+from domino.variants import line
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A seat's (``seat`` None: a spectator's) picture of the game. Bots choose from this alone."""
+
+    rules: dict[str, Any]
+    round: int
+    turn: int | None
+    seat: int | None
+    hand_counts: tuple[int, ...]
+    scores: tuple[int, ...]
+    team_scores: tuple[int, int] | None
+    boneyard_count: int
+    out_of_play_count: int
+    board: dict[str, Any]
+    log: tuple[LogEntry, ...]
+    hand: tuple[Tile, ...] | None
+    legal_moves: tuple[Move, ...]
+    last_round: RoundResult | None
+    winners: tuple[int, ...]
+    finished: bool
+    # Typed copies for bots, so they need not parse ``board``.
+    ends: tuple[tuple[str, int], ...] = ()
+    tiles_on_board: tuple[Tile, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "rules": self.rules,
+            "round": self.round,
+            "turn": self.turn,
+            "seat": self.seat,
+            "hand_counts": list(self.hand_counts),
+            "scores": list(self.scores),
+            "team_scores": None if self.team_scores is None else list(self.team_scores),
+            "boneyard_count": self.boneyard_count,
+            "out_of_play_count": self.out_of_play_count,
+            "board": self.board,
+            "log": [e.to_dict() for e in self.log],
+            "last_round": None if self.last_round is None else self.last_round.to_dict(),
+            "winners": list(self.winners),
+            "finished": self.finished,
+        }
+        if self.seat is not None:
+            d["hand"] = [str(t) for t in self.hand or ()]
+            d["legal_moves"] = [m.to_dict() for m in self.legal_moves]
+        return d
+
+
+def line_board(board: LineBoard, spinner_game: bool) -> dict[str, Any]:
+    ends = dict(line.open_ends(board))
+    d: dict[str, Any] = {
+        "line": [placed_str(p) for p in board.line],
+        "ends": {"left": ends.get("left"), "right": ends.get("right")},
+    }
+    if spinner_game:
+        s = board.spinner
+        d["spinner"] = None if s is None else placed_str(board.line[s])
+        d["spinner_index"] = s
+        d["arms"] = {"up": [placed_str(p) for p in board.up], "down": [placed_str(p) for p in board.down]}
+        d["ends"]["up"] = ends.get("up")
+        d["ends"]["down"] = ends.get("down")
+        d["count"] = line.count(board) if board.line else 0
+    return d
+
+
+def board_tiles(board: LineBoard) -> tuple[Tile, ...]:
+    return tuple(Tile(a, b) for a, b in board.line + board.up + board.down)
+
+
+def view(state: State, seat: int | None = None) -> View:
+    """The view of ``seat`` (None: a spectator)."""
+    r = state.rules
+    if seat is not None and not 0 <= seat < r.players:
+        raise ValueError(f"no seat {seat}")
+    if not r.is_line:
+        from domino.variants import mexican_train
+
+        return mexican_train.view(state, seat)
+    drawable = r.draw_policy != "no_draw"
+    board = state.board
+    mine = seat is not None and state.outcome is None and state.turn == seat
+    return View(
+        rules=r.to_dict(),
+        round=state.round,
+        turn=state.to_move,
+        seat=seat,
+        hand_counts=tuple(len(h) for h in state.hands),
+        scores=state.scores,
+        team_scores=state.team_scores,
+        boneyard_count=len(state.boneyard) if drawable else 0,
+        out_of_play_count=0 if drawable else len(state.boneyard),
+        board=line_board(board, r.spinner == "first_double"),
+        log=state.log,
+        hand=state.hands[seat] if seat is not None else None,
+        legal_moves=legal_moves(state) if mine else (),
+        last_round=state.rounds[-1] if state.rounds else None,
+        winners=state.outcome.winners if state.outcome else (),
+        finished=state.outcome is not None,
+        ends=tuple(line.open_ends(board)),
+        tiles_on_board=board_tiles(board),
+    )
