@@ -1,0 +1,106 @@
+"""The Flask app factory. ``create_app()`` connects to nothing: the OpenAPI export needs no Redis."""
+
+from __future__ import annotations
+
+from importlib import resources as importlib_resources
+from typing import Any
+
+import flask
+
+from api import errors
+from api.config import Settings
+from api.extensions import Api, json_body_guard, request_id
+from api.service import Service
+
+API_DESCRIPTION = """\
+Dominoes as a service: create a game, seat humans and computer players, play moves and read scores.
+
+**Auth.** Creating a game returns one token per human seat, shown once. Send it as
+`Authorization: Bearer <token>` to see that seat's hand and to move. Without a token you get the spectator's view.
+
+**Versions.** Every accepted move increments the game's `version`; the view's `ETag` is `"<version>"`.
+Send `expected_version` (or `If-Match`) with a move to make it conditional: a stale version answers 412 with
+`current_version` and your seat's last accepted move. `Idempotency-Key` on `POST /v1/games` and
+`POST /v1/games/{id}/moves` makes retries safe: the same key gets the first answer.
+
+**Fairness.** Every view carries `seed_commitment` = SHA-256 of `<seed>:<salt>`. When the game ends,
+`GET /v1/games/{id}/history` reveals the seed, the salt, every deal, the boneyard order and every draw.
+
+**Errors** are RFC 9457 problem details (`application/problem+json`) with `type` `/problems/<slug>`:
+
+| status | slug | meaning |
+|---|---|---|
+""" + "\n".join(f"| {p.status} | `{p.slug}` | {p.description} |" for p in errors.PROBLEM_TYPES)
+
+TAGS = [
+    {"name": "variants", "description": "Rule presets and options."},
+    {"name": "bots", "description": "Computer-player strategies."},
+    {"name": "games", "description": "Create games and read their views and history."},
+    {"name": "moves", "description": "Play, draw or pass."},
+    {"name": "health", "description": "Liveness and readiness."},
+]
+
+
+def _swagger_assets_dir() -> str:
+    """Swagger UI's dist files, from the PyPI package flask-swagger-ui: served by us, works offline."""
+    return str(importlib_resources.files("flask_swagger_ui") / "dist")
+
+
+def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
+    """Build the app. ``config`` may hold Flask settings and ``"DOMINO"``: a :class:`Settings`
+    (default: ``Settings.from_env()``)."""
+    config = dict(config or {})
+    settings = config.pop("DOMINO", None) or Settings.from_env()
+    app = flask.Flask(__name__)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.config.update(
+        API_TITLE="domino-service",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL="/docs/assets/",
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        API_SPEC_OPTIONS={
+            "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
+            "tags": TAGS,
+            "components": {
+                "securitySchemes": {
+                    "seatToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
+                    }
+                }
+            },
+        },
+    )
+    app.config.update(config)
+    app.extensions["domino.settings"] = settings
+    app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
+
+    json_body_guard(app)
+
+    @app.after_request
+    def _request_id(resp: flask.Response) -> flask.Response:
+        resp.headers["X-Request-ID"] = request_id()
+        return resp
+
+    api = Api(app)
+    from api.resources import register_blueprints
+
+    register_blueprints(api)
+
+    assets = _swagger_assets_dir()
+
+    @app.get("/docs/assets/<path:filename>")
+    def swagger_assets(filename: str) -> flask.Response:
+        return flask.send_from_directory(assets, filename, max_age=3600)
+
+    app.extensions["domino.api"] = api
+    return app
+
+
+def current_service() -> Service:
+    return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]

@@ -1,0 +1,70 @@
+"""Settings from environment variables prefixed ``DOMINO_``.
+
+Every interval is configurable so that tests run in milliseconds. ``Settings`` is a frozen value that the
+app, the service and the workers share; ``Settings.from_env()`` reads it, ``replace(settings, ...)``
+changes it for a test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from typing import Any
+
+PREFIX = "DOMINO_"
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    # Game state (may be a Redis Cluster: keys carry a hash tag) and the queues/cross-game keys (one node).
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    queue_url: str | None = None  # defaults to redis_url
+    key_prefix: str = "dom"
+    bots_queue: str = "bots"
+
+    # Request connections: short timeouts and one retry so Redis trouble becomes a fast 503.
+    socket_timeout: float = 0.5
+    socket_connect_timeout: float = 0.5
+    redis_retries: int = 1
+
+    # Expiry (seconds).
+    game_ttl: int = 24 * 3600  # idle waiting/playing games
+    finished_ttl: int = 7 * 24 * 3600
+    idempotency_ttl: int = 24 * 3600
+
+    # Computer players.
+    bot_think_time: float = 0.05  # deadline given to a bot's Budget, seconds
+    bot_due_delay: float = 2.0  # a bot turn not played within this is re-enqueued by the sweep
+    sweep_interval: float = 2.0
+    bot_job_timeout: int = 30
+    bot_result_ttl: int = 60
+
+    # HTTP.
+    max_body_bytes: int = 16 * 1024
+    conflict_retries: int = 5  # reload-and-revalidate loops on a lost compare-and-set (no version named)
+
+    @property
+    def effective_queue_url(self) -> str:
+        return self.queue_url or self.redis_url
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Read ``DOMINO_<FIELD>`` for every field (``DOMINO_REDIS_URL``, ``DOMINO_SWEEP_INTERVAL``, ...)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for field in dataclasses.fields(cls):
+            raw = env.get(PREFIX + field.name.upper())
+            if raw is None or raw == "":
+                continue
+            default = field.default
+            if isinstance(default, bool):
+                values[field.name] = raw.lower() in ("1", "true", "yes", "on")
+            elif isinstance(default, int):
+                values[field.name] = int(raw)
+            elif isinstance(default, float):
+                values[field.name] = float(raw)
+            else:
+                values[field.name] = raw
+        values.update(overrides)
+        return cls(**values)

@@ -1,0 +1,171 @@
+"""The one table from exceptions (the engine's and the service's) to HTTP status and problem type.
+
+``problem_for(exc)`` walks the exception's MRO, so a subclass maps like its base unless it has its own row.
+Extra members (``legal_moves``, ``current_version``, ...) come only from public facts (DESIGN §2 Views).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import domino
+from domino.errors import describe
+
+from api.store import StoreUnavailable
+
+
+# -- the service's own errors ----------------------------------------------------------------------------
+
+
+class ServiceError(Exception):
+    """Base of the errors api.service raises; ``members`` are added to the problem details."""
+
+    def __init__(self, detail: str, **members: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.members = members
+
+
+class GameNotFound(ServiceError):
+    pass
+
+
+class Unauthorized(ServiceError):
+    pass
+
+
+class InvalidRequest(ServiceError):
+    pass
+
+
+class VersionMismatch(ServiceError):
+    pass
+
+
+class NotStarted(ServiceError):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class ProblemType:
+    status: int
+    slug: str
+    title: str
+    description: str
+
+    @property
+    def type(self) -> str:
+        return f"/problems/{self.slug}"
+
+
+# Every slug the API answers with, documented in the OpenAPI description (``PROBLEM_TYPES``).
+BAD_REQUEST = ProblemType(400, "bad-request", "Bad request", "The body is not valid JSON.")
+UNAUTHORIZED = ProblemType(
+    401, "unauthorized", "Unauthorized", "A seat token is needed, or the token is not one of this game's."
+)
+NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat or resource.")
+METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
+NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
+ILLEGAL_MOVE = ProblemType(
+    409, "illegal-move", "Illegal move", "Well formed but not legal now; `legal_moves` lists the seat's legal moves."
+)
+AMBIGUOUS_MOVE = ProblemType(
+    409, "ambiguous-move", "Ambiguous move", "`end` omitted and several places fit; `options` lists them."
+)
+NOT_YOUR_TURN = ProblemType(409, "not-your-turn", "Not your turn", "Another seat is to move.")
+GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no more moves are accepted.")
+NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
+VERSION_MISMATCH = ProblemType(
+    412,
+    "version-mismatch",
+    "Version mismatch",
+    "`expected_version` / `If-Match` is stale; `current_version` and the seat's `last_move` tell whether a "
+    "retried move counted.",
+)
+PAYLOAD_TOO_LARGE = ProblemType(413, "payload-too-large", "Payload too large", "The body is over 16 KiB.")
+UNSUPPORTED_MEDIA_TYPE = ProblemType(
+    415, "unsupported-media-type", "Unsupported media type", "The body must be `application/json`."
+)
+INVALID_REQUEST = ProblemType(
+    422,
+    "invalid-request",
+    "Invalid request",
+    "The request fails validation (bad tile, unknown variant or bot, bad option, ...); `errors` says where.",
+)
+UNAVAILABLE = ProblemType(
+    503, "unavailable", "Service unavailable", "Redis is unreachable (or not ready); nothing was changed."
+)
+INTERNAL = ProblemType(500, "internal-error", "Internal server error", "A bug: please report it with the instance.")
+
+PROBLEM_TYPES = [
+    BAD_REQUEST,
+    UNAUTHORIZED,
+    NOT_FOUND,
+    METHOD_NOT_ALLOWED,
+    NOT_ACCEPTABLE,
+    ILLEGAL_MOVE,
+    AMBIGUOUS_MOVE,
+    NOT_YOUR_TURN,
+    GAME_OVER,
+    NOT_STARTED,
+    VERSION_MISMATCH,
+    PAYLOAD_TOO_LARGE,
+    UNSUPPORTED_MEDIA_TYPE,
+    INVALID_REQUEST,
+    UNAVAILABLE,
+    INTERNAL,
+]
+
+# HTTP errors raised by Flask/werkzeug/webargs, by status.
+BY_STATUS = {p.status: p for p in PROBLEM_TYPES if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED)}
+BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
+
+
+def _members(exc: BaseException) -> dict[str, Any]:
+    if isinstance(exc, ServiceError):
+        return dict(exc.members)
+    if isinstance(exc, domino.DominoError):
+        return describe(exc)
+    return {}
+
+
+def _detail(exc: BaseException) -> str:
+    if isinstance(exc, ServiceError):
+        return exc.detail
+    if isinstance(exc, StoreUnavailable):
+        return "The game store did not answer in time; nothing was changed. Retry shortly."
+    return str(exc)
+
+
+# The table. Order does not matter: the most specific class in the exception's MRO wins.
+TABLE: dict[type[BaseException], ProblemType] = {
+    # engine
+    domino.InvalidMoveError: INVALID_REQUEST,
+    domino.InvalidRulesError: INVALID_REQUEST,
+    domino.IllegalMoveError: ILLEGAL_MOVE,
+    domino.AmbiguousMoveError: AMBIGUOUS_MOVE,
+    domino.NotYourTurnError: NOT_YOUR_TURN,
+    domino.GameOverError: GAME_OVER,
+    domino.DominoError: INVALID_REQUEST,  # any other bad input the engine rejects
+    # service
+    GameNotFound: NOT_FOUND,
+    Unauthorized: UNAUTHORIZED,
+    InvalidRequest: INVALID_REQUEST,
+    VersionMismatch: VERSION_MISMATCH,
+    NotStarted: NOT_STARTED,
+    # store
+    StoreUnavailable: UNAVAILABLE,
+}
+
+
+def problem_for(exc: BaseException) -> tuple[ProblemType, str, dict[str, Any]] | None:
+    """(problem type, detail, extra members) for a mapped exception, else None."""
+    for cls in type(exc).__mro__:
+        ptype = TABLE.get(cls)
+        if ptype is not None:
+            return ptype, _detail(exc), _members(exc)
+    return None
+
+
+MAPPED: tuple[type[BaseException], ...] = tuple(TABLE)

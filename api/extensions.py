@@ -1,0 +1,212 @@
+"""flask-smorest subclasses: RFC 9457 problem details for every error, and helpers to document them."""
+
+from __future__ import annotations
+
+import http
+import logging
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import flask
+import flask_smorest
+import marshmallow as ma
+import orjson
+from flask_smorest.utils import prepare_response
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from api import errors
+
+log = logging.getLogger("api")
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class ProblemSchema(ma.Schema):
+    """RFC 9457 problem details; members beyond the five standard ones depend on the type."""
+
+    type = ma.fields.String(required=True, metadata={"description": "`/problems/<slug>`", "example": "/problems/illegal-move"})
+    title = ma.fields.String(required=True)
+    status = ma.fields.Integer(required=True)
+    detail = ma.fields.String(required=True)
+    instance = ma.fields.String(required=True, metadata={"description": "request path and `#` request id"})
+    errors = ma.fields.Dict(metadata={"description": "422: where validation failed"})
+    legal_moves = ma.fields.List(ma.fields.Dict(), metadata={"description": "illegal-move: the seat's own legal moves"})
+    options = ma.fields.List(ma.fields.Dict(), metadata={"description": "ambiguous-move: the places that fit"})
+    current_version = ma.fields.Integer(metadata={"description": "version-mismatch: the game's version"})
+    last_move = ma.fields.Dict(
+        allow_none=True,
+        metadata={"description": "version-mismatch: the seat's last accepted move `{version, move}` (or null)"},
+    )
+    checks = ma.fields.Dict(metadata={"description": "readiness: what was checked"})
+
+
+def request_id() -> str:
+    rid = getattr(flask.g, "request_id", None)
+    if rid is None:
+        rid = uuid.uuid4().hex[:16]
+        flask.g.request_id = rid
+    return rid
+
+
+def problem_response(
+    ptype: errors.ProblemType, detail: str, members: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+) -> flask.Response:
+    body: dict[str, Any] = {
+        "type": ptype.type,
+        "title": ptype.title,
+        "status": ptype.status,
+        "detail": detail,
+        "instance": f"{flask.request.path}#{request_id()}" if flask.has_request_context() else "",
+    }
+    if members:
+        body.update({k: v for k, v in members.items() if k not in body})
+    resp = flask.Response(orjson.dumps(body), status=ptype.status, mimetype=PROBLEM_JSON)
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def _http_problem_type(code: int | None, name: str) -> errors.ProblemType:
+    if code in errors.BY_STATUS:
+        return errors.BY_STATUS[code]
+    code = code or 500
+    slug = name.lower().replace(" ", "-").replace("'", "")
+    return errors.ProblemType(code, slug, name, name)
+
+
+class Api(flask_smorest.Api):
+    """Answers every error as problem details and documents them so."""
+
+    ERROR_SCHEMA = ProblemSchema
+    DEFAULT_ERROR_RESPONSE_NAME = None  # each operation documents its own errors
+
+    def _register_error_handlers(self) -> None:
+        self._app.register_error_handler(HTTPException, self.handle_http_exception)
+        for cls in errors.MAPPED:
+            self._app.register_error_handler(cls, self.handle_mapped_exception)
+
+    def handle_mapped_exception(self, exc: BaseException) -> flask.Response:
+        found = errors.problem_for(exc)
+        assert found is not None
+        ptype, detail, members = found
+        if ptype.status >= 500:
+            log.warning("%s %s: %s", flask.request.method, flask.request.path, exc)
+        return problem_response(ptype, detail, members)
+
+    def handle_http_exception(self, error: HTTPException) -> flask.Response:  # type: ignore[override]
+        data = getattr(error, "data", None) or {}
+        ptype = _http_problem_type(error.code, error.name)
+        members: dict[str, Any] = {}
+        headers: dict[str, str] = dict(data.get("headers") or {})
+        detail = data.get("message") or error.description or ptype.title
+        if "errors" in data:
+            members["errors"] = data["errors"]
+        elif "messages" in data:
+            members["errors"] = data["messages"]
+        if error.code == 400 and "messages" in data:
+            detail = "The body is not valid JSON."
+            members.pop("errors", None)
+        if error.code == 422 and "message" not in data:
+            detail = "The request failed validation; see `errors`."
+        if error.code == 405:
+            valid = getattr(error, "valid_methods", None)
+            if valid:
+                headers["Allow"] = ", ".join(valid)
+        if isinstance(error, InternalServerError):
+            original = getattr(error, "original_exception", None)
+            if original is not None:
+                log.exception("unhandled error on %s %s", flask.request.method, flask.request.path, exc_info=original)
+            detail = errors.INTERNAL.description
+        return problem_response(ptype, detail, members, headers)
+
+    def _register_responses(self) -> None:
+        """Document the standard error responses as problem details."""
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, PROBLEM_JSON)
+            self.spec.components.response(status.name, response, lazy=True)
+
+
+def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
+    ex: dict[str, Any] = {
+        "type": ptype.type,
+        "title": ptype.title,
+        "status": ptype.status,
+        "detail": ptype.description,
+        "instance": f"{path}#3f9c0d1e2a4b5c6d",
+    }
+    if ptype is errors.ILLEGAL_MOVE:
+        ex["legal_moves"] = [{"type": "play", "tile": "5-2", "end": "left"}, {"type": "draw"}]
+    elif ptype is errors.AMBIGUOUS_MOVE:
+        ex["options"] = [{"type": "play", "tile": "6-4", "end": "left"}, {"type": "play", "tile": "6-4", "end": "right"}]
+    elif ptype is errors.VERSION_MISMATCH:
+        ex["current_version"] = 18
+        ex["last_move"] = {"version": 17, "move": {"type": "play", "tile": "6-4", "end": "left"}}
+    elif ptype is errors.INVALID_REQUEST:
+        ex["errors"] = {"json": {"tile": ["'6-x' is not a tile"]}}
+    return ex
+
+
+class Blueprint(flask_smorest.Blueprint):
+    def problems(self, *ptypes: errors.ProblemType, path: str = "/v1/...") -> Callable[[Any], Any]:
+        """Document the problem responses an operation can answer (several slugs may share a status)."""
+        by_status: dict[int, list[errors.ProblemType]] = {}
+        for p in ptypes:
+            by_status.setdefault(p.status, []).append(p)
+
+        def decorator(func: Any) -> Any:
+            for status, group in sorted(by_status.items(), reverse=True):
+                description = "; ".join(f"`{p.slug}`: {p.description}" for p in group)
+                examples = {p.slug: {"value": _example(p, path)} for p in group}
+                func = self.alt_response(
+                    status,
+                    schema=ProblemSchema,
+                    content_type=PROBLEM_JSON,
+                    description=description,
+                    examples=examples,
+                )(func)
+            return func
+
+        return decorator
+
+
+COMMON_PROBLEMS: tuple[errors.ProblemType, ...] = (errors.UNAVAILABLE,)
+BODY_PROBLEMS: tuple[errors.ProblemType, ...] = (
+    errors.BAD_REQUEST,
+    errors.PAYLOAD_TOO_LARGE,
+    errors.UNSUPPORTED_MEDIA_TYPE,
+    errors.INVALID_REQUEST,
+)
+
+
+def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
+    """Before any view: bodies must be JSON (415), at most the limit (413), and parse (400).
+
+    The parse also rejects what the stdlib parser that webargs uses would choke on (deep nesting)."""
+    import json
+
+    methods = frozenset(methods)
+
+    @app.before_request
+    def _guard() -> flask.Response | None:
+        request_id()
+        req = flask.request
+        if req.method not in methods or req.url_rule is None:
+            return None
+        limit = app.config["MAX_CONTENT_LENGTH"]
+        if req.content_length is not None and req.content_length > limit:
+            return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
+        mimetype = req.mimetype or ""
+        if mimetype != "application/json" and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
+            return problem_response(
+                errors.UNSUPPORTED_MEDIA_TYPE, f"Send the body as application/json (got {mimetype or 'none'!r})."
+            )
+        raw = req.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH (chunked bodies included)
+        try:
+            json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return problem_response(errors.BAD_REQUEST, "The body is not valid JSON.")
+        return None

@@ -1,0 +1,15 @@
+"""One folder per resource (routes.py + schemas.py); MODULES orders the tags in the docs."""
+
+from __future__ import annotations
+
+import importlib
+
+from api.extensions import Api
+
+MODULES = ("variants", "bots", "games", "moves", "health")
+
+
+def register_blueprints(api: Api) -> None:
+    for name in MODULES:
+        module = importlib.import_module(f"api.resources.{name}.routes")
+        api.register_blueprint(module.blp)

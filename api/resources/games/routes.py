@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+
+from api import errors as E
+from api.app import current_service
+from api.extensions import BODY_PROBLEMS, Blueprint
+from api.resources.common import bearer_token, etag, idempotency_key, if_none_match_hits, json_response, view_headers
+from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema, HistorySchema
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
+
+SEAT_AUTH = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's view
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "maxLength": 255},
+    "description": "A retry with the same key gets the first answer.",
+}
+IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": 'The view\'s ETag (`"<version>"`): 304 when unchanged.',
+}
+VIEW_HEADERS = {
+    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
+    "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
+    "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
+}
+
+CREATE_EXAMPLE = {
+    "variant": "draw",
+    "rules": {"target_score": 100},
+    "seats": [{"name": "Ana"}, {"bot": "greedy"}],
+}
+
+
+@blp.route("", methods=["POST"])
+@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
+@blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE)
+@blp.response(
+    201,
+    CreatedGameSchema,
+    example={"game": VIEW_EXAMPLE, "tokens": [{"seat": 0, "token": "q1V0cX2b...43 characters"}]},
+    headers={
+        "Location": {"description": "the game's URL", "schema": {"type": "string"}},
+        "ETag": VIEW_HEADERS["ETag"],
+    },
+)
+@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/games")
+def create_game(body: dict[str, Any]) -> flask.Response:
+    """Create a game: a variant, rule overrides, seats (humans by name, bots by id) and an optional seed
+
+    Answers with the first human seat's view (else the spectator's) and one token per human seat.
+    The tokens are shown only here."""
+    view, tokens, version, game_id = current_service().create_game(
+        body["variant"],
+        body["seats"],
+        rules=body.get("rules"),
+        seed=body.get("seed"),
+        unlisted=body.get("unlisted", False),
+        idempotency_key=idempotency_key(),
+    )
+    headers = {"Location": f"/v1/games/{game_id}", "ETag": etag(version), "Cache-Control": "no-store"}
+    return json_response({"game": view, "tokens": tokens}, status=201, headers=headers)
+
+
+@blp.route("/<string:game_id>")
+@blp.doc(operationId="getGame", security=SEAT_AUTH, parameters=[IF_NONE_MATCH])
+@blp.response(200, GameViewSchema, example=VIEW_EXAMPLE, headers=VIEW_HEADERS)
+@blp.alt_response(304, description="Not modified (If-None-Match matched the current version)")
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt")
+def get_game(game_id: str) -> flask.Response:
+    """Read a game: a seat's view with its seat token, else the spectator's
+
+    A seat's view shows its hand and, on its turn, its legal moves; nobody sees another seat's tiles."""
+    view, version, seat = current_service().get_view(game_id, bearer_token())
+    if if_none_match_hits(version):
+        return flask.Response(status=304, headers=view_headers(version, seat))
+    return json_response(view, headers=view_headers(version, seat))
+
+
+@blp.route("/<string:game_id>/history")
+@blp.doc(operationId="getGameHistory", security=SEAT_AUTH)
+@blp.response(
+    200,
+    HistorySchema,
+    example={
+        "id": "h4k2mzq7c3x9b2rt",
+        "variant": "draw",
+        "status": "finished",
+        "version": 41,
+        "seat": None,
+        "rounds": [{"round": 1, "end": "domino", "winner": 0, "pips_left": [0, 17], "points": [17, 0]}],
+        "events": [
+            {"id": "1-1", "version": 1, "type": "tile_played", "seat": 0, "tile": "6-6", "end": None},
+            {"id": "2-1", "version": 2, "type": "tile_drawn", "seat": 1, "tile": "3-2"},
+        ],
+        "deals": [{"round": 1, "hands": [["6-6", "5-2"], ["3-3", "4-1"]], "boneyard": ["3-2", "0-0"]}],
+        "seed": "5f0c...",
+        "salt": "a1b2...",
+        "seed_commitment": "9f2c...",
+        "client_seeded": False,
+    },
+    headers={"ETag": VIEW_HEADERS["ETag"], "Vary": VIEW_HEADERS["Vary"]},
+)
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/history")
+def get_history(game_id: str) -> flask.Response:
+    """Read a game's rounds, moves and results
+
+    While the game is on, only what the caller's seat may see (its own draws; others' as "drew a tile").
+    Once it is over: every deal, the boneyard order, every draw, the seed and the salt, so anyone can check
+    the `seed_commitment` and replay the game."""
+    history = current_service().history(game_id, bearer_token())
+    headers = view_headers(history["version"], history["seat"])
+    return json_response(history, headers=headers)

@@ -1,0 +1,152 @@
+from __future__ import annotations
+
+import unicodedata
+
+import marshmallow as ma
+
+
+def _no_control_chars(value: str) -> None:
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in value):
+        raise ma.ValidationError("must not contain control or format characters")
+    if not value.strip():
+        raise ma.ValidationError("must not be blank")
+
+
+class SeatSchema(ma.Schema):
+    """A human (`name`) or a computer player (`bot`); exactly one of the two."""
+
+    name = ma.fields.String(
+        validate=[ma.validate.Length(min=1, max=40), _no_control_chars],
+        metadata={"description": "a human's name, 1-40 characters, no control characters", "example": "Ana"},
+    )
+    bot = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=64),
+        metadata={"description": "a strategy id from `GET /v1/bots`", "example": "greedy"},
+    )
+    open = ma.fields.Boolean(metadata={"description": "an open seat (not supported yet: 422)"})
+
+    @ma.validates_schema
+    def _one_kind(self, data: dict, **kwargs: object) -> None:
+        if data.get("open"):
+            raise ma.ValidationError("open seats are not supported yet", "open")
+        if ("name" in data) == ("bot" in data):
+            raise ma.ValidationError("a seat has exactly one of `name` or `bot`")
+
+
+class CreateGameSchema(ma.Schema):
+    variant = ma.fields.String(
+        required=True, validate=ma.validate.Length(min=1, max=64), metadata={"description": "a preset from `GET /v1/variants`"}
+    )
+    rules = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(max=64)),
+        load_default=dict,
+        metadata={"description": "option overrides (RULES.md §6); `players` comes from the seats"},
+    )
+    seats = ma.fields.List(
+        ma.fields.Nested(SeatSchema),
+        required=True,
+        validate=ma.validate.Length(min=2, max=10),
+        metadata={"description": "2-4 seats for line games, 2-10 for Mexican Train"},
+    )
+    seed = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=256),
+        metadata={"description": "optional; the game is then marked `client_seeded`"},
+    )
+    unlisted = ma.fields.Boolean(load_default=False)
+
+
+class ViewSeatSchema(ma.Schema):
+    seat = ma.fields.Integer()
+    name = ma.fields.String()
+    kind = ma.fields.String(metadata={"enum": ["human", "bot"]})
+    hand_count = ma.fields.Integer()
+
+
+class GameViewSchema(ma.Schema):
+    """A seat's or the spectator's view of a game (DESIGN §3)."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    id = ma.fields.String()
+    variant = ma.fields.String()
+    rules = ma.fields.Dict(metadata={"description": "the resolved options"})
+    status = ma.fields.String(metadata={"enum": ["waiting", "playing", "finished", "aborted"]})
+    version = ma.fields.Integer()
+    round = ma.fields.Integer()
+    turn = ma.fields.Integer(allow_none=True)
+    seat = ma.fields.Integer(allow_none=True, metadata={"description": "whose view this is; null: a spectator"})
+    seats = ma.fields.List(ma.fields.Nested(ViewSeatSchema))
+    scores = ma.fields.List(ma.fields.Integer())
+    team_scores = ma.fields.List(ma.fields.Integer(), allow_none=True)
+    boneyard_count = ma.fields.Integer()
+    out_of_play_count = ma.fields.Integer()
+    board = ma.fields.Dict(metadata={"description": "everything on the table: `line`, `ends` (+ spinner/arms)"})
+    log = ma.fields.List(ma.fields.Dict(), metadata={"description": "the current round's public moves"})
+    hand = ma.fields.List(ma.fields.String(), metadata={"description": "seat views only"})
+    legal_moves = ma.fields.List(ma.fields.Dict(), metadata={"description": "seat views only; [] when not its turn"})
+    last_round = ma.fields.Dict(allow_none=True)
+    winners = ma.fields.List(ma.fields.Integer())
+    seed_commitment = ma.fields.String(metadata={"description": "SHA-256 hex of `<seed>:<salt>`"})
+    client_seeded = ma.fields.Boolean()
+
+
+class TokenSchema(ma.Schema):
+    seat = ma.fields.Integer()
+    token = ma.fields.String(metadata={"description": "shown once; send as `Authorization: Bearer <token>`"})
+
+
+class CreatedGameSchema(ma.Schema):
+    game = ma.fields.Nested(GameViewSchema)
+    tokens = ma.fields.List(ma.fields.Nested(TokenSchema))
+
+
+class HistorySchema(ma.Schema):
+    """Rounds, moves and results; before the end only what the caller may see, after it everything."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    id = ma.fields.String()
+    variant = ma.fields.String()
+    status = ma.fields.String()
+    version = ma.fields.Integer()
+    seat = ma.fields.Integer(allow_none=True)
+    seats = ma.fields.List(ma.fields.Dict())
+    rules = ma.fields.Dict()
+    rounds = ma.fields.List(ma.fields.Dict(), metadata={"description": "results of the finished rounds"})
+    events = ma.fields.List(ma.fields.Dict(), metadata={"description": "every event, id `<version>-<n>`"})
+    outcome = ma.fields.Dict(allow_none=True)
+    seed_commitment = ma.fields.String()
+    client_seeded = ma.fields.Boolean()
+    deals = ma.fields.List(ma.fields.Dict(), metadata={"description": "finished games: every round's deal"})
+    seed = ma.fields.String(metadata={"description": "finished games only"})
+    salt = ma.fields.String(metadata={"description": "finished games only"})
+
+
+VIEW_EXAMPLE = {
+    "id": "h4k2mzq7c3x9b2rt",
+    "variant": "draw",
+    "rules": {"hand_size": 7, "target_score": 100},
+    "status": "playing",
+    "version": 17,
+    "round": 2,
+    "turn": 0,
+    "seat": 0,
+    "seats": [
+        {"seat": 0, "name": "Ana", "kind": "human", "hand_count": 2},
+        {"seat": 1, "name": "greedy", "kind": "bot", "hand_count": 6},
+    ],
+    "scores": [12, 40],
+    "team_scores": None,
+    "boneyard_count": 9,
+    "out_of_play_count": 0,
+    "board": {"line": ["6-6", "6-4", "4-1"], "ends": {"left": 6, "right": 1}},
+    "log": [{"seat": 1, "type": "play", "tile": "4-1", "end": "right"}, {"seat": 0, "type": "draw"}],
+    "hand": ["5-2", "3-3"],
+    "legal_moves": [{"type": "draw"}],
+    "last_round": {"round": 1, "end": "domino", "pips_left": [0, 17], "hands": [[], ["6-6", "3-2"]], "points": [17, 0]},
+    "winners": [],
+    "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
+    "client_seeded": False,
+}

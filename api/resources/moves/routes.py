@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+
+from api import errors as E
+from api.app import current_service
+from api.errors import InvalidRequest
+from api.extensions import BODY_PROBLEMS, Blueprint
+from api.resources.common import bearer_token, idempotency_key, json_response, parse_if_match, view_headers
+from api.resources.games.routes import IDEMPOTENCY_KEY, VIEW_HEADERS
+from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
+from api.resources.moves.schemas import MoveSchema
+
+blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Play, draw or pass.")
+
+IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": 'The version the move expects (`"17"`), like `expected_version`.',
+}
+
+
+@blp.route("/<string:game_id>/moves", methods=["POST"])
+@blp.doc(operationId="playMove", security=[{"seatToken": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY])
+@blp.arguments(
+    MoveSchema,
+    examples={
+        "play": {"value": {"type": "play", "tile": "6-4", "end": "left", "expected_version": 17}},
+        "draw": {"value": {"type": "draw"}},
+        "pass": {"value": {"type": "pass"}},
+    },
+)
+@blp.response(200, GameViewSchema, example=VIEW_EXAMPLE, headers=VIEW_HEADERS)
+@blp.problems(
+    *BODY_PROBLEMS,
+    E.UNAUTHORIZED,
+    E.NOT_FOUND,
+    E.ILLEGAL_MOVE,
+    E.AMBIGUOUS_MOVE,
+    E.NOT_YOUR_TURN,
+    E.GAME_OVER,
+    E.VERSION_MISMATCH,
+    E.UNAVAILABLE,
+    path="/v1/games/h4k2mzq7c3x9b2rt/moves",
+)
+def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
+    """Play, draw or pass for the token's seat
+
+    Validated by the rules engine on the current state and applied atomically. With `expected_version`
+    (or `If-Match`) the move lands only on that version; exactly one of many concurrent moves does."""
+    expected = body.pop("expected_version", None)
+    header_version = parse_if_match(flask.request.headers.get("If-Match"))
+    if expected is not None and header_version is not None and expected != header_version:
+        raise InvalidRequest(
+            "`expected_version` and `If-Match` name different versions.",
+            errors={"json": {"expected_version": ["differs from If-Match"]}},
+        )
+    if expected is None:
+        expected = header_version
+    token = bearer_token()
+    view, version = current_service().play_move(
+        game_id, body, token=token, expected_version=expected, idempotency_key=idempotency_key()
+    )
+    return json_response(view, headers=view_headers(version, view["seat"]))

@@ -1,0 +1,308 @@
+"""Redis: the only module that imports redis, builds keys, and makes the connections (RQ's included).
+
+Per game (hash-tagged, so a game lives on one Cluster slot):
+
+- ``<prefix>:{<id>}:state``   hash ``v`` (version) and ``doc`` (the game document, JSON)
+- ``<prefix>:{<id>}:events``  stream, ids ``<version>-<n>``, field ``e`` (one event, JSON)
+- ``<prefix>:{<id>}:idem``    hash: idempotency fingerprint -> first answer of a move
+
+Cross-game keys live on the queue connection: ``<prefix>:bots:due`` (sorted set game id -> due time),
+``<prefix>:bots:attempt`` (hash game id -> "<version>:<attempt>"), ``<prefix>:idem:create:<sha>``.
+
+Every Redis ``ConnectionError``/``TimeoutError`` surfaces as :class:`StoreUnavailable` (a fast 503).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, ParamSpec, TypeVar
+
+import orjson
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from api.config import Settings
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class StoreUnavailable(Exception):
+    """Redis did not answer in time (or refused): nothing was changed by us."""
+
+
+@contextlib.contextmanager
+def translated() -> Iterator[None]:
+    """Translate Redis connection trouble into StoreUnavailable around calls RQ makes on our connections."""
+    try:
+        yield
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        raise StoreUnavailable(type(exc).__name__) from exc
+
+
+def _translated(fn: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            raise StoreUnavailable(type(exc).__name__) from exc
+
+    return wrapper
+
+
+# KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
+# idem field ("" for none), idem value, then the events' payloads.
+# Returns {1, new version} on success, {0, current version} on a conflict, {-1, -1} if the game is gone.
+_COMMIT = """
+local cur = redis.call('HGET', KEYS[1], 'v')
+local expected = tonumber(ARGV[1])
+if expected < 0 then
+  if cur then return {0, tonumber(cur)} end
+else
+  if not cur then return {-1, -1} end
+  if tonumber(cur) ~= expected then return {0, tonumber(cur)} end
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3])
+for i = 7, #ARGV do
+  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 6), 'e', ARGV[i])
+end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[5], ARGV[6])
+end
+local ttl = tonumber(ARGV[4])
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ttl) end
+end
+return {1, tonumber(ARGV[2])}
+"""
+
+# KEYS: due set, attempt hash.  ARGV: game id, score it had when read.  Removes only an unchanged entry.
+_CLEAR_DUE_IF = """
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    version: int
+    doc: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class CommitResult:
+    ok: bool
+    current_version: int | None  # None: the game is gone
+
+
+class Store:
+    """Keys and atomic operations of domino-service. Connections are made lazily (no I/O here)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.prefix = settings.key_prefix
+        self.redis = self._connect(settings.redis_url)
+        queue_url = settings.effective_queue_url
+        self.queue_redis = self.redis if queue_url == settings.redis_url else self._connect(queue_url)
+        self._commit = self.redis.register_script(_COMMIT)
+        self._clear_due_if = self.queue_redis.register_script(_CLEAR_DUE_IF)
+
+    def _connect(self, url: str) -> redis.Redis:
+        s = self.settings
+        return redis.Redis.from_url(
+            url,
+            socket_timeout=s.socket_timeout,
+            socket_connect_timeout=s.socket_connect_timeout,
+            retry=Retry(NoBackoff(), s.redis_retries),
+            health_check_interval=30,
+        )
+
+    def rq_connection(self) -> redis.Redis:
+        """The connection RQ uses (queues, workers, the bot-due set). Bytes, not decoded strings."""
+        return self.queue_redis
+
+    def worker_connection(self) -> redis.Redis:
+        """A connection for a worker's blocking dequeue: no short read timeout (RQ blocks on BLMOVE)."""
+        s = self.settings
+        return redis.Redis.from_url(
+            s.effective_queue_url,
+            socket_connect_timeout=max(s.socket_connect_timeout, 2.0),
+            retry=Retry(NoBackoff(), s.redis_retries),
+            health_check_interval=30,
+        )
+
+    # -- keys -------------------------------------------------------------------------------------------
+
+    def state_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:state"
+
+    def events_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:events"
+
+    def idem_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:idem"
+
+    def game_keys(self, game_id: str) -> list[str]:
+        return [self.state_key(game_id), self.events_key(game_id), self.idem_key(game_id)]
+
+    @property
+    def due_key(self) -> str:
+        return f"{self.prefix}:bots:due"
+
+    @property
+    def attempt_key(self) -> str:
+        return f"{self.prefix}:bots:attempt"
+
+    def create_idem_key(self, key_hash: str) -> str:
+        return f"{self.prefix}:idem:create:{key_hash}"
+
+    # -- games ------------------------------------------------------------------------------------------
+
+    @_translated
+    def load(self, game_id: str) -> Record | None:
+        version, doc = self.redis.hmget(self.state_key(game_id), ["v", "doc"])
+        if version is None or doc is None:
+            return None
+        return Record(int(version), orjson.loads(doc))
+
+    @_translated
+    def version(self, game_id: str) -> int | None:
+        v = self.redis.hget(self.state_key(game_id), "v")
+        return None if v is None else int(v)
+
+    @_translated
+    def commit(
+        self,
+        game_id: str,
+        expected_version: int | None,
+        version: int,
+        doc: dict[str, Any],
+        events: Iterable[dict[str, Any]],
+        ttl: int,
+        idempotency: tuple[str, bytes] | None = None,
+    ) -> CommitResult:
+        """Atomically: check the version (``None``: the game must not exist), write the document, append the
+        events as ``<version>-<n>``, record an idempotent answer, refresh the expiry of every game key."""
+        idem_field, idem_value = idempotency if idempotency else ("", b"")
+        args: list[Any] = [
+            -1 if expected_version is None else expected_version,
+            version,
+            orjson.dumps(doc),
+            ttl,
+            idem_field,
+            idem_value,
+        ]
+        args.extend(orjson.dumps(e) for e in events)
+        status, current = self._commit(keys=self.game_keys(game_id), args=args)
+        if int(status) == 1:
+            return CommitResult(True, int(current))
+        return CommitResult(False, None if int(status) < 0 else int(current))
+
+    @_translated
+    def events(self, game_id: str, after_version: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+        start = "-" if after_version is None else f"{after_version + 1}-0"
+        out = []
+        for raw_id, fields in self.redis.xrange(self.events_key(game_id), min=start, max="+"):
+            out.append((raw_id.decode(), orjson.loads(fields[b"e"])))
+        return out
+
+    @_translated
+    def delete_game(self, game_id: str) -> None:
+        self.redis.delete(*self.game_keys(game_id))
+
+    @_translated
+    def move_answer(self, game_id: str, field: str) -> bytes | None:
+        value = self.redis.hget(self.idem_key(game_id), field)
+        return None if value is None else bytes(value)
+
+    @_translated
+    def create_answer(self, key_hash: str) -> bytes | None:
+        value = self.queue_redis.get(self.create_idem_key(key_hash))
+        return None if value is None else bytes(value)
+
+    @_translated
+    def put_create_answer(self, key_hash: str, blob: bytes) -> bool:
+        """Record the first answer of a create; False when another request recorded one first."""
+        return bool(self.queue_redis.set(self.create_idem_key(key_hash), blob, nx=True, ex=self.settings.idempotency_ttl))
+
+    # -- computer players' turns ---------------------------------------------------------------------------
+
+    @_translated
+    def mark_bot_due(self, game_id: str, due_at: float) -> None:
+        self.queue_redis.zadd(self.due_key, {game_id: due_at})
+
+    @_translated
+    def clear_bot_due(self, game_id: str) -> None:
+        pipe = self.queue_redis.pipeline(transaction=True)
+        pipe.zrem(self.due_key, game_id)
+        pipe.hdel(self.attempt_key, game_id)
+        pipe.execute()
+
+    @_translated
+    def clear_bot_due_if(self, game_id: str, score: float) -> bool:
+        """Remove the entry only if nobody re-marked it since it was read with ``score``."""
+        return bool(self._clear_due_if(keys=[self.due_key, self.attempt_key], args=[game_id, repr(score)]))
+
+    @_translated
+    def bot_due(self, game_id: str) -> float | None:
+        return self.queue_redis.zscore(self.due_key, game_id)
+
+    @_translated
+    def overdue_bots(self, now: float | None = None, limit: int = 500) -> list[tuple[str, float]]:
+        now = time.time() if now is None else now
+        rows = self.queue_redis.zrangebyscore(self.due_key, "-inf", now, start=0, num=limit, withscores=True)
+        return [(member.decode(), float(score)) for member, score in rows]
+
+    @_translated
+    def next_bot_attempt(self, game_id: str, version: int) -> int:
+        """1, 2, ... for the sweep's re-enqueues of one game version (the API's first enqueue is attempt 0)."""
+        raw = self.queue_redis.hget(self.attempt_key, game_id)
+        attempt = 1
+        if raw is not None:
+            v, _, a = raw.decode().partition(":")
+            if v == str(version):
+                attempt = int(a) + 1
+        self.queue_redis.hset(self.attempt_key, game_id, f"{version}:{attempt}")
+        return attempt
+
+    # -- health -------------------------------------------------------------------------------------------
+
+    @_translated
+    def ping(self) -> dict[str, float]:
+        """Round-trip times in ms of the game and the queue connections."""
+        out = {}
+        t0 = time.perf_counter()
+        self.redis.ping()
+        out["redis_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        if self.queue_redis is not self.redis:
+            t0 = time.perf_counter()
+            self.queue_redis.ping()
+            out["queue_redis_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        return out
+
+
+def ping_url(url: str, timeout: float = 0.5) -> bool:
+    """True when a Redis answers at ``url`` (used by the launcher and the test fixtures)."""
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout).ping())
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+        return False
+
+
+def shutdown_url(url: str, save: bool = True) -> None:
+    """Ask a Redis we started to save and exit."""
+    try:
+        redis.Redis.from_url(url, socket_timeout=5).shutdown(save=save, nosave=not save)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+        pass

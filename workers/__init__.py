@@ -1,0 +1,1 @@
+"""RQ entry points: thin functions that take ids and call api.service."""

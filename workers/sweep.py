@@ -1,0 +1,41 @@
+"""The sweep: re-enqueues computer-player turns whose due time has passed (a killed worker, a lost enqueue).
+
+Runs as a loop beside the ``bots`` worker (``domino-worker bots --sweep``, and in ``domino-serve``). Several
+sweeps may run at once: a duplicate enqueue is a harmless no-op job.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from api.service import Service
+from api.store import StoreUnavailable
+
+log = logging.getLogger("workers.sweep")
+
+
+def sweep_once(service: Service) -> int:
+    requeued = service.sweep()
+    for game_id, version in requeued:
+        log.info("re-enqueued bot turn %s@%s", game_id, version)
+    return len(requeued)
+
+
+def run(service: Service, stop: threading.Event, interval: float | None = None) -> None:
+    """Sweep every ``interval`` seconds (``DOMINO_SWEEP_INTERVAL``) until ``stop`` is set."""
+    interval = service.settings.sweep_interval if interval is None else interval
+    while not stop.is_set():
+        try:
+            sweep_once(service)
+        except StoreUnavailable as exc:
+            log.warning("sweep: redis unavailable (%s)", exc)
+        except Exception:
+            log.exception("sweep failed")
+        stop.wait(interval)
+
+
+def start_thread(service: Service, stop: threading.Event, interval: float | None = None) -> threading.Thread:
+    thread = threading.Thread(target=run, args=(service, stop, interval), name="domino-sweep", daemon=True)
+    thread.start()
+    return thread
