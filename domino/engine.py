@@ -141,6 +141,10 @@ def _opener(
 
 def opening_events(state: State) -> Events:
     """The events that start the current round (for the first round of a new game)."""
+    if not state.rules.is_line:
+        from domino.variants import mexican_train
+
+        return mexican_train.opening_events(state)
     return (_round_started(state),)
 
 

@@ -58,7 +58,7 @@ def position(
         from domino.variants import mexican_train
 
         return mexican_train.position(rules, hands=hands, boneyard=boneyard, to_move=to_move, scores=scores,
-                                      round=round, seed=seed, rest=rest, **variant_state)
+                                      round=round, seed=seed, rest=rest, drawn=drawn, **variant_state)
     if variant_state:
         raise TypeError(f"unknown arguments for a line game: {', '.join(variant_state)}")
     line = parse_layout(layout)
