@@ -205,11 +205,11 @@ class Rules:
                 values["rounds"] = values["set_max_pips"] + 1
             if values["set_max_pips"] != 12 and "hand_size" not in overrides:
                 raise InvalidRulesError("hand_size", "must be given for a set other than double-twelve")
-        if values["draw_policy"] == "no_draw":
-            # Nobody draws, so the drawing options do not apply; the engine still reads them.
-            values.setdefault("boneyard_reserve", 0)
-            values.setdefault("may_draw_when_playable", False)
-            values.setdefault("drawn_tile_play", "must")
+        # Presets without drawing options ("—" cells: block) still accept a draw_policy (RULES.md §6 lists
+        # it for block); the drawing options then take the plain defaults (reserve 0, draw only when unable).
+        values.setdefault("boneyard_reserve", 0)
+        values.setdefault("may_draw_when_playable", False)
+        values.setdefault("drawn_tile_play", "must")
         rules = cls(preset_name=name, players=players, **values)
         _validate(rules, overrides)
         return _drop_inapplicable(rules)
@@ -327,8 +327,6 @@ def _validate(r: Rules, overrides: Mapping[str, Any]) -> None:
         for option in ("boneyard_reserve", "may_draw_when_playable", "drawn_tile_play"):
             if option in overrides:
                 raise InvalidRulesError(option, "does not apply when nobody draws (draw_policy = no_draw)")
-    if r.draw_policy == "draw_one" and r.may_draw_when_playable:
-        raise InvalidRulesError("may_draw_when_playable", "needs draw_policy = draw_until_playable")
     dealt = r.players * r.hand_size
     available = r.tile_count - (1 if r.engine_setup == "set_aside" else 0)
     if dealt > available:
