@@ -13,6 +13,7 @@ from domino.errors import (
     InvalidMoveError,
     NotYourTurnError,
 )
+from domino.moves import _END as END_TEXT
 from domino.moves import DRAW, PASS, Draw, Move, Pass, Play, move_key
 from domino.rules import Rules
 from domino.state import Deal, Event, LineBoard, LogEntry, Outcome, RoundResult, State
@@ -217,8 +218,11 @@ def resolve(state: State, move: Move) -> Move:
     legal = legal_moves(state)
     if isinstance(move, Play):
         top = state.rules.set_max_pips
-        if move.tile.high > top:
+        if move.tile.high > top or move.tile.low < 0:
             raise InvalidMoveError(f"{move.tile} is not in a double-{top} set")
+        if move.end is not None and (not isinstance(move.end, str) or END_TEXT.match(move.end) is None):
+            # A malformed end is malformed input, not an illegal placement (errors.InvalidMoveError).
+            raise InvalidMoveError("'end' must be left, right, up, down, mexican or train:<seat>")
         if move in legal:
             return move
         if move.end is None:
