@@ -61,7 +61,9 @@ def problem_response(
     }
     if members:
         body.update({k: v for k, v in members.items() if k not in body})
-    resp = flask.Response(orjson.dumps(body), status=ptype.status, mimetype=PROBLEM_JSON)
+    resp = flask.Response(
+        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=ptype.status, mimetype=PROBLEM_JSON
+    )
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp

@@ -92,3 +92,40 @@ def run_bots(service):  # type: ignore[no-untyped-def]
 
 def replace_settings(s: Settings, **changes: object) -> Settings:
     return replace(s, **changes)  # type: ignore[arg-type]
+
+
+class Player:
+    """A client holding one seat token (or none: a spectator)."""
+
+    def __init__(self, client, game_id: str, token: str | None) -> None:  # type: ignore[no-untyped-def]
+        self.client = client
+        self.game_id = game_id
+        self.token = token
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def view(self, **headers: str):  # type: ignore[no-untyped-def]
+        return self.client.get(f"/v1/games/{self.game_id}", headers={**self.headers, **headers})
+
+    def history(self):  # type: ignore[no-untyped-def]
+        return self.client.get(f"/v1/games/{self.game_id}/history", headers=self.headers)
+
+    def move(self, move: dict, **headers: str):  # type: ignore[no-untyped-def]
+        return self.client.post(f"/v1/games/{self.game_id}/moves", json=move, headers={**self.headers, **headers})
+
+
+@pytest.fixture
+def create_game(client):  # type: ignore[no-untyped-def]
+    """create_game(seats, variant="draw", **body) -> (201 body, [Player per human seat], spectator)."""
+
+    def create(seats: list[dict], variant: str = "draw", **body: object):  # type: ignore[no-untyped-def]
+        resp = client.post("/v1/games", json={"variant": variant, "seats": seats, **body})
+        assert resp.status_code == 201, resp.get_json()
+        data = resp.get_json()
+        game_id = data["game"]["id"]
+        players = {t["seat"]: Player(client, game_id, t["token"]) for t in data["tokens"]}
+        return data, players, Player(client, game_id, None)
+
+    return create
