@@ -408,7 +408,9 @@ def _winners_by_score(state: State, reason: str) -> Outcome:
     r = state.rules
     best = min(state.scores) if r.scoring == "mexican_penalty" else max(state.scores)
     winners = tuple(i for i, s in enumerate(state.scores) if s == best)
-    team = winners[0] % 2 if r.has_teams else None
+    sides = {r.side_of(i) for i in winners}
+    # A tie between the two teams (fixed_rounds) is a shared win: no single team won.
+    team = sides.pop() if r.has_teams and len(sides) == 1 else None
     return Outcome(reason, winners, team)
 
 
