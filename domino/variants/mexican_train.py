@@ -172,8 +172,10 @@ def _setup(rules: Rules, round_no: int, deal: Deal) -> _Setup:
 def _setup_events(rules: Rules, round_no: int, setup: _Setup) -> list[Event]:
     e = engine_value(rules, round_no)
     events = [Event("round_started", None, {"round": round_no, "opener": setup.placer, "engine_double": f"{e}-{e}"})]
+    left = len(setup.boneyard) + len(setup.search)
     for seat, tile in setup.search:
-        events.append(Event("tile_drawn", seat, {"search": True}, {"tile": str(tile)}, seat))
+        left -= 1
+        events.append(Event("tile_drawn", seat, {"boneyard_count": left, "search": True}, {"tile": str(tile)}, seat))
     events.append(Event("engine_double_placed", setup.placer, {"tile": f"{e}-{e}"}))
     return events
 
