@@ -7,6 +7,7 @@
 """
 
 from domino.codec import from_dict, to_dict
+from domino.core import PlayoutResult, RoundSummary, playout
 from domino.engine import apply, deal_round, legal_moves, new_game, opening_events, resign, step
 from domino.errors import (
     AmbiguousMoveError,
@@ -43,7 +44,9 @@ __all__ = [
     "PRESETS",
     "Pass",
     "Play",
+    "PlayoutResult",
     "RoundResult",
+    "RoundSummary",
     "Rules",
     "State",
     "Tile",
@@ -57,6 +60,7 @@ __all__ = [
     "new_game",
     "opening_events",
     "parse_move",
+    "playout",
     "resign",
     "step",
     "to_dict",

@@ -1,0 +1,225 @@
+"""Engine speed (issue 2, "Speed"): random-vs-random play in one process, against the Python anchors.
+
+    python bench/engine_speed.py [--runs 5] [--scale 1.0]
+
+One "game" is one round, as abw333 ``dominoes`` and OpenSpiel count; whole matches are counted apart.
+Each scenario is timed ``--runs`` times over fixed seeds (run i plays the same matches on every
+invocation); a reference engine's run is timed right after ours, so both see the same machine load.
+Printed: the median rate and a 95% confidence interval of the mean (Student t over the runs).
+
+Scenarios: 2-player block (the preset), 4-player team block (all 28 dealt, opener by lot, any tile),
+2-player draw and 4-player All Fives (presets), played by ``domino.playout``; the anchors, when the
+``bench`` extra is installed: ``dominoes`` (4-player team block, ``Game.new()``: all 28 dealt, player 0
+leads any tile) and OpenSpiel's ``python_block_dominoes`` (2-player block, 7 tiles each). Also the
+public immutable API (``legal_moves`` + ``apply``) on 2-player block, for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from typing import Callable, NamedTuple
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import domino  # noqa: E402
+
+# Student t, two-sided 95%, by degrees of freedom.
+_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+
+
+class Count(NamedTuple):
+    games: int  # rounds
+    moves: int
+    matches: int
+
+
+class Rate(NamedTuple):
+    games: list[float]
+    moves: list[float]
+    matches: list[float]
+
+
+def timed(fn: Callable[[int], Count], run: int) -> tuple[Count, float]:
+    t0 = time.perf_counter()
+    c = fn(run)
+    return c, time.perf_counter() - t0
+
+
+def summary(values: list[float]) -> str:
+    med = statistics.median(values)
+    if len(values) < 2:
+        return f"{med:>11,.0f}"
+    half = _T95.get(len(values) - 1, 1.96) * statistics.stdev(values) / len(values) ** 0.5
+    mean = statistics.fmean(values)
+    return f"{med:>11,.0f}  [{mean - half:,.0f} – {mean + half:,.0f}]"
+
+
+# -- ours ------------------------------------------------------------------------------------------
+
+SCENARIOS: dict[str, domino.Rules] = {
+    "2p block": domino.Rules.preset("block", players=2),
+    "4p team block": domino.Rules.preset(
+        "block", players=4, teams="partners_opposite", hand_size=7, starting_rule="lot"
+    ),
+    "2p draw": domino.Rules.preset("draw", players=2),
+    "4p all_fives": domino.Rules.preset("all_fives", players=4),
+}
+# Matches per run at scale 1 (about half a second each on a 2-core box).
+MATCHES = {"2p block": 700, "4p team block": 1000, "2p draw": 600, "4p all_fives": 1000}
+
+
+def core_runner(name: str, matches: int) -> Callable[[int], Count]:
+    rules = SCENARIOS[name]
+    strategies = ["random"] * rules.players
+
+    def run(i: int) -> Count:
+        games = moves = 0
+        for m in range(matches):
+            r = domino.playout(rules, strategies, f"bench-{i}-{m}")
+            games += len(r.rounds)
+            moves += r.moves
+        return Count(games, moves, matches)
+
+    return run
+
+
+def public_runner(games_per_run: int) -> Callable[[int], Count]:
+    """The public immutable API on 2-player block: legal_moves + apply, a random legal move each time."""
+    rules = SCENARIOS["2p block"]
+
+    def run(i: int) -> Count:
+        rng = random.Random(i)
+        moves = games = 0
+        m = 0
+        while games < games_per_run:
+            state = domino.new_game(rules, seed=f"bench-public-{i}-{m}")
+            m += 1
+            while state.outcome is None and games < games_per_run:
+                legal = domino.legal_moves(state)
+                before = len(state.rounds)
+                state = domino.apply(state, legal[rng.randrange(len(legal))])
+                moves += 1
+                games += len(state.rounds) - before
+        return Count(games, moves, 0)
+
+    return run
+
+
+# -- anchors ---------------------------------------------------------------------------------------
+
+
+def dominoes_runner(games_per_run: int) -> Callable[[int], Count] | None:
+    try:
+        import dominoes  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+
+    def run(i: int) -> Count:
+        random.seed(1000 + i)  # dominoes deals with the global generator
+        rng = random.Random(i)
+        moves = 0
+        for _ in range(games_per_run):
+            game = dominoes.Game.new()  # 4 players in 2 teams, 7 tiles each, player 0 leads any tile
+            while game.result is None:
+                game.make_move(*rng.choice(game.valid_moves))  # passes are automatic there
+                moves += 1
+        return Count(games_per_run, moves, 0)
+
+    return run
+
+
+def openspiel_runner(games_per_run: int) -> Callable[[int], Count] | None:
+    try:
+        import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from open_spiel.python.games import block_dominoes  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401  (registers the game)
+    except ImportError:
+        return None
+    game = pyspiel.load_game("python_block_dominoes")
+
+    def run(i: int) -> Count:
+        rng = random.Random(i)
+        moves = 0
+        for _ in range(games_per_run):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():  # the deal, one tile at a time, uniform
+                    state.apply_action(rng.choice(state.chance_outcomes())[0])
+                else:
+                    state.apply_action(rng.choice(state.legal_actions()))
+                    moves += 1
+        return Count(games_per_run, moves, 0)
+
+    return run
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def measure(fn: Callable[[int], Count], runs: range, rate: Rate) -> Rate:
+    for i in runs:
+        c, dt = timed(fn, i)
+        rate.games.append(c.games / dt)
+        rate.moves.append(c.moves / dt)
+        rate.matches.append(c.matches / dt)
+    return rate
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--scale", type=float, default=1.0, help="work per run (1.0: about half a second)")
+    args = ap.parse_args()
+    runs, scale = args.runs, args.scale
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, load {load:.2f}")
+    print(f"{runs} runs per scenario; median [95% CI of the mean]\n")
+    anchors = {
+        "4p team block": ("dominoes 6.1.0 (4p team block)", dominoes_runner(int(4000 * scale)), 3.0),
+        "2p block": ("open-spiel python_block_dominoes (2p)", openspiel_runner(int(1500 * scale)), 10.0),
+    }
+    header = f"{'engine / scenario':<42}{'games/s':>34}{'moves/s':>36}{'matches/s':>34}"
+    print(header)
+    print("-" * len(header))
+    ours: dict[str, Rate] = {}
+    theirs: dict[str, Rate] = {}
+    for name in SCENARIOS:
+        run_ours = core_runner(name, max(1, int(MATCHES[name] * scale)))
+        run_ours(-1)  # warm the caches (tables, rules config) outside the timing
+        label, ref, _ = anchors.get(name, ("", None, 0.0))
+        ours[name] = Rate([], [], [])
+        if ref is not None:
+            theirs[name] = Rate([], [], [])
+        for i in range(runs):  # interleaved, so that a burst of machine load hits both engines
+            measure(run_ours, range(i, i + 1), ours[name])
+            if ref is not None:
+                measure(ref, range(i, i + 1), theirs[name])
+        r = ours[name]
+        print(f"{'domino.playout ' + name:<42}{summary(r.games):>34}{summary(r.moves):>36}{summary(r.matches):>34}")
+        if ref is not None:
+            t = theirs[name]
+            print(f"{label:<42}{summary(t.games):>34}{summary(t.moves):>36}{'':>34}")
+    pub = measure(public_runner(max(1, int(300 * scale))), range(runs), Rate([], [], []))
+    print(f"{'public API (legal_moves+apply) 2p block':<42}{summary(pub.games):>34}{summary(pub.moves):>36}")
+    print()
+    for name, (label, ref, target) in anchors.items():
+        if ref is None:
+            print(f"{label}: not installed (pip install -e '.[bench]')")
+            continue
+        ratios = [a / b for a, b in zip(ours[name].games, theirs[name].games)]
+        verdict = "meets" if statistics.median(ratios) >= target else "MISSES"
+        print(
+            f"{name}: {statistics.median(ratios):.2f}x {label.split(' (')[0]} games/s "
+            f"(per-run ratios {', '.join(f'{x:.2f}' for x in ratios)}); target {target:g}x: {verdict}"
+        )
+    core_moves = statistics.median(ours["2p block"].moves)
+    print(f"2p block: the core makes {core_moves / statistics.median(pub.moves):.1f}x the public API's moves/s")
+
+
+if __name__ == "__main__":
+    main()

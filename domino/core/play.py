@@ -1,0 +1,646 @@
+"""Whole matches of the line games played by built-in bots on integers and bitmasks.
+
+It must agree move for move with the public engine (tests/engine/test_core_agrees.py), so every rule
+below mirrors domino/engine.py and domino/variants/line.py; the deal and the lot come from
+domino/shuffle.py and the round awards from domino/scoring.py, unchanged.
+
+Representation: a tile is its index in ``full_set`` order (= legal-move order), a hand an int bitmask,
+an open end its value, ``value_mask[v]`` the tiles that match v. Nothing is re-validated: the core only
+ever generates legal moves.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Callable, NamedTuple, Sequence
+
+from domino import scoring, shuffle
+from domino.core.tables import Tables, tables
+from domino.moves import DRAW, PASS, Move, Play
+from domino.rules import Rules
+from domino.state import Outcome
+
+STRATEGIES = ("random", "greedy")
+
+# Encoded moves (``record=True``): a play is ``tile * 8 + end``; a draw and a pass are negative.
+OPEN, LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3, 4
+END_NAMES: tuple[str | None, ...] = (None, "left", "right", "up", "down")
+DRAW_CODE = -1
+PASS_CODE = -2
+
+
+class RoundSummary(NamedTuple):
+    """The core's ``RoundResult``: how the round ended and what it was worth."""
+
+    round: int
+    end: str  # "domino" | "blocked" | "abandoned"
+    winner: int | None
+    team: int | None
+    pips_left: tuple[int, ...]
+    points: tuple[int, ...]  # in-play points plus the award, per seat (a team's on both partners)
+    award: tuple[int, ...]
+    hands: tuple[int, ...]  # tile masks of what each seat still held
+
+
+class PlayoutResult(NamedTuple):
+    rounds: tuple[RoundSummary, ...]
+    outcome: Outcome
+    scores: tuple[int, ...]
+    moves: int  # every Play, Draw and Pass
+    log: tuple[int, ...] | None  # the encoded moves, when recorded
+
+    @property
+    def round_count(self) -> int:
+        return len(self.rounds)
+
+
+def bot_rng(seed: str | int) -> random.Random:
+    """The random bot's generator for a match: seeded from the game seed, apart from the deal's hashes."""
+    return random.Random(f"{seed}|bots")
+
+
+def decode(code: int, max_pips: int) -> Move:
+    """The public move for an encoded one."""
+    if code == DRAW_CODE:
+        return DRAW
+    if code == PASS_CODE:
+        return PASS
+    return Play(tables(max_pips).tiles[code >> 3], END_NAMES[code & 7])
+
+
+class _Cfg(NamedTuple):
+    players: int
+    hand_size: int
+    teams: bool
+    spinner: bool
+    all_fives: bool
+    draws: bool
+    draw_one: bool
+    reserve: int
+    may_draw: bool  # may_draw_when_playable
+    may_pass: bool  # drawn_tile_play = may
+    extra: bool  # opener_extra_play
+    lot: bool
+    reshuffle: bool
+    previous_winner: bool
+    immediate: bool
+    target: int
+    fixed_rounds: int  # 0 with match_end = target_score
+    fast: bool  # the block fast path applies
+    awards: dict[tuple[int, tuple[int, ...]], tuple[int | None, int | None, tuple[int, ...]]]  # see _award
+
+
+@lru_cache(maxsize=256)
+def _config(rules: Rules) -> _Cfg:
+    spinner = rules.spinner == "first_double"
+    all_fives = rules.scoring == "all_fives"
+    draws = rules.draw_policy != "no_draw"
+    extra = bool(rules.opener_extra_play)
+    return _Cfg(
+        players=rules.players,
+        hand_size=rules.hand_size,
+        teams=rules.has_teams,
+        spinner=spinner,
+        all_fives=all_fives,
+        draws=draws,
+        draw_one=rules.draw_policy == "draw_one",
+        reserve=rules.boneyard_reserve,
+        may_draw=rules.may_draw_when_playable,
+        may_pass=rules.drawn_tile_play == "may",
+        extra=extra,
+        lot=rules.starting_rule == "lot",
+        reshuffle=rules.starting_rule == "highest_double" and rules.no_double_fallback == "reshuffle",
+        previous_winner=rules.next_round_starter == "previous_winner",
+        immediate=rules.target_check == "immediate",
+        target=rules.target_score or 0,
+        fixed_rounds=(rules.rounds or 0) if rules.match_end == "fixed_rounds" else 0,
+        fast=not (spinner or all_fives or draws or extra),
+        awards={},
+    )
+
+
+def _award(
+    rules: Rules, cfg: _Cfg, out: int, pips: tuple[int, ...]
+) -> tuple[int | None, int | None, tuple[int, ...]]:
+    """(winner, team, award per seat) of a round that ended by a domino of seat ``out`` or blocked
+    (``out`` -1), as engine._end_round computes it with domino/scoring.py. Memoised per rules: the
+    same pip counts recur all the time, and scoring builds lists and messages."""
+    key = (out, pips)
+    hit = cfg.awards.get(key)
+    if hit is not None:
+        return hit
+    players = cfg.players
+    team: int | None = None
+    if out >= 0:
+        winner: int | None = out
+        points, _ = scoring.domino_award(rules, out, pips)
+        award = tuple(points if (i % 2 == out % 2 if cfg.teams else i == out) else 0 for i in range(players))
+        if cfg.teams:
+            team = out % 2
+    else:
+        won, side_points, _ = scoring.blocked_award(rules, pips)
+        if cfg.teams:
+            team, winner = won, None
+            award = tuple(side_points[i % 2] for i in range(players))
+        else:
+            winner, award = won, tuple(side_points)
+    if len(cfg.awards) >= 1 << 14:
+        cfg.awards.clear()
+    cfg.awards[key] = hit = (winner, team, award)
+    return hit
+
+
+# -- dealing and opening ---------------------------------------------------------------------------
+
+
+def _deal(cfg: _Cfg, tab: Tables, seed: str, round_no: int) -> tuple[list[int], list[int]]:
+    """engine.deal_round as masks: hand i is order[i*n:(i+1)*n], the boneyard the rest, in draw order."""
+    n, count = cfg.hand_size, len(tab.tiles)
+    dealt = cfg.players * n
+    attempt = 0
+    while True:
+        order = shuffle.permutation(count, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
+        bit = tab.bit
+        hands = []
+        for i in range(0, dealt, n):
+            m = 0
+            for t in order[i : i + n]:
+                m |= bit[t]
+            hands.append(m)
+        if not cfg.reshuffle or any(h & tab.double_mask for h in hands):
+            return hands, order[dealt:]
+        attempt += 1
+
+
+def _opener(
+    cfg: _Cfg, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
+) -> tuple[int, int, bool]:
+    """(opening seat, tile it must lead or -1 for any, opened under starting_rule): engine._opener."""
+    if cfg.previous_winner and previous is not None and previous[0] == "domino" and previous[1] is not None:
+        return previous[1], -1, False
+    if cfg.lot:
+        return shuffle.uniform(seed, round_no, "lot", 0, cfg.players), -1, True
+    dealt = 0
+    for h in hands:
+        dealt |= h
+    for t in tab.by_rank:  # with reshuffle a double was dealt, and doubles rank first
+        if dealt >> t & 1:
+            for seat, h in enumerate(hands):
+                if h >> t & 1:
+                    return seat, t, True
+    raise AssertionError("a deal always has a tile to lead")
+
+
+# -- the block fast path: two ends, no drawing, no in-play scoring ---------------------------------
+
+
+def _block_round(
+    tab: Tables,
+    hands: list[int],
+    opener: int,
+    lead: int,
+    is_random: tuple[bool, ...],
+    bits: Callable[[int], int],
+    log: list[int] | None,
+) -> tuple[str, int, int]:
+    """Play one block round in place on ``hands``: (end kind, seat that went out or -1, moves).
+
+    The hot loop of the benchmarks, so it is written flat: ``a``/``b`` are the tiles of the hand that
+    match the left/right end, and a random move is the k-th of (tile, end) in legal order.
+    """
+    M = tab.value_mask
+    PIPS = tab.pips
+    nxt = _NEXT[len(hands)]
+    union = 0
+    for h in hands:
+        union |= h
+    dealt = union.bit_count()
+    passes = 0
+    p = opener
+    h = hands[p]
+    # The opening: the lead, or any tile of the hand in index order.
+    if lead >= 0:
+        if is_random[p]:
+            while bits(1):  # randrange(1): the random bot draws even for a forced move
+                pass
+        t = lead
+    elif is_random[p]:
+        n = h.bit_count()
+        nb = _BITS[n]
+        k = bits(nb)
+        while k >= n:
+            k = bits(nb)
+        c = h
+        while k:
+            c &= c - 1
+            k -= 1
+        t = (c & -c).bit_length() - 1
+    else:
+        t, best, c = -1, -1, h
+        while c:
+            x = c & -c
+            i = x.bit_length() - 1
+            if PIPS[i] > best:
+                best, t = PIPS[i], i
+            c ^= x
+    bit = 1 << t
+    h ^= bit
+    hands[p] = h
+    union ^= bit
+    left = tab.high[t]
+    right = tab.low[t]
+    ml = M[left]
+    mr = M[right]
+    if log is not None:
+        log.append(t << 3)
+    if not h:
+        return "domino", p, 1
+    if not union & (ml | mr):
+        return "blocked", -1, 1
+    p = nxt[p]
+    while True:
+        h = hands[p]
+        a = h & ml
+        b = h & mr
+        if not (a or b):
+            passes += 1
+            if is_random[p]:
+                while bits(1):
+                    pass
+            if log is not None:
+                log.append(PASS_CODE)
+            p = nxt[p]
+            continue  # a pass changes nothing the blocked test reads
+        if is_random[p]:
+            n = a.bit_count() + b.bit_count()
+            nb = _BITS[n]
+            k = bits(nb)
+            while k >= n:
+                k = bits(nb)
+            if not a & b:  # no tile fits both ends: the k-th matching tile, at the end it fits
+                c = a | b
+                while k:
+                    c &= c - 1
+                    k -= 1
+                bit = c & -c
+                at_left = bool(a & bit)
+            elif left == right:  # every matching tile is two moves: left, then right
+                c = a
+                i = k >> 1
+                while i:
+                    c &= c - 1
+                    i -= 1
+                bit = c & -c
+                at_left = not k & 1
+            else:  # the tile left-right is in the hand: it alone is two moves
+                c = a | b
+                while True:
+                    bit = c & -c
+                    if a & bit:
+                        if not k:
+                            at_left = True
+                            break
+                        k -= 1
+                    if b & bit:
+                        if not k:
+                            at_left = False
+                            break
+                        k -= 1
+                    c ^= bit
+        else:  # greedy: the heaviest tile, the first in legal order among equals
+            c = a | b
+            best = -1
+            bit = 0
+            while c:
+                x = c & -c
+                w = PIPS[x.bit_length() - 1]
+                if w > best:
+                    best, bit = w, x
+                c ^= x
+            at_left = bool(a & bit)
+        t = bit.bit_length() - 1
+        if at_left:
+            left = PIPS[t] - left
+            ml = M[left]
+            if log is not None:
+                log.append(t << 3 | LEFT)
+        else:
+            right = PIPS[t] - right
+            mr = M[right]
+            if log is not None:
+                log.append(t << 3 | RIGHT)
+        h ^= bit
+        hands[p] = h
+        union ^= bit
+        if not h:
+            return "domino", p, dealt - union.bit_count() + passes
+        if not union & (ml | mr):
+            return "blocked", -1, dealt - union.bit_count() + passes
+        p = nxt[p]
+
+
+_NEXT = tuple(tuple((i + 1) % n for i in range(n)) for n in range(11))  # players -> seat -> next seat
+_BITS = tuple(n.bit_length() for n in range(1024))  # n -> bits drawn by randrange(n); n <= 4 * 190
+
+
+# -- every other line game ---------------------------------------------------------------------------
+
+
+def _general_round(
+    cfg: _Cfg,
+    tab: Tables,
+    hands: list[int],
+    bone: list[int],
+    opener: int,
+    lead: int,
+    by_rule: bool,
+    scores: list[int],
+    round_points: list[int],
+    is_random: tuple[bool, ...],
+    bits: Callable[[int], int],
+    log: list[int] | None,
+) -> tuple[str, int, int]:
+    """One round of any line game, in place on ``hands``, ``scores`` and ``round_points``."""
+    M = tab.value_mask
+    PIPS = tab.pips
+    DBL = tab.double
+    players = cfg.players
+    nxt = [(i + 1) % players for i in range(players)]
+    side = [i % 2 if cfg.teams else i for i in range(players)]
+    spinner_game, all_fives, immediate, target = cfg.spinner, cfg.all_fives, cfg.immediate, cfg.target
+    draw_one, may_draw, may_pass = cfg.draw_one, cfg.may_draw, cfg.may_pass
+    # Draws are possible while the boneyard index is below this (RULES.md §2.2 can_draw).
+    draw_limit = len(bone) - cfg.reserve if cfg.draws else 0
+    bi = 0
+    cnt = [h.bit_count() for h in hands]
+    union = 0
+    for h in hands:
+        union |= h
+    # The layout: open end values; whether the outermost tile there is a double (it counts twice);
+    # the spinner's value (-1: none yet) and whether it is still the outermost tile of left / right.
+    ntiles = 0
+    lv = rv = uv = dv = 0
+    ldb = rdb = udb = ddb = False
+    ucnt = dcnt = 0
+    sp = -1
+    spl = spr = False
+    arms = False
+    drawn = 0
+    extra = False
+    p = opener
+    moves = 0
+    while True:
+        h = hands[p]
+        plays: list[int] = []  # encoded, in legal order
+        if not ntiles:
+            if lead >= 0:
+                plays.append(lead << 3)
+            else:
+                c = h
+                while c:
+                    b = c & -c
+                    plays.append((b.bit_length() - 1) << 3)
+                    c ^= b
+        else:
+            ml, mr = M[lv], M[rv]
+            c = h & (ml | mr | (M[uv] | M[dv] if arms else 0))
+            while c:
+                b = c & -c
+                t8 = (b.bit_length() - 1) << 3
+                if ml & b:
+                    plays.append(t8 | LEFT)
+                if mr & b:
+                    plays.append(t8 | RIGHT)
+                if arms:
+                    if M[uv] & b:
+                        plays.append(t8 | UP)
+                    if M[dv] & b:
+                        plays.append(t8 | DOWN)
+                c ^= b
+        # Draw and Pass, as engine._line_moves adds them.
+        can_draw = bi < draw_limit
+        if not ntiles:
+            extras: tuple[int, ...] = ()
+        elif extra:
+            extras = (PASS_CODE,)
+        elif not drawn:
+            if plays:
+                extras = (DRAW_CODE,) if may_draw and can_draw else ()
+            else:
+                extras = (DRAW_CODE,) if can_draw else (PASS_CODE,)
+        elif draw_one:
+            extras = (PASS_CODE,) if (not plays or may_pass) else ()
+        elif not plays:
+            extras = (DRAW_CODE,) if can_draw else (PASS_CODE,)
+        else:
+            extras = ((DRAW_CODE,) if may_draw and can_draw else ()) + ((PASS_CODE,) if may_pass else ())
+        if is_random[p]:
+            n = len(plays) + len(extras)
+            nb = n.bit_length()
+            k = bits(nb)
+            while k >= n:
+                k = bits(nb)
+            move = plays[k] if k < len(plays) else extras[k - len(plays)]
+        elif plays:
+            best = -1
+            move = 0
+            for code in plays:
+                w = PIPS[code >> 3]
+                if w > best:
+                    best, move = w, code
+        else:
+            move = extras[0]
+        moves += 1
+        if log is not None:
+            log.append(move)
+        if move >= 0:
+            t = move >> 3
+            end = move & 7
+            bit = 1 << t
+            h ^= bit
+            hands[p] = h
+            union ^= bit
+            cnt[p] -= 1
+            ntiles += 1
+            dbl = DBL[t]
+            if end == OPEN:
+                lv, rv = tab.high[t], tab.low[t]
+                ldb = rdb = dbl
+                if spinner_game and dbl:
+                    sp, spl, spr = lv, True, True
+                    uv = dv = sp
+            elif end == LEFT:
+                lv = PIPS[t] - lv
+                ldb = dbl
+                spl = spinner_game and sp < 0 and dbl
+                if spl:
+                    sp = uv = dv = lv
+                arms = sp >= 0 and not spl and not spr
+            elif end == RIGHT:
+                rv = PIPS[t] - rv
+                rdb = dbl
+                spr = spinner_game and sp < 0 and dbl
+                if spr:
+                    sp = uv = dv = rv
+                arms = sp >= 0 and not spl and not spr
+            elif end == UP:
+                uv = PIPS[t] - uv
+                udb = dbl
+                ucnt += 1
+            else:
+                dv = PIPS[t] - dv
+                ddb = dbl
+                dcnt += 1
+            points = 0
+            if all_fives:
+                if ntiles == 1:
+                    count = PIPS[t]
+                else:
+                    count = (lv + lv if ldb else lv) + (rv + rv if rdb else rv)
+                    if ucnt:
+                        count += uv + uv if udb else uv
+                    if dcnt:
+                        count += dv + dv if ddb else dv
+                if count and not count % 5:
+                    points = count
+                    s = side[p]
+                    for i in range(players):
+                        if side[i] == s:
+                            scores[i] += count
+                            round_points[i] += count
+            drawn = 0
+            extra = False
+            if points and immediate and scores[p] >= target:
+                return "abandoned", -1, moves
+            if not cnt[p]:
+                return "domino", p, moves
+            if end == OPEN and cfg.extra and by_rule and h & (M[lv] | M[rv]):
+                extra = True
+            else:
+                p = nxt[p]
+        elif move == DRAW_CODE:
+            t = bone[bi]
+            bi += 1
+            bit = 1 << t
+            hands[p] = h | bit
+            union |= bit
+            cnt[p] += 1
+            drawn += 1
+        else:
+            p = nxt[p]
+            drawn = 0
+            extra = False
+        # engine.is_blocked, after every move
+        if ntiles and bi >= draw_limit:
+            reach = M[lv] | M[rv]
+            if arms:
+                reach |= M[uv] | M[dv]
+            if not union & reach:
+                return "blocked", -1, moves
+
+
+# -- matches --------------------------------------------------------------------------------------------
+
+
+def _pips(mask: int, pips: tuple[int, ...]) -> int:
+    total = 0
+    while mask:
+        b = mask & -mask
+        total += pips[b.bit_length() - 1]
+        mask ^= b
+    return total
+
+
+def _winners_by_score(cfg: _Cfg, scores: list[int], reason: str) -> Outcome:
+    best = max(scores)
+    winners = tuple(i for i, s in enumerate(scores) if s == best)
+    return Outcome(reason, winners, winners[0] % 2 if cfg.teams else None)
+
+
+def _match_over(cfg: _Cfg, scores: list[int], round_no: int) -> Outcome | None:
+    if cfg.fixed_rounds:
+        return _winners_by_score(cfg, scores, "fixed_rounds") if round_no >= cfg.fixed_rounds else None
+    if max(scores) < cfg.target:
+        return None
+    outcome = _winners_by_score(cfg, scores, "target_score")
+    sides = {s % 2 if cfg.teams else s for s in outcome.winners}
+    return outcome if len(sides) == 1 else None  # tied leaders play another round
+
+
+def playout(
+    rules: Rules,
+    strategies: Sequence[str],
+    seed: str | int,
+    *,
+    rng: random.Random | None = None,
+    record: bool = False,
+) -> PlayoutResult:
+    """Play a whole match of a line game with the built-in ``random`` / ``greedy`` bots, one id per seat.
+
+    The result is what the public engine gives for the same rules, seed and bots (the random bots
+    sharing ``rng``, by default ``bot_rng(seed)``): the same deals, moves, round results and outcome.
+    """
+    if not rules.is_line:
+        raise ValueError("playout covers the line games")
+    if len(strategies) != rules.players:
+        raise ValueError(f"{len(strategies)} strategies for {rules.players} seats")
+    for s in strategies:
+        if s not in STRATEGIES:
+            raise ValueError(f"unknown strategy {s!r}; one of {', '.join(STRATEGIES)}")
+    if rng is None:
+        rng = bot_rng(seed)
+    elif type(rng) is not random.Random:
+        # The bots below reproduce Random.randrange from getrandbits, which holds for Random itself.
+        raise TypeError("rng must be a random.Random")
+    cfg = _config(rules)
+    tab = tables(rules.set_max_pips)
+    seed_text = str(seed)
+    is_random = tuple(s == "random" for s in strategies)
+    bits = rng.getrandbits
+    players = cfg.players
+    scores = [0] * players
+    summaries: list[RoundSummary] = []
+    log: list[int] | None = [] if record else None
+    moves = 0
+    round_no = 1
+    previous: tuple[str, int | None] | None = None
+    while True:
+        hands, bone = _deal(cfg, tab, seed_text, round_no)
+        opener, lead, by_rule = _opener(cfg, tab, seed_text, round_no, hands, previous)
+        round_points = [0] * players
+        if cfg.fast:
+            end, out, n = _block_round(tab, hands, opener, lead, is_random, bits, log)
+        else:
+            end, out, n = _general_round(
+                cfg, tab, hands, bone, opener, lead, by_rule, scores, round_points, is_random, bits, log
+            )
+        moves += n
+        pips = tuple(_pips(h, tab.pips) for h in hands)
+        if end == "abandoned":
+            zero = (0,) * players
+            summaries.append(RoundSummary(round_no, end, None, None, pips, tuple(round_points), zero, tuple(hands)))
+            outcome = _winners_by_score(cfg, scores, "target_score")
+            break
+        winner, team, award = _award(rules, cfg, out if end == "domino" else -1, pips)
+        for i in range(players):
+            scores[i] += award[i]
+        summaries.append(
+            RoundSummary(
+                round_no,
+                end,
+                winner,
+                team,
+                pips,
+                tuple(rp + a for rp, a in zip(round_points, award)) if cfg.all_fives else award,
+                award,
+                tuple(hands),
+            )
+        )
+        over = _match_over(cfg, scores, round_no)
+        if over is not None:
+            outcome = over
+            break
+        previous = (end, winner)
+        round_no += 1
+    return PlayoutResult(tuple(summaries), outcome, tuple(scores), moves, None if log is None else tuple(log))
