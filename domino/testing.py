@@ -85,11 +85,16 @@ def position(
         doubles = [i for i, (a, b) in enumerate(line) if a == b]
         if spinner is not None:
             target = Tile.parse(spinner)
-            spin_index = next(i for i, (a, b) in enumerate(line) if Tile(a, b) == target)
+            found = [i for i, (a, b) in enumerate(line) if Tile(a, b) == target and a == b]
+            if not found:
+                raise InvalidDealError(f"the spinner {spinner} is not a double on the line")
+            spin_index = found[0]
         elif len(doubles) == 1:
             spin_index = doubles[0]
         elif len(doubles) > 1:
             raise InvalidDealError("several doubles on the line: name the spinner")
+    if (arm_up or arm_down) and (spin_index is None or not 0 < spin_index < len(line) - 1):
+        raise InvalidDealError("up/down arms need a spinner with both sides covered")
     board = LineBoard(line, spin_index, arm_up, arm_down)
     n = rules.players
     sorted_hands = tuple(tuple(sorted(h, reverse=True)) for h in hand_tiles)
