@@ -332,3 +332,27 @@ def test_tile_parse_never_raises_anything_else(text: str) -> None:
         return
     assert Tile.parse(str(t)) == t
     assert 0 <= t.low <= t.high <= 99
+
+
+# -- testing.position checks its input -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"layout": "[6-4][3-1]", "hands": ["2-2", "1-1"]},  # halves that do not touch
+    {"layout": "[6-4]", "hands": ["6-4", "1-1"]},  # a tile named twice
+    {"layout": "[6-4]", "hands": ["7-1", "1-1"]},  # not in the set
+    {"layout": "[6-4]", "hands": ["2-2"]},  # one hand for two players
+    {"layout": "[6-4]", "hands": ["2-2", "1-1"], "rest": "error"},  # tiles left unplaced
+    {"layout": "[6-4][4-4][4-1]", "hands": ["2-2", "1-1"], "spinner": "6-6"},  # spinner not on the line
+    {"layout": "[6-4][4-1]", "hands": ["2-2", "1-1"], "up": "[4-2]"},  # an arm without a spinner
+])
+def test_position_rejects_bad_fixtures(kwargs: dict[str, Any]) -> None:
+    kwargs.setdefault("rest", "boneyard")
+    with pytest.raises(domino.InvalidDealError):
+        position(rules("all_fives"), **kwargs)
+
+
+def test_position_with_spinner_arms() -> None:
+    s = position(rules("all_fives"), layout="[6-4][4-4][4-1]", up="[4-2]", hands=["2-0 3-3", "1-1"], rest="boneyard")
+    assert dict(domino.view(s, None).ends) == {"left": 6, "right": 1, "up": 2, "down": 4}
+    assert set(domino.legal_moves(s)) == plays("2-0 up")

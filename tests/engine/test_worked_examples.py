@@ -670,3 +670,45 @@ def test_target_tie_plays_another_round() -> None:
     s = position(r, layout=BLOCKING_LAYOUT, hands=["4-1", "3-2", "6-3"], scores=[8, 8, 0], rest="boneyard")
     assert last(s).points == (4, 4, 0) and s.scores == (12, 12, 0)
     assert s.outcome is None and s.round == 2
+
+
+# ---------------------------------------------------------------------------------------------------
+# Later rounds: who opens (RULES.md §2.7 next_round_starter, §3.3.3)
+
+
+def test_all_fives_previous_winner_leads_any_tile_without_extra_play() -> None:
+    s = position(rules("all_fives"), layout="[6-1]", hands=["1-0", "3-2 4-3"], to_move=0, rest="boneyard")
+    s = domino.apply(s, P("1-0", "right"))
+    assert s.round == 2 and s.turn == 0 and s.lead is None and not s.opened_by_rule
+    assert legal(s) == {Play(t) for t in s.hands[0]}
+    lead = min(s.hands[0])  # any tile, not necessarily a double
+    s = domino.apply(s, Play(lead))
+    assert s.turn == 1 and not s.extra_play
+
+
+def test_all_fives_after_a_blocked_round_the_starting_rule_applies_again() -> None:
+    r = rules("all_fives", boneyard_reserve=NO_DRAW)
+    s = position(r, layout=BLOCKING_LAYOUT, hands=["4-3", "5-2 3-1"], rest="boneyard")
+    assert last(s).end == "blocked" and s.round == 2 and s.opened_by_rule
+    best = max((t for h in s.hands for t in h), key=lambda t: (t.is_double, t.pips, t.high))
+    assert domino.legal_moves(s) == (Play(best),)
+    assert best in s.hands[s.turn]
+    after = domino.apply(s, Play(best))
+    can_add = any(t.has(best.high) or t.has(best.low) for t in after.hands[s.turn])
+    assert after.extra_play == can_add and (after.turn == s.turn) == can_add
+
+
+def test_draw_round_two_reapplies_the_starting_rule() -> None:
+    s = position(rules("draw"), layout="[5-4]", hands=["4-1", "6-6 3-2"], rest="boneyard")
+    s = domino.apply(s, P("4-1", "right"))
+    best = max((t for h in s.hands for t in h), key=lambda t: (t.is_double, t.pips, t.high))
+    assert s.round == 2 and domino.legal_moves(s) == (Play(best),) and best in s.hands[s.turn]
+
+
+def test_opener_without_a_placement_passes_the_turn_at_once() -> None:
+    # all_fives: A leads 6-6 and holds nothing with a 6, so the extra play ends with no move (RULES.md §2.7).
+    r = rules("all_fives")
+    s = domino.new_game(r, deal=deal(r, "6-6 5-0 4-1 3-2 2-0 1-0 0-0", "6-5 5-5 4-4 3-3 2-2 1-1 5-4"))
+    s = domino.apply(s, Play(T("6-6")))
+    assert s.turn == 1 and not s.extra_play and s.scores == (0, 0)
+    assert legal(s) == plays("6-5 left", "6-5 right")
