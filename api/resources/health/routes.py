@@ -17,6 +17,7 @@ blp = Blueprint("health", __name__, url_prefix="", description="Liveness and rea
 @blp.route("/healthz")
 @blp.doc(operationId="getHealth")
 @blp.response(200, HealthSchema, example={"status": "ok"})
+@blp.problems(E.INTERNAL, path="/healthz")
 def healthz() -> flask.Response:
     """Liveness: the process answers (checks nothing else)"""
     return json_response({"status": "ok"}, headers={"Cache-Control": "no-store"})

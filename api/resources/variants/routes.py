@@ -3,6 +3,7 @@ from __future__ import annotations
 import flask
 
 from api.app import current_service
+from api import errors as E
 from api.extensions import Blueprint
 from api.resources.common import json_response
 from api.resources.variants.schemas import VariantsSchema
@@ -19,6 +20,7 @@ EXAMPLE = {
 @blp.route("")
 @blp.doc(operationId="listVariants")
 @blp.response(200, VariantsSchema, example=EXAMPLE)
+@blp.problems(E.INTERNAL, path="/v1/variants")
 def list_variants() -> flask.Response:
     """List the variants (rule presets), every option with allowed values and defaults, and limits"""
     return json_response(current_service().variants(), headers={"Cache-Control": "public, max-age=300"})

@@ -1,0 +1,112 @@
+"""OpenAPI document, Swagger UI offline, health and readiness, and Redis outages (503, fast, nothing changed)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import time
+
+from api.app import create_app
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+REGENERATE = "python -m api.openapi openapi/openapi.json"
+
+
+def test_exported_openapi_matches_what_the_app_serves(client):
+    served = client.get("/openapi.json").get_json()
+    exported = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    assert exported == served, f"openapi/openapi.json is stale: regenerate it with `{REGENERATE}`"
+
+
+def test_every_operation_is_documented(client):
+    spec = client.get("/openapi.json").get_json()
+    assert spec["openapi"].startswith("3.1")
+    methods = {"get", "put", "post", "delete", "patch", "head", "options"}
+    ops = [(path, m, op) for path, item in spec["paths"].items() for m, op in item.items() if m in methods]
+    expected = {
+        ("/v1/variants", "get"), ("/v1/bots", "get"), ("/v1/games", "post"), ("/v1/games/{game_id}", "get"),
+        ("/v1/games/{game_id}/moves", "post"), ("/v1/games/{game_id}/history", "get"), ("/healthz", "get"),
+        ("/readyz", "get"),
+    }  # fmt: skip
+    assert expected <= {(p, m) for p, m, _ in ops}
+    ids = [op["operationId"] for _, _, op in ops]
+    assert len(ids) == len(set(ids))
+    for path, method, op in ops:
+        assert op.get("summary"), (path, method)
+        responses = op["responses"]
+        success = [code for code in responses if code.startswith("2")]
+        assert success, (path, method)
+        content = responses[success[0]].get("content", {})
+        assert any("example" in c or "examples" in c for c in content.values()), (path, method)
+        errors = [code for code in responses if code[0] in "45"]
+        assert errors, (path, method)
+        for code in errors:
+            assert "application/problem+json" in responses[code]["content"], (path, method, code)
+
+
+def test_swagger_ui_is_served_locally(client):
+    page = client.get("/docs")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "/docs/assets/swagger-ui-bundle.js" in html and "/openapi.json" in html
+    assert "https://" not in html and "http://" not in html
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui-standalone-preset.js"):
+        assert client.get(f"/docs/assets/{asset}").status_code == 200
+
+
+def test_healthz_and_readyz(client, run_bots):
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    resp = client.get("/readyz")  # no worker listens on this test's bots queue
+    assert resp.status_code == 503 and resp.mimetype == "application/problem+json"
+    assert resp.get_json()["checks"]["redis"]["ok"] is True
+    assert resp.get_json()["checks"]["bots_workers"] == 0
+
+
+def test_readyz_with_a_worker(client, service):
+    from rq import SimpleWorker
+
+    from workers.queues import SERIALIZER, bots_queue
+
+    worker = SimpleWorker([bots_queue(service.store).name], connection=service.store.worker_connection(), serializer=SERIALIZER)
+    worker.register_birth()
+    try:
+        resp = client.get("/readyz")
+        assert resp.status_code == 200, resp.get_json()
+        assert resp.get_json()["checks"]["bots_workers"] == 1
+    finally:
+        worker.register_death()
+
+
+def test_redis_unreachable_is_a_fast_503(settings, create_game):
+    from dataclasses import replace
+
+    from workers.redis_server import free_port
+
+    down = create_app({"DOMINO": replace(settings, redis_url=f"redis://127.0.0.1:{free_port()}/0"), "TESTING": True})
+    client = down.test_client()
+    calls = [
+        lambda: client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A"}, {"bot": "greedy"}]}),
+        lambda: client.get("/v1/games/abcdefghijklmnop"),
+        lambda: client.post("/v1/games/abcdefghijklmnop/moves", json={"type": "draw"}, headers={"Authorization": "Bearer x"}),
+        lambda: client.get("/v1/games/abcdefghijklmnop/history"),
+        lambda: client.get("/readyz"),
+    ]
+    for call in calls:
+        t0 = time.monotonic()
+        resp = call()
+        elapsed = time.monotonic() - t0
+        assert resp.status_code == 503, resp.get_data(as_text=True)
+        assert resp.get_json()["type"] == "/problems/unavailable"
+        assert elapsed < 1.0, elapsed
+    # The rest of the API (no Redis needed) still answers.
+    assert client.get("/v1/variants").status_code == 200
+    assert client.get("/healthz").status_code == 200
+
+
+def test_create_app_connects_to_nothing(settings):
+    from dataclasses import replace
+
+    from workers.redis_server import free_port
+
+    app = create_app({"DOMINO": replace(settings, redis_url=f"redis://127.0.0.1:{free_port()}/0")})
+    assert app.test_client().get("/openapi.json").status_code == 200

@@ -1,0 +1,157 @@
+"""Computer players on real RQ workers: whole games, idempotent jobs, the sweep, and the flow timing."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import zlib
+
+import domino
+from rq.job import Job
+
+from workers import jobs
+from workers.queues import SERIALIZER, bot_job_id, bots_queue
+
+
+def test_a_human_plays_a_bot_over_http_to_the_end(create_game, run_bots):
+    data, players, spectator = create_game([{"name": "Ana"}, {"bot": "greedy"}], seed="human-vs-bot")
+    ana = players[0]
+    moves = 0
+    for _ in range(1000):
+        run_bots()
+        view = ana.view().get_json()
+        if view["status"] != "playing":
+            break
+        assert view["turn"] == 0, "after the worker ran, it is the human's turn"
+        assert view["legal_moves"], view
+        move = view["legal_moves"][moves % len(view["legal_moves"])]
+        resp = ana.move({**move, "expected_version": view["version"]})
+        assert resp.status_code == 200, resp.get_json()
+        moves += 1
+    final = spectator.view().get_json()
+    assert final["status"] == "finished"
+    assert final["winners"] and set(final["winners"]) <= {0, 1}
+    assert max(final["scores"]) >= final["rules"]["target_score"]
+    assert moves > 5
+    history = spectator.history().get_json()
+    assert history["seed"] and history["deals"]
+    # Every version was produced once: event ids are increasing and versions have no gaps.
+    versions = sorted({e["version"] for e in history["events"]})
+    assert versions == list(range(0, final["version"] + 1))
+
+
+def test_four_bots_finish_on_their_own(create_game, run_bots, service):
+    data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}, {"bot": "random"}])
+    assert data["tokens"] == []
+    assert run_bots()  # one burst: each job enqueues the next turn
+    final = spectator.view().get_json()
+    assert final["status"] == "finished", final
+    assert final["winners"]
+    assert len(bots_queue(service.store)) == 0
+
+
+def test_bot_jobs_are_json_with_versioned_ids_and_idempotent(create_game, run_bots, service):
+    data, players, _ = create_game([{"bot": "greedy"}, {"name": "Ana"}], seed="bot-first-2")
+    game_id = data["game"]["id"]
+    queue = bots_queue(service.store)
+    state = domino.from_dict(service.store.load(game_id).doc["state"])
+    if state.to_move != 0:  # the human opens: let it, so the bot is to move
+        view = players[1].view().get_json()
+        players[1].move(view["legal_moves"][0])
+    version = service.store.load(game_id).version
+    job_id = bot_job_id(game_id, version, 0)
+    assert queue.job_ids == [job_id]
+    raw = service.store.rq_connection().hget(f"rq:job:{job_id}", "data")
+    func, _, args, kwargs = json.loads(zlib.decompress(raw))
+    assert func == "workers.jobs.bot_turn" and args == [game_id, version]
+    assert Job.fetch(job_id, connection=service.store.rq_connection(), serializer=SERIALIZER).args == [game_id, version]
+    # A duplicate of the same turn, and a stale one, do nothing.
+    assert jobs.bot_turn(game_id, version - 1) == "stale"
+    assert jobs.bot_turn(game_id, version) == "played"
+    assert jobs.bot_turn(game_id, version) == "stale"
+    assert service.store.load(game_id).version == version + 1
+    run_bots()  # the queued original is now stale: a no-op
+    assert service.store.load(game_id).version == version + 1
+    assert jobs.bot_turn("nosuchgame000000", 3) == "gone"
+
+
+def test_the_sweep_re_enqueues_a_stalled_bot_turn(create_game, run_bots, service):
+    data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "greedy"}])
+    game_id = data["game"]["id"]
+    queue = bots_queue(service.store)
+    # The worker was killed: the job is lost, only the bot-due entry remains.
+    queue.empty()
+    assert service.store.bot_due(game_id) is not None
+    assert service.sweep() == []  # not due yet
+    requeued = service.sweep(now=time.time() + service.settings.bot_due_delay + 0.01)
+    assert requeued == [(game_id, 0)]
+    assert queue.job_ids == [bot_job_id(game_id, 0, 1)]
+    assert run_bots()
+    assert spectator.view().get_json()["status"] == "finished"
+    # Once the game is over, the sweep drops its entry.
+    service.sweep(now=time.time() + 3600)
+    assert service.store.bot_due(game_id) is None
+
+
+def test_the_sweep_drops_entries_of_games_no_bot_waits_in(create_game, service):
+    data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
+    game_id = data["game"]["id"]
+    service.store.mark_bot_due(game_id, time.time() - 1)
+    service.store.mark_bot_due("nosuchgame000000", time.time() - 1)
+    assert service.sweep() == []
+    assert service.store.bot_due(game_id) is None and service.store.bot_due("nosuchgame000000") is None
+
+
+def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
+    """The human's POST returns at once and the bots' replies arrive within a fraction of a second."""
+    env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL
+    )
+    try:
+        from rq import Worker
+
+        from api.service import Service
+
+        store = Service(settings).store
+        deadline = time.monotonic() + 30
+        while Worker.count(connection=store.rq_connection(), queue=bots_queue(store)) < 1:
+            assert time.monotonic() < deadline and worker.poll() is None, "the worker did not start"
+            time.sleep(0.05)
+        data, players, _ = create_game(
+            [{"name": "Ana"}, {"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}],
+            rules={"match_end": "fixed_rounds", "rounds": 1},
+        )
+        ana = players[0]
+        waits = []
+        posts = []
+        deadline = time.monotonic() + 60
+        view = ana.view().get_json()
+        while view["status"] == "playing" and time.monotonic() < deadline:
+            t0 = time.perf_counter()
+            while view["turn"] != 0 and view["status"] == "playing" and time.monotonic() < deadline:
+                time.sleep(0.002)
+                view = ana.view().get_json()
+            waits.append(time.perf_counter() - t0)
+            if view["status"] != "playing":
+                break
+            t0 = time.perf_counter()
+            resp = ana.move(view["legal_moves"][0])
+            posts.append(time.perf_counter() - t0)
+            assert resp.status_code == 200, resp.get_json()
+            view = resp.get_json()
+        assert view["status"] == "finished", view
+        assert worker.poll() is None
+        print(
+            f"\nhuman vs 3 bots: {len(posts)} human moves; POST p50 {statistics.median(posts) * 1000:.1f} ms;"
+            f" wait for 3 bot replies p50 {statistics.median(waits) * 1000:.1f} ms, max {max(waits) * 1000:.1f} ms"
+        )
+        assert statistics.median(waits) < 0.5
+        assert max(posts) < 0.5
+    finally:
+        worker.terminate()
+        worker.wait(10)
