@@ -46,6 +46,9 @@ def _registry() -> dict[str, Any]:
         _Simple("random", "Plays a uniformly random legal move.", "baseline", random_bot.pick),
         _Simple("greedy", "Plays the heaviest legal tile; draws only when it must.", "beats random", greedy.pick),
     ]
+    from domino.bots.levels import LEVELS
+
+    bots.extend(LEVELS)
     return {b.id: b for b in bots}
 
 

@@ -1,0 +1,168 @@
+"""Bot strength: duplicate matches between two bots, per variant (a benchmark, not a test).
+
+Every deal (one round, as the anchors count a "game") is played once per rotation of the seats, so each
+side plays each set of hands and the luck of the deal cancels. Printed per setup: the bot's win rate with
+a 95% Wilson interval (a round the bot's side scores more than every other side; an exact tie counts as
+half), the mean point margin (bot side minus the best other side) with its standard error, and the time
+per bot move (median, p95, max; only moves with a choice).
+
+    python bench/bot_strength.py                         # every setup, node budgets (deterministic)
+    python bench/bot_strength.py --setup block2 --deals 200 --bot expert --opp greedy
+    python bench/bot_strength.py --timed --deals 20      # wall-clock budgets: latency at the default 100 ms
+
+Node budgets make the strength runs reproducible and independent of machine load; ``--timed`` gives the
+bot its default time budget instead (deadline = now + default), which is what live play does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import domino  # noqa: E402
+from domino.bots import Budget, get  # noqa: E402
+
+SETUPS: dict[str, tuple[str, int, dict[str, Any]]] = {
+    "team_block": ("block", 4, {"teams": "partners_opposite", "hand_size": 7}),
+    "block2": ("block", 2, {}),
+    "draw2": ("draw", 2, {}),
+    "fives4": ("all_fives", 4, {"teams": "partners_opposite"}),
+    "fives4_solo": ("all_fives", 4, {}),
+    "mexican4": ("mexican_train", 4, {}),
+}
+DEFAULT_ORDER = ("team_block", "block2", "draw2", "fives4", "mexican4")
+
+
+@dataclass
+class Tally:
+    wins: float = 0.0
+    games: int = 0
+    margins: list[float] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+
+
+def wilson(p_hat: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    denom = 1 + z * z / n
+    centre = (p_hat + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p_hat * (1 - p_hat) / n + z * z / (4 * n * n)) / denom
+    return centre - half, centre + half
+
+
+def bot_seats(rules: domino.Rules, rotation: int) -> set[int]:
+    """Seats of the bot under test in this rotation: one side (a team, or one seat)."""
+    if rules.has_teams:
+        return {rotation % 2, rotation % 2 + 2}
+    return {rotation}
+
+
+def rotations(rules: domino.Rules) -> int:
+    return 2 if rules.has_teams else rules.players
+
+
+def play_round(
+    rules: domino.Rules, seed: str, seats: set[int], bot: Any, opp: Any, nodes: int | None, timed: bool, tally: Tally
+) -> None:
+    state = domino.new_game(rules, seed=seed)
+    rng = random.Random(seed + ":" + ",".join(map(str, sorted(seats))))
+    rnd = state.round
+    while not state.finished and state.round == rnd:
+        seat = state.turn
+        view = domino.view(state, seat)
+        strat = bot if seat in seats else opp
+        if timed:
+            t0 = time.monotonic()
+            budget = Budget(deadline=t0 + getattr(strat, "default_ms", 100.0) / 1000.0)
+        else:
+            t0 = time.monotonic()
+            budget = Budget(nodes=nodes)
+        move = strat.choose(view, rng, budget)
+        dt = time.monotonic() - t0
+        if seat in seats and len(view.legal_moves) > 1:
+            tally.times.append(dt)
+        state = domino.apply(state, move)
+    result = state.rounds[rnd - 1]
+    pts = result.points
+    if rules.scoring == "mexican_penalty":
+        mine = min(pts[s] for s in seats)
+        other = min(p for s, p in enumerate(pts) if s not in seats)
+        margin = other - mine  # lower is better
+    else:
+        mine = max(pts[s] for s in seats)
+        other = max(p for s, p in enumerate(pts) if s not in seats)
+        margin = mine - other
+    tally.wins += 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
+    tally.games += 1
+    tally.margins.append(margin)
+
+
+def run(setup: str, deals: int, bot_id: str, opp_id: str, nodes: int | None, timed: bool, seed0: int) -> Tally:
+    name, players, overrides = SETUPS[setup]
+    rules = domino.Rules.preset(name, players=players, **overrides)
+    bot, opp = get(bot_id), get(opp_id)
+    tally = Tally()
+    for d in range(deals):
+        seed = f"bench-{setup}-{seed0 + d}"
+        for rot in range(rotations(rules)):
+            play_round(rules, seed, bot_seats(rules, rot), bot, opp, nodes, timed, tally)
+    return tally
+
+
+def report(setup: str, bot_id: str, opp_id: str, nodes: int | None, timed: bool, t: Tally, secs: float) -> str:
+    p = t.wins / t.games if t.games else 0.0
+    lo, hi = wilson(p, t.games)
+    m = statistics.fmean(t.margins) if t.margins else 0.0
+    se = statistics.stdev(t.margins) / math.sqrt(len(t.margins)) if len(t.margins) > 1 else 0.0
+    budget = "timed(default)" if timed else f"nodes={nodes}"
+    line = (
+        f"{setup:11s} {bot_id} vs {opp_id} [{budget}]: win {100 * p:5.1f}% "
+        f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}, n={t.games})  margin {m:+.2f} ± {se:.2f}"
+    )
+    if t.times:
+        ts = sorted(t.times)
+        p95 = ts[min(len(ts) - 1, int(0.95 * len(ts)))]
+        line += (
+            f"  move ms: median {1000 * statistics.median(ts):.1f} p95 {1000 * p95:.1f} max {1000 * ts[-1]:.1f}"
+            f" (n={len(ts)})"
+        )
+    return line + f"  [{secs:.0f}s]"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--setup", action="append", choices=sorted(SETUPS), help="repeatable; default: all")
+    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--bot", default="expert")
+    ap.add_argument("--opp", default="greedy")
+    ap.add_argument("--nodes", type=int, default=None, help="playouts per move (default: the bot's own)")
+    ap.add_argument("--timed", action="store_true", help="wall-clock default budget instead of nodes")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    setups = args.setup or list(DEFAULT_ORDER)
+    for setup in setups:
+        if setup == "mexican4" and "mexican_train" not in domino.PRESETS:
+            continue
+        nodes = args.nodes
+        if nodes is None and not args.timed:
+            nodes = getattr(get(args.bot), "bench_nodes", 2000)
+        t0 = time.monotonic()
+        try:
+            tally = run(setup, args.deals, args.bot, args.opp, nodes, args.timed, args.seed)
+        except NotImplementedError as exc:  # a variant the engine does not play yet
+            print(f"{setup:11s} skipped: {exc}", flush=True)
+            continue
+        print(report(setup, args.bot, args.opp, nodes, args.timed, tally, time.monotonic() - t0), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,367 @@
+"""A compact perfect-information simulator of one round of a line game, for search on sampled deals.
+
+Tiles are indices into the canonical set (:func:`domino.bots.inference.tables`), hands are bitmasks, a move
+is an int: ``tile * 8 + end`` (end 0..3 = left, right, up, down; 4 = the opening) or :data:`DRAW` /
+:data:`PASS`. It follows RULES.md §2.6–2.8 and §3.3 exactly as ``domino.engine`` does for the current
+round (a test plays the same games through both); matches, and the All Fives ``immediate`` target
+mid-round, are left to the engine: the search values a round by its points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domino import scoring
+from domino.moves import DRAW as DRAW_MOVE
+from domino.moves import PASS as PASS_MOVE
+from domino.moves import Move, Play
+from domino.rules import Rules
+from domino.state import LineBoard
+from domino.bots.inference import Tables
+
+DRAW = -1
+PASS = -2
+END_NAMES = ("left", "right", "up", "down", None)
+END_CODE = {"left": 0, "right": 1, "up": 2, "down": 3, None: 4}
+
+
+class LineSim:
+    """One round in progress. ``copy()`` is cheap; moves mutate in place."""
+
+    __slots__ = (
+        "tb", "rules", "players", "side", "nsides", "policy", "reserve", "may_draw", "drawn_may",
+        "fives", "spin", "extra_rule", "by_rule",
+        "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "spl", "spr", "ntiles",
+        "turn", "drawn", "extra", "pts", "over", "result",
+    )  # fmt: skip
+
+    tb: Tables
+    rules: Rules
+    players: int
+    side: list[int]
+    nsides: int
+    policy: int  # 0 draw_until_playable, 1 draw_one, 2 no_draw
+    reserve: int
+    may_draw: bool
+    drawn_may: bool
+    fives: bool
+    spin: bool
+    extra_rule: bool
+    by_rule: bool
+    hands: list[int]
+    bone: list[int]
+    bpos: int
+    ev: list[int]
+    dbl: list[bool]
+    has: list[bool]
+    nopen: int
+    sp: int
+    spl: bool
+    spr: bool
+    ntiles: int
+    turn: int
+    drawn: int
+    extra: bool
+    pts: list[int]
+    over: bool
+    result: list[int] | None
+
+    @classmethod
+    def new(cls, tb: Tables, rules: Rules, by_rule: bool) -> LineSim:
+        s = cls()
+        s.tb = tb
+        s.rules = rules
+        s.players = rules.players
+        s.side = [rules.side_of(i) for i in range(rules.players)]
+        s.nsides = rules.sides
+        s.policy = {"draw_until_playable": 0, "draw_one": 1, "no_draw": 2}[rules.draw_policy]
+        s.reserve = rules.boneyard_reserve or 0
+        s.may_draw = bool(rules.may_draw_when_playable)
+        s.drawn_may = rules.drawn_tile_play == "may"
+        s.fives = rules.scoring == "all_fives"
+        s.spin = rules.spinner == "first_double"
+        s.extra_rule = bool(rules.opener_extra_play)
+        s.by_rule = by_rule
+        s.hands = [0] * rules.players
+        s.bone = []
+        s.bpos = 0
+        s.ev = [0, 0, 0, 0]
+        s.dbl = [False, False, False, False]
+        s.has = [False, False, False, False]
+        s.nopen = 0
+        s.sp = -1
+        s.spl = s.spr = False
+        s.ntiles = 0
+        s.turn = 0
+        s.drawn = 0
+        s.extra = False
+        s.pts = [0] * s.nsides
+        s.over = False
+        s.result = None
+        return s
+
+    def set_board(self, board: LineBoard) -> None:
+        """Load a line board (as the engine holds it)."""
+        line = board.line
+        self.ntiles = board.tile_count
+        if not line:
+            self.nopen = 0
+            return
+        self.ev[0], self.dbl[0] = line[0][0], line[0][0] == line[0][1]
+        self.ev[1], self.dbl[1] = line[-1][1], line[-1][0] == line[-1][1]
+        self.nopen = 2
+        if board.spinner is not None:
+            s = board.spinner
+            self.sp = line[s][0]
+            self.spl = s > 0
+            self.spr = s < len(line) - 1
+            if self.spl and self.spr:
+                self.nopen = 4
+                for e, arm in ((2, board.up), (3, board.down)):
+                    self.has[e] = bool(arm)
+                    if arm:
+                        self.ev[e], self.dbl[e] = arm[-1][1], arm[-1][0] == arm[-1][1]
+                    else:
+                        self.ev[e], self.dbl[e] = self.sp, False
+
+    def copy(self) -> LineSim:
+        c = LineSim.__new__(LineSim)
+        c.tb = self.tb
+        c.rules = self.rules
+        c.players = self.players
+        c.side = self.side
+        c.nsides = self.nsides
+        c.policy = self.policy
+        c.reserve = self.reserve
+        c.may_draw = self.may_draw
+        c.drawn_may = self.drawn_may
+        c.fives = self.fives
+        c.spin = self.spin
+        c.extra_rule = self.extra_rule
+        c.by_rule = self.by_rule
+        c.hands = self.hands[:]
+        c.bone = self.bone
+        c.bpos = self.bpos
+        c.ev = self.ev[:]
+        c.dbl = self.dbl[:]
+        c.has = self.has[:]
+        c.nopen = self.nopen
+        c.sp = self.sp
+        c.spl = self.spl
+        c.spr = self.spr
+        c.ntiles = self.ntiles
+        c.turn = self.turn
+        c.drawn = self.drawn
+        c.extra = self.extra
+        c.pts = self.pts[:]
+        c.over = self.over
+        c.result = self.result
+        return c
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    def ends_mask(self) -> int:
+        val = self.tb.val
+        ev = self.ev
+        m = val[ev[0]] | val[ev[1]]
+        if self.nopen == 4:
+            m |= val[ev[2]] | val[ev[3]]
+        return m
+
+    def can_draw(self) -> bool:
+        return self.policy != 2 and len(self.bone) - self.bpos > self.reserve
+
+    def placements(self, hand: int) -> list[int]:
+        """Every (tile, end) that fits, as move codes; each end once even if two show the same value."""
+        out: list[int] = []
+        if self.nopen == 0:
+            m = hand
+            while m:
+                low = m & -m
+                out.append((low.bit_length() - 1) * 8 + 4)
+                m ^= low
+            return out
+        val = self.tb.val
+        for e in range(self.nopen):
+            m = hand & val[self.ev[e]]
+            while m:
+                low = m & -m
+                out.append((low.bit_length() - 1) * 8 + e)
+                m ^= low
+        return out
+
+    def legal(self) -> list[int]:
+        """The legal moves of the seat to move, as the engine lists them (opening: any tile)."""
+        hand = self.hands[self.turn]
+        plays = self.placements(hand)
+        if self.nopen == 0:
+            return plays
+        if self.extra:
+            return plays + [PASS]
+        drawable = self.can_draw()
+        if self.drawn == 0:
+            if plays:
+                return plays + ([DRAW] if self.may_draw and drawable else [])
+            return [DRAW] if drawable else [PASS]
+        if self.policy == 1:
+            if not plays:
+                return [PASS]
+            return plays + ([PASS] if self.drawn_may else [])
+        if not plays:
+            return [DRAW] if drawable else [PASS]
+        extra = [DRAW] if self.may_draw and drawable else []
+        if self.drawn_may:
+            extra.append(PASS)
+        return plays + extra
+
+    def count_after(self, t: int, e: int) -> int:
+        """The All Fives count if tile t were laid at end e."""
+        tb = self.tb
+        if self.ntiles == 0:
+            return tb.pips[t]
+        ev, dbl, has = self.ev, self.dbl, self.has
+        v = ev[e]
+        nv = tb.hi[t] + tb.lo[t] - v
+        d = tb.is_double[t]
+        c = 0
+        for k in range(self.nopen):
+            if k == e:
+                c += 2 * nv if d else nv
+            elif k < 2 or has[k]:
+                c += 2 * ev[k] if dbl[k] else ev[k]
+        return c
+
+    # -- moves ---------------------------------------------------------------------------------------
+
+    def apply(self, mv: int) -> None:
+        if mv >= 0:
+            self.play(mv >> 3, mv & 7)
+        elif mv == DRAW:
+            self.draw()
+        else:
+            self.pass_()
+
+    def play(self, t: int, e: int) -> None:
+        tb = self.tb
+        p = self.turn
+        self.hands[p] &= ~(1 << t)
+        d = tb.is_double[t]
+        opening = e == 4
+        if opening:
+            self.ev[0], self.ev[1] = tb.hi[t], tb.lo[t]
+            self.dbl[0] = self.dbl[1] = d
+            self.nopen = 2
+            if self.spin and d:
+                self.sp = tb.hi[t]
+                self.spl = self.spr = False
+            self.ntiles = 1
+            c = tb.pips[t]
+        else:
+            v = self.ev[e]
+            self.ev[e] = tb.hi[t] + tb.lo[t] - v
+            self.dbl[e] = d
+            if e >= 2:
+                self.has[e] = True
+            elif self.spin:
+                if self.sp < 0:
+                    if d:
+                        self.sp = v
+                        if e == 0:
+                            self.spl, self.spr = False, True
+                        else:
+                            self.spl, self.spr = True, False
+                elif e == 0 and not self.spl:
+                    self.spl = True
+                    if self.spr:
+                        self._open_arms()
+                elif e == 1 and not self.spr:
+                    self.spr = True
+                    if self.spl:
+                        self._open_arms()
+            self.ntiles += 1
+            c = 0
+            if self.fives:
+                ev, dbl, has = self.ev, self.dbl, self.has
+                for k in range(self.nopen):
+                    if k < 2 or has[k]:
+                        c += 2 * ev[k] if dbl[k] else ev[k]
+        if self.fives and c > 0 and c % 5 == 0:
+            self.pts[self.side[p]] += c
+        self.drawn = 0
+        self.extra = False
+        if not self.hands[p]:
+            self._end(p)
+            return
+        if opening and self.extra_rule and self.by_rule and self.hands[p] & self.ends_mask():
+            self.extra = True
+        else:
+            self.turn = (p + 1) % self.players
+        self._after()
+
+    def _open_arms(self) -> None:
+        self.nopen = 4
+        self.ev[2] = self.ev[3] = self.sp
+        self.dbl[2] = self.dbl[3] = False
+        self.has[2] = self.has[3] = False
+
+    def draw(self) -> None:
+        t = self.bone[self.bpos]
+        self.bpos += 1
+        self.hands[self.turn] |= 1 << t
+        self.drawn += 1
+        self._after()
+
+    def pass_(self) -> None:
+        self.turn = (self.turn + 1) % self.players
+        self.drawn = 0
+        self.extra = False
+        self._after()
+
+    def _after(self) -> None:
+        if self.nopen == 0 or self.can_draw():
+            return
+        m = self.ends_mask()
+        for h in self.hands:
+            if h & m:
+                return
+        self._end(None)
+
+    def pips(self) -> tuple[int, ...]:
+        pp = self.tb.pips
+        out = []
+        for h in self.hands:
+            s = 0
+            while h:
+                low = h & -h
+                s += pp[low.bit_length() - 1]
+                h ^= low
+            out.append(s)
+        return tuple(out)
+
+    def _end(self, went_out: int | None) -> None:
+        r = self.rules
+        pips = self.pips()
+        res = self.pts[:]
+        if went_out is not None:
+            points, _ = scoring.domino_award(r, went_out, pips)
+            res[self.side[went_out]] += points
+        else:
+            _, side_points, _ = scoring.blocked_award(r, pips)
+            for i, a in enumerate(side_points):
+                res[i] += a
+        self.over = True
+        self.result = res
+
+
+def to_move(mv: int, tb: Tables) -> Move:
+    if mv == DRAW:
+        return DRAW_MOVE
+    if mv == PASS:
+        return PASS_MOVE
+    return Play(tb.tiles[mv >> 3], END_NAMES[mv & 7])
+
+
+def from_move(m: Any, tb: Tables) -> int:
+    if isinstance(m, Play):
+        return tb.index[m.tile] * 8 + END_CODE[m.end]
+    return PASS if type(m).__name__ == "Pass" else DRAW

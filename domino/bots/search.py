@@ -1,0 +1,341 @@
+"""Search bots (``club``, ``expert``): determinized Monte Carlo search over sampled deals.
+
+Each iteration samples one deal of the hidden tiles consistent with everything the seat has seen
+(:mod:`domino.bots.inference`), then plays every candidate move on that same deal (common random numbers:
+the candidates are compared on identical deals) and finishes the round with a fast heuristic playout
+policy on the perfect-information simulator (:mod:`domino.bots.linesim`). A move's value is the mean
+round result for the bot's side (point margin plus a bonus for winning the round). ``expert`` adds
+successive halving (more playouts for the moves still in contention) and, once few tiles are left in the
+block game, an exact alpha-beta solve of each sampled deal (with a transposition table).
+
+Budget: ``Budget(nodes=N)`` caps the number of playouts (deterministic for a given ``rng``); a
+``deadline`` (``time.monotonic()``) is checked after every playout batch; with neither, the bot's own
+default time (100 ms) applies. The bot always has a move ready (the policy's choice) before it searches.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from domino.bots import Budget
+from domino.bots.inference import Sampler, Tables, infer
+from domino.bots.linesim import DRAW, PASS, LineSim, from_move, to_move
+from domino.moves import Move, Play
+from domino.rules import Rules
+from domino.state import LineBoard, Placed
+
+__all__ = ["SearchBot", "rollout", "root_sim"]
+
+_WIN_BONUS = 10.0
+_AB_PER_NODE = 20  # alpha-beta nodes that cost about one playout (node budgets count playouts)
+
+
+def _placed(s: str) -> Placed:
+    a, b = s.split("-")
+    return int(a), int(b)
+
+
+def board_of(view: Any) -> LineBoard:
+    b = view.board
+    line = tuple(_placed(x) for x in b.get("line", ()))
+    arms = b.get("arms") or {}
+    return LineBoard(
+        line=line,
+        spinner=b.get("spinner_index"),
+        up=tuple(_placed(x) for x in arms.get("up", ())),
+        down=tuple(_placed(x) for x in arms.get("down", ())),
+    )
+
+
+def root_sim(view: Any, rules: Rules, tb: Tables) -> LineSim:
+    """The simulator at the view's position, with the other hands empty (a sample fills them)."""
+    last = view.last_round
+    by_rule = not (rules.next_round_starter == "previous_winner" and last is not None and last.end == "domino")
+    s = LineSim.new(tb, rules, by_rule)
+    s.set_board(board_of(view))
+    me = int(view.seat)
+    s.turn = me
+    mine = 0
+    for t in view.hand or ():
+        mine |= 1 << tb.index[t]
+    s.hands[me] = mine
+    drawn = 0
+    for e in reversed(view.log):
+        if e.seat != me or e.type != "draw":
+            break
+        drawn += 1
+    s.drawn = drawn
+    log = view.log
+    s.extra = bool(
+        rules.opener_extra_play and len(log) == 1 and log[0].seat == me and log[0].type == "play" and by_rule
+    )
+    return s
+
+
+def _pick(sim: LineSim, rng: random.Random, eps: float) -> int:
+    """The playout policy: score-first in All Fives, else shed heavy tiles and doubles, keep control."""
+    p = sim.turn
+    hand = sim.hands[p]
+    tb = sim.tb
+    val = tb.val
+    ev = sim.ev
+    best = -1
+    best_score = -1e9
+    fives = sim.fives
+    n = 0
+    pips = tb.pips
+    dbl = tb.is_double
+    for e in range(sim.nopen):
+        m = hand & val[ev[e]]
+        while m:
+            low = m & -m
+            m ^= low
+            t = low.bit_length() - 1
+            n += 1
+            mv = t * 8 + e
+            if eps and rng.random() < eps:
+                sc = rng.random() * 100.0
+            else:
+                nv = tb.hi[t] + tb.lo[t] - ev[e]
+                sc = pips[t] + (4.0 if dbl[t] else 0.0) + 1.5 * ((hand ^ low) & val[nv]).bit_count()
+                if fives:
+                    c = sim.count_after(t, e)
+                    if c % 5 == 0 and c > 0:
+                        sc += 2.0 * c
+                sc += rng.random()
+            if sc > best_score:
+                best_score = sc
+                best = mv
+    return best
+
+
+def rollout(sim: LineSim, rng: random.Random, eps: float) -> None:
+    """Finish the round in place with the playout policy."""
+    while not sim.over:
+        p = sim.turn
+        hand = sim.hands[p]
+        if sim.nopen == 0:  # only at a root opening; the policy leads its heaviest tile
+            sim.apply(max(sim.placements(hand), key=lambda mv: sim.tb.pips[mv >> 3]))
+            continue
+        if hand & sim.ends_mask():
+            mv = _pick(sim, rng, eps)
+            sim.play(mv >> 3, mv & 7)
+        elif sim.extra:
+            sim.pass_()
+        elif sim.can_draw() and not (sim.policy == 1 and sim.drawn):
+            sim.draw()
+        else:
+            sim.pass_()
+
+
+def _utility(sim: LineSim, side: int) -> float:
+    res = sim.result
+    assert res is not None
+    mine = res[side]
+    other = max(r for i, r in enumerate(res) if i != side)
+    d = mine - other
+    return d + (_WIN_BONUS if d > 0 else -_WIN_BONUS if d < 0 else 0.0)
+
+
+def _candidates(sim: LineSim, legal: list[int]) -> list[int]:
+    """Legal moves, with plays of one tile on two plain-line ends showing the same value merged."""
+    if sim.fives or sim.spin or sim.nopen != 2 or sim.ev[0] != sim.ev[1]:
+        return legal
+    seen: set[int] = set()
+    out = []
+    for mv in legal:
+        if mv >= 0 and (mv & 7) < 2:
+            if mv >> 3 in seen:
+                continue
+            seen.add(mv >> 3)
+        out.append(mv)
+    return out
+
+
+class _Abort(Exception):
+    pass
+
+
+def endgame_ok(sim: LineSim) -> bool:
+    """The exact solver handles two-sided block games (no boneyard, no in-play points, no spinner)."""
+    return sim.policy == 2 and not sim.fives and not sim.spin and sim.nsides == 2
+
+
+def solve(
+    sim: LineSim, side: int, limit: int, tt: dict[tuple[int, ...], tuple[float, int]] | None = None
+) -> tuple[float, int]:
+    """Exact value (as :func:`_utility`) of a block-game position with every hand known: alpha-beta with
+    a transposition table and heaviest-first move ordering; (value, nodes). Raises _Abort past ``limit`` nodes."""
+    if tt is None:
+        tt = {}
+    count = [0]
+    pips = sim.tb.pips
+
+    def ab(s: LineSim, alpha: float, beta: float) -> float:
+        if s.over:
+            return _utility(s, side)
+        count[0] += 1
+        if count[0] > limit:
+            raise _Abort
+        a, b = s.ev[0], s.ev[1]
+        if a > b:
+            a, b = b, a
+        key = (*s.hands, a, b, s.turn)
+        hit = tt.get(key)
+        a0 = alpha
+        if hit is not None:
+            v, flag = hit
+            if flag == 0:
+                return v
+            if flag == 1 and v > alpha:
+                alpha = v
+            elif flag == 2 and v < beta:
+                beta = v
+            if alpha >= beta:
+                return v
+        moves = _candidates(s, s.legal())
+        if len(moves) > 1:
+            moves.sort(key=lambda mv: -pips[mv >> 3] if mv >= 0 else 1)
+        maximize = s.side[s.turn] == side
+        best = -1e18 if maximize else 1e18
+        for mv in moves:
+            c = s.copy()
+            c.apply(mv)
+            v = ab(c, alpha, beta)
+            if maximize:
+                if v > best:
+                    best = v
+                if v > alpha:
+                    alpha = v
+            else:
+                if v < best:
+                    best = v
+                if v < beta:
+                    beta = v
+            if alpha >= beta:
+                break
+        flag = 0 if a0 < best < beta else (1 if best >= beta else 2)
+        tt[key] = (best, flag)
+        return best
+
+    return ab(sim, -1e18, 1e18), count[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchBot:
+    """A determinized Monte Carlo searcher; see the module docstring."""
+
+    id: str
+    description: str
+    strength: str
+    default_ms: float = 100.0
+    eps: float = 0.1  # playout exploration
+    halving: bool = False  # successive halving over the candidates
+    endgame: int = 0  # exact solve when at most this many tiles are left in hands (block games)
+
+    def choose(self, view: Any, rng: random.Random, budget: Budget) -> Move:
+        legal_moves = tuple(view.legal_moves)
+        if not legal_moves:
+            raise ValueError("the bot's seat has no move to make")
+        if len(legal_moves) == 1:
+            return legal_moves[0]  # type: ignore[no-any-return]
+        deadline = budget.deadline
+        if deadline is None and budget.nodes is None:
+            deadline = time.monotonic() + self.default_ms / 1000.0
+        if view.rules.get("variant") == "mexican_train":
+            from domino.bots import mexican
+
+            return mexican.choose(view, rng, budget, deadline, self)
+        return self._line(view, rng, budget.nodes, deadline, legal_moves)
+
+    def _line(
+        self, view: Any, rng: random.Random, nodes: int | None, deadline: float | None, legal_moves: tuple[Move, ...]
+    ) -> Move:
+        rules = Rules.from_dict(view.rules)
+        know = infer(view)
+        tb = know.tables
+        root = root_sim(view, rules, tb)
+        legal = [from_move(m, tb) for m in legal_moves]
+        cands = _candidates(root, legal)
+        # The move ready before any search: the playout policy's choice.
+        fallback = _policy_move(root, cands, rng)
+        if len(cands) == 1:
+            return _as_legal(cands[0], tb, legal_moves)
+        if deadline is not None and time.monotonic() >= deadline:
+            return _as_legal(fallback, tb, legal_moves)
+        sampler = Sampler(know)
+        me = int(view.seat)
+        side = rules.side_of(me)
+        nb = view.boneyard_count
+        total = [0.0] * len(cands)
+        visits = [0] * len(cands)
+        alive = list(range(len(cands)))
+        used = 0
+        cap = nodes if nodes is not None else 1 << 30
+        rounds_done = 0
+        exact_ok = self.endgame > 0 and endgame_ok(root)
+        while used < cap:
+            hands, rest = sampler.sample(rng)
+            base = root.copy()
+            for s, m in hands.items():
+                base.hands[s] = m
+            base.bone = rest[:nb]
+            exact = exact_ok and sum(base.hands).bit_count() <= self.endgame
+            tt: dict[tuple[int, ...], tuple[float, int]] = {}
+            for i in alive:
+                if used >= cap:
+                    break
+                sim = base.copy()
+                sim.apply(cands[i])
+                if exact:
+                    try:
+                        v, n_ab = solve(sim, side, 4000, tt)
+                        used += n_ab // _AB_PER_NODE
+                    except _Abort:
+                        exact = exact_ok = False
+                        rollout(sim, rng, self.eps)
+                        v = _utility(sim, side)
+                else:
+                    rollout(sim, rng, self.eps)
+                    v = _utility(sim, side)
+                total[i] += v
+                visits[i] += 1
+                used += 1
+            rounds_done += 1
+            if self.halving and len(alive) > 2 and rounds_done % 16 == 0:
+                alive.sort(key=lambda i: -total[i] / max(1, visits[i]))
+                alive = alive[: max(2, (len(alive) + 1) // 2)]
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+        if self.halving:
+            pool = [i for i in range(len(cands)) if visits[i] == max(visits)]
+            best_i = max(pool, key=lambda i: total[i] / visits[i])
+        else:
+            best_i = max(range(len(cands)), key=lambda i: total[i] / visits[i] if visits[i] else -1e18)
+        if visits[best_i] == 0:
+            return _as_legal(fallback, tb, legal_moves)
+        return _as_legal(cands[best_i], tb, legal_moves)
+
+
+def _policy_move(root: LineSim, cands: list[int], rng: random.Random) -> int:
+    plays = [mv for mv in cands if mv >= 0]
+    if not plays:
+        return cands[0]
+    if root.nopen == 0:
+        return max(plays, key=lambda mv: root.tb.pips[mv >> 3])
+    mv = _pick(root, random.Random(0), 0.0)
+    return mv if mv in cands else plays[0]
+
+
+def _as_legal(mv: int, tb: Tables, legal_moves: tuple[Move, ...]) -> Move:
+    m = to_move(mv, tb)
+    if m in legal_moves:
+        return m
+    if isinstance(m, Play):  # the opening: the engine lists it with end None
+        for lm in legal_moves:
+            if isinstance(lm, Play) and lm.tile == m.tile:
+                return lm
+    return legal_moves[0]
