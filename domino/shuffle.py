@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from functools import lru_cache
 from typing import Sequence, TypeVar
 
 T = TypeVar("T")
@@ -34,23 +35,34 @@ def shuffled(items: Sequence[T], seed: str, round_no: int, purpose: str) -> list
 
 def permutation(n: int, seed: str, round_no: int, purpose: str) -> list[int]:
     """``shuffled(range(n), ...)``. The fast core deals with it once per round, so it hashes exactly the
-    bytes :func:`uniform` hashes, but builds them from a shared prefix and pre-encoded suffixes."""
+    bytes :func:`uniform` hashes, but builds them from a shared prefix and a per-size plan."""
     out = list(range(n))
     prefix = f"{seed}|{round_no}|{purpose}|".encode()
-    sha256 = hashlib.sha256
+    sha256 = _sha256
     unpack = _unpack_u64
-    for i in range(n - 1):
-        m = n - i  # draw i chooses j in [0, k] for k = n - 1 - i
-        suffix = _SUFFIX[i] if i < _TABLED else b"%d|0" % i
+    for i, (suffix, m, limit) in enumerate(_plan(n)):
         x = unpack(sha256(prefix + suffix).digest())[0]
         # Attempt 0 is accepted unless it falls in the incomplete last block (odds m / 2**64).
-        j = x % m if m < _TABLED and x < _LIMIT[m] else uniform(seed, round_no, purpose, i, m)
+        j = x % m if x < limit else uniform(seed, round_no, purpose, i, m)
         k = m - 1
         out[k], out[j] = out[j], out[k]
     return out
 
 
-_TABLED = 256
-_SUFFIX = tuple(b"%d|0" % i for i in range(_TABLED))  # "<i>|<attempt 0>"
-_LIMIT = tuple(_SPACE - _SPACE % m if m else 0 for m in range(_TABLED))
+@lru_cache(maxsize=64)
+def _plan(n: int) -> tuple[tuple[bytes, int, int], ...]:
+    """Per draw i of a shuffle of n: the message suffix "<i>|<attempt 0>", the range m, the rejection limit."""
+    return tuple((b"%d|0" % i, n - i, _SPACE - _SPACE % (n - i)) for i in range(n - 1))
+
+
 _unpack_u64 = struct.Struct(">Q").unpack_from  # the first 8 bytes, big-endian
+
+# CPython's built-in SHA-256 has less per-call overhead than OpenSSL's for these tiny messages; the
+# digest is the same. Not every build ships it under this name, hence the fallback.
+try:
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # Python 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # 3.11
+    except ImportError:
+        _sha256 = hashlib.sha256

@@ -88,6 +88,7 @@ class _Cfg(NamedTuple):
     target: int
     fixed_rounds: int  # 0 with match_end = target_score
     fast: bool  # the block fast path applies
+    plain_total: bool  # opponents_total, ties score nothing, teams (if any) take all hands: see _award
     awards: dict[tuple[int, tuple[int, ...]], tuple[int | None, int | None, tuple[int, ...]]]  # see _award
 
 
@@ -116,6 +117,9 @@ def _config(rules: Rules) -> _Cfg:
         target=rules.target_score or 0,
         fixed_rounds=(rules.rounds or 0) if rules.match_end == "fixed_rounds" else 0,
         fast=not (spinner or all_fives or draws or extra),
+        plain_total=rules.scoring == "opponents_total"
+        and rules.blocked_tie == "no_score"
+        and (not rules.has_teams or rules.team_scoring == "all_hands"),
         awards={},
     )
 
@@ -126,6 +130,24 @@ def _award(
     """(winner, team, award per seat) of a round that ended by a domino of seat ``out`` or blocked
     (``out`` -1), as engine._end_round computes it with domino/scoring.py. Memoised per rules: the
     same pip counts recur all the time, and scoring builds lists and messages."""
+    if cfg.plain_total:
+        # The commonest rules, inlined (4 seats rarely repeat pip counts, so the memo misses there):
+        # the winner's side takes every pip left but its own; a tie for the fewest scores nothing.
+        total = sum(pips)
+        if cfg.teams:
+            if out >= 0:
+                w = out % 2
+            else:
+                t0, t1 = pips[0] + pips[2], pips[1] + pips[3]
+                if t0 == t1:
+                    return None, None, (0, 0, 0, 0)
+                w = 0 if t0 < t1 else 1
+            return (out if out >= 0 else None), w, (total, 0, total, 0) if w == 0 else (0, total, 0, total)
+        if out < 0:
+            out = min(range(cfg.players), key=pips.__getitem__)
+            if pips.count(pips[out]) > 1:
+                return None, None, (0,) * cfg.players
+        return out, None, tuple(total - pips[out] if i == out else 0 for i in range(cfg.players))
     key = (out, pips)
     hit = cfg.awards.get(key)
     if hit is not None:
@@ -161,13 +183,8 @@ def _deal(cfg: _Cfg, tab: Tables, seed: str, round_no: int) -> tuple[list[int], 
     attempt = 0
     while True:
         order = shuffle.permutation(count, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
-        bit = tab.bit
-        hands = []
-        for i in range(0, dealt, n):
-            m = 0
-            for t in order[i : i + n]:
-                m |= bit[t]
-            hands.append(m)
+        bit = tab.bit.__getitem__
+        hands = [sum(map(bit, order[i : i + n])) for i in range(0, dealt, n)]  # distinct bits: sum = or
         if not cfg.reshuffle or any(h & tab.double_mask for h in hands):
             return hands, order[dealt:]
         attempt += 1

@@ -118,3 +118,16 @@ def test_playout_rejects_bad_input() -> None:
         domino.playout(rules, ["random"], "s")
     with pytest.raises(ValueError):
         domino.playout(rules, ["random", "minimax"], "s")
+
+
+def test_permutation_is_the_documented_shuffle() -> None:
+    # shuffle.permutation (the core's deal) must draw exactly what uniform() specifies, draw by draw.
+    from domino import shuffle
+
+    for n in (0, 1, 2, 28, 55, 190):
+        for s in range(20):
+            ref = list(range(n))
+            for i, k in enumerate(range(n - 1, 0, -1)):
+                j = shuffle.uniform(f"p{s}", 3, "deal", i, k + 1)
+                ref[k], ref[j] = ref[j], ref[k]
+            assert shuffle.permutation(n, f"p{s}", 3, "deal") == ref
