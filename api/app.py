@@ -37,6 +37,7 @@ TAGS = [
     {"name": "bots", "description": "Computer-player strategies."},
     {"name": "games", "description": "Create games and read their views and history."},
     {"name": "moves", "description": "Play, draw or pass."},
+    {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
 ]
 

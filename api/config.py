@@ -40,6 +40,16 @@ class Settings:
     bot_job_timeout: int = 30
     bot_result_ttl: int = 60
 
+    # Simulations (api/simulations.py): chunks of a few seconds on their own queue.
+    simulations_queue: str = "simulations"
+    simulation_chunk_seconds: float = 2.0  # target work per chunk (estimated from a cost model)
+    simulation_max_games: int = 10_000_000
+    simulation_max_chunks: int = 2000  # bigger chunks past this, so a huge simulation is not 100k jobs
+    simulation_search_nodes: int = 200  # Budget(nodes=...) for search bots: deterministic
+    simulation_job_timeout: int = 3600
+    simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)
+    simulation_ttl: int = 7 * 24 * 3600
+
     # HTTP.
     max_body_bytes: int = 16 * 1024
     conflict_retries: int = 5  # reload-and-revalidate loops on a lost compare-and-set (no version named)

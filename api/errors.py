@@ -31,6 +31,10 @@ class GameNotFound(ServiceError):
     pass
 
 
+class SimulationNotFound(ServiceError):
+    pass
+
+
 class Unauthorized(ServiceError):
     pass
 
@@ -150,6 +154,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     domino.DominoError: INVALID_REQUEST,  # any other bad input the engine rejects
     # service
     GameNotFound: NOT_FOUND,
+    SimulationNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     InvalidRequest: INVALID_REQUEST,
     VersionMismatch: VERSION_MISMATCH,

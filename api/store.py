@@ -7,7 +7,8 @@ Per game (hash-tagged, so a game lives on one Cluster slot):
 - ``<prefix>:{<id>}:idem``    hash: idempotency fingerprint -> first answer of a move
 
 Cross-game keys live on the queue connection: ``<prefix>:bots:due`` (sorted set game id -> due time),
-``<prefix>:bots:attempt`` (hash game id -> "<version>:<attempt>"), ``<prefix>:idem:create:<sha>``.
+``<prefix>:bots:attempt`` (hash game id -> "<version>:<attempt>"), ``<prefix>:idem:create:<sha>``, and the
+simulation records ``<prefix>:sim:<id>`` (hash) with ``<prefix>:sim:<id>:chunks`` (set of counted chunks).
 
 Every Redis ``ConnectionError``/``TimeoutError`` surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -93,6 +94,69 @@ end
 return 0
 """
 
+# Simulation records: ``<prefix>:sim:<id>`` (hash: status, spec, timestamps from Redis' clock, counts ``c:*``)
+# and ``<prefix>:sim:<id>:chunks`` (set of the chunk indexes already counted).
+_SIM_NOW = "local t = redis.call('TIME'); local now = t[1] .. '.' .. string.format('%06d', t[2])\n"
+
+# KEYS: record.  ARGV: ttl, then field/value pairs.
+_SIM_CREATE = _SIM_NOW + """
+redis.call('HSET', KEYS[1], 'created_at', now, unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
+return 1
+"""
+
+# KEYS: record, chunk set.  ARGV: chunk.  Returns the status found ('done' if counted, 'gone' if none).
+_SIM_START = _SIM_NOW + """
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return 'gone' end
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 'done' end
+if st == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'running')
+  redis.call('HSETNX', KEYS[1], 'started_at', now)
+end
+return st
+"""
+
+# KEYS: record, chunk set.  ARGV: chunk, ttl, then count/increment pairs.  Adds a chunk's counts once.
+_SIM_ADD = _SIM_NOW + """
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return -2 end
+if st == 'cancelled' or st == 'failed' then return -1 end
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+for i = 3, #ARGV, 2 do
+  redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+redis.call('HSETNX', KEYS[1], 'started_at', now)
+local done = redis.call('HINCRBY', KEYS[1], 'chunks_done', 1)
+if done >= tonumber(redis.call('HGET', KEYS[1], 'chunks')) then
+  redis.call('HSET', KEYS[1], 'status', 'finished', 'finished_at', now)
+elseif st == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'running')
+end
+local ttl = tonumber(ARGV[2])
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+return 1
+"""
+
+# KEYS: record.  ARGV: new status (cancelled | failed), error.  Returns the status found ('' if none).
+_SIM_END = _SIM_NOW + """
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return '' end
+if st == 'queued' or st == 'running' then
+  redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished_at', now)
+  if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[2]) end
+end
+return st
+"""
+
+
+def _flat(fields: dict[str, Any]) -> list[Any]:
+    out: list[Any] = []
+    for k, v in fields.items():
+        out.extend((k, v))
+    return out
+
 
 @dataclasses.dataclass(frozen=True)
 class Record:
@@ -117,6 +181,10 @@ class Store:
         self.queue_redis = self.redis if queue_url == settings.redis_url else self._connect(queue_url)
         self._commit = self.redis.register_script(_COMMIT)
         self._clear_due_if = self.queue_redis.register_script(_CLEAR_DUE_IF)
+        self._sim_create = self.queue_redis.register_script(_SIM_CREATE)
+        self._sim_start = self.queue_redis.register_script(_SIM_START)
+        self._sim_add = self.queue_redis.register_script(_SIM_ADD)
+        self._sim_end = self.queue_redis.register_script(_SIM_END)
 
     def _connect(self, url: str) -> redis.Redis:
         s = self.settings
@@ -275,6 +343,58 @@ class Store:
                 attempt = int(a) + 1
         self.queue_redis.hset(self.attempt_key, game_id, f"{version}:{attempt}")
         return attempt
+
+    # -- simulations (api/simulations.py) -------------------------------------------------------------------
+
+    def simulation_key(self, sim_id: str) -> str:
+        return f"{self.prefix}:sim:{sim_id}"
+
+    def simulation_chunks_key(self, sim_id: str) -> str:
+        return f"{self.prefix}:sim:{sim_id}:chunks"
+
+    @_translated
+    def create_simulation(self, sim_id: str, fields: dict[str, Any]) -> None:
+        """Write a new simulation record (``status`` queued, its spec, zero counts) with ``created_at`` from
+        Redis' clock, so workers on other machines share one clock."""
+        self._sim_create(keys=[self.simulation_key(sim_id)], args=[self.settings.simulation_ttl, *_flat(fields)])
+
+    @_translated
+    def load_simulation(self, sim_id: str) -> tuple[dict[str, str], float] | None:
+        """(the record's fields, Redis' clock now), or None."""
+        pipe = self.queue_redis.pipeline(transaction=False)
+        pipe.hgetall(self.simulation_key(sim_id))
+        pipe.time()
+        raw, (sec, usec) = pipe.execute()
+        if not raw:
+            return None
+        return {k.decode(): v.decode() for k, v in raw.items()}, sec + usec / 1e6
+
+    @_translated
+    def simulation_status(self, sim_id: str) -> str | None:
+        raw = self.queue_redis.hget(self.simulation_key(sim_id), "status")
+        return None if raw is None else raw.decode()
+
+    @_translated
+    def start_simulation_chunk(self, sim_id: str, chunk: int) -> str:
+        """Before a chunk runs: ``queued`` becomes ``running``. Returns the status it found, ``done`` when
+        this chunk was already counted, ``gone`` when there is no record."""
+        keys = [self.simulation_key(sim_id), self.simulation_chunks_key(sim_id)]
+        return str(self._sim_start(keys=keys, args=[chunk]).decode())
+
+    @_translated
+    def add_simulation_chunk(self, sim_id: str, chunk: int, counts: dict[str, int]) -> int:
+        """Add one chunk's counts once: 1 added, 0 already counted, -1 the simulation was cancelled or failed
+        (nothing added), -2 gone. The last chunk turns the status to ``finished``."""
+        keys = [self.simulation_key(sim_id), self.simulation_chunks_key(sim_id)]
+        args: list[Any] = [chunk, self.settings.simulation_ttl, *_flat(counts)]
+        return int(self._sim_add(keys=keys, args=args))
+
+    @_translated
+    def end_simulation(self, sim_id: str, status: str, error: str = "") -> str | None:
+        """Cancel or fail a queued or running simulation. Returns the status it had (None: no such record);
+        a simulation already over keeps its status."""
+        raw = self._sim_end(keys=[self.simulation_key(sim_id)], args=[status, error])
+        return None if not raw else raw.decode()
 
     # -- health -------------------------------------------------------------------------------------------
 

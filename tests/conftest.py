@@ -44,11 +44,14 @@ def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
         redis_url=redis_url,
         key_prefix=f"test-{tag}",
         bots_queue=f"bots-{tag}",
+        simulations_queue=f"simulations-{tag}",
         bot_think_time=0.005,
         bot_due_delay=0.2,
         sweep_interval=0.05,
     )
-    for field in ("redis_url", "key_prefix", "bots_queue", "bot_think_time", "bot_due_delay", "sweep_interval"):
+    for field in (
+        "redis_url", "key_prefix", "bots_queue", "simulations_queue", "bot_think_time", "bot_due_delay", "sweep_interval",
+    ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
     from workers import jobs
 
@@ -85,6 +88,21 @@ def run_bots(service):  # type: ignore[no-untyped-def]
         conn = service.store.worker_connection()
         queue = bots_queue(service.store)
         worker = SimpleWorker([queue.name], connection=conn, serializer=SERIALIZER)
+        return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
+
+    return run
+
+
+@pytest.fixture
+def run_simulations(service):  # type: ignore[no-untyped-def]
+    """Run the simulations queue to empty with a real RQ SimpleWorker (burst mode)."""
+    from rq import SimpleWorker
+
+    from workers.queues import SERIALIZER, simulations_queue
+
+    def run(max_jobs: int | None = None) -> bool:
+        conn = service.store.worker_connection()
+        worker = SimpleWorker([simulations_queue(service.store).name], connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
     return run

@@ -1,8 +1,9 @@
-"""Job functions: they take ids, never objects, and call api.service."""
+"""Job functions: they take ids, never objects, and call api.service (or api.simulations)."""
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from api.config import Settings
 from api.service import Service
@@ -18,3 +19,21 @@ def bot_turn(game_id: str, version: int) -> str:
     """Play one computer player's move if the game is still at ``version``; stale or duplicate jobs do
     nothing. ``service.play_move`` enqueues the next turn when a computer player is to move again."""
     return service().play_bot_turn(game_id, version)
+
+
+def run_chunk(sim_id: str, chunk: int) -> str:
+    """Play one chunk of a simulation in memory and add its counts once (api.simulations.run_chunk)."""
+    from api import simulations
+
+    return simulations.run_chunk(service().store, sim_id, chunk)
+
+
+def chunk_failed(job: Any, connection: Any, exc_type: Any = None, exc: Any = None, tb: Any = None) -> None:
+    """RQ failure callback of a chunk: after its last attempt, the simulation is ``failed``."""
+    if job.retries_left:
+        return  # RQ retries it
+    from api import simulations
+
+    sim_id = job.args[0] if job.args else ""
+    reason = f"chunk {job.args[1] if len(job.args) > 1 else '?'}: {getattr(exc_type, '__name__', 'failure')}: {exc}"
+    simulations.chunk_failed(service().store, sim_id, reason)

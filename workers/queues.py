@@ -1,8 +1,8 @@
-"""Queues by purpose, and the one helper that builds bot-turn job ids."""
+"""Queues by purpose, and the helpers that build job ids (bot turns, simulation chunks)."""
 
 from __future__ import annotations
 
-from rq import Queue
+from rq import Callback, Queue, Retry
 from rq.job import Job
 
 from api.store import Store
@@ -36,3 +36,34 @@ def enqueue_bot_turn(store: Store, game_id: str, version: int, attempt: int = 0)
         failure_ttl=24 * 3600,
         description=f"bot turn {game_id}@{version}#{attempt}",
     )
+
+
+def simulations_queue(store: Store) -> Queue:
+    return Queue(store.settings.simulations_queue, connection=store.rq_connection(), serializer=SERIALIZER)
+
+
+def chunk_job_id(sim_id: str, chunk: int) -> str:
+    return f"sim-{sim_id}-{chunk}"
+
+
+def enqueue_chunks(store: Store, sim_id: str, chunks: int) -> None:
+    """Enqueue ``workers.jobs.run_chunk(sim_id, c)`` for every chunk, in one pipeline. A failed chunk is
+    retried twice (also when its worker died: RQ's cleanup retries abandoned jobs); the job counts once per
+    chunk index, so a retry never counts twice. ``chunk_failed`` fails the simulation after the last try."""
+    s = store.settings
+    queue = simulations_queue(store)
+    datas = [
+        Queue.prepare_data(
+            "workers.jobs.run_chunk",
+            args=(sim_id, c),
+            job_id=chunk_job_id(sim_id, c),
+            timeout=s.simulation_job_timeout,
+            result_ttl=600,
+            failure_ttl=24 * 3600,
+            description=f"simulation {sim_id} chunk {c}",
+            retry=Retry(max=2),
+            on_failure=Callback("workers.jobs.chunk_failed"),
+        )
+        for c in range(chunks)
+    ]
+    queue.enqueue_many(datas)  # one pipeline

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+
+from api import errors as E
+from api import simulations
+from api.app import current_service
+from api.extensions import BODY_PROBLEMS, Blueprint
+from api.resources.common import json_response
+from api.resources.simulations.schemas import CreateSimulationSchema, SimulationSchema
+
+blp = Blueprint(
+    "simulations", __name__, url_prefix="/v1/simulations", description="Bot-against-bot games in bulk, run by workers."
+)
+
+EXAMPLE = {
+    "id": "q7x2mzk4c3n9b2rt",
+    "status": "finished",
+    "variant": "draw",
+    "rules": {"variant": "draw", "players": 2, "target_score": 100},
+    "strategies": ["greedy", "random"],
+    "teams": False,
+    "mode": "duplicate",
+    "duplicate": True,
+    "rotations": 2,
+    "seed": "bench-1",
+    "client_seeded": True,
+    "engine": "playout",
+    "search_nodes": None,
+    "games_total": 10000,
+    "games_done": 10000,
+    "deals_total": 5000,
+    "deals_done": 5000,
+    "chunks_total": 5,
+    "chunks_done": 5,
+    "chunk_games": 2000,
+    "created_at": "2025-01-01T12:00:00.000Z",
+    "started_at": "2025-01-01T12:00:00.010Z",
+    "finished_at": "2025-01-01T12:00:05.210Z",
+    "elapsed_seconds": 5.2,
+    "games_per_second": 1923.1,
+    "worker_seconds": 9.9,
+    "results": [
+        {
+            "seat": 0,
+            "strategy": "greedy",
+            "games": 10000,
+            "wins": 6420,
+            "shared_wins": 0,
+            "win_rate": 0.642,
+            "win_rate_ci95": [0.6326, 0.6513],
+            "points_mean": 92.1,
+            "points_mean_ci95": [91.2, 93.0],
+            "by_deal": {
+                "win_rate_ci95": [0.6351, 0.6489],
+                "points_mean_ci95": [91.5, 92.7],
+                "points_vs_table": 14.2,
+                "points_vs_table_ci95": [13.6, 14.8],
+            },
+        },
+        {"seat": 1, "strategy": "random", "games": 10000, "wins": 3580, "shared_wins": 0, "win_rate": 0.358},
+    ],
+    "draws": 0,
+    "draw_rate": 0.0,
+    "rounds": {"total": 81240, "per_game": 8.124, "blocked": 3010, "blocked_share": 0.037, "moves_per_round": 30.05},
+    "lineups": [
+        {"rotation": 0, "seats": ["greedy", "random"], "games": 5000},
+        {"rotation": 1, "seats": ["random", "greedy"], "games": 5000},
+    ],
+    "error": None,
+}
+
+
+@blp.route("", methods=["POST"])
+@blp.doc(operationId="createSimulation")
+@blp.arguments(
+    CreateSimulationSchema,
+    example={"variant": "draw", "strategies": ["greedy", "random"], "games": 10000, "seed": "bench-1", "duplicate": True},
+)
+@blp.response(
+    202,
+    SimulationSchema,
+    example={**EXAMPLE, "status": "queued", "games_done": 0, "started_at": None, "finished_at": None},
+    headers={"Location": {"description": "the simulation's URL", "schema": {"type": "string"}}},
+)
+@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/simulations")
+def create_simulation(body: dict[str, Any]) -> flask.Response:
+    """Start a simulation: a variant, rule overrides, a strategy per seat (or team), a number of games
+
+    The games are split into chunks of a few seconds on the `simulations` queue; any number of workers play
+    them. With a `seed`, the results are the same however many workers run it. With `duplicate: true`, every
+    deal is played once per rotation of the strategies over the seats."""
+    sim_id, sim = simulations.create(
+        current_service().store,
+        body["variant"],
+        body["strategies"],
+        body["games"],
+        rules=body.get("rules"),
+        seed=body.get("seed"),
+        duplicate=body.get("duplicate", False),
+    )
+    headers = {"Location": f"/v1/simulations/{sim_id}", "Cache-Control": "no-store"}
+    return json_response(sim, status=202, headers=headers)
+
+
+@blp.route("/<string:sim_id>")
+@blp.doc(operationId="getSimulation")
+@blp.response(200, SimulationSchema, example=EXAMPLE)
+@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
+def get_simulation(sim_id: str) -> flask.Response:
+    """Read a simulation: status, progress, speed and the results so far
+
+    Per seat (or team) and strategy: wins, win rate with its 95% Wilson interval, mean points per game with
+    its 95% interval; for the games: the share of blocked rounds, rounds per game and moves per round."""
+    return json_response(simulations.get(current_service().store, sim_id), headers={"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:sim_id>", methods=["DELETE"])
+@blp.doc(operationId="cancelSimulation")
+@blp.response(200, SimulationSchema, example={**EXAMPLE, "status": "cancelled"})
+@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
+def cancel_simulation(sim_id: str) -> flask.Response:
+    """Cancel a simulation: chunks not yet started never run; the results so far stay readable
+
+    A simulation already over keeps its status."""
+    return json_response(simulations.cancel(current_service().store, sim_id), headers={"Cache-Control": "no-store"})

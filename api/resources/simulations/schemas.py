@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import marshmallow as ma
+
+from api.simulations import STATUSES
+
+
+class CreateSimulationSchema(ma.Schema):
+    variant = ma.fields.String(
+        required=True, validate=ma.validate.Length(min=1, max=64), metadata={"description": "a preset from `GET /v1/variants`"}
+    )
+    rules = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(max=64)),
+        load_default=dict,
+        metadata={"description": "option overrides (RULES.md §6), as for a game; `players` comes from `strategies`"},
+    )
+    strategies = ma.fields.List(
+        ma.fields.String(validate=ma.validate.Length(min=1, max=64)),
+        required=True,
+        validate=ma.validate.Length(min=2, max=10),
+        metadata={
+            "description": "a strategy id from `GET /v1/bots` for each seat; with `teams: partners_opposite`, "
+            "either four (one per seat) or two (one per team: seats 0 and 2, seats 1 and 3)",
+            "example": ["greedy", "random"],
+        },
+    )
+    games = ma.fields.Integer(
+        required=True,
+        strict=True,
+        validate=ma.validate.Range(min=1, max=10_000_000),
+        metadata={"description": "games (whole matches) to play; in duplicate mode a multiple of `rotations`"},
+    )
+    seed = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=256),
+        metadata={"description": "optional: the same seed gives the same results, however many workers run it"},
+    )
+    duplicate = ma.fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "play every deal once per distinct rotation of the strategies over the seats (same "
+            "deal seed), so the luck of the deal cancels out"
+        },
+    )
+
+
+class ResultSchema(ma.Schema):
+    seat = ma.fields.Integer(
+        metadata={"description": "the request's seat (without teams); in duplicate mode its strategy rotates over the seats"}
+    )
+    team = ma.fields.Integer(metadata={"description": "with teams: 0 (seats 0 and 2) or 1 (seats 1 and 3)"})
+    seats = ma.fields.List(ma.fields.Integer(), metadata={"description": "with teams: the team's seats"})
+    strategy = ma.fields.String()
+    games = ma.fields.Integer()
+    wins = ma.fields.Integer(metadata={"description": "games won alone (a team's win counts once)"})
+    shared_wins = ma.fields.Integer(metadata={"description": "games won jointly with another seat (counted as draws)"})
+    win_rate = ma.fields.Float(allow_none=True)
+    win_rate_ci95 = ma.fields.List(ma.fields.Float(), allow_none=True, metadata={"description": "Wilson 95% interval"})
+    points_mean = ma.fields.Float(allow_none=True, metadata={"description": "mean final score per game"})
+    points_mean_ci95 = ma.fields.List(ma.fields.Float(), allow_none=True, metadata={"description": "normal 95% interval"})
+    by_deal = ma.fields.Dict(
+        metadata={
+            "description": "duplicate mode: 95% intervals clustered by deal (all rotations of a deal together), "
+            "and the mean points per game above the table's average with its interval: the luck of the deal "
+            "cancels out of these"
+        }
+    )
+
+
+class SimulationSchema(ma.Schema):
+    id = ma.fields.String()
+    status = ma.fields.String(validate=ma.validate.OneOf(STATUSES))
+    variant = ma.fields.String()
+    rules = ma.fields.Dict(metadata={"description": "the resolved options"})
+    strategies = ma.fields.List(ma.fields.String(), metadata={"description": "one per seat, as requested"})
+    teams = ma.fields.Boolean()
+    mode = ma.fields.String(validate=ma.validate.OneOf(["independent", "duplicate"]))
+    duplicate = ma.fields.Boolean()
+    rotations = ma.fields.Integer(metadata={"description": "seatings each deal is played in (1 unless duplicate)"})
+    seed = ma.fields.String()
+    client_seeded = ma.fields.Boolean()
+    engine = ma.fields.String(
+        metadata={"description": "`playout` (the fast core) or `engine` (the public engine loop, for search bots and Mexican Train)"}
+    )
+    search_nodes = ma.fields.Integer(allow_none=True, metadata={"description": "search bots' node budget per move"})
+    games_total = ma.fields.Integer()
+    games_done = ma.fields.Integer()
+    deals_total = ma.fields.Integer()
+    deals_done = ma.fields.Integer()
+    chunks_total = ma.fields.Integer()
+    chunks_done = ma.fields.Integer()
+    chunk_games = ma.fields.Integer()
+    created_at = ma.fields.String()
+    started_at = ma.fields.String(allow_none=True)
+    finished_at = ma.fields.String(allow_none=True)
+    elapsed_seconds = ma.fields.Float(metadata={"description": "from the first chunk's start to the end (or now)"})
+    games_per_second = ma.fields.Float(allow_none=True)
+    worker_seconds = ma.fields.Float(metadata={"description": "time the workers spent in counted chunks"})
+    results = ma.fields.List(ma.fields.Nested(ResultSchema), metadata={"description": "per seat (or team) and strategy"})
+    draws = ma.fields.Integer(metadata={"description": "games without a single winner; wins of all entries + draws = games"})
+    draw_rate = ma.fields.Float(allow_none=True)
+    rounds = ma.fields.Dict(metadata={"description": "`total`, `per_game`, `blocked`, `blocked_share`, `moves_per_round`"})
+    lineups = ma.fields.List(ma.fields.Dict(), metadata={"description": "each rotation's strategy per seat and games played"})
+    error = ma.fields.String(allow_none=True)
