@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import signal
@@ -51,12 +52,16 @@ def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
 
 
 def serve(argv: list[str] | None = None) -> int:
-    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker and the sweep; stop on Ctrl-C."""
+    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep and a simulations
+    worker; stop on Ctrl-C."""
     parser = argparse.ArgumentParser(prog="domino-serve", description=serve.__doc__)
     parser.add_argument("--host", default=os.environ.get("DOMINO_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("DOMINO_PORT", "8000")))
     parser.add_argument("--api-processes", type=int, default=2, help="gunicorn sync workers (default 2)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
+    parser.add_argument(
+        "--simulation-workers", type=int, default=1, help="RQ workers on the simulations queue (default 1)"
+    )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
     args = parser.parse_args(argv)
 
@@ -107,6 +112,10 @@ def serve(argv: list[str] | None = None) -> int:
                     [sys.executable, "-m", "workers.cli", "worker", "bots", *sweep], env=env, start_new_session=True
                 )
             )
+        for _ in range(args.simulation_workers):
+            children.append(
+                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "simulations"], env=env, start_new_session=True)
+            )
         base = f"http://{args.host}:{args.port}"
         if not _wait_http(f"{base}/healthz", 30, api):
             print("domino-serve: the API did not start", file=sys.stderr)
@@ -134,20 +143,26 @@ def worker(argv: list[str] | None = None) -> int:
     parser.add_argument("queues", nargs="*", default=["bots"], help="queue names (bots, simulations, webhooks)")
     parser.add_argument("--sweep", action="store_true", help="also run the sweep that re-enqueues stalled bot turns")
     parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    parser.add_argument(
+        "--fork",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run each job in a forked work horse (default: only when every queue is simulations)",
+    )
     parser.add_argument("--log-level", default=os.environ.get("DOMINO_LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
-    from rq import Queue, SimpleWorker
+    from rq import Queue, SimpleWorker, Worker
 
     from api.service import Service
     from workers import sweep as sweep_mod
-    from workers.queues import BOTS, SERIALIZER
+    from workers.queues import BOTS, SERIALIZER, SIMULATIONS
 
     settings = Settings.from_env()
     service = Service(settings)
     conn = service.store.worker_connection()
-    names = [settings.bots_queue if q == BOTS else q for q in args.queues]
+    names = [settings.bots_queue if q == BOTS else settings.simulations_queue if q == SIMULATIONS else q for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
 
     stop = threading.Event()
@@ -157,7 +172,19 @@ def worker(argv: list[str] | None = None) -> int:
     # and idempotent (a stale or duplicate job is a no-op, and a crashed one is re-enqueued by the sweep), so
     # the fork's isolation buys nothing, while it costs ~14 ms of CPU per job here against ~2 ms without it:
     # most of a computer player's turn would be spent forking.
-    rq_worker = SimpleWorker(queues, connection=conn, serializer=SERIALIZER)
+    #
+    # Simulation chunks are the other way round: seconds of CPU each, so a fork (~14 ms) costs under 1%, and in
+    # exchange the worker outlives a chunk that crashes or runs out of memory (RQ marks it failed and retries
+    # it; it counts once), a search bot's memory is returned after every chunk, and the parent keeps the
+    # worker's heartbeat while the chunk runs. So a worker on the simulations queue alone forks.
+    fork = args.fork if args.fork is not None else set(args.queues) == {SIMULATIONS}
+    if fork:
+        for module in ("workers.jobs", "api.simulations", "domino.core"):
+            importlib.import_module(module)  # once here, not in every work horse
+
+        rq_worker: Worker = Worker(queues, connection=conn, serializer=SERIALIZER)
+    else:
+        rq_worker = SimpleWorker(queues, connection=conn, serializer=SERIALIZER)
     try:
         rq_worker.work(burst=args.burst, logging_level=os.environ.get("DOMINO_RQ_LOG_LEVEL", "WARNING"))
     finally:
