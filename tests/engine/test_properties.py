@@ -169,6 +169,29 @@ def oracle_award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
     return tuple(out)
 
 
+def oracle_legal(s: domino.State) -> set[Any]:
+    """RULES.md §2.6, written from its table: the legal moves of the seat to move."""
+    r, hand, board = s.rules, s.hands[s.turn], s.board
+    if not board.line:
+        return {Play(s.lead)} if s.lead is not None else {Play(t) for t in hand}
+    values = oracle_ends(board)
+    names = ["left", "right", "up", "down"][: len(values)]
+    placements: set[Any] = {Play(t, name) for t in hand for name, v in zip(names, values) if t.has(v)}
+    if s.extra_play:
+        return placements | {Pass()}
+    cd = can_draw(s)
+    if s.drawn == 0:
+        if placements:
+            return placements | ({Draw()} if r.may_draw_when_playable and cd else set())
+        return {Draw()} if cd else {Pass()}
+    if not placements:
+        return {Draw()} if cd and r.draw_policy == "draw_until_playable" else {Pass()}
+    extra: set[Any] = {Pass()} if r.drawn_tile_play == "may" else set()
+    if r.draw_policy == "draw_until_playable" and r.may_draw_when_playable and cd:
+        extra.add(Draw())
+    return placements | extra
+
+
 TILE_TEXT = re.compile(r"(\d+)-(\d+)")
 
 
@@ -325,13 +348,19 @@ def play_random_game(r: domino.Rules, seed: int, check_all_moves: bool = True, m
             assert legal == ()
             break
         assert legal, "the seat to move has no legal move"
+        assert set(legal) == oracle_legal(s), (legal, oracle_legal(s))
         assert list(legal) == sorted(legal, key=domino.moves.move_key)
         snapshot = domino.to_dict(s)
+        may_name = set(s.hands[s.turn]) | set(board_tiles(s))
         for bad in illegal_candidates(s, legal, rng):
             try:
                 domino.step(s, bad)
-            except DominoError:
-                pass
+            except DominoError as e:
+                # Error messages name only public facts and the mover's own input (DESIGN.md §2, Views).
+                own_input = {bad.tile} if isinstance(bad, Play) else set()
+                assert tiles_named(str(e)) <= may_name | own_input, str(e)
+                for m in getattr(e, "legal_moves", ()) + getattr(e, "options", ()):
+                    assert m.tile in s.hands[s.turn] if isinstance(m, Play) else True
             else:
                 raise AssertionError(f"illegal move {bad!r} was accepted; legal: {legal}")
         try:
