@@ -434,6 +434,7 @@ def render(sim_id: str, fields: dict[str, str], now: float) -> dict[str, Any]:
         "elapsed_seconds": round(elapsed, 3),
         "games_per_second": round(games / elapsed, 1) if elapsed > 0 else None,
         "worker_seconds": round(c.get("busy_ms", 0) / 1000, 3),
+        "worker_cpu_seconds": round(c.get("cpu_ms", 0) / 1000, 3),
         "results": results,
         "draws": c.get("draws", 0),
         "draw_rate": _r(c.get("draws", 0) / games) if games else None,
@@ -489,11 +490,12 @@ def run_chunk(store: Store, sim_id: str, chunk: int) -> str:
         next_check = now + every
         return store.simulation_status(sim_id) in ("queued", "running")
 
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     counts = play_chunk(spec, chunk, keep_going)  # an exception fails the job: RQ retries it, then chunk_failed
     if counts is None:
         return "stopped: cancelled"
     counts["busy_ms"] = round((time.perf_counter() - t0) * 1000)
+    counts["cpu_ms"] = round((time.process_time() - cpu0) * 1000)
     added = store.add_simulation_chunk(sim_id, chunk, {f"c:{k}": v for k, v in counts.items()})
     return {1: "counted", 0: "already counted", -1: "not counted: cancelled", -2: "not counted: gone"}[added]
 

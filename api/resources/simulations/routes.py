@@ -42,6 +42,7 @@ EXAMPLE = {
     "elapsed_seconds": 5.2,
     "games_per_second": 1923.1,
     "worker_seconds": 9.9,
+    "worker_cpu_seconds": 9.7,
     "results": [
         {
             "seat": 0,

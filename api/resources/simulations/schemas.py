@@ -95,6 +95,7 @@ class SimulationSchema(ma.Schema):
     elapsed_seconds = ma.fields.Float(metadata={"description": "from the first chunk's start to the end (or now)"})
     games_per_second = ma.fields.Float(allow_none=True)
     worker_seconds = ma.fields.Float(metadata={"description": "time the workers spent in counted chunks"})
+    worker_cpu_seconds = ma.fields.Float(metadata={"description": "CPU time of the counted chunks"})
     results = ma.fields.List(ma.fields.Nested(ResultSchema), metadata={"description": "per seat (or team) and strategy"})
     draws = ma.fields.Integer(metadata={"description": "games without a single winner; wins of all entries + draws = games"})
     draw_rate = ma.fields.Float(allow_none=True)
