@@ -99,6 +99,7 @@ def serve(argv: list[str] | None = None) -> int:
                 "--bind", f"{args.host}:{args.port}",
                 "--access-logfile", "-",
                 "--graceful-timeout", "5",
+                "--no-control-socket",  # gunicorn 27's socket is one fixed path per user: two instances clash
                 "api.app:create_app()",
             ],  # fmt: skip
             env=env,
