@@ -464,9 +464,18 @@ def get(store: Store, sim_id: str) -> dict[str, Any]:
 def cancel(store: Store, sim_id: str) -> dict[str, Any]:
     """Cancel a queued or running simulation: chunks not started never run, a running chunk stops at its next
     check and adds nothing, the counts so far stay readable. A simulation already over is left as it is."""
-    if store.end_simulation(sim_id, "cancelled") is None:
+    before = store.end_simulation(sim_id, "cancelled")
+    if before is None:
         raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
-    return get(store, sim_id)
+    sim = get(store, sim_id)
+    if before in ("queued", "running"):
+        from workers.queues import drop_chunks
+
+        try:
+            drop_chunks(store, sim_id, sim["chunks_total"])
+        except Exception:  # they stay queued and do nothing when they run
+            log.warning("could not drop the queued chunks of %s", sim_id, exc_info=True)
+    return sim
 
 
 def run_chunk(store: Store, sim_id: str, chunk: int) -> str:

@@ -9,7 +9,7 @@ from api.store import Store
 
 BOTS = "bots"  # latency: computer players' turns (the name is Settings.bots_queue)
 SIMULATIONS = "simulations"  # throughput
-WEBHOOKS = "webhooks"
+WEBHOOKS = "webhooks"  # hosted bots' turns (the name is Settings.webhooks_queue)
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
 
@@ -67,3 +67,65 @@ def enqueue_chunks(store: Store, sim_id: str, chunks: int) -> None:
         for c in range(chunks)
     ]
     queue.enqueue_many(datas)  # one pipeline
+
+
+def drop_chunks(store: Store, sim_id: str, chunks: int) -> int:
+    """Take a cancelled simulation's chunks that no worker has taken out of the queue (and delete their job
+    hashes), so that workers do not fork for no-op jobs. A chunk already taken stops at its next check.
+    Returns how many were dropped."""
+    queue = simulations_queue(store)
+    ids = [chunk_job_id(sim_id, c) for c in range(chunks)]
+    conn = store.rq_connection()
+    with conn.pipeline(transaction=False) as pipe:
+        for job_id in ids:
+            queue.remove(job_id, pipeline=pipe)
+        removed = pipe.execute()
+    dropped = [job_id for job_id, n in zip(ids, removed) if n]
+    if dropped:  # out of the queue: no worker can take them any more
+        conn.delete(*(Job.key_for(job_id) for job_id in dropped))
+    return len(dropped)
+
+
+def timeout_job_id(game_id: str, version: int, attempt: int) -> str:
+    return f"timeout-{game_id}-{version}-{attempt}"
+
+
+def enqueue_timeout_turn(store: Store, game_id: str, version: int, attempt: int = 0) -> Job:
+    """Enqueue ``workers.jobs.timeout_turn(game_id, version)`` on the bots queue (latency, non-forking): the
+    sweep found the seat to move past its deadline. Idempotent like a bot turn."""
+    s = store.settings
+    return bots_queue(store).enqueue(
+        "workers.jobs.timeout_turn",
+        game_id,
+        version,
+        job_id=timeout_job_id(game_id, version, attempt),
+        job_timeout=s.bot_job_timeout,
+        result_ttl=s.bot_result_ttl,
+        failure_ttl=24 * 3600,
+        description=f"turn timeout {game_id}@{version}#{attempt}",
+    )
+
+
+def webhooks_queue(store: Store) -> Queue:
+    return Queue(store.settings.webhooks_queue, connection=store.rq_connection(), serializer=SERIALIZER)
+
+
+def webhook_job_id(game_id: str, version: int, attempt: int) -> str:
+    return f"hook-{game_id}-{version}-{attempt}"
+
+
+def enqueue_webhook(store: Store, game_id: str, version: int, attempt: int = 0) -> Job:
+    """Enqueue ``workers.jobs.deliver_webhook(game_id, version, attempt)``; retries are enqueued by the
+    sweep after the back-off (``Settings.webhook_backoff``), each with its own id."""
+    s = store.settings
+    return webhooks_queue(store).enqueue(
+        "workers.jobs.deliver_webhook",
+        game_id,
+        version,
+        attempt,
+        job_id=webhook_job_id(game_id, version, attempt),
+        job_timeout=s.webhook_job_timeout,
+        result_ttl=s.bot_result_ttl,
+        failure_ttl=24 * 3600,
+        description=f"webhook {game_id}@{version}#{attempt}",
+    )

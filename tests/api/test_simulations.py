@@ -94,7 +94,10 @@ def test_cancel_stops_it_and_keeps_the_results(client, run_simulations, service)
     cancelled = resp.get_json()
     assert cancelled["status"] == "cancelled" and cancelled["finished_at"]
     assert cancelled["games_done"] == mid["games_done"] > 0
-    run_simulations()  # the chunks not started never run
+    from workers.queues import simulations_queue
+
+    assert len(simulations_queue(service.store)) == 0, "the chunks not started were taken off the queue"
+    run_simulations()  # and never run
     after = client.get(f"/v1/simulations/{sim['id']}").get_json()
     assert after["status"] == "cancelled"
     assert after["games_done"] == mid["games_done"] and after["chunks_done"] == 3
