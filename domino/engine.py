@@ -150,8 +150,9 @@ def opening_events(state: State) -> Events:
 
 
 def _round_started(state: State) -> Event:
-    data = {"round": state.round, "opener": state.turn, "lead": None if state.lead is None else str(state.lead)}
-    return Event("round_started", None, data)
+    # The tile the opener must lead is theirs alone until it is on the table.
+    private = None if state.lead is None else {"lead": str(state.lead)}
+    return Event("round_started", None, {"round": state.round, "opener": state.turn}, private, state.turn)
 
 
 # -- legal moves -----------------------------------------------------------------------------------

@@ -15,8 +15,7 @@ TILE = re.compile(r"^(\d+)-(\d+)$")
 
 
 def tiles_in(obj: Any, key: str | None = None) -> set[frozenset[int]]:
-    """Every tile-looking string in a JSON document (either orientation), event ids excluded, and the
-    forced lead of a round (public at the table: RULES.md §2.5 asks "does anyone have double 6?")."""
+    """Every tile-looking string in a JSON document (either orientation), event ids excluded."""
     found: set[frozenset[int]] = set()
     if isinstance(obj, dict):
         for k, v in obj.items():
@@ -24,7 +23,7 @@ def tiles_in(obj: Any, key: str | None = None) -> set[frozenset[int]]:
     elif isinstance(obj, list):
         for v in obj:
             found |= tiles_in(v, key)
-    elif isinstance(obj, str) and key not in ("id", "lead"):
+    elif isinstance(obj, str) and key != "id":
         m = TILE.match(obj)
         if m:
             found.add(frozenset((int(m.group(1)), int(m.group(2)))))

@@ -33,7 +33,7 @@ GAMES: dict[str, tuple[str, int, dict[str, Any]]] = {
 def _event_line(e: domino.Event) -> str:
     d = e.data
     if e.type == "round_started":
-        return f"round {d['round']}: opener seat {d['opener']}, lead {d['lead'] or 'any'}"
+        return f"round {d['round']}: opener seat {d['opener']}, lead {(e.private or {}).get('lead', 'any')}"
     if e.type == "tile_played":
         pts = f" (+{d['points']})" if d["points"] else ""
         return f"  seat {e.seat}: play {d['tile']}{' ' + d['end'] if d['end'] else ''}{pts}"
