@@ -36,7 +36,9 @@ TAGS = [
     {"name": "variants", "description": "Rule presets and options."},
     {"name": "bots", "description": "Computer-player strategies."},
     {"name": "games", "description": "Create games and read their views and history."},
+    {"name": "seats", "description": "The lobby of games with open seats; claim a seat; resign."},
     {"name": "moves", "description": "Play, draw or pass."},
+    {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
 ]

@@ -50,6 +50,21 @@ class Settings:
     simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)
     simulation_ttl: int = 7 * 24 * 3600
 
+    # Events (api/events.py): long polls and Server-Sent Events on a blocking connection of their own.
+    max_wait: float = 30.0  # the longest `wait` a long poll may ask for, seconds
+    keepalive_interval: float = 15.0  # an SSE comment at least this often
+    stream_ticket_ttl: int = 60  # a stream ticket for EventSource (`?ticket=`) lives this long, seconds
+
+    # Turn timeouts (api/turns.py): a late human or hosted-bot seat is moved for with this strategy.
+    timeout_strategy: str = "greedy"
+    min_turn_timeout: float = 1.0  # the smallest `turn_timeout_s` a game may ask for (tests lower it)
+
+    # Hosted bots (api/webhooks.py): signed POSTs on the webhooks queue, retried with back-off by the sweep.
+    webhooks_queue: str = "webhooks"
+    webhook_timeout: float = 3.0  # connect and read, seconds; redirects are never followed
+    webhook_backoff: str = "1,5,15,60"  # seconds before retry 1, 2, ...; then no more tries
+    webhook_job_timeout: int = 30
+
     # HTTP.
     max_body_bytes: int = 16 * 1024
     conflict_retries: int = 5  # reload-and-revalidate loops on a lost compare-and-set (no version named)
@@ -57,6 +72,11 @@ class Settings:
     @property
     def effective_queue_url(self) -> str:
         return self.queue_url or self.redis_url
+
+    @property
+    def webhook_delays(self) -> tuple[float, ...]:
+        """The back-off before each retry of a webhook (``DOMINO_WEBHOOK_BACKOFF="1,5,15,60"``)."""
+        return tuple(float(x) for x in self.webhook_backoff.split(",") if x.strip())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

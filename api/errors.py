@@ -51,6 +51,14 @@ class NotStarted(ServiceError):
     pass
 
 
+class SeatNotFound(ServiceError):
+    pass
+
+
+class SeatTaken(ServiceError):
+    pass
+
+
 @dataclasses.dataclass(frozen=True)
 class ProblemType:
     status: int
@@ -80,6 +88,7 @@ AMBIGUOUS_MOVE = ProblemType(
 NOT_YOUR_TURN = ProblemType(409, "not-your-turn", "Not your turn", "Another seat is to move.")
 GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no more moves are accepted.")
 NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
+SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
 VERSION_MISMATCH = ProblemType(
     412,
     "version-mismatch",
@@ -113,6 +122,7 @@ PROBLEM_TYPES = [
     NOT_YOUR_TURN,
     GAME_OVER,
     NOT_STARTED,
+    SEAT_TAKEN,
     VERSION_MISMATCH,
     PAYLOAD_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE,
@@ -122,7 +132,7 @@ PROBLEM_TYPES = [
 ]
 
 # HTTP errors raised by Flask/werkzeug/webargs, by status.
-BY_STATUS = {p.status: p for p in PROBLEM_TYPES if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED)}
+BY_STATUS = {p.status: p for p in PROBLEM_TYPES if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN)}
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
 
 
@@ -159,6 +169,8 @@ TABLE: dict[type[BaseException], ProblemType] = {
     InvalidRequest: INVALID_REQUEST,
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,
+    SeatNotFound: NOT_FOUND,
+    SeatTaken: SEAT_TAKEN,
     # store
     StoreUnavailable: UNAVAILABLE,
 }

@@ -184,6 +184,12 @@ BODY_PROBLEMS: tuple[errors.ProblemType, ...] = (
 )
 
 
+def no_body(func: Any) -> Any:
+    """Mark a POST that takes no body: an empty request needs no ``Content-Type`` (json_body_guard)."""
+    func.takes_no_body = True
+    return func
+
+
 def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
     """Before any view: bodies must be JSON (415), at most the limit (413), and parse (400).
 
@@ -198,6 +204,9 @@ def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "
         req = flask.request
         if req.method not in methods or req.url_rule is None:
             return None
+        view = app.view_functions.get(req.endpoint or "")
+        if getattr(view, "takes_no_body", False) and not req.content_length and "Transfer-Encoding" not in req.headers:
+            return None  # e.g. POST .../resign: nothing to send, so no Content-Type either
         limit = app.config["MAX_CONTENT_LENGTH"]
         if req.content_length is not None and req.content_length > limit:
             return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")

@@ -20,7 +20,8 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import GameNotFound, InvalidRequest, Unauthorized, VersionMismatch
+from api import turns
+from api.errors import GameNotFound, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
 from api.store import Store
 
 log = logging.getLogger("api.service")
@@ -29,7 +30,7 @@ _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 _VIEW_ORDER = (
     "id", "variant", "rules", "status", "version", "round", "turn", "seat", "seats", "scores", "team_scores",
     "boneyard_count", "out_of_play_count", "board", "log", "hand", "legal_moves", "last_round", "winners",
-    "seed_commitment", "client_seeded",
+    "seed_commitment", "client_seeded", "turn_timeout_s", "deadline",
 )  # fmt: skip
 _VIEW_DROP = ("hand_counts", "finished")  # shown as seats[].hand_count and status
 
@@ -60,9 +61,9 @@ def _keystream_xor(key: str, data: bytes) -> bytes:
     return bytes(a ^ b for a, b in zip(data, pad))
 
 
-def game_status(state: Any) -> str:
+def game_status(state: Any, doc: dict[str, Any] | None = None) -> str:
     if not state.finished:
-        return "playing"
+        return "waiting" if doc is not None and turns.waiting(doc) else "playing"
     return "aborted" if state.outcome.reason == "aborted" else "finished"
 
 
@@ -91,9 +92,10 @@ class Service:
         seed: str | None = None,
         unlisted: bool = False,
         idempotency_key: str | None = None,
+        turn_timeout_s: float | None = None,
     ) -> tuple[dict[str, Any], list[dict[str, Any]], int, str]:
         """Returns (view of the first human seat or the spectator's, tokens, version, game id)."""
-        fingerprint = _fingerprint("create", variant, seats, rules, seed, unlisted)
+        fingerprint = _fingerprint("create", variant, seats, rules, seed, unlisted, turn_timeout_s)
         key_hash = hashlib.sha256(idempotency_key.encode()).hexdigest() if idempotency_key else None
         if key_hash:
             replay = self._create_replay(key_hash, idempotency_key or "", fingerprint)
@@ -117,6 +119,11 @@ class Service:
                     f"Unknown bot {seat['bot']!r}; see GET /v1/bots.",
                     errors={"json": {"seats": {str(i): {"bot": [f"one of {sorted(bot_ids)}"]}}}},
                 )
+        if turn_timeout_s is not None and turn_timeout_s < self.settings.min_turn_timeout:
+            raise InvalidRequest(
+                f"`turn_timeout_s` must be at least {self.settings.min_turn_timeout}.",
+                errors={"json": {"turn_timeout_s": [f"at least {self.settings.min_turn_timeout}"]}},
+            )
         game_rules = domino.Rules.preset(variant, players=len(seats), **rules)  # InvalidRulesError -> 422
 
         game_id = new_game_id()
@@ -130,10 +137,20 @@ class Service:
         for i, seat in enumerate(seats):
             if "bot" in seat:
                 seat_docs.append({"seat": i, "name": seat["bot"], "kind": "bot", "bot": seat["bot"]})
+            elif seat.get("open"):
+                seat_docs.append({"seat": i, "name": None, "kind": "open"})
             else:
                 token = secrets.token_urlsafe(32)  # 256 random bits, shown once
-                tokens.append({"seat": i, "token": token})
-                seat_docs.append({"seat": i, "name": seat["name"], "kind": "human", "token_hash": token_hash(game_id, token)})
+                seat_doc = {"seat": i, "name": seat["name"], "kind": "human", "token_hash": token_hash(game_id, token)}
+                if seat.get("webhook"):
+                    from api.webhooks import new_secret
+
+                    secret = new_secret()  # shown once, like the token
+                    tokens.append({"seat": i, "token": token, "webhook_secret": secret})
+                    seat_doc.update(kind="hosted", webhook=seat["webhook"], webhook_secret=secret)
+                else:
+                    tokens.append({"seat": i, "token": token})
+                seat_docs.append(seat_doc)
         commitment = seed_commitment(seed, salt)
         doc = {
             "format": 1,
@@ -146,6 +163,8 @@ class Service:
             "seed_commitment": commitment,
             "client_seeded": client_seeded,
             "last_moves": {},
+            "turn_timeout_s": turn_timeout_s,
+            "deadline": None,
             "state": domino.to_dict(state),
         }
         created = {
@@ -157,15 +176,15 @@ class Service:
             "client_seeded": client_seeded,
         }
         version = 0
-        bot_next = self._bot_to_move(doc, state)
-        if bot_next is not None:
-            self.store.mark_bot_due(game_id, time.time() + self.settings.bot_due_delay)
+        plan = turns.prepare(self, game_id, doc, state, version)
         events = [{"public": created}, *(self._stored_event(e) for e in domino.opening_events(state))]
+        events = turns.decorate(events, plan)
         result = self.store.commit(game_id, None, version, doc, events, self.settings.game_ttl)
         if not result.ok:  # 80 random bits collided: astronomically unlikely
             raise RuntimeError("game id collision")
-        if bot_next is not None:
-            self._enqueue_bot(game_id, version, 0)
+        if turns.waiting(doc) and not unlisted:
+            self.store.lobby_add(game_id, doc["created_at"])
+        turns.start(self, game_id, version, plan)
 
         first_human = next((s["seat"] for s in seat_docs if s["kind"] == "human"), None)
         view = self.render_view(doc, version, state, first_human)
@@ -236,7 +255,7 @@ class Service:
         extra = {
             "id": doc["id"],
             "variant": doc["variant"],
-            "status": game_status(state),
+            "status": game_status(state, doc),
             "version": version,
             "seat": seat,
             "seats": [
@@ -245,8 +264,12 @@ class Service:
             ],
             "seed_commitment": doc["seed_commitment"],
             "client_seeded": doc["client_seeded"],
+            "turn_timeout_s": doc.get("turn_timeout_s"),
+            "deadline": doc.get("deadline"),
         }
         merged = {**v, **extra}
+        if extra["status"] == "waiting" and "legal_moves" in merged:
+            merged["legal_moves"] = []  # nobody moves before every seat is taken
         if seat is None:
             merged.pop("hand", None)
             merged.pop("legal_moves", None)
@@ -274,7 +297,7 @@ class Service:
         out: dict[str, Any] = {
             "id": game_id,
             "variant": doc["variant"],
-            "status": game_status(state),
+            "status": game_status(state, doc),
             "version": version,
             "seat": seat,
             "seats": [{"seat": s["seat"], "name": s["name"], "kind": s["kind"]} for s in doc["seats"]],
@@ -312,8 +335,10 @@ class Service:
         seat: int | None = None,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        auto: bool = False,
     ) -> tuple[dict[str, Any], int]:
-        """Play, draw or pass for the token's seat (or ``seat``, for a computer player); (view, version)."""
+        """Play, draw or pass for the token's seat (or ``seat``, for a computer player or a timed-out seat,
+        ``auto``: its events say so); (view, version)."""
         move = domino.parse_move(move_data)  # InvalidMoveError -> 422, before any I/O
         internal = seat is not None
         for _ in range(self.settings.conflict_retries + 1):
@@ -335,6 +360,8 @@ class Service:
                     return answer["view"], answer["version"]
             if expected_version is not None and expected_version != version:
                 raise self._mismatch(doc, version, seat)
+            if turns.waiting(doc):
+                raise NotStarted("The game is waiting for its open seats to be taken.")
 
             state = domino.from_dict(doc["state"])
             new_state, events = domino.step(state, move, seat=seat)  # raises: nothing written
@@ -342,10 +369,8 @@ class Service:
             last_moves = dict(doc.get("last_moves") or {})
             last_moves[str(seat)] = {"version": new_version, "move": move.to_dict()}
             new_doc = {**doc, "state": domino.to_dict(new_state), "last_moves": last_moves}
-            stored_events = [self._stored_event(e) for e in events]
-            bot_next = self._bot_to_move(new_doc, new_state)
-            if bot_next is not None:
-                self.store.mark_bot_due(game_id, time.time() + self.settings.bot_due_delay)
+            plan = turns.prepare(self, game_id, new_doc, new_state, new_version)
+            stored_events = turns.decorate([self._stored_event(e) for e in events], plan, auto)
             view = self.render_view(new_doc, new_version, new_state, seat)
             idem = None
             if idem_field:
@@ -353,8 +378,7 @@ class Service:
             ttl = self.settings.finished_ttl if new_state.finished else self.settings.game_ttl
             result = self.store.commit(game_id, version, new_version, new_doc, stored_events, ttl, idem)
             if result.ok:
-                if bot_next is not None:
-                    self._enqueue_bot(game_id, new_version, 0)
+                turns.start(self, game_id, new_version, plan)
                 return view, new_version
             if result.current_version is None:
                 raise GameNotFound(f"No game {game_id!r} (it may have expired).")

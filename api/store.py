@@ -344,6 +344,156 @@ class Store:
         self.queue_redis.hset(self.attempt_key, game_id, f"{version}:{attempt}")
         return attempt
 
+    # -- events, lobby, turn deadlines, webhooks (issue 5) ----------------------------------------------------
+    #
+    # Game connection: ``<prefix>:{<id>}:ticket:<sha>`` (a stream ticket -> seat, short TTL).
+    # Queue connection: ``<prefix>:lobby`` (sorted set game id -> created_at, listed games with an open seat),
+    # ``<prefix>:turns:due`` (sorted set game id -> turn deadline) with ``<prefix>:turns:attempt``, and
+    # ``<prefix>:hooks:due`` (sorted set "<game id>:<version>" -> next delivery) with ``<prefix>:hooks:attempt``.
+
+    def blocking_connection(self) -> redis.Redis:
+        """The connection for long polls and streams: its read timeout is above the longest wait, so a
+        blocking XREAD is never cut short by the request connections' 0.5 s timeout."""
+        conn = getattr(self, "_blocking", None)
+        if conn is None:
+            s = self.settings
+            conn = redis.Redis.from_url(
+                s.redis_url,
+                socket_timeout=max(s.max_wait, s.keepalive_interval) + 5.0,
+                socket_connect_timeout=s.socket_connect_timeout,
+                retry=Retry(NoBackoff(), s.redis_retries),
+                health_check_interval=30,
+            )
+            self._blocking = conn
+        return conn
+
+    @_translated
+    def read_events(
+        self, game_id: str, after_id: str, block_ms: int | None = None, count: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Events with stream ids greater than ``after_id``; with ``block_ms``, wait up to that long for the
+        first one (XREAD BLOCK on the blocking connection: no lock held, nothing polled)."""
+        conn = self.blocking_connection() if block_ms else self.redis
+        reply = conn.xread({self.events_key(game_id): after_id}, count=count, block=block_ms or None)
+        out = []
+        for _key, entries in reply or []:
+            for raw_id, fields in entries:
+                out.append((raw_id.decode(), orjson.loads(fields[b"e"])))
+        return out
+
+    def ticket_key(self, game_id: str, ticket_hash: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:ticket:{ticket_hash}"
+
+    @_translated
+    def put_ticket(self, game_id: str, ticket_hash: str, seat: int, ttl: int) -> None:
+        self.redis.set(self.ticket_key(game_id, ticket_hash), seat, ex=ttl)
+
+    @_translated
+    def ticket_seat(self, game_id: str, ticket_hash: str) -> int | None:
+        raw = self.redis.get(self.ticket_key(game_id, ticket_hash))
+        return None if raw is None else int(raw)
+
+    @property
+    def lobby_key(self) -> str:
+        return f"{self.prefix}:lobby"
+
+    @_translated
+    def lobby_add(self, game_id: str, created_at: float) -> None:
+        self.queue_redis.zadd(self.lobby_key, {game_id: created_at})
+
+    @_translated
+    def lobby_remove(self, *game_ids: str) -> None:
+        if game_ids:
+            self.queue_redis.zrem(self.lobby_key, *game_ids)
+
+    @_translated
+    def lobby_page(self, before: float | None, limit: int) -> list[tuple[str, float]]:
+        """Newest first: games created strictly before ``before`` (None: from the newest)."""
+        top = "+inf" if before is None else f"({before!r}"
+        rows = self.queue_redis.zrevrangebyscore(self.lobby_key, top, "-inf", start=0, num=limit, withscores=True)
+        return [(member.decode(), float(score)) for member, score in rows]
+
+    @property
+    def turns_due_key(self) -> str:
+        return f"{self.prefix}:turns:due"
+
+    @property
+    def turns_attempt_key(self) -> str:
+        return f"{self.prefix}:turns:attempt"
+
+    @_translated
+    def mark_turn_due(self, game_id: str, deadline: float) -> None:
+        self.queue_redis.zadd(self.turns_due_key, {game_id: deadline})
+
+    @_translated
+    def turn_due(self, game_id: str) -> float | None:
+        return self.queue_redis.zscore(self.turns_due_key, game_id)
+
+    @_translated
+    def overdue_turns(self, now: float | None = None, limit: int = 500) -> list[tuple[str, float]]:
+        now = time.time() if now is None else now
+        rows = self.queue_redis.zrangebyscore(self.turns_due_key, "-inf", now, start=0, num=limit, withscores=True)
+        return [(member.decode(), float(score)) for member, score in rows]
+
+    @_translated
+    def clear_turn_due_if(self, game_id: str, score: float) -> bool:
+        keys = [self.turns_due_key, self.turns_attempt_key]
+        return bool(self._clear_due_if(keys=keys, args=[game_id, repr(score)]))
+
+    @_translated
+    def next_turn_attempt(self, game_id: str, version: int) -> int:
+        """0, 1, ... for the sweep's timeout jobs of one game version (distinct job ids)."""
+        raw = self.queue_redis.hget(self.turns_attempt_key, game_id)
+        attempt = 0
+        if raw is not None:
+            v, _, a = raw.decode().partition(":")
+            if v == str(version):
+                attempt = int(a) + 1
+        self.queue_redis.hset(self.turns_attempt_key, game_id, f"{version}:{attempt}")
+        return attempt
+
+    @property
+    def hooks_due_key(self) -> str:
+        return f"{self.prefix}:hooks:due"
+
+    @property
+    def hooks_attempt_key(self) -> str:
+        return f"{self.prefix}:hooks:attempt"
+
+    @_translated
+    def mark_hook_due(self, game_id: str, version: int, due_at: float, attempt: int) -> None:
+        """The next delivery of the webhook for ``version`` (``attempt`` counts the deliveries begun)."""
+        member = f"{game_id}:{version}"
+        pipe = self.queue_redis.pipeline(transaction=True)
+        pipe.zadd(self.hooks_due_key, {member: due_at})
+        pipe.hset(self.hooks_attempt_key, member, attempt)
+        pipe.execute()
+
+    @_translated
+    def hook_attempt(self, game_id: str, version: int) -> int | None:
+        raw = self.queue_redis.hget(self.hooks_attempt_key, f"{game_id}:{version}")
+        return None if raw is None else int(raw)
+
+    @_translated
+    def clear_hook(self, game_id: str, version: int) -> None:
+        member = f"{game_id}:{version}"
+        pipe = self.queue_redis.pipeline(transaction=True)
+        pipe.zrem(self.hooks_due_key, member)
+        pipe.hdel(self.hooks_attempt_key, member)
+        pipe.execute()
+
+    @_translated
+    def overdue_hooks(self, now: float | None = None, limit: int = 500) -> list[tuple[str, int, int]]:
+        """(game id, version, deliveries begun) of webhooks whose next delivery is due."""
+        now = time.time() if now is None else now
+        members = self.queue_redis.zrangebyscore(self.hooks_due_key, "-inf", now, start=0, num=limit)
+        out = []
+        for member in members:
+            game_id, _, version = member.decode().rpartition(":")
+            raw = self.queue_redis.hget(self.hooks_attempt_key, member)
+            out.append((game_id, int(version), 0 if raw is None else int(raw)))
+        return out
+
     # -- simulations (api/simulations.py) -------------------------------------------------------------------
 
     def simulation_key(self, sim_id: str) -> str:

@@ -21,6 +21,20 @@ def bot_turn(game_id: str, version: int) -> str:
     return service().play_bot_turn(game_id, version)
 
 
+def timeout_turn(game_id: str, version: int) -> str:
+    """Move for the seat whose turn deadline passed at ``version`` (api.turns.play_timeout)."""
+    from api import turns
+
+    return turns.play_timeout(service(), game_id, version)
+
+
+def deliver_webhook(game_id: str, version: int, attempt: int) -> str:
+    """POST the turn of ``version`` to the hosted bot to move, signed (api.webhooks.deliver)."""
+    from api import webhooks
+
+    return webhooks.deliver(service(), game_id, version, attempt)
+
+
 def run_chunk(sim_id: str, chunk: int) -> str:
     """Play one chunk of a simulation in memory and add its counts once (api.simulations.run_chunk)."""
     from api import simulations

@@ -1,4 +1,5 @@
-"""The sweep: re-enqueues computer-player turns whose due time has passed (a killed worker, a lost enqueue).
+"""The sweep: re-enqueues computer-player turns whose due time has passed (a killed worker, a lost enqueue),
+enforces turn deadlines (api.turns) and retries failed webhook deliveries after their back-off (api.webhooks).
 
 Runs as a loop beside the ``bots`` worker (``domino-worker bots --sweep``, and in ``domino-serve``). Several
 sweeps may run at once: a duplicate enqueue is a harmless no-op job.
@@ -16,10 +17,18 @@ log = logging.getLogger("workers.sweep")
 
 
 def sweep_once(service: Service) -> int:
+    from api import turns, webhooks
+
     requeued = service.sweep()
     for game_id, version in requeued:
         log.info("re-enqueued bot turn %s@%s", game_id, version)
-    return len(requeued)
+    timeouts = turns.sweep_timeouts(service)
+    for game_id, version in timeouts:
+        log.info("turn timeout %s@%s: moving for the seat", game_id, version)
+    hooks = webhooks.sweep(service)
+    for game_id, version, attempt in hooks:
+        log.info("webhook %s@%s: try %s", game_id, version, attempt + 1)
+    return len(requeued) + len(timeouts) + len(hooks)
 
 
 def run(service: Service, stop: threading.Event, interval: float | None = None) -> None:

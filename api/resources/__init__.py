@@ -6,7 +6,7 @@ import importlib
 
 from api.extensions import Api
 
-MODULES = ("variants", "bots", "games", "moves", "simulations", "health")
+MODULES = ("variants", "bots", "games", "seats", "moves", "events", "simulations", "health")
 
 
 def register_blueprints(api: Api) -> None:

@@ -94,7 +94,7 @@ def test_tokens_are_stored_hashed(client, service):
         ({"variant": "draw", "seats": [{"name": "Ana", "bot": "greedy"}, {"bot": "greedy"}]}, "seats"),
         ({"variant": "draw", "seats": [{}, {"bot": "greedy"}]}, "seats"),
         ({"variant": "draw", "seats": [{"name": "Ana"}, {"bot": "nobody"}]}, "seats"),
-        ({"variant": "draw", "seats": [{"name": "Ana"}, {"open": True}]}, "seats"),
+        ({"variant": "draw", "seats": [{"name": "Ana"}, {"open": True, "name": "Bo"}]}, "seats"),
         ({"variant": "chess", "seats": [{"name": "Ana"}, {"bot": "greedy"}]}, "variant"),
         ({"variant": "draw", "rules": {"players": 3}, "seats": [{"name": "A"}, {"name": "B"}]}, "rules"),
         ({"variant": "draw", "rules": {"no_such_option": 1}, "seats": [{"name": "A"}, {"name": "B"}]}, None),

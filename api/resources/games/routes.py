@@ -65,6 +65,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         seed=body.get("seed"),
         unlisted=body.get("unlisted", False),
         idempotency_key=idempotency_key(),
+        turn_timeout_s=body.get("turn_timeout_s"),
     )
     headers = {"Location": f"/v1/games/{game_id}", "ETag": etag(version), "Cache-Control": "no-store"}
     return json_response({"game": view, "tokens": tokens}, status=201, headers=headers)

@@ -23,14 +23,30 @@ class SeatSchema(ma.Schema):
         validate=ma.validate.Length(min=1, max=64),
         metadata={"description": "a strategy id from `GET /v1/bots`", "example": "greedy"},
     )
-    open = ma.fields.Boolean(metadata={"description": "an open seat (not supported yet: 422)"})
+    open = ma.fields.Boolean(
+        metadata={"description": "`true`: an open seat, claimed later with `POST /v1/games/{id}/seats/{seat}`"}
+    )
+    webhook = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=2000),
+        metadata={
+            "description": "with `name`: a hosted bot. On its turn a worker POSTs its view here, signed as Standard "
+            "Webhooks with the seat's `webhook_secret` (returned once in `tokens`)",
+            "example": "https://bots.example.com/domino",
+        },
+    )
 
     @ma.validates_schema
     def _one_kind(self, data: dict, **kwargs: object) -> None:
-        if data.get("open"):
-            raise ma.ValidationError("open seats are not supported yet", "open")
-        if ("name" in data) == ("bot" in data):
-            raise ma.ValidationError("a seat has exactly one of `name` or `bot`")
+        if sum(1 for k in ("name", "bot") if k in data) + (1 if data.get("open") else 0) != 1:
+            raise ma.ValidationError("a seat has exactly one of `name`, `bot` or `open: true`")
+        if "webhook" in data:
+            from api.webhooks import check_url
+
+            if "name" not in data:
+                raise ma.ValidationError("a hosted bot has a `name` and a `webhook`", "webhook")
+            problem = check_url(data["webhook"])
+            if problem:
+                raise ma.ValidationError(problem, "webhook")
 
 
 class CreateGameSchema(ma.Schema):
@@ -52,13 +68,22 @@ class CreateGameSchema(ma.Schema):
         validate=ma.validate.Length(min=1, max=256),
         metadata={"description": "optional; the game is then marked `client_seeded`"},
     )
-    unlisted = ma.fields.Boolean(load_default=False)
+    unlisted = ma.fields.Boolean(load_default=False, metadata={"description": "`true`: never in the lobby"})
+    turn_timeout_s = ma.fields.Float(
+        allow_none=True,
+        validate=ma.validate.Range(min=0, max=7 * 24 * 3600, min_inclusive=False),
+        metadata={
+            "description": "seconds a human or hosted-bot seat has for each move; past it the server moves for "
+            "it (the events say `auto: true`). Views and events carry the `deadline`",
+            "example": 60,
+        },
+    )
 
 
 class ViewSeatSchema(ma.Schema):
     seat = ma.fields.Integer()
-    name = ma.fields.String()
-    kind = ma.fields.String(metadata={"enum": ["human", "bot"]})
+    name = ma.fields.String(allow_none=True, metadata={"description": "null for an open seat"})
+    kind = ma.fields.String(metadata={"enum": ["human", "bot", "hosted", "open"]})
     hand_count = ma.fields.Integer()
 
 
@@ -89,11 +114,18 @@ class GameViewSchema(ma.Schema):
     winners = ma.fields.List(ma.fields.Integer())
     seed_commitment = ma.fields.String(metadata={"description": "SHA-256 hex of `<seed>:<salt>`"})
     client_seeded = ma.fields.Boolean()
+    turn_timeout_s = ma.fields.Float(allow_none=True, metadata={"description": "seconds per move, or null"})
+    deadline = ma.fields.Float(
+        allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
+    )
 
 
 class TokenSchema(ma.Schema):
     seat = ma.fields.Integer()
     token = ma.fields.String(metadata={"description": "shown once; send as `Authorization: Bearer <token>`"})
+    webhook_secret = ma.fields.String(
+        metadata={"description": "hosted bots only, shown once: `whsec_...`, verifies the webhook signatures"}
+    )
 
 
 class CreatedGameSchema(ma.Schema):

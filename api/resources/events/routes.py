@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+
+from api import errors as E
+from api import events
+from api.app import current_service
+from api.extensions import Blueprint, no_body
+from api.resources.common import bearer_token, json_response
+from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, TicketSchema
+
+blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
+
+SEAT_AUTH = [{"seatToken": []}, {}]
+LAST_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "pattern": r"^\d+-\d+$"},
+    "description": "SSE: resume after this event id (sent by `EventSource` when it reconnects); overrides `after`.",
+}
+SSE_EXAMPLE = (
+    "retry: 2000\n\n"
+    'id: 18-1\nevent: tile_played\ndata: {"id":"18-1","version":18,"type":"tile_played","seat":1,"tile":"4-1","end":"right"}\n\n'
+    ": keep-alive\n\n"
+    'id: 19-1\nevent: tile_drawn\ndata: {"id":"19-1","version":19,"type":"tile_drawn","seat":0,"tile":"3-2"}\n\n'
+)
+PAGE_EXAMPLE = {
+    "events": [
+        {"id": "18-1", "version": 18, "type": "tile_played", "seat": 1, "tile": "4-1", "end": "right"},
+        {"id": "19-1", "version": 19, "type": "tile_drawn", "seat": 0, "tile": "3-2", "boneyard_count": 8},
+    ],
+    "last_version": 19,
+    "ended": False,
+    "seat": 0,
+}
+
+
+def _wants_sse() -> bool:
+    best = flask.request.accept_mimetypes.best_match(["application/json", "text/event-stream"])
+    return best == "text/event-stream"
+
+
+@blp.route("/<string:game_id>/events")
+@blp.doc(
+    operationId="getGameEvents",
+    security=SEAT_AUTH,
+    parameters=[LAST_EVENT_ID],
+    responses={
+        200: {
+            "content": {
+                "text/event-stream": {
+                    "schema": {"type": "string"},
+                    "example": SSE_EXAMPLE,
+                }
+            }
+        }
+    },
+)
+@blp.arguments(EventsQuerySchema, location="query", as_kwargs=True)
+@blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events")
+def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket: str | None = None) -> flask.Response:
+    """Follow a game's events: a long poll, or Server-Sent Events with `Accept: text/event-stream`
+
+    **Long poll** (`application/json`): the events of versions after `after`, waiting up to `wait` seconds
+    (at most 30) when there is none yet; `events` is empty when the wait ran out. Continue with
+    `after=<last_version>`. The wait holds no lock: it is a blocking read of the game's Redis Stream.
+
+    **Server-Sent Events** (`Accept: text/event-stream`): one message per event, `id:` the event id
+    `<version>-<n>`, `event:` its type, `data:` the event as JSON; a `: keep-alive` comment at least every
+    15 s; the stream ends after `game_ended`. Resume with `Last-Event-ID` (`EventSource` sends it when it
+    reconnects): no gap, no duplicate.
+
+    With a seat token (or `?ticket=` from `POST .../events/ticket`, for `EventSource`, which cannot send
+    headers) private details (the tile that seat drew) are included for that seat only; without, the
+    public events. Tokens never go in URLs."""
+    service = current_service()
+    token = bearer_token()
+    if after == -1:
+        after = None
+    if _wants_sse():
+        seat, finished = events.resolve_seat(service, game_id, token, ticket)
+        last = flask.request.headers.get("Last-Event-ID")
+        cursor = events.parse_last_event_id(last) if last else events.cursor_after(after)
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
+        return flask.Response(
+            events.sse(service, game_id, seat, cursor, finished), mimetype="text/event-stream", headers=headers
+        )
+    page = events.long_poll(service, game_id, token, ticket, after, wait)
+    return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
+
+
+@blp.route("/<string:game_id>/events/ticket", methods=["POST"])
+@blp.doc(operationId="createStreamTicket", security=[{"seatToken": []}])
+@blp.response(
+    201,
+    TicketSchema,
+    example={
+        "ticket": "Zk3q9V0x...32 characters",
+        "seat": 0,
+        "expires_in": 60,
+        "url": "/v1/games/h4k2mzq7c3x9b2rt/events?ticket=Zk3q9V0x...",
+    },
+)
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events/ticket")
+@no_body
+def create_ticket(game_id: str) -> flask.Response:
+    """Get a short-lived stream ticket for the token's seat
+
+    `EventSource` cannot send an `Authorization` header: open `.../events?ticket=<ticket>` instead. The
+    ticket is not the seat token, reads only this seat's events, and expires (`expires_in` seconds). No
+    body is needed."""
+    body: dict[str, Any] = events.create_ticket(current_service(), game_id, bearer_token())
+    return json_response(body, status=201, headers={"Cache-Control": "no-store"})

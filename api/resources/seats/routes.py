@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+
+from api import errors as E
+from api import lobby, turns
+from api.app import current_service
+from api.extensions import BODY_PROBLEMS, Blueprint, no_body
+from api.resources.common import bearer_token, json_response, view_headers
+from api.resources.games.routes import VIEW_HEADERS
+from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
+from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
+
+blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="The lobby, open seats, resigning.")
+
+LOBBY_EXAMPLE = {
+    "games": [
+        {
+            "id": "h4k2mzq7c3x9b2rt",
+            "variant": "draw",
+            "rules": {"hand_size": 7, "target_score": 100},
+            "status": "waiting",
+            "version": 0,
+            "created_at": 1767268800.123,
+            "seats": [{"seat": 0, "name": "Ana", "kind": "human"}, {"seat": 1, "name": None, "kind": "open"}],
+            "open_seats": [1],
+            "turn_timeout_s": 60.0,
+            "client_seeded": False,
+        }
+    ],
+    "next_before": None,
+    "next": None,
+}
+
+
+@blp.route("", methods=["GET"])
+@blp.doc(operationId="listWaitingGames")
+@blp.arguments(LobbyQuerySchema, location="query", as_kwargs=True)
+@blp.response(200, LobbyPageSchema, example=LOBBY_EXAMPLE)
+@blp.problems(E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games")
+def list_games(status: str, limit: int, before: float | None = None) -> flask.Response:
+    """The lobby: listed games with an open seat, newest first
+
+    Paginated: `limit` games (at most 100) per page; follow `next`. Games created with `"unlisted": true`
+    never appear; a game leaves the lobby when its last seat is taken, it ends or it expires."""
+    games, next_before = lobby.list_waiting(current_service(), before, limit)
+    next_url = None if next_before is None else f"/v1/games?status={status}&limit={limit}&before={next_before!r}"
+    return json_response(
+        {"games": games, "next_before": next_before, "next": next_url}, headers={"Cache-Control": "no-cache"}
+    )
+
+
+@blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])
+@blp.doc(operationId="claimSeat")
+@blp.arguments(ClaimSeatSchema, example={"name": "Bo"})
+@blp.response(
+    201,
+    ClaimedSeatSchema,
+    example={"game": {**VIEW_EXAMPLE, "status": "playing", "seat": 1}, "seat": 1, "token": "q1V0cX2b...43 characters"},
+    headers={"Location": {"description": "the game's URL", "schema": {"type": "string"}}},
+)
+@blp.problems(
+    *BODY_PROBLEMS, E.NOT_FOUND, E.SEAT_TAKEN, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
+    path="/v1/games/h4k2mzq7c3x9b2rt/seats/1",
+)  # fmt: skip
+def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
+    """Claim an open seat: returns its token (shown once)
+
+    Of many concurrent claims of one seat exactly one wins; the others get 409 `seat-taken`. When the last
+    open seat is taken the game starts: turn clocks run and computer players move."""
+    view, token, _version = lobby.claim_seat(current_service(), game_id, seat, body["name"])
+    headers = {"Location": f"/v1/games/{game_id}", "Cache-Control": "no-store"}
+    return json_response({"game": view, "seat": seat, "token": token}, status=201, headers=headers)
+
+
+@blp.route("/<string:game_id>/resign", methods=["POST"])
+@blp.doc(operationId="resignGame", security=[{"seatToken": []}])
+@blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "finished", "winners": [1]}, headers=VIEW_HEADERS)
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/resign")
+@no_body
+def resign(game_id: str) -> flask.Response:
+    """Resign for the token's seat: the game ends and the other side (seat or team) wins
+
+    No body is needed. The events are `resigned` and `game_ended` (reason `resigned`)."""
+    view, version = turns.resign(current_service(), game_id, bearer_token())
+    return json_response(view, headers=view_headers(version, view["seat"]))

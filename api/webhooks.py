@@ -1,0 +1,137 @@
+"""Hosted bots: on their turn, a worker POSTs the seat's view to the seat's webhook (issue 5).
+
+Signed as Standard Webhooks (https://www.standardwebhooks.com), with the ``standardwebhooks`` package:
+``webhook-id`` (the same on every retry of one turn), ``webhook-timestamp`` (Unix seconds) and
+``webhook-signature`` = ``v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`` with the seat's secret
+``whsec_<base64>``, returned once when the game is created. The bot answers through the move endpoint with
+its seat token.
+
+Deliveries run on the ``webhooks`` queue (``workers.jobs.deliver_webhook``). Redirects are never followed, the
+timeout is short, and only ``http``/``https`` URLs are accepted. A failed delivery is tried again by the
+sweep after ``Settings.webhook_delays`` (the due times live in Redis, so they survive restarts); a bot that
+never answers is covered by the game's turn timeout.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import secrets
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+from standardwebhooks.webhooks import Webhook
+
+import domino
+
+if TYPE_CHECKING:
+    from api.service import Service
+
+log = logging.getLogger("api.webhooks")
+
+USER_AGENT = "domino-service-webhooks/1"
+
+
+def new_secret() -> str:
+    """A per-seat signing secret in the Standard Webhooks format: ``whsec_`` + base64 of 24 random bytes."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def check_url(url: str) -> str | None:
+    """Why ``url`` cannot be a webhook (None when it can)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "not a URL"
+    if parts.scheme not in ("http", "https"):
+        return "must be an http:// or https:// URL"
+    if not parts.hostname:
+        return "has no host"
+    if parts.username or parts.password:
+        return "must not carry credentials"
+    return None
+
+
+def message_id(game_id: str, version: int) -> str:
+    return f"turn_{game_id}_{version}"
+
+
+def signed_request(secret: str, msg_id: str, body: bytes, timestamp: float | None = None) -> dict[str, str]:
+    """The headers of a signed delivery of ``body``."""
+    ts = datetime.fromtimestamp(int(time.time() if timestamp is None else timestamp), tz=timezone.utc)
+    signature = Webhook(secret).sign(msg_id, ts, body.decode())
+    return {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(ts.timestamp())),
+        "webhook-signature": signature,
+    }
+
+
+def turn_payload(service: Service, doc: dict[str, Any], version: int, state: Any, seat: int) -> dict[str, Any]:
+    game_id = doc["id"]
+    return {
+        "type": "turn",
+        "game_id": game_id,
+        "seat": seat,
+        "version": version,
+        "deadline": doc.get("deadline"),
+        "move_url": f"/v1/games/{game_id}/moves",
+        "view": service.render_view(doc, version, state, seat),
+    }
+
+
+def deliver(service: Service, game_id: str, version: int, attempt: int) -> str:
+    """POST the turn of ``version`` to the hosted bot to move. ``delivered`` clears the due entry; a failure
+    leaves it for the sweep (:func:`sweep`), which tries again after the back-off."""
+    store = service.store
+    rec = store.load(game_id)
+    if rec is None:
+        store.clear_hook(game_id, version)
+        return "gone"
+    state = domino.from_dict(rec.doc["state"])
+    seat = state.to_move
+    if rec.version != version or state.finished or seat is None or rec.doc["seats"][seat]["kind"] != "hosted":
+        store.clear_hook(game_id, version)
+        return "stale"
+    seat_doc = rec.doc["seats"][seat]
+    body = orjson.dumps(turn_payload(service, rec.doc, version, state, seat))
+    headers = signed_request(seat_doc["webhook_secret"], message_id(game_id, version), body)
+    headers["webhook-attempt"] = str(attempt + 1)
+    timeout = service.settings.webhook_timeout
+    try:
+        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+            resp = client.post(seat_doc["webhook"], content=body, headers=headers)
+    except httpx.HTTPError as exc:
+        log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt, exc)
+        return f"failed: {type(exc).__name__}"
+    if 200 <= resp.status_code < 300:
+        store.clear_hook(game_id, version)
+        return "delivered"
+    log.info("webhook %s@%s attempt %s answered %s", game_id, version, attempt, resp.status_code)
+    return f"failed: HTTP {resp.status_code}"
+
+
+def sweep(service: Service, now: float | None = None) -> list[tuple[str, int, int]]:
+    """Enqueue the next try of every webhook whose retry is due; give up after the last back-off step."""
+    from workers.queues import enqueue_webhook
+
+    store, s = service.store, service.settings
+    now = time.time() if now is None else now
+    delays = s.webhook_delays
+    enqueued = []
+    for game_id, version, begun in store.overdue_hooks(now):
+        current = store.version(game_id)
+        if current != version or begun > len(delays):
+            store.clear_hook(game_id, version)  # moved on, gone, or out of tries (the turn timeout rules)
+            continue
+        delay = delays[begun] if begun < len(delays) else delays[-1] if delays else 0.0
+        store.mark_hook_due(game_id, version, now + s.webhook_timeout + delay, attempt=begun + 1)
+        enqueue_webhook(store, game_id, version, begun)
+        enqueued.append((game_id, version, begun))
+    return enqueued

@@ -1,0 +1,211 @@
+"""Events: the long poll wakes on a move and runs out empty; SSE resumes without gaps or duplicates; private
+details reach only their seat; stream tickets for EventSource."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import domino
+
+
+def events_url(game_id: str, **params: object) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"/v1/games/{game_id}/events" + (f"?{query}" if query else "")
+
+
+def sse_frames(resp, limit: int | None = None) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Parse a streamed SSE response into frames ({'id', 'event', 'data'} or {'comment'}), up to ``limit``
+    event frames; closes the response."""
+    frames: list[dict] = []
+    buffer = b""
+    try:
+        for chunk in resp.response:
+            buffer += chunk
+            while b"\n\n" in buffer:
+                raw, buffer = buffer.split(b"\n\n", 1)
+                frame: dict = {}
+                for line in raw.decode().split("\n"):
+                    if line.startswith(":"):
+                        frame["comment"] = line[1:].strip()
+                    else:
+                        key, _, value = line.partition(": ")
+                        frame[key] = value
+                frames.append(frame)
+                if limit is not None and sum(1 for f in frames if "id" in f) >= limit:
+                    return frames
+    finally:
+        resp.close()
+    return frames
+
+
+def test_long_poll_returns_promptly_when_a_move_lands(app, create_game):
+    data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}], seed="long-poll")
+    game_id = data["game"]["id"]
+    view = players[0].view().get_json()
+    mover = players[view["turn"]]
+    mover_view = mover.view().get_json()
+    version = view["version"]
+    result: dict = {}
+
+    def poll() -> None:
+        client = app.test_client()  # one client per thread
+        t0 = time.perf_counter()
+        resp = client.get(events_url(game_id, after=version, wait=10))
+        result["done"] = time.perf_counter()
+        result["elapsed"] = result["done"] - t0
+        result["body"] = resp.get_json()
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.3)  # the poll is waiting
+    assert "done" not in result
+    moved_at = time.perf_counter()
+    assert mover.move(mover_view["legal_moves"][0]).status_code == 200
+    thread.join(5)
+    latency = result["done"] - moved_at
+    print(f"\nlong poll wake-up after the move: {latency * 1000:.1f} ms")
+    assert latency < 0.5, latency
+    assert 0.25 < result["elapsed"] < 2
+    body = result["body"]
+    assert [e["version"] for e in body["events"]] == [version + 1] * len(body["events"])
+    assert body["events"][0]["type"] == "tile_played"
+    assert body["last_version"] == version + 1 and body["ended"] is False
+
+
+def test_long_poll_is_empty_when_nothing_happens(client, create_game):
+    data, players, spectator = create_game([{"name": "Ana"}, {"name": "Bo"}])
+    game_id = data["game"]["id"]
+    # Without `after`: every event so far, at once.
+    first = client.get(events_url(game_id)).get_json()
+    assert [e["type"] for e in first["events"]] == ["game_created", "round_started"]
+    assert first["last_version"] == 0 and first["seat"] is None
+    t0 = time.perf_counter()
+    resp = client.get(events_url(game_id, after=0, wait=0.3))
+    elapsed = time.perf_counter() - t0
+    assert resp.status_code == 200
+    assert resp.get_json() == {"events": [], "last_version": 0, "ended": False, "seat": None}
+    assert 0.28 < elapsed < 1.5
+    assert resp.headers["Cache-Control"] == "no-store"
+    # Bad input and unknown games are problem details.
+    assert client.get(events_url(game_id, wait=31)).status_code == 422
+    assert client.get(events_url("nosuchgame000000", wait=0)).status_code == 404
+    bad = client.get(events_url(game_id), headers={"Authorization": "Bearer nope"})
+    assert bad.status_code == 401
+
+
+def play_to_the_end(service, players, game_id: str) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(500):
+        state = domino.from_dict(service.store.load(game_id).doc["state"])
+        if state.finished:
+            return
+        player = players[state.to_move]
+        view = player.view().get_json()
+        assert player.move(view["legal_moves"][-1]).status_code == 200  # draws when it can: many private events
+    raise AssertionError("the game did not end")
+
+
+def test_private_events_reach_only_their_seat(client, create_game, service):
+    data, players, spectator = create_game(
+        [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 3}, seed="private-draws"
+    )
+    game_id = data["game"]["id"]
+    play_to_the_end(service, players, game_id)
+    pages = {
+        seat: client.get(events_url(game_id), headers=p.headers).get_json()
+        for seat, p in [(0, players[0]), (1, players[1]), (None, spectator)]
+    }
+    draws = [e for e in pages[None]["events"] if e["type"] == "tile_drawn"]
+    assert {e["seat"] for e in draws} == {0, 1}, "both seats drew: the test covers both directions"
+    for viewer, page in pages.items():
+        assert page["ended"] is True and page["seat"] == viewer
+        assert page["events"][-1]["type"] == "game_ended"
+        for event in page["events"]:
+            if event["type"] == "tile_drawn":
+                assert ("tile" in event) == (event["seat"] == viewer), (viewer, event)
+    # The same through SSE, for each viewer.
+    for viewer, player in [(0, players[0]), (None, spectator)]:
+        resp = client.get(events_url(game_id), headers={**player.headers, "Accept": "text/event-stream"}, buffered=False)
+        frames = [f for f in sse_frames(resp) if "id" in f]
+        assert len(frames) == len(pages[viewer]["events"])
+        for frame in frames:
+            import json
+
+            event = json.loads(frame["data"])
+            if event["type"] == "tile_drawn":
+                assert ("tile" in event) == (event["seat"] == viewer)
+
+
+def test_sse_resumes_after_last_event_id_without_gaps_or_duplicates(client, create_game, run_bots, service):
+    import json
+
+    data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "random"}], rules={"match_end": "fixed_rounds", "rounds": 2})
+    game_id = data["game"]["id"]
+    assert run_bots()
+    history_ids = [e["id"] for e in spectator.history().get_json()["events"]]
+    assert len(history_ids) > 20
+    headers = {"Accept": "text/event-stream"}
+    resp = client.get(events_url(game_id), headers=headers, buffered=False)
+    assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
+    first = [f for f in sse_frames(resp, limit=7) if "id" in f]
+    assert len(first) == 7
+    seen = [f["id"] for f in first]
+    for _ in range(5):  # reconnect a few times, each after the last id received
+        resp = client.get(events_url(game_id), headers={**headers, "Last-Event-ID": seen[-1]}, buffered=False)
+        frames = [f for f in sse_frames(resp, limit=5) if "id" in f]
+        seen += [f["id"] for f in frames]
+        for f in frames:
+            assert json.loads(f["data"])["id"] == f["id"] and f["event"] == json.loads(f["data"])["type"]
+    resp = client.get(events_url(game_id), headers={**headers, "Last-Event-ID": seen[-1]}, buffered=False)
+    rest = sse_frames(resp)  # to the end: the stream closes after game_ended
+    seen += [f["id"] for f in rest if "id" in f]
+    assert seen == history_ids
+    assert rest[-1]["event"] == "game_ended"
+    # Resuming after the last event of a finished game: the stream ends at once, empty.
+    resp = client.get(events_url(game_id), headers={**headers, "Last-Event-ID": seen[-1]}, buffered=False)
+    assert [f for f in sse_frames(resp) if "id" in f] == []
+    bad = client.get(events_url(game_id), headers={**headers, "Last-Event-ID": "x"})
+    assert bad.status_code == 422
+
+
+def test_sse_keep_alive_while_waiting_and_stream_tickets(app, client, create_game):
+    import json
+
+    data, players, spectator = create_game([{"name": "Ana"}, {"name": "Bo"}], seed="tickets")
+    game_id = data["game"]["id"]
+    # A ticket needs a seat token; it is not the token and reads that seat's events.
+    assert client.post(f"/v1/games/{game_id}/events/ticket").status_code == 401
+    resp = client.post(f"/v1/games/{game_id}/events/ticket", headers=players[1].headers)
+    assert resp.status_code == 201, resp.get_json()
+    ticket = resp.get_json()
+    assert ticket["seat"] == 1 and ticket["ticket"] != players[1].token and ticket["expires_in"] > 0
+    assert client.get(events_url(game_id, ticket="wrong"), headers={"Accept": "text/event-stream"}).status_code == 401
+    resp = client.get(events_url(game_id, ticket=ticket["ticket"]), headers={"Accept": "text/event-stream"}, buffered=False)
+    t0 = time.perf_counter()
+    frames = []
+    for frame in sse_frames_iter(resp):
+        frames.append(frame)
+        if frame.get("comment") == "keep-alive":
+            break
+    resp.close()
+    waited = time.perf_counter() - t0
+    assert [json.loads(f["data"])["type"] for f in frames if "id" in f] == ["game_created", "round_started"]
+    assert waited < 2, "a keep-alive comment within the configured interval (0.2 s in tests)"
+    page = client.get(events_url(game_id, ticket=ticket["ticket"])).get_json()
+    assert page["seat"] == 1
+
+
+def sse_frames_iter(resp):  # type: ignore[no-untyped-def]
+    buffer = b""
+    for chunk in resp.response:
+        buffer += chunk
+        while b"\n\n" in buffer:
+            raw, buffer = buffer.split(b"\n\n", 1)
+            frame: dict = {}
+            for line in raw.decode().split("\n"):
+                if line.startswith(":"):
+                    frame["comment"] = line[1:].strip()
+                else:
+                    key, _, value = line.partition(": ")
+                    frame[key] = value
+            yield frame
