@@ -1,0 +1,114 @@
+"""A reference client for domino-service: a small bot that plays one seat of a game to the end over HTTP.
+
+It claims an open seat (or is given a seat token), follows the game with the long poll
+(``GET /v1/games/{id}/events?after=V&wait=25``) and, on its turn, posts a legal move from its view:
+the heaviest tile it can play, else a draw, else a pass. Only the standard library and ``httpx``.
+
+    python examples/hosted_bot.py --url http://127.0.0.1:8000 --game <id> --claim 1 --name mybot
+    DOMINO_TOKEN=<seat token> python examples/hosted_bot.py --url http://127.0.0.1:8000 --game <id>
+
+The token is read from ``DOMINO_TOKEN`` (not from the command line, where other users could see it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+import httpx
+
+
+def pips(tile: str) -> int:
+    return sum(int(half) for half in tile.split("-"))
+
+
+def choose(legal_moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """The heaviest play, else a draw, else a pass (moves are posted back as the view lists them)."""
+    plays = [m for m in legal_moves if m["type"] == "play"]
+    if plays:
+        return max(plays, key=lambda m: pips(m["tile"]))
+    return next((m for m in legal_moves if m["type"] == "draw"), legal_moves[0])
+
+
+class Bot:
+    def __init__(self, url: str, game_id: str, token: str | None = None, wait: float = 25.0) -> None:
+        self.http = httpx.Client(base_url=url.rstrip("/"), timeout=wait + 10)
+        self.game_id = game_id
+        self.token = token
+        self.wait = wait
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def claim(self, seat: int, name: str) -> None:
+        resp = self.http.post(f"/v1/games/{self.game_id}/seats/{seat}", json={"name": name})
+        resp.raise_for_status()  # 409 seat-taken: someone was faster
+        self.token = resp.json()["token"]
+
+    def view(self) -> dict[str, Any]:
+        resp = self.http.get(f"/v1/games/{self.game_id}", headers=self.auth)
+        resp.raise_for_status()
+        return resp.json()  # type: ignore[no-any-return]
+
+    def move(self, view: dict[str, Any]) -> None:
+        move = {**choose(view["legal_moves"]), "expected_version": view["version"]}
+        resp = self.http.post(f"/v1/games/{self.game_id}/moves", json=move, headers=self.auth)
+        if resp.status_code in (409, 412):  # the game moved on (e.g. our clock ran out): read it again
+            return
+        resp.raise_for_status()
+
+    def events(self, after: int) -> dict[str, Any]:
+        """Long poll: returns as soon as something happens after version ``after`` (or empty after the wait)."""
+        params = {"after": after, "wait": self.wait}
+        for delay in (0.5, 1, 2, 4, 8):
+            try:
+                resp = self.http.get(f"/v1/games/{self.game_id}/events", params=params, headers=self.auth)
+                if resp.status_code != 503:
+                    resp.raise_for_status()
+                    return resp.json()  # type: ignore[no-any-return]
+            except httpx.TransportError:
+                pass
+            time.sleep(delay)
+        raise RuntimeError("the service stays unavailable")
+
+    def play(self) -> dict[str, Any]:
+        """Play until the game ends; returns the final view."""
+        view = self.view()
+        while view["status"] in ("waiting", "playing"):
+            if view["status"] == "playing" and view["turn"] == view["seat"] and view["legal_moves"]:
+                self.move(view)
+            else:
+                page = self.events(after=view["version"])
+                if not page["events"] and not page["ended"]:
+                    continue  # the wait ran out: nothing happened, ask again
+            view = self.view()
+        return view
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--game", required=True, help="the game id")
+    parser.add_argument("--claim", type=int, metavar="SEAT", help="claim this open seat (else DOMINO_TOKEN is used)")
+    parser.add_argument("--name", default="hosted_bot", help="the name to claim the seat with")
+    parser.add_argument("--wait", type=float, default=25.0, help="long-poll wait, seconds (at most 30)")
+    args = parser.parse_args(argv)
+
+    bot = Bot(args.url, args.game, os.environ.get("DOMINO_TOKEN"), wait=args.wait)
+    if args.claim is not None:
+        bot.claim(args.claim, args.name)
+    elif not bot.token:
+        parser.error("give --claim SEAT or set DOMINO_TOKEN")
+    final = bot.play()
+    won = final["seat"] in final["winners"]
+    print(f"game {args.game}: {final['status']}, scores {final['scores']}, winners {final['winners']}"
+          f" ({'we won' if won else 'we lost'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Open seats, the lobby, resigning."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import Player
+
+
+def test_concurrent_claims_of_one_seat_exactly_one_wins(app, create_game, run_bots):
+    data, players, spectator = create_game([{"name": "Ana"}, {"open": True}, {"bot": "greedy"}])
+    game_id = data["game"]["id"]
+    assert data["game"]["status"] == "waiting" and data["game"]["legal_moves"] == []
+    assert [s["kind"] for s in data["game"]["seats"]] == ["human", "open", "bot"]
+    # Nobody moves while a seat is open.
+    resp = players[0].move({"type": "draw"})
+    assert resp.status_code == 409 and resp.get_json()["type"] == "/problems/not-started"
+    barrier = threading.Barrier(12)
+    answers: list = []
+
+    def claim(i: int) -> None:
+        client = app.test_client()
+        barrier.wait()
+        resp = client.post(f"/v1/games/{game_id}/seats/1", json={"name": f"claimant{i}"})
+        answers.append((resp.status_code, resp.get_json()))
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    codes = sorted(code for code, _ in answers)
+    assert codes == [201] + [409] * 11, codes
+    assert all(body["type"] == "/problems/seat-taken" for code, body in answers if code == 409)
+    winner = next(body for code, body in answers if code == 201)
+    assert winner["seat"] == 1 and winner["game"]["seat"] == 1 and winner["game"]["status"] == "playing"
+    view = spectator.view().get_json()
+    assert view["status"] == "playing" and view["seats"][1]["name"] == winner["game"]["seats"][1]["name"]
+    bo = Player(app.test_client(), game_id, winner["token"])
+    assert bo.view().get_json()["hand"]
+    types = [e["type"] for e in app.test_client().get(f"/v1/games/{game_id}/events?after=0").get_json()["events"]]
+    assert types[:2] == ["seat_claimed", "game_started"]
+    # Other seats: taken, bot, out of range.
+    client = app.test_client()
+    assert client.post(f"/v1/games/{game_id}/seats/0", json={"name": "X"}).status_code == 409
+    assert client.post(f"/v1/games/{game_id}/seats/2", json={"name": "X"}).status_code == 409
+    assert client.post(f"/v1/games/{game_id}/seats/7", json={"name": "X"}).status_code == 404
+    assert client.post(f"/v1/games/{game_id}/seats/1", json={"name": ""}).status_code == 422
+    run_bots()  # the game started: the computer player moves when it is its turn
+
+
+def test_lobby_lists_open_listed_games_newest_first_with_pages(client, create_game):
+    open_ids = []
+    for i in range(3):
+        data, _, _ = create_game([{"name": f"A{i}"}, {"open": True}])
+        open_ids.append(data["game"]["id"])
+    hidden, _, _ = create_game([{"name": "Secret"}, {"open": True}], unlisted=True)
+    full, _, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
+    page = client.get("/v1/games?status=waiting&limit=2").get_json()
+    assert [g["id"] for g in page["games"]] == open_ids[::-1][:2]
+    assert page["games"][0]["open_seats"] == [1] and page["games"][0]["status"] == "waiting"
+    page2 = client.get(page["next"]).get_json()
+    assert [g["id"] for g in page2["games"]] == [open_ids[0]] and page2["next"] is None
+    listed = {g["id"] for g in client.get("/v1/games?status=waiting&limit=100").get_json()["games"]}
+    assert hidden["game"]["id"] not in listed and full["game"]["id"] not in listed
+    # A filled game leaves the lobby.
+    assert client.post(f"/v1/games/{open_ids[2]}/seats/1", json={"name": "Bo"}).status_code == 201
+    listed = [g["id"] for g in client.get("/v1/games").get_json()["games"]]
+    assert listed == open_ids[:2][::-1]
+    assert client.get("/v1/games?status=playing").status_code == 422
+
+
+def test_resign_ends_the_game_and_the_other_side_wins(client, create_game):
+    data, players, spectator = create_game([{"name": "Ana"}, {"name": "Bo"}])
+    game_id = data["game"]["id"]
+    assert client.post(f"/v1/games/{game_id}/resign").status_code == 401
+    resp = players[0].client.post(f"/v1/games/{game_id}/resign", headers=players[0].headers)
+    assert resp.status_code == 200, resp.get_json()
+    view = resp.get_json()
+    assert view["status"] == "finished" and view["winners"] == [1] and view["seat"] == 0
+    events = client.get(f"/v1/games/{game_id}/events?after=0").get_json()
+    assert [e["type"] for e in events["events"]] == ["resigned", "game_ended"] and events["ended"]
+    assert events["events"][1]["reason"] == "resigned"
+    again = players[1].client.post(f"/v1/games/{game_id}/resign", headers=players[1].headers)
+    assert again.status_code == 409 and again.get_json()["type"] == "/problems/game-over"
+
+
+def test_teams_resign_gives_the_win_to_the_other_team(client, create_game):
+    data, players, _ = create_game(
+        [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}], rules={"teams": "partners_opposite"}
+    )
+    resp = players[1].client.post(f"/v1/games/{data['game']['id']}/resign", headers=players[1].headers)
+    assert resp.status_code == 200
+    assert resp.get_json()["winners"] == [0, 2]
