@@ -13,6 +13,8 @@ Scenario: 2-player draw (the preset, matches to 100), greedy against random, see
   timed with the wall clock and with the CPU clock.
 - Overhead: service games/s with 1 worker / raw games/s. Also the same ratio in games per CPU second (the
   chunks' own ``process_time``), which the other load of a shared machine disturbs much less.
+- Cores obtained: games/s divided by games per CPU second, i.e. how many cores the workers really had; the
+  scaling per core obtained separates the service's own scaling from the machine's other load.
 
 Each figure is the median of its runs; the load average is printed with each, because this machine has 2
 cores shared with other work and 2 workers can only reach 2x when both cores are free.
@@ -163,6 +165,8 @@ def main() -> int:
                 )
         one, two = statistics.median(rates[1]), statistics.median(rates[2])
         one_c = statistics.median(cpu_rates[1])
+        # games/s divided by games per CPU second = the CPU cores the workers actually got on average.
+        cores = {w: statistics.median(r / c for r, c in zip(rates[w], cpu_rates[w])) for w in (1, 2)}
         print(
             f"\nmethod: medians of {args.runs} service run(s) of {args.games} games per worker count and of "
             f"{args.raw_runs} raw runs of {args.raw_games} games"
@@ -173,6 +177,8 @@ def main() -> int:
         print(f"2 workers / 1 worker:                     {two / one:8.2f}x   (target >= 1.8x)")
         print(f"service 1 worker / raw engine (wall):     {one / raw:8.1%}   (target >= 80%)")
         print(f"service / raw engine (per CPU second):    {one_c / raw_c:8.1%}")
+        print(f"cores the workers got (games/s / games per CPU s): 1 worker {cores[1]:.2f}, 2 workers {cores[2]:.2f}")
+        print(f"2 workers / 1 worker per core obtained:   {(two / cores[2]) / (one / cores[1]):8.2f}x")
         print(f"[{load()}]")
     finally:
         if server is not None:
