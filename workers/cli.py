@@ -57,7 +57,14 @@ def serve(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="domino-serve", description=serve.__doc__)
     parser.add_argument("--host", default=os.environ.get("DOMINO_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("DOMINO_PORT", "8000")))
-    parser.add_argument("--api-processes", type=int, default=2, help="gunicorn sync workers (default 2)")
+    parser.add_argument("--api-processes", type=int, default=2, help="gunicorn worker processes (default 2)")
+    parser.add_argument(
+        "--api-threads",
+        type=int,
+        default=64,
+        help="threads per API process (gthread; default 64): each open long poll or event stream holds one",
+    )
+    parser.add_argument("--webhook-workers", type=int, default=1, help="RQ workers on the webhooks queue (default 1)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
     parser.add_argument(
         "--simulation-workers", type=int, default=1, help="RQ workers on the simulations queue (default 1)"
@@ -96,6 +103,12 @@ def serve(argv: list[str] | None = None) -> int:
             [
                 sys.executable, "-m", "gunicorn",
                 "--workers", str(args.api_processes),
+                # One address and no proxy here, so the REST API and the event streams share one gunicorn:
+                # gthread, because a long poll (up to 30 s) or an SSE stream (a whole game) would hold a sync
+                # worker's only slot, and a sync worker is killed after --timeout. A waiting stream blocks in
+                # XREAD with the GIL released: a thread costs little. (docker-compose: separate gunicorns.)
+                "--worker-class", "gthread",
+                "--threads", str(args.api_threads),
                 "--bind", f"{args.host}:{args.port}",
                 "--access-logfile", "-",
                 "--graceful-timeout", "5",
@@ -116,6 +129,10 @@ def serve(argv: list[str] | None = None) -> int:
         for _ in range(args.simulation_workers):
             children.append(
                 subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "simulations"], env=env, start_new_session=True)
+            )
+        for _ in range(args.webhook_workers):
+            children.append(
+                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "webhooks"], env=env, start_new_session=True)
             )
         base = f"http://{args.host}:{args.port}"
         if not _wait_http(f"{base}/healthz", 30, api):
@@ -142,7 +159,11 @@ def worker(argv: list[str] | None = None) -> int:
     """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
     parser = argparse.ArgumentParser(prog="domino-worker", description=worker.__doc__)
     parser.add_argument("queues", nargs="*", default=["bots"], help="queue names (bots, simulations, webhooks)")
-    parser.add_argument("--sweep", action="store_true", help="also run the sweep that re-enqueues stalled bot turns")
+    parser.add_argument(
+        "--sweep",
+        action="store_true",
+        help="also run the sweep: stalled bot turns, turn timeouts, webhook retries",
+    )
     parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
     parser.add_argument(
         "--fork",
@@ -158,12 +179,13 @@ def worker(argv: list[str] | None = None) -> int:
 
     from api.service import Service
     from workers import sweep as sweep_mod
-    from workers.queues import BOTS, SERIALIZER, SIMULATIONS
+    from workers.queues import BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 
     settings = Settings.from_env()
     service = Service(settings)
     conn = service.store.worker_connection()
-    names = [settings.bots_queue if q == BOTS else settings.simulations_queue if q == SIMULATIONS else q for q in args.queues]
+    configured = {BOTS: settings.bots_queue, SIMULATIONS: settings.simulations_queue, WEBHOOKS: settings.webhooks_queue}
+    names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
 
     stop = threading.Event()
