@@ -258,9 +258,9 @@ def play_game(spec: Spec, rules: domino.Rules, deal: int, rotation: int) -> Game
         move = bots[seat].choose(domino.view(state, seat), rng, budget)
         state, _ = domino.step(state, move)
         moves += 1
-    o = state.outcome
-    assert o is not None
-    return GameSummary(tuple(r.end for r in state.rounds), moves, tuple(o.winners), o.team, tuple(state.scores))
+    end = state.outcome
+    assert end is not None
+    return GameSummary(tuple(r.end for r in state.rounds), moves, tuple(end.winners), end.team, tuple(state.scores))
 
 
 def _slot_of_seat(spec: Spec, seat: int, rotation: int) -> int:
