@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_a_timed_out_human_seat_is_played_for_and_the_game_finishes(create_game, run_bots, service, client):
     data, players, spectator = create_game(
-        [{"name": "Ana"}, {"bot": "greedy"}], rules={"match_end": "fixed_rounds", "rounds": 1}, turn_timeout_s=0.05
+        [{"name": "Ana"}, {"bot": "greedy"}], rules={"match_end": "fixed_rounds", "rounds": 1}, turn_timeout_s=0.05, seed="clock"
     )
     game_id = data["game"]["id"]
     assert data["game"]["turn_timeout_s"] == 0.05
@@ -45,7 +45,9 @@ def test_a_timed_out_human_seat_is_played_for_and_the_game_finishes(create_game,
     events = client.get(f"/v1/games/{game_id}/events", headers=players[0].headers).get_json()["events"]
     auto = [e for e in events if e.get("auto")]
     assert auto and {e["seat"] for e in auto if e["type"] in ("tile_played", "tile_drawn", "passed")} == {0}
-    assert all("deadline" in e for e in events if e["type"] == "tile_played" and e["seat"] == 1 and not e.get("auto"))
+    last = events[-1]["version"]
+    bot_plays = [e for e in events if e["type"] == "tile_played" and e["seat"] == 1 and e["version"] != last]
+    assert bot_plays and all("deadline" in e for e in bot_plays), "after the bot's move, the human's clock runs"
     assert not any(e.get("auto") for e in events if e["seat"] == 1 and e["type"] == "tile_played")
 
 
