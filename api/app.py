@@ -101,6 +101,10 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     def swagger_assets(filename: str) -> flask.Response:
         return flask.send_from_directory(assets, filename, max_age=3600)
 
+    from api import web
+
+    web.register(app)  # the web client at /play and the landing page at / (static files, public API only)
+
     app.extensions["domino.api"] = api
     return app
 

@@ -1,0 +1,44 @@
+"""The web client's static files (issue 9): served by the service itself, linked from the root."""
+
+from __future__ import annotations
+
+import re
+
+
+def test_play_answers_html(client):  # type: ignore[no-untyped-def]
+    for path in ("/play", "/play/", "/play/watch?game=abc"):
+        resp = client.get(path)
+        assert resp.status_code == 200, path
+        assert resp.mimetype == "text/html"
+        body = resp.get_data(as_text=True)
+        assert '<script type="module" src="/play/play.js">' in body
+        assert '<link rel="icon"' in body  # no favicon.ico 404 in the console
+
+
+def test_assets_and_root(client):  # type: ignore[no-untyped-def]
+    for path, mimetype in (
+        ("/play/play.js", "text/javascript"),
+        ("/play/tiles.js", "text/javascript"),
+        ("/play/play.css", "text/css"),
+        ("/play/favicon.svg", "image/svg+xml"),
+    ):
+        resp = client.get(path)
+        assert resp.status_code == 200, path
+        assert resp.mimetype == mimetype, (path, resp.mimetype)
+    root = client.get("/")
+    assert root.status_code == 200 and root.mimetype == "text/html"
+    assert 'href="/play"' in root.get_data(as_text=True)
+    assert client.get("/play/nope.js").status_code == 404
+    assert client.get("/play/../app.py").status_code == 404
+
+
+def test_the_client_uses_only_documented_endpoints(client):  # type: ignore[no-untyped-def]
+    """Every /v1 path the page calls is an operation of the OpenAPI document."""
+    spec = client.get("/openapi.json").get_json()
+    documented = [re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", p) + "$") for p in spec["paths"]]
+    source = client.get("/play/play.js").get_data(as_text=True)
+    called = set(re.findall(r"`(/v1/[^`?]*)", source)) | set(re.findall(r"'(/v1/[^'?]*)", source))
+    assert called, "the client calls the API"
+    for path in called:
+        concrete = re.sub(r"\$\{[^}]+\}", "x", path)
+        assert any(p.match(concrete) for p in documented), path
