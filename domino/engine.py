@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Iterable
 
 from domino import scoring, shuffle
 from domino.errors import (
@@ -23,7 +24,8 @@ from domino.variants import line
 Events = tuple[Event, ...]
 
 
-def _sorted_hand(tiles: list[Tile] | tuple[Tile, ...]) -> tuple[Tile, ...]:
+def sorted_hand(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
+    """Hands are kept heaviest first, so equal hands are equal tuples."""
     return tuple(sorted(tiles, reverse=True))
 
 
@@ -45,7 +47,7 @@ def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
 
 def _split(rules: Rules, order: list[Tile]) -> Deal:
     n = rules.hand_size
-    hands = tuple(_sorted_hand(order[i * n : (i + 1) * n]) for i in range(rules.players))
+    hands = tuple(sorted_hand(order[i * n : (i + 1) * n]) for i in range(rules.players))
     return Deal(hands=hands, boneyard=tuple(order[rules.players * n :]))
 
 
@@ -86,7 +88,7 @@ def new_game(rules: Rules, seed: str | int | None = None, deal: Deal | None = No
     if deal is None:
         deal = deal_round(rules, seed_text, 1)
     else:
-        deal = Deal(tuple(_sorted_hand(h) for h in deal.hands), tuple(deal.boneyard))
+        deal = Deal(tuple(sorted_hand(h) for h in deal.hands), tuple(deal.boneyard))
         check_deal(rules, deal)
     zero = (0,) * rules.players
     return _start_round(rules, seed_text, 1, deal, zero, (), previous=None)
@@ -303,15 +305,19 @@ def _play(state: State, move: Play, events: list[Event]) -> State:
     return _after_turn(state, events)
 
 
-def _draw(state: State, events: list[Event]) -> State:
+def draw_tile(state: State, events: list[Event]) -> State:
+    """The seat to move takes the top tile of the boneyard (every variant draws this way)."""
     p = state.turn
     tile = state.boneyard[0]
-    hands = state.hands[:p] + (_sorted_hand(state.hands[p] + (tile,)),) + state.hands[p + 1 :]
+    hands = state.hands[:p] + (sorted_hand(state.hands[p] + (tile,)),) + state.hands[p + 1 :]
     events.append(Event("tile_drawn", p, {"boneyard_count": len(state.boneyard) - 1}, {"tile": str(tile)}, p))
-    state = replace(
+    return replace(
         state, hands=hands, boneyard=state.boneyard[1:], drawn=state.drawn + 1, log=state.log + (LogEntry(p, "draw"),)
     )
-    return _after_turn(state, events)
+
+
+def _draw(state: State, events: list[Event]) -> State:
+    return _after_turn(draw_tile(state, events), events)
 
 
 def _pass(state: State, events: list[Event]) -> State:

@@ -85,12 +85,15 @@ def view(state: State, seat: int | None = None) -> View:
     r = state.rules
     if seat is not None and not 0 <= seat < r.players:
         raise ValueError(f"no seat {seat}")
-    if not r.is_line:
+    if r.is_line:
+        board = line_board(state.board, r.spinner == "first_double")
+        ends = tuple(line.open_ends(state.board))
+        laid = board_tiles(state.board)
+    else:
         from domino.variants import mexican_train
 
-        return mexican_train.view(state, seat)
+        board, ends, laid = mexican_train.table(state)
     drawable = r.draw_policy != "no_draw"
-    board = state.board
     mine = seat is not None and state.outcome is None and state.turn == seat
     return View(
         rules=r.to_dict(),
@@ -102,13 +105,13 @@ def view(state: State, seat: int | None = None) -> View:
         team_scores=state.team_scores,
         boneyard_count=len(state.boneyard) if drawable else 0,
         out_of_play_count=0 if drawable else len(state.boneyard),
-        board=line_board(board, r.spinner == "first_double"),
+        board=board,
         log=state.log,
         hand=state.hands[seat] if seat is not None else None,
         legal_moves=legal_moves(state) if mine else (),
         last_round=state.rounds[-1] if state.rounds else None,
         winners=state.outcome.winners if state.outcome else (),
         finished=state.outcome is not None,
-        ends=tuple(line.open_ends(board)),
-        tiles_on_board=board_tiles(board),
+        ends=ends,
+        tiles_on_board=laid,
     )

@@ -20,17 +20,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from domino import shuffle
+from domino.engine import draw_tile, sorted_hand
 from domino.errors import InvalidDealError
 from domino.moves import DRAW, PASS, Draw, Move, Play, move_key
 from domino.rules import Rules
 from domino.state import Deal, Event, LogEntry, Placed, RoundResult, State, placed_str
 from domino.tiles import Tile, full_set, hand_pips
-
-if TYPE_CHECKING:
-    from domino.views import View
 
 MEXICAN = "mexican"
 PHASES = ("start", "sequence", "follow")
@@ -108,7 +106,7 @@ def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
         tiles = tuple(t for t in tiles if t != Tile(e, e))
     order = shuffle.shuffled(tiles, seed, round_no, "deal")
     n = rules.hand_size
-    hands = tuple(_sorted(order[i * n : (i + 1) * n]) for i in range(rules.players))
+    hands = tuple(sorted_hand(order[i * n : (i + 1) * n]) for i in range(rules.players))
     return Deal(hands=hands, boneyard=tuple(order[rules.players * n :]))
 
 
@@ -127,11 +125,7 @@ def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
     if sorted(tiles) != sorted(expected):
         what = "every tile of the set except the engine" if rules.engine_setup == "set_aside" else "every tile of the set"
         raise InvalidDealError(f"the deal must hold {what} exactly once")
-    return Deal(tuple(_sorted(h) for h in deal.hands), tuple(deal.boneyard))
-
-
-def _sorted(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
-    return tuple(sorted(tiles, reverse=True))
+    return Deal(tuple(sorted_hand(h) for h in deal.hands), tuple(deal.boneyard))
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +160,7 @@ def _setup(rules: Rules, round_no: int, deal: Deal) -> _Setup:
             s = (s + 1) % n
     else:
         hands[holder].remove(engine)
-    return _Setup(tuple(_sorted(h) for h in hands), tuple(boneyard), holder, tuple(search))
+    return _Setup(tuple(sorted_hand(h) for h in hands), tuple(boneyard), holder, tuple(search))
 
 
 def _setup_events(rules: Rules, round_no: int, setup: _Setup) -> list[Event]:
@@ -337,7 +331,7 @@ def step(state: State, move: Move) -> tuple[State, Events]:
     if isinstance(move, Play):
         state = _play(state, move, kind, events)
     elif isinstance(move, Draw):
-        state = _draw(state, events)
+        state = draw_tile(state, events)
     else:
         state = _pass(state, kind, events)
     return state, tuple(events)
@@ -375,16 +369,6 @@ def _play(state: State, move: Play, kind: str, events: list[Event]) -> State:
     if kind != "cover" and tile.is_double:
         return replace(state, variant=replace(turn, phase="follow"))
     return _end_turn(state, events)
-
-
-def _draw(state: State, events: list[Event]) -> State:
-    p = state.turn
-    tile = state.boneyard[0]
-    hands = state.hands[:p] + (_sorted(state.hands[p] + (tile,)),) + state.hands[p + 1 :]
-    events.append(Event("tile_drawn", p, {"boneyard_count": len(state.boneyard) - 1}, {"tile": str(tile)}, p))
-    return replace(
-        state, hands=hands, boneyard=state.boneyard[1:], drawn=state.drawn + 1, log=state.log + (LogEntry(p, "draw"),)
-    )
 
 
 def _pass(state: State, kind: str, events: list[Event]) -> State:
@@ -471,31 +455,9 @@ def board_view(state: State) -> dict[str, Any]:
     }
 
 
-def view(state: State, seat: int | None) -> View:
-    from domino.views import View
-
-    r = state.rules
-    mine = seat is not None and state.outcome is None and state.turn == seat
-    return View(
-        rules=r.to_dict(),
-        round=state.round,
-        turn=state.to_move,
-        seat=seat,
-        hand_counts=tuple(len(h) for h in state.hands),
-        scores=state.scores,
-        team_scores=None,
-        boneyard_count=len(state.boneyard),
-        out_of_play_count=0,
-        board=board_view(state),
-        log=state.log,
-        hand=state.hands[seat] if seat is not None else None,
-        legal_moves=legal_moves(state) if mine else (),
-        last_round=state.rounds[-1] if state.rounds else None,
-        winners=state.outcome.winners if state.outcome else (),
-        finished=state.outcome is not None,
-        ends=places(state),
-        tiles_on_board=_board(state).tiles(),
-    )
+def table(state: State) -> tuple[dict[str, Any], tuple[tuple[str, int], ...], tuple[Tile, ...]]:
+    """What the view shows of the table: the board, the playable places, the tiles laid."""
+    return board_view(state), places(state), _board(state).tiles()
 
 
 # -- serialization ---------------------------------------------------------------------------------
@@ -633,7 +595,7 @@ def position(
     if phase not in PHASES:
         raise InvalidDealError(f"phase must be one of {', '.join(PHASES)}")
     first = sorted(set(first_turn_pending), key=lambda s: (s - to_move) % n)
-    sorted_hands = tuple(_sorted(h) for h in hand_tiles)
+    sorted_hands = tuple(sorted_hand(h) for h in hand_tiles)
     state = State(
         rules=rules,
         seed=seed,
