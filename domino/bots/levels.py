@@ -1,4 +1,8 @@
-"""The search levels listed by ``GET /v1/bots``, with their measured strength (bench/bot_strength.py)."""
+"""The search levels listed by ``GET /v1/bots``, with their measured strength (bench/bot_strength.py).
+
+Both levels think within the caller's ``Budget`` (a deadline per seat in live play, a node count in
+simulations); without one they use their own default time.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,26 @@ from domino.bots.search import SearchBot
 
 CLUB = SearchBot(
     id="club",
-    description="Determinized Monte Carlo search: samples the hidden tiles from what it has seen, plays each "
-    "move out on every sample with a fast heuristic policy; 100 ms a move by default.",
+    description="Determinized Monte Carlo search: samples the hidden tiles from everything it has seen "
+    "(passes and draws included) and plays each move out on every sample with a fast heuristic; "
+    "30 ms a move by default. Mexican Train: a train planner.",
     strength="not measured yet",
+    default_ms=30.0,
     eps=0.1,
+    win_bonus=30.0,
+    bench_nodes=600,
 )
 EXPERT = SearchBot(
     id="expert",
-    description="Club's search plus successive halving; 100 ms a move by default.",
+    description="Club's search with 100 ms a move by default, successive halving over the candidate moves "
+    "and, in the block game, sampled deals weighted by how likely the other seats' plays were under a "
+    "heavier-tile-first model. Mexican Train: a train planner.",
     strength="not measured yet",
+    default_ms=100.0,
     eps=0.1,
     halving=True,
-    endgame=14,
+    win_bonus=30.0,
+    model_beta=1.0,
+    bench_nodes=2000,
 )
 LEVELS = [CLUB, EXPERT]

@@ -15,6 +15,7 @@ default time (100 ms) applies. The bot always has a move ready (the policy's cho
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -26,11 +27,12 @@ from domino.bots.linesim import DRAW, PASS, LineSim, from_move, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.state import LineBoard, Placed
+from domino.variants import line
 
 __all__ = ["SearchBot", "rollout", "root_sim"]
 
 _WIN_BONUS = 10.0
-_AB_PER_NODE = 20  # alpha-beta nodes that cost about one playout (node budgets count playouts)
+_AB_PER_NODE = 6  # alpha-beta nodes that cost about one playout (node budgets count playouts)
 
 
 def _placed(s: str) -> Placed:
@@ -75,10 +77,13 @@ def root_sim(view: Any, rules: Rules, tb: Tables) -> LineSim:
     return s
 
 
-def _pick(sim: LineSim, rng: random.Random, eps: float) -> int:
-    """The playout policy: score-first in All Fives, else shed heavy tiles and doubles, keep control."""
+def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) -> int:
+    """The playout policy: score-first in All Fives, else shed heavy tiles and doubles, keep control,
+    and (``block_w``) shut the next seat out when it is an opponent."""
     p = sim.turn
     hand = sim.hands[p]
+    q = (p + 1) % sim.players
+    nxt = sim.hands[q] if block_w and sim.side[q] != sim.side[p] else 0
     tb = sim.tb
     val = tb.val
     ev = sim.ev
@@ -101,6 +106,13 @@ def _pick(sim: LineSim, rng: random.Random, eps: float) -> int:
             else:
                 nv = tb.hi[t] + tb.lo[t] - ev[e]
                 sc = pips[t] + (4.0 if dbl[t] else 0.0) + 1.5 * ((hand ^ low) & val[nv]).bit_count()
+                if nxt:
+                    others = 0
+                    for k in range(sim.nopen):
+                        if k != e:
+                            others |= val[ev[k]]
+                    if not nxt & (others | val[nv]):
+                        sc += block_w
                 if fives:
                     c = sim.count_after(t, e)
                     if c % 5 == 0 and c > 0:
@@ -112,7 +124,7 @@ def _pick(sim: LineSim, rng: random.Random, eps: float) -> int:
     return best
 
 
-def rollout(sim: LineSim, rng: random.Random, eps: float) -> None:
+def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) -> None:
     """Finish the round in place with the playout policy."""
     while not sim.over:
         p = sim.turn
@@ -121,7 +133,7 @@ def rollout(sim: LineSim, rng: random.Random, eps: float) -> None:
             sim.apply(max(sim.placements(hand), key=lambda mv: sim.tb.pips[mv >> 3]))
             continue
         if hand & sim.ends_mask():
-            mv = _pick(sim, rng, eps)
+            mv = _pick(sim, rng, eps, block_w)
             sim.play(mv >> 3, mv & 7)
         elif sim.extra:
             sim.pass_()
@@ -131,13 +143,13 @@ def rollout(sim: LineSim, rng: random.Random, eps: float) -> None:
             sim.pass_()
 
 
-def _utility(sim: LineSim, side: int) -> float:
+def _utility(sim: LineSim, side: int, bonus: float = _WIN_BONUS) -> float:
     res = sim.result
     assert res is not None
     mine = res[side]
     other = max(r for i, r in enumerate(res) if i != side)
     d = mine - other
-    return d + (_WIN_BONUS if d > 0 else -_WIN_BONUS if d < 0 else 0.0)
+    return d + (bonus if d > 0 else -bonus if d < 0 else 0.0)
 
 
 def _candidates(sim: LineSim, legal: list[int]) -> list[int]:
@@ -155,6 +167,50 @@ def _candidates(sim: LineSim, legal: list[int]) -> list[int]:
     return out
 
 
+def play_model(view: Any, tb: Tables, beta: float) -> list[tuple[int, int, int, int]] | None:
+    """The other seats' choices in the log, for weighting sampled deals by how likely each seat was to play
+    as it did under a heavier-first model (a softmax over pips with inverse temperature ``beta``).
+
+    Only for games without drawing, where a seat's hand at any earlier moment is exactly its hand now plus
+    the tiles it has played since. Returns (seat, tile played, mask of the open values then, mask of the
+    seat's tiles played later), for plays that were a choice; None when the model does not apply."""
+    rules = view.rules
+    if beta <= 0 or rules.get("draw_policy") != "no_draw":
+        return None
+    spinner = rules.get("spinner") == "first_double"
+    me = int(view.seat)
+    board = LineBoard()
+    out: list[tuple[int, int, int, int]] = []
+    plays: list[tuple[int, int, int]] = []  # (seat, tile, open mask)
+    for e in view.log:
+        if e.type != "play" or e.tile is None:
+            continue
+        open_mask = 0
+        for _, v in line.open_ends(board):
+            open_mask |= tb.val[v]
+        if board.line and e.seat != me:
+            plays.append((e.seat, tb.index[e.tile], open_mask))
+        board = line.place(board, e.tile, e.end, spinner)
+    later: dict[int, int] = {}
+    for seat, t, open_mask in reversed(plays):
+        out.append((seat, t, open_mask, later.get(seat, 0)))
+        later[seat] = later.get(seat, 0) | 1 << t
+    return out
+
+
+def _weight(model: list[tuple[int, int, int, int]], hands: dict[int, int], ex: list[float]) -> float:
+    w = 1.0
+    for seat, t, open_mask, later in model:
+        playable = ((hands[seat] | later) & open_mask) | (1 << t)
+        z = 0.0
+        while playable:
+            low = playable & -playable
+            z += ex[low.bit_length() - 1]
+            playable ^= low
+        w *= ex[t] / z
+    return w
+
+
 class _Abort(Exception):
     pass
 
@@ -165,7 +221,12 @@ def endgame_ok(sim: LineSim) -> bool:
 
 
 def solve(
-    sim: LineSim, side: int, limit: int, tt: dict[tuple[int, ...], tuple[float, int]] | None = None
+    sim: LineSim,
+    side: int,
+    limit: int,
+    tt: dict[tuple[int, ...], tuple[float, int]] | None = None,
+    deadline: float | None = None,
+    bonus: float = _WIN_BONUS,
 ) -> tuple[float, int]:
     """Exact value (as :func:`_utility`) of a block-game position with every hand known: alpha-beta with
     a transposition table and heaviest-first move ordering; (value, nodes). Raises _Abort past ``limit`` nodes."""
@@ -176,9 +237,9 @@ def solve(
 
     def ab(s: LineSim, alpha: float, beta: float) -> float:
         if s.over:
-            return _utility(s, side)
+            return _utility(s, side, bonus)
         count[0] += 1
-        if count[0] > limit:
+        if count[0] > limit or (deadline is not None and count[0] & 255 == 0 and time.monotonic() >= deadline):
             raise _Abort
         a, b = s.ev[0], s.ev[1]
         if a > b:
@@ -235,6 +296,10 @@ class SearchBot:
     eps: float = 0.1  # playout exploration
     halving: bool = False  # successive halving over the candidates
     endgame: int = 0  # exact solve when at most this many tiles are left in hands (block games)
+    model_beta: float = 0.0  # weight sampled deals by a heavier-first model of the others' plays (block)
+    block_w: float = 0.0  # playout policy: weight of shutting out the next seat
+    win_bonus: float = _WIN_BONUS  # utility = point margin of the round + this for a win (- for a loss)
+    bench_nodes: int = 2000  # the node budget that costs about ``default_ms`` here (for deterministic runs)
 
     def choose(self, view: Any, rng: random.Random, budget: Budget) -> Move:
         legal_moves = tuple(view.legal_moves)
@@ -271,7 +336,10 @@ class SearchBot:
         side = rules.side_of(me)
         nb = view.boneyard_count
         total = [0.0] * len(cands)
+        wsum = [0.0] * len(cands)
         visits = [0] * len(cands)
+        model = play_model(view, tb, self.model_beta)
+        ex = [math.exp(self.model_beta * p) for p in tb.pips]
         alive = list(range(len(cands)))
         used = 0
         cap = nodes if nodes is not None else 1 << 30
@@ -279,6 +347,7 @@ class SearchBot:
         exact_ok = self.endgame > 0 and endgame_ok(root)
         while used < cap:
             hands, rest = sampler.sample(rng)
+            w = _weight(model, hands, ex) if model else 1.0
             base = root.copy()
             for s, m in hands.items():
                 base.hands[s] = m
@@ -286,35 +355,36 @@ class SearchBot:
             exact = exact_ok and sum(base.hands).bit_count() <= self.endgame
             tt: dict[tuple[int, ...], tuple[float, int]] = {}
             for i in alive:
-                if used >= cap:
+                if used >= cap or (deadline is not None and time.monotonic() >= deadline):
                     break
                 sim = base.copy()
                 sim.apply(cands[i])
                 if exact:
                     try:
-                        v, n_ab = solve(sim, side, 4000, tt)
+                        v, n_ab = solve(sim, side, 4000, tt, deadline, self.win_bonus)
                         used += n_ab // _AB_PER_NODE
                     except _Abort:
                         exact = exact_ok = False
-                        rollout(sim, rng, self.eps)
-                        v = _utility(sim, side)
+                        rollout(sim, rng, self.eps, self.block_w)
+                        v = _utility(sim, side, self.win_bonus)
                 else:
-                    rollout(sim, rng, self.eps)
-                    v = _utility(sim, side)
-                total[i] += v
+                    rollout(sim, rng, self.eps, self.block_w)
+                    v = _utility(sim, side, self.win_bonus)
+                total[i] += w * v
+                wsum[i] += w
                 visits[i] += 1
                 used += 1
             rounds_done += 1
             if self.halving and len(alive) > 2 and rounds_done % 16 == 0:
-                alive.sort(key=lambda i: -total[i] / max(1, visits[i]))
+                alive.sort(key=lambda i: -total[i] / wsum[i] if wsum[i] > 0 else 0.0)
                 alive = alive[: max(2, (len(alive) + 1) // 2)]
             if deadline is not None and time.monotonic() >= deadline:
                 break
         if self.halving:
             pool = [i for i in range(len(cands)) if visits[i] == max(visits)]
-            best_i = max(pool, key=lambda i: total[i] / visits[i])
+            best_i = max(pool, key=lambda i: total[i] / wsum[i] if wsum[i] > 0 else -1e18)
         else:
-            best_i = max(range(len(cands)), key=lambda i: total[i] / visits[i] if visits[i] else -1e18)
+            best_i = max(range(len(cands)), key=lambda i: total[i] / wsum[i] if wsum[i] > 0 else -1e18)
         if visits[best_i] == 0:
             return _as_legal(fallback, tb, legal_moves)
         return _as_legal(cands[best_i], tb, legal_moves)

@@ -220,3 +220,25 @@ def test_bots_are_listed() -> None:
         assert level in ids
     for entry in domino.bots.catalog():
         assert entry["description"] and entry["strength"]
+
+
+def test_play_model_weights_deals_by_the_plays_seen() -> None:
+    """Block game: a sampled deal in which a seat skipped a heavier playable tile weighs less."""
+    from domino.bots.search import _weight, play_model
+
+    rules = domino.Rules.preset("block", players=2)
+    assert play_model(domino.view(domino.new_game(domino.Rules.preset("draw"), seed="m"), 0), infer(
+        domino.view(domino.new_game(domino.Rules.preset("draw"), seed="m"), 0)).tables, 1.0) is None
+    for seed in range(30):
+        for state, v in _positions(rules, seed):
+            tb = infer(v).tables
+            model = play_model(v, tb, 1.0)
+            assert model is not None
+            if not model:
+                continue
+            ex = [2.718281828 ** p for p in tb.pips]
+            true = {s: sum(1 << tb.index[t] for t in state.hands[s]) for s in range(2) if s != v.seat}
+            w = _weight(model, true, ex)
+            assert 0.0 < w <= 1.0
+            return
+    pytest.fail("no position with a modelled play")
