@@ -95,6 +95,13 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
 
     register_blueprints(api)
 
+    from api import cors, metrics, ratelimit
+
+    ratelimit.install(app, settings)  # before the views: a 429 is answered without touching the game
+    ratelimit.document(api.spec, settings)
+    cors.install(app, settings)
+    metrics.install(app)
+
     assets = _swagger_assets_dir()
 
     @app.get("/docs/assets/<path:filename>")

@@ -67,6 +67,12 @@ class Settings:
 
     # HTTP.
     max_body_bytes: int = 16 * 1024
+    # Rate limit per client (its address; see proxy_hops), counted in Redis so it holds across API processes:
+    # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Health and metrics are exempt.
+    rate_limit: str = "3000/60"
+    rate_limit_exempt: str = "/healthz,/readyz,/metrics"
+    proxy_hops: int = 0  # trusted proxies in front: take the client's address from X-Forwarded-For
+    cors_origins: str = "*"  # comma-separated origins for browsers ("": no CORS); tokens are headers, not cookies
     conflict_retries: int = 5  # reload-and-revalidate loops on a lost compare-and-set (no version named)
 
     @property

@@ -106,6 +106,13 @@ INVALID_REQUEST = ProblemType(
     "Invalid request",
     "The request fails validation (bad tile, unknown variant or bot, bad option, ...); `errors` says where.",
 )
+RATE_LIMITED = ProblemType(
+    429,
+    "rate-limited",
+    "Too many requests",
+    "This client sent more requests than its limit in the current window; `Retry-After` says when to retry, "
+    "`RateLimit` and `RateLimit-Policy` describe the limit.",
+)
 UNAVAILABLE = ProblemType(
     503, "unavailable", "Service unavailable", "Redis is unreachable (or not ready); nothing was changed."
 )
@@ -127,6 +134,7 @@ PROBLEM_TYPES = [
     PAYLOAD_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE,
     INVALID_REQUEST,
+    RATE_LIMITED,
     UNAVAILABLE,
     INTERNAL,
 ]

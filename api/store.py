@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ParamSpec, TypeVar
@@ -58,20 +59,26 @@ def _translated(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 # KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
-# idem field ("" for none), idem value, then the events' payloads.
+# idem field ("" for none), idem value, a nonce of this call, then the events' payloads.
 # Returns {1, new version} on success, {0, current version} on a conflict, {-1, -1} if the game is gone.
+# The nonce makes a retry safe: when redis-py retries a call whose first try landed but whose answer was
+# lost (a timeout), the retry finds its own nonce and reports success instead of a conflict (which the
+# service would answer by validating the same move again on the state that already has it).
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
 local expected = tonumber(ARGV[1])
+if cur and tonumber(cur) == tonumber(ARGV[2]) and redis.call('HGET', KEYS[1], 'n') == ARGV[7] then
+  return {1, tonumber(cur)}
+end
 if expected < 0 then
   if cur then return {0, tonumber(cur)} end
 else
   if not cur then return {-1, -1} end
   if tonumber(cur) ~= expected then return {0, tonumber(cur)} end
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3])
-for i = 7, #ARGV do
-  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 6), 'e', ARGV[i])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3], 'n', ARGV[7])
+for i = 8, #ARGV do
+  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 7), 'e', ARGV[i])
 end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[6])
@@ -151,6 +158,18 @@ return st
 """
 
 
+# KEYS: a client's rate-limit counter.  ARGV: window (ms).  A fixed window that starts at its first request.
+_RATE_HIT = """
+local n = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {n, ttl}
+"""
+
+
 def _flat(fields: dict[str, Any]) -> list[Any]:
     out: list[Any] = []
     for k, v in fields.items():
@@ -185,6 +204,7 @@ class Store:
         self._sim_start = self.queue_redis.register_script(_SIM_START)
         self._sim_add = self.queue_redis.register_script(_SIM_ADD)
         self._sim_end = self.queue_redis.register_script(_SIM_END)
+        self._rate_hit = self.queue_redis.register_script(_RATE_HIT)
 
     def _connect(self, url: str) -> redis.Redis:
         s = self.settings
@@ -270,6 +290,7 @@ class Store:
             ttl,
             idem_field,
             idem_value,
+            secrets.token_hex(8),
         ]
         args.extend(orjson.dumps(e) for e in events)
         status, current = self._commit(keys=self.game_keys(game_id), args=args)
@@ -545,6 +566,32 @@ class Store:
         a simulation already over keeps its status."""
         raw = self._sim_end(keys=[self.simulation_key(sim_id)], args=[status, error])
         return None if not raw else raw.decode()
+
+    # -- rate limits and metrics (issue 8) ------------------------------------------------------------------
+
+    def rate_key(self, client: str) -> str:
+        return f"{self.prefix}:rl:{client}"
+
+    @_translated
+    def rate_hit(self, client: str, window_ms: int) -> tuple[int, int]:
+        """Count one request of ``client`` in its fixed window (on the queue connection, so the count holds
+        across API processes): (requests in this window so far, milliseconds until the window resets)."""
+        count, ttl = self._rate_hit(keys=[self.rate_key(client)], args=[window_ms])
+        return int(count), int(ttl)
+
+    @_translated
+    def queue_depths(self, queues: Iterable[str]) -> dict[str, int]:
+        """Jobs waiting per RQ queue, and the entries of the due sets (bot turns, turn deadlines, webhooks)."""
+        names = list(queues)
+        pipe = self.queue_redis.pipeline(transaction=False)
+        for name in names:
+            pipe.llen(f"rq:queue:{name}")
+        for key in (self.due_key, self.turns_due_key, self.hooks_due_key):
+            pipe.zcard(key)
+        counts = pipe.execute()
+        out = {name: int(n) for name, n in zip(names, counts)}
+        out.update(zip(("bots_due", "turns_due", "hooks_due"), (int(n) for n in counts[len(names):])))
+        return out
 
     # -- health -------------------------------------------------------------------------------------------
 

@@ -114,6 +114,18 @@ def run_simulations(service):  # type: ignore[no-untyped-def]
     return run
 
 
+@pytest.fixture
+def stored_keys(service):  # type: ignore[no-untyped-def]
+    """stored_keys() -> every key of this test's prefix on both connections, rate-limit counters excepted."""
+
+    def keys() -> set[bytes]:
+        store = service.store
+        found = set(store.redis.keys(f"{store.prefix}:*")) | set(store.queue_redis.keys(f"{store.prefix}:*"))
+        return {k for k in found if not k.startswith(f"{store.prefix}:rl:".encode())}
+
+    return keys
+
+
 def replace_settings(s: Settings, **changes: object) -> Settings:
     return replace(s, **changes)  # type: ignore[arg-type]
 

@@ -18,7 +18,21 @@ def service() -> Service:
 def bot_turn(game_id: str, version: int) -> str:
     """Play one computer player's move if the game is still at ``version``; stale or duplicate jobs do
     nothing. ``service.play_move`` enqueues the next turn when a computer player is to move again."""
-    return service().play_bot_turn(game_id, version)
+    from rq import get_current_job
+
+    from api import metrics
+
+    job = get_current_job()
+    with metrics.bot_turn_timer(job.enqueued_at if job is not None else None) as out:
+        out["outcome"] = result = service().play_bot_turn(game_id, version)
+    if result == "played":
+        metrics.move_played(_variant(game_id), "bot")
+    return result
+
+
+def _variant(game_id: str) -> str:
+    rec = service().store.load(game_id)
+    return str(rec.doc.get("variant", "unknown")) if rec is not None else "unknown"
 
 
 def timeout_turn(game_id: str, version: int) -> str:

@@ -106,12 +106,12 @@ def test_tokens_are_stored_hashed(client, service):
         ([1, 2], None),
     ],
 )
-def test_invalid_creates_are_422_and_store_nothing(client, service, body, where):
-    before = set(service.store.redis.keys(f"{service.store.prefix}:*"))
+def test_invalid_creates_are_422_and_store_nothing(client, stored_keys, body, where):
+    before = stored_keys()
     body_json = assert_problem(client.post("/v1/games", json=body), 422, "invalid-request")
     if where is not None:
         assert where in str(body_json.get("errors"))
-    assert set(service.store.redis.keys(f"{service.store.prefix}:*")) == before
+    assert stored_keys() == before
 
 
 def test_unicode_names_are_fine(create_game):

@@ -1,0 +1,156 @@
+"""Rate limits per client, counted in Redis (``Store.rate_hit``) so that they hold across API processes.
+
+One policy, ``Settings.rate_limit`` = ``"<requests>/<seconds>"`` (default ``3000/60``: generous, a client
+playing flat out stays far below it), a fixed window that starts at the client's first request. Every
+counted answer carries the IETF ``RateLimit-Policy`` and ``RateLimit`` headers
+(draft-ietf-httpapi-ratelimit-headers: ``"default";q=3000;w=60`` and ``"default";r=2999;t=60``); past the
+limit the answer is a 429 ``rate-limited`` problem with ``Retry-After``. Health and metrics are exempt
+(``Settings.rate_limit_exempt``), and so are CORS preflights.
+
+The client is the request's address; behind ``proxy_hops`` trusted proxies it is taken from
+``X-Forwarded-For`` (werkzeug's ``ProxyFix``).
+
+We count in ``api/store.py`` (one Lua script, one round trip) rather than through flask-limiter: its storage
+would be a second Redis client outside the store, with its own timeouts and its own error path, and we need
+only one fixed window. When Redis does not answer, an endpoint that needs no Redis (variants, bots, the
+docs) is served uncounted; any other answers 503 at once instead of waiting for Redis a second time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+from typing import Any
+
+import flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from api import errors
+from api.config import Settings
+from api.extensions import problem_response
+from api.store import StoreUnavailable
+
+log = logging.getLogger("api.ratelimit")
+
+POLICY = "default"
+# Endpoints answered without Redis: served uncounted when Redis is down.
+NO_REDIS_BLUEPRINTS = ("variants", "bots", "api-docs", "web")
+NO_REDIS_ENDPOINTS = ("swagger_assets", "static")
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    limit: int
+    window: int  # seconds
+
+    @classmethod
+    def parse(cls, text: str) -> Policy | None:
+        """``"3000/60"`` -> Policy(3000, 60); ``""`` or ``"0"`` -> None (off)."""
+        text = text.strip()
+        if not text or text == "0":
+            return None
+        limit, _, window = text.partition("/")
+        policy = cls(int(limit), int(window or 60))
+        if policy.limit <= 0 or policy.window <= 0:
+            return None
+        return policy
+
+    @property
+    def header(self) -> str:
+        return f'"{POLICY}";q={self.limit};w={self.window}'
+
+
+def headers(policy: Policy, count: int, reset_ms: int) -> dict[str, str]:
+    t = max(0, math.ceil(reset_ms / 1000))
+    return {
+        "RateLimit-Policy": policy.header,
+        "RateLimit": f'"{POLICY}";r={max(0, policy.limit - count)};t={t}',
+    }
+
+
+def client_id() -> str:
+    return flask.request.remote_addr or "unknown"
+
+
+def install(app: flask.Flask, settings: Settings) -> None:
+    if settings.proxy_hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
+    policy = Policy.parse(settings.rate_limit)
+    if policy is None:
+        return
+    exempt = frozenset(p.strip() for p in settings.rate_limit_exempt.split(",") if p.strip())
+
+    @app.before_request
+    def _rate_limit() -> flask.Response | None:
+        req = flask.request
+        if req.method == "OPTIONS" or req.path in exempt:
+            return None
+        from api.app import current_service
+
+        try:
+            count, reset_ms = current_service().store.rate_hit(client_id(), policy.window * 1000)
+        except StoreUnavailable:
+            if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
+                return None
+            raise
+        values = headers(policy, count, reset_ms)
+        flask.g.rate_limit_headers = values
+        if count > policy.limit:
+            retry = values["RateLimit"].rpartition("t=")[2]
+            return problem_response(
+                errors.RATE_LIMITED,
+                f"More than {policy.limit} requests in {policy.window} s from this client; retry in {retry} s.",
+                headers={**values, "Retry-After": retry},
+            )
+        return None
+
+    @app.after_request
+    def _rate_limit_headers(resp: flask.Response) -> flask.Response:
+        values = getattr(flask.g, "rate_limit_headers", None)
+        if values:
+            for k, v in values.items():
+                resp.headers.setdefault(k, v)
+        return resp
+
+
+RATE_HEADERS = {
+    "RateLimit-Policy": {"description": 'The limit: `"default";q=<requests>;w=<seconds>`', "schema": {"type": "string"}},
+    "RateLimit": {
+        "description": 'What is left: `"default";r=<remaining>;t=<seconds to reset>`',
+        "schema": {"type": "string"},
+    },
+    "Retry-After": {"description": "Seconds to wait", "schema": {"type": "string"}},
+}
+
+
+def document(spec: Any, settings: Settings) -> None:
+    """Add the 429 problem to every operation that is counted (the spec is built at registration)."""
+    exempt = {p.strip() for p in settings.rate_limit_exempt.split(",") if p.strip()}
+    ptype = errors.RATE_LIMITED
+    for path, operations in spec._paths.items():
+        if path in exempt:
+            continue
+        for method, operation in operations.items():
+            if method not in ("get", "post", "put", "patch", "delete") or not isinstance(operation, dict):
+                continue
+            responses = operation.setdefault("responses", {})
+            responses.setdefault(
+                "429",
+                {
+                    "description": f"`{ptype.slug}`: {ptype.description}",
+                    "headers": RATE_HEADERS,
+                    "content": {
+                        "application/problem+json": {
+                            "schema": {"$ref": "#/components/schemas/Problem"},
+                            "example": {
+                                "type": ptype.type,
+                                "title": ptype.title,
+                                "status": ptype.status,
+                                "detail": "More than 3000 requests in 60 s from this client; retry in 12 s.",
+                                "instance": f"{path}#3f9c0d1e2a4b5c6d",
+                            },
+                        }
+                    },
+                },
+            )

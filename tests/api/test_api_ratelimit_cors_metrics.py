@@ -1,0 +1,97 @@
+"""Rate limits (Redis-backed, shared by API processes), CORS and Prometheus metrics (issue 8)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from api.app import create_app
+
+
+def _app(settings, **changes):  # type: ignore[no-untyped-def]
+    return create_app({"DOMINO": replace(settings, **changes), "TESTING": True})
+
+
+def test_the_limit_holds_across_api_processes_with_ratelimit_headers(settings):
+    # Two apps = two API processes sharing one Redis: the count is one per client.
+    a = _app(settings, rate_limit="5/60").test_client()
+    b = _app(settings, rate_limit="5/60").test_client()
+    answers = [(a if i % 2 else b).get("/v1/variants") for i in range(5)]
+    assert [r.status_code for r in answers] == [200] * 5
+    assert answers[0].headers["RateLimit-Policy"] == '"default";q=5;w=60'
+    assert answers[0].headers["RateLimit"].startswith('"default";r=4;t=')
+    assert answers[-1].headers["RateLimit"].startswith('"default";r=0;t=')
+    resp = a.get("/v1/games/abcdefghijklmnop")
+    assert resp.status_code == 429
+    assert resp.mimetype == "application/problem+json"
+    body = resp.get_json()
+    assert body["type"] == "/problems/rate-limited" and body["status"] == 429
+    assert 1 <= int(resp.headers["Retry-After"]) <= 60
+    assert resp.headers["RateLimit"].startswith('"default";r=0;t=')
+    # Health and metrics are exempt; another client has its own count.
+    assert a.get("/healthz").status_code == 200
+    assert a.get("/metrics").status_code == 200
+    other = a.get("/v1/variants", environ_overrides={"REMOTE_ADDR": "127.0.0.2"})
+    assert other.status_code == 200
+
+
+def test_the_window_resets(settings):
+    import time
+
+    client = _app(settings, rate_limit="2/1").test_client()
+    assert [client.get("/v1/bots").status_code for _ in range(3)] == [200, 200, 429]
+    time.sleep(1.1)
+    assert client.get("/v1/bots").status_code == 200
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_is_the_client(settings):
+    client = _app(settings, rate_limit="1/60", proxy_hops=1).test_client()
+    assert client.get("/v1/bots", headers={"X-Forwarded-For": "203.0.113.1"}).status_code == 200
+    assert client.get("/v1/bots", headers={"X-Forwarded-For": "203.0.113.2"}).status_code == 200
+    assert client.get("/v1/bots", headers={"X-Forwarded-For": "203.0.113.1"}).status_code == 429
+
+
+def test_a_rate_limit_off_sends_no_headers(settings):
+    resp = _app(settings, rate_limit="").test_client().get("/v1/bots")
+    assert resp.status_code == 200 and "RateLimit" not in resp.headers
+
+
+def test_cors_preflight_and_exposed_headers(settings):
+    client = _app(settings, cors_origins="https://play.example").test_client()
+    pre = client.options(
+        "/v1/games/abcdefghijklmnop/moves",
+        headers={
+            "Origin": "https://play.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Authorization, If-Match, Idempotency-Key, Content-Type",
+        },
+    )
+    assert pre.status_code == 200
+    assert pre.headers["Access-Control-Allow-Origin"] == "https://play.example"
+    allowed = {h.strip().lower() for h in pre.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"authorization", "if-match", "idempotency-key", "content-type"} <= allowed
+    assert "RateLimit" not in pre.headers  # a preflight is not counted
+    resp = client.get("/v1/variants", headers={"Origin": "https://play.example"})
+    exposed = {h.strip() for h in resp.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy"} <= exposed
+    # Another origin gets no CORS grant.
+    resp = client.get("/v1/variants", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in resp.headers
+
+
+def test_metrics_count_requests_moves_bot_turns_and_queues(client, create_game, run_bots):
+    data, players, _ = create_game([{"name": "Ana"}, {"bot": "greedy"}], rules={"match_end": "fixed_rounds", "rounds": 1})
+    for _ in range(100):
+        run_bots()
+        view = players[0].view().get_json()
+        if view["status"] != "playing":
+            break
+        if view["legal_moves"]:
+            assert players[0].move(view["legal_moves"][0]).status_code == 200
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'domino_http_requests_total{method="POST",route="/v1/games",status="201"}' in text
+    assert 'domino_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/v1/games/<string:game_id>"}' in text
+    assert 'domino_moves_total{by="human",variant="draw"}' in text
+    assert 'domino_moves_total{by="bot",variant="draw"}' in text
+    assert 'domino_bot_turn_seconds_count{outcome="played"}' in text
+    assert "domino_redis_up 1.0" in text
+    assert 'domino_queue_depth{queue="bots_due"}' in text
