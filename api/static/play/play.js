@@ -564,7 +564,10 @@ function seatName(view, seat) {
   const s = view.seats[seat];
   if (!s) return `Seat ${seat + 1}`;
   if (s.kind === 'open') return `Seat ${seat + 1} (open)`;
-  return s.name || `Seat ${seat + 1}`;
+  if (!s.name) return `Seat ${seat + 1}`;
+  // Two computer players of one strategy share a name: tell them apart by seat.
+  const twin = view.seats.some((o) => o.seat !== seat && o.name === s.name);
+  return twin ? `${s.name} (seat ${seat + 1})` : s.name;
 }
 
 function whoText(view, seat) {
@@ -707,7 +710,7 @@ function renderTrains(t) {
     },
     h('div', { class: 'train-label' },
       h('span', { class: 'train-name' }, name),
-      train.marker && train.owner !== null ? h('span', { class: 'marker', title: 'Marker: open to everyone' }, '🚂 open') : null,
+      train.marker && train.owner !== null ? h('span', { class: 'marker', title: 'Marker: this train is open to everyone' }, 'marker: open to all') : null,
       h('span', { class: 'train-end muted' }, `end ${train.end}`)),
     tiles));
   }

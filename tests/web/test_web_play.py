@@ -1,0 +1,139 @@
+"""End to end in headless Chromium: play a whole game by clicking, and watch a game as a spectator."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+TABLE = "[data-testid=table]"
+
+
+def wait_until(predicate: Any, timeout: float = 20.0, interval: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("timed out waiting")
+
+
+def table_attr(page: Any, name: str) -> str | None:
+    return page.get_attribute(TABLE, name)  # type: ignore[no-any-return]
+
+
+def page_scores(page: Any, seats: int, testid: str = "score") -> list[int]:
+    return [int(page.inner_text(f"[data-testid={testid}-{s}]")) for s in range(seats)]
+
+
+def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new_page):  # type: ignore[no-untyped-def]
+    p = new_page()
+    page = p.page
+    page.goto(f"{live_server.url}/play")
+    page.select_option("#variant", "draw")
+    page.select_option("#players", "2")
+    page.fill("#name", "Ana")
+    assert page.input_value("#seat-0") == "me"
+    page.select_option("#seat-1", "bot:greedy")
+    page.fill("#target", "20")  # a short match: rules override target_score
+    page.click("#start")
+    page.wait_for_selector(TABLE)
+    game_id = re.search(r"#game=(\w+)", page.url).group(1)  # type: ignore[union-attr]
+    token_in_url = page.evaluate("() => JSON.parse(localStorage.getItem('domino.seat.' + location.hash.slice(6))).token")
+    assert token_in_url and token_in_url not in page.url
+
+    page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'live'")
+    moves = {"tile": 0, "draw": 0, "pass": 0, "keyboard": 0}
+    reloaded = False
+    for _ in range(600):
+        page.wait_for_function(
+            "() => ['your-turn', 'over'].includes(document.querySelector('[data-testid=table]')?.dataset.turnState)"
+        )
+        if table_attr(page, "data-turn-state") == "over":
+            break
+        version = table_attr(page, "data-version")
+        if page.locator(".hand-tile.playable").count():
+            if moves["keyboard"] == 0:
+                # Keyboard: focus a tile, Enter selects it and moves focus to the first place it fits, Enter plays.
+                page.focus(".hand-tile.playable >> nth=0")
+                page.keyboard.press("Enter")
+                page.wait_for_selector(".target:focus")
+                page.keyboard.press("Enter")
+                moves["keyboard"] += 1
+            else:
+                # No illegal click is possible: only playable tiles are enabled.
+                assert page.locator(".hand-tile:not(.playable):not([disabled])").count() == 0
+                page.click(".hand-tile.playable >> nth=0")
+                page.click(".target >> nth=0")
+            moves["tile"] += 1
+        elif page.locator("[data-testid=draw]").count():
+            page.click("[data-testid=draw]")
+            moves["draw"] += 1
+        else:
+            page.click("[data-testid=pass]")
+            moves["pass"] += 1
+        page.wait_for_function(
+            "v => document.querySelector('[data-testid=table]')?.dataset.version !== v", arg=version
+        )
+        if not reloaded and moves["tile"] >= 3:
+            # A reload keeps the seat: the token is in localStorage, keyed by the game id.
+            page.reload()
+            page.wait_for_selector(TABLE)
+            assert table_attr(page, "data-seat") == "0"
+            page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'live'")
+            reloaded = True
+    else:
+        raise AssertionError("the game did not end")
+
+    api_view = live_server.http.get(f"/v1/games/{game_id}").json()
+    assert api_view["status"] == "finished"
+    page.wait_for_selector("[data-testid=game-over]")
+    assert page.inner_text("[data-testid=status]").lower() == "finished"
+    assert page_scores(page, 2) == api_view["scores"]
+    assert page_scores(page, 2, "final-score") == api_view["scores"]
+    assert max(api_view["scores"]) >= 20
+    assert moves["tile"] > 3 and reloaded
+    winner_names = [api_view["seats"][s]["name"] for s in api_view["winners"]]
+    text = page.inner_text("[data-testid=game-over]")
+    assert "You won!" in text if 0 in api_view["winners"] else winner_names[0] in text
+    p.screenshot("web-play-draw-finished")
+    assert p.console_errors == []
+
+
+def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
+    live = live_server_without_bots
+    created = live.http.post(
+        "/v1/games",
+        json={"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}, {"bot": "random"}]},
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game"]["id"]
+    p = new_page(390, 844)  # a phone-sized screen
+    page = p.page
+    page.goto(f"{live.url}/play/watch?game={game_id}")
+    page.wait_for_selector(TABLE)
+    page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'live'")
+    assert table_attr(page, "data-turn-state") == "spectating"
+    assert table_attr(page, "data-version") == "0"
+    assert page.locator(".hand").count() == 0  # a spectator sees no hand
+    p.screenshot("web-watch-four-bots-start")
+
+    live.start_worker()  # the computer players start moving; the page follows them over SSE
+    versions = set()
+
+    def ended() -> bool:
+        versions.add(table_attr(page, "data-version"))
+        return page.locator("[data-testid=game-over]").count() > 0
+
+    wait_until(ended, timeout=60)
+    api_view = live.http.get(f"/v1/games/{game_id}").json()
+    assert api_view["status"] == "finished"
+    assert len(versions) >= 2
+    assert table_attr(page, "data-version") == str(api_view["version"])
+    assert page_scores(page, 4) == api_view["scores"]
+    assert page_scores(page, 4, "final-score") == api_view["scores"]
+    assert page.locator("[data-testid=round-result]").count() == 1
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+    p.screenshot("web-watch-four-bots-finished")
+    assert p.console_errors == []
