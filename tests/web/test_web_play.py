@@ -137,3 +137,69 @@ def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
     p.screenshot("web-watch-four-bots-finished")
     assert p.console_errors == []
+
+
+def test_open_a_seat_and_a_friend_takes_it_from_the_shared_link(live_server, new_page):  # type: ignore[no-untyped-def]
+    ana = new_page()
+    ana.page.goto(f"{live_server.url}/play")
+    ana.page.select_option("#variant", "all_fives")
+    ana.page.fill("#name", "Ana")
+    ana.page.select_option("#seat-1", "open")
+    ana.page.click("#start")
+    ana.page.wait_for_selector("#share-link")
+    assert table_attr(ana.page, "data-turn-state") == "waiting-players"
+    link = ana.page.input_value("#share-link")
+    game_id = link.rsplit("=", 1)[1]
+    assert link == f"{live_server.url}/play#game={game_id}"
+    ana.page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'live'")
+
+    bo = new_page(390, 844)  # another browser profile (its own localStorage), on a phone
+    bo.page.goto(link)
+    bo.page.wait_for_selector("[data-testid=claim-1]")
+    bo.page.fill("#claim-name", "Bo")
+    bo.page.click("[data-testid=claim-1]")
+    bo.page.wait_for_function("() => document.querySelector('[data-testid=table]')?.dataset.seat === '1'")
+    assert bo.page.inner_text("[data-testid=status]").lower() == "playing"
+    # Ana's page hears of it over SSE, without a reload.
+    ana.page.wait_for_function("() => document.querySelector('[data-testid=status]')?.dataset.status === 'playing'")
+    assert "Bo" in ana.page.inner_text("[data-testid=seats]")
+    view = live_server.http.get(f"/v1/games/{game_id}").json()
+    assert view["status"] == "playing" and [s["name"] for s in view["seats"]] == ["Ana", "Bo"]
+    # Whoever opens plays a tile; the other's page shows it.
+    opener, other = (ana, bo) if view["turn"] == 0 else (bo, ana)
+    opener.page.wait_for_function("() => document.querySelector('[data-testid=table]')?.dataset.turnState === 'your-turn'")
+    opener.page.click(".hand-tile.playable >> nth=0")
+    opener.page.click(".target >> nth=0")
+    other.page.wait_for_function("() => document.querySelectorAll('[data-testid=line] .tile').length === 1")
+    ana.screenshot("web-open-seat-ana")
+    bo.screenshot("web-open-seat-bo-phone")
+    assert ana.console_errors == [] and bo.console_errors == []
+
+
+def test_after_a_network_blip_the_stream_resumes_without_a_reload(live_server_without_bots, blip_proxy, new_page):  # type: ignore[no-untyped-def]
+    live = live_server_without_bots
+    created = live.http.post("/v1/games", json={"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}]})
+    game_id = created.json()["game"]["id"]
+    p = new_page()
+    page = p.page
+    page.goto(f"{blip_proxy.url}/play/watch?game={game_id}")
+    page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'live'")
+    page.evaluate("() => { window.notReloaded = true; }")
+    assert table_attr(page, "data-version") == "0"
+
+    blip_proxy.cut()  # the stream drops; while the network is down, the game is played to its end
+    page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'reconnecting'")
+    live.start_worker()
+    wait_until(lambda: live.http.get(f"/v1/games/{game_id}").json()["status"] == "finished", timeout=30)
+    assert table_attr(page, "data-version") == "0", "nothing reached the page during the blip"
+    blip_proxy.restore()
+
+    # EventSource reconnects by itself (Last-Event-ID), and the page catches up, in the same document.
+    page.wait_for_selector("[data-testid=game-over]", timeout=30_000)
+    assert page.evaluate("() => window.notReloaded") is True
+    final = live.http.get(f"/v1/games/{game_id}").json()
+    assert table_attr(page, "data-version") == str(final["version"])
+    assert page_scores(page, 2, "final-score") == final["scores"]
+    # The only console messages allowed are the browser's own about the dropped connection.
+    unexpected = [m for m in p.console_errors if "net::ERR_" not in m]
+    assert unexpected == []
