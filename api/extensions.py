@@ -25,6 +25,9 @@ PROBLEM_JSON = "application/problem+json"
 class ProblemSchema(ma.Schema):
     """RFC 9457 problem details; members beyond the five standard ones depend on the type."""
 
+    class Meta:
+        unknown = ma.INCLUDE  # RFC 9457 extension members: the document allows more than those named here
+
     type = ma.fields.String(required=True, metadata={"description": "`/problems/<slug>`", "example": "/problems/illegal-move"})
     title = ma.fields.String(required=True)
     status = ma.fields.Integer(required=True)
