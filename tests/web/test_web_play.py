@@ -203,3 +203,15 @@ def test_after_a_network_blip_the_stream_resumes_without_a_reload(live_server_wi
     # The only console messages allowed are the browser's own about the dropped connection.
     unexpected = [m for m in p.console_errors if "net::ERR_" not in m]
     assert unexpected == []
+
+
+def test_api_errors_are_shown_in_words(live_server, new_page):  # type: ignore[no-untyped-def]
+    p = new_page()
+    p.page.goto(f"{live_server.url}/play#game=nosuchgame0000000")
+    p.page.wait_for_selector("#error:not([hidden])")
+    text = p.page.inner_text("#error")
+    problem = live_server.http.get("/v1/games/nosuchgame0000000").json()
+    assert problem["title"] in text and problem["detail"] in text
+    assert "There is no such game" in p.page.inner_text("#app")
+    # The browser reports the 404 itself; nothing else went wrong.
+    assert [m for m in p.console_errors if "404" not in m] == []

@@ -653,9 +653,10 @@ function renderCross(t, box, targets) {
   const si = board.spinner_index;
   const line = board.line;
   const arms = board.arms || { up: [], down: [] };
+  // The left wing is laid out from the spinner outwards (row-reverse), so its first row meets the spinner.
   const left = h('div', { class: 'wing left' });
+  line.slice(0, si).reverse().forEach((tile) => left.append(boardTile(view, tile)));
   if (targets.left) left.append(targetButton(t, targets.left, { touching: { side: 'before', value: ends.left }, label: `on the left end (${ends.left})` }));
-  line.slice(0, si).forEach((tile) => left.append(boardTile(view, tile)));
   const right = h('div', { class: 'wing right' });
   line.slice(si + 1).forEach((tile) => right.append(boardTile(view, tile)));
   if (targets.right) right.append(targetButton(t, targets.right, { touching: { side: 'after', value: ends.right }, label: `on the right end (${ends.right})` }));
@@ -666,9 +667,9 @@ function renderCross(t, box, targets) {
   const down = h('div', { class: 'arm down' });
   arms.down.forEach((tile) => down.append(boardTile(view, tile, { along: 'column' })));
   if (targets.down) down.append(targetButton(t, targets.down, { along: 'column', touching: { side: 'after', value: ends.down }, label: `on the spinner's lower arm (${ends.down})` }));
-  const hub = h('div', { class: 'hub' }, up, boardTile(view, line[si], { cls: 'spinner' }), down);
   box.classList.add('cross-board');
-  box.append(h('div', { class: 'cross', 'data-testid': 'line' }, left, hub, right));
+  box.append(h('div', { class: 'cross', 'data-testid': 'line' },
+    up, left, h('div', { class: 'spin' }, boardTile(view, line[si], { cls: 'spinner' })), right, down));
   if (targets.start) box.append(targetButton(t, targets.start, { label: 'here' }));
   const count = board.count;
   box.append(h('p', { class: 'ends muted' },
