@@ -85,7 +85,7 @@ def play_round(
             budget = Budget(deadline=t0 + getattr(strat, "default_ms", 100.0) / 1000.0)
         else:
             t0 = time.monotonic()
-            budget = Budget(nodes=nodes)
+            budget = Budget(nodes=nodes if nodes is not None else getattr(strat, "bench_nodes", 2000))
         move = strat.choose(view, rng, budget)
         dt = time.monotonic() - t0
         if seat in seats and len(view.legal_moves) > 1:
@@ -123,7 +123,7 @@ def report(setup: str, bot_id: str, opp_id: str, nodes: int | None, timed: bool,
     lo, hi = wilson(p, t.games)
     m = statistics.fmean(t.margins) if t.margins else 0.0
     se = statistics.stdev(t.margins) / math.sqrt(len(t.margins)) if len(t.margins) > 1 else 0.0
-    budget = "timed(default)" if timed else f"nodes={nodes}"
+    budget = "timed(default)" if timed else f"nodes={nodes or 'own'}"
     line = (
         f"{setup:11s} {bot_id} vs {opp_id} [{budget}]: win {100 * p:5.1f}% "
         f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}, n={t.games})  margin {m:+.2f} ± {se:.2f}"
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--bot", default="expert")
     ap.add_argument("--opp", default="greedy")
-    ap.add_argument("--nodes", type=int, default=None, help="playouts per move (default: the bot's own)")
+    ap.add_argument("--nodes", type=int, default=None, help="playouts per move for both (default: each bot's own)")
     ap.add_argument("--timed", action="store_true", help="wall-clock default budget instead of nodes")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -152,9 +152,7 @@ def main(argv: list[str] | None = None) -> None:
     for setup in setups:
         if setup == "mexican4" and "mexican_train" not in domino.PRESETS:
             continue
-        nodes = args.nodes
-        if nodes is None and not args.timed:
-            nodes = getattr(get(args.bot), "bench_nodes", 2000)
+        nodes = args.nodes  # None: each search bot its own ``bench_nodes`` (about its default time)
         t0 = time.monotonic()
         try:
             tally = run(setup, args.deals, args.bot, args.opp, nodes, args.timed, args.seed)

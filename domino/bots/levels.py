@@ -17,19 +17,18 @@ CLUB = SearchBot(
     default_ms=30.0,
     eps=0.1,
     win_bonus=30.0,
-    bench_nodes=600,
+    bench_nodes=6000,
 )
 EXPERT = SearchBot(
     id="expert",
-    description="Club's search with 100 ms a move by default, successive halving over the candidate moves "
-    "and, in the block game, sampled deals weighted by how likely the other seats' plays were under a "
-    "heavier-tile-first model. Mexican Train: a train planner.",
+    description="Club's search with 100 ms a move by default and, in the block game, sampled deals weighted "
+    "by how likely the other seats' plays were under a heavier-tile-first model. "
+    "Mexican Train: a train planner.",
     strength="not measured yet",
     default_ms=100.0,
     eps=0.1,
-    halving=True,
     win_bonus=30.0,
     model_beta=1.0,
-    bench_nodes=2000,
+    bench_nodes=20000,
 )
 LEVELS = [CLUB, EXPERT]

@@ -4,13 +4,22 @@ Each iteration samples one deal of the hidden tiles consistent with everything t
 (:mod:`domino.bots.inference`), then plays every candidate move on that same deal (common random numbers:
 the candidates are compared on identical deals) and finishes the round with a fast heuristic playout
 policy on the perfect-information simulator (:mod:`domino.bots.linesim`). A move's value is the mean
-round result for the bot's side (point margin plus a bonus for winning the round). ``expert`` adds
-successive halving (more playouts for the moves still in contention) and, once few tiles are left in the
-block game, an exact alpha-beta solve of each sampled deal (with a transposition table).
+round result for the bot's side: the point margin over the best other side, plus ``win_bonus`` for a won
+round (minus for a lost one).
 
-Budget: ``Budget(nodes=N)`` caps the number of playouts (deterministic for a given ``rng``); a
-``deadline`` (``time.monotonic()``) is checked after every playout batch; with neither, the bot's own
-default time (100 ms) applies. The bot always has a move ready (the policy's choice) before it searches.
+``expert`` also weights each sampled deal (block game) by how likely the other seats' earlier plays were
+under a heavier-tile-first model (``model_beta``): a seat that laid a light tile when it could have laid
+a heavy one probably had no heavy one there. Measured (bench/bot_strength.py), that was the largest gain
+in the block game. Also available and measured, but off by default: successive halving over the
+candidates (neutral without the model, harmful with it: weighted samples are too few to prune early)
+and an exact alpha-beta solve (transposition table, heaviest-first ordering) of every sampled deal in
+the block game (PIMC): in 2-player block it did worse than playouts (53% against 58% vs greedy),
+because a solve of a deal assumes both sides see every hand.
+
+Budget: ``Budget(nodes=N)`` caps the number of simulator moves (playout moves; an alpha-beta node counts
+3), so a node costs about the same in every variant; deterministic for a given ``rng``. A ``deadline``
+(``time.monotonic()``) is checked after every playout and every 256 alpha-beta nodes; with neither, the
+bot's own ``default_ms`` applies. The bot always has a move ready (the policy's choice) before it searches.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from domino.variants import line
 __all__ = ["SearchBot", "rollout", "root_sim"]
 
 _WIN_BONUS = 10.0
-_AB_PER_NODE = 6  # alpha-beta nodes that cost about one playout (node budgets count playouts)
+_AB_COST = 3  # an alpha-beta node costs about three simulator moves (node budgets count simulator moves)
 
 
 def _placed(s: str) -> Placed:
@@ -124,9 +133,11 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
     return best
 
 
-def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) -> None:
-    """Finish the round in place with the playout policy."""
+def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) -> int:
+    """Finish the round in place with the playout policy; the number of moves it made."""
+    n = 0
     while not sim.over:
+        n += 1
         p = sim.turn
         hand = sim.hands[p]
         if sim.nopen == 0:  # only at a root opening; the policy leads its heaviest tile
@@ -141,6 +152,7 @@ def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) 
             sim.draw()
         else:
             sim.pass_()
+    return n
 
 
 def _utility(sim: LineSim, side: int, bonus: float = _WIN_BONUS) -> float:
@@ -299,7 +311,7 @@ class SearchBot:
     model_beta: float = 0.0  # weight sampled deals by a heavier-first model of the others' plays (block)
     block_w: float = 0.0  # playout policy: weight of shutting out the next seat
     win_bonus: float = _WIN_BONUS  # utility = point margin of the round + this for a win (- for a loss)
-    bench_nodes: int = 2000  # the node budget that costs about ``default_ms`` here (for deterministic runs)
+    bench_nodes: int = 20000  # a node budget that costs about ``default_ms`` on the bench machine
 
     def choose(self, view: Any, rng: random.Random, budget: Budget) -> Move:
         legal_moves = tuple(view.legal_moves)
@@ -362,13 +374,13 @@ class SearchBot:
                 if exact:
                     try:
                         v, n_ab = solve(sim, side, 4000, tt, deadline, self.win_bonus)
-                        used += n_ab // _AB_PER_NODE
+                        used += n_ab * _AB_COST
                     except _Abort:
                         exact = exact_ok = False
-                        rollout(sim, rng, self.eps, self.block_w)
+                        used += rollout(sim, rng, self.eps, self.block_w)
                         v = _utility(sim, side, self.win_bonus)
                 else:
-                    rollout(sim, rng, self.eps, self.block_w)
+                    used += rollout(sim, rng, self.eps, self.block_w)
                     v = _utility(sim, side, self.win_bonus)
                 total[i] += w * v
                 wsum[i] += w

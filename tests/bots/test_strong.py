@@ -110,10 +110,19 @@ def _check_sample(state: domino.State, v: Any, rng: random.Random) -> None:
         assert len(rest) == v.boneyard_count + v.out_of_play_count
         assert seen.bit_count() + len(rest) + mine.bit_count() + board.bit_count() == len(tb.tiles)
         if know.exact:
-            # The true hands are always consistent with the inference (soundness).
+            # The true hands are always consistent with the inference (soundness): they fit the slot groups
+            # (nested masks, oldest first: Hall's condition on the suffixes).
             for s in hands:
                 true = sum(1 << tb.index[t] for t in state.hands[s])
                 assert true & know.voids(s) == 0
+                groups = know.groups[s]
+                levels = []
+                for t in bits(true):
+                    allowed = [k for k, (f, _) in enumerate(groups) if not f >> t & 1]
+                    assert allowed, "a true tile fits no slot"
+                    levels.append(allowed[0])
+                for k in range(len(groups)):
+                    assert sum(1 for lv in levels if lv >= k) <= sum(c for _, c in groups[k:])
 
 
 @pytest.mark.parametrize("setup", ALL_SETUPS, ids=lambda s: f"{s[0]}{s[1]}{'-'.join(s[2])}")
