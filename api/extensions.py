@@ -220,7 +220,31 @@ def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "
             )
         raw = req.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH (chunked bodies included)
         try:
-            json.loads(raw.decode("utf-8"))
+            json.loads(raw.decode("utf-8"), parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant)
+        except _OutOfRange as exc:
+            return problem_response(errors.INVALID_REQUEST, str(exc), {"errors": {"json": {"_schema": [str(exc)]}}})
         except (ValueError, UnicodeDecodeError, RecursionError):
             return problem_response(errors.BAD_REQUEST, "The body is not valid JSON.")
         return None
+
+
+class _OutOfRange(ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    """Integers beyond 64 bits are valid JSON but no field of ours takes one (and orjson cannot write one)."""
+    if len(text) > 20 or not -(2**63) <= (value := int(text)) < 2**64:
+        raise _OutOfRange("Numbers must fit in 64 bits.")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _OutOfRange("Numbers must be finite.")
+    return value
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON")  # NaN, Infinity, -Infinity: Python's json accepts them, JSON does not

@@ -125,3 +125,102 @@ def test_history_before_the_end_hides_others_draws_and_after_reveals_everything(
     replay = domino.new_game(rules, seed=history["seed"])
     assert [[str(t) for t in h] for h in replay.deal.hands] == deal["hands"]
     assert [str(t) for t in replay.deal.boneyard] == deal["boneyard"]
+
+
+# -- issue 8: events, stale and out-of-turn errors, the seed, stored tokens, tokens across games -------------
+
+
+def _everything_in_redis(service) -> bytes:  # type: ignore[no-untyped-def]
+    """Every value of every key of this test (both connections, RQ's job hashes included), as bytes."""
+    out = []
+    for conn in {id(c): c for c in (service.store.redis, service.store.queue_redis)}.values():
+        for key in conn.scan_iter(count=500):
+            kind = conn.type(key).decode()
+            out.append(key)
+            if kind == "string":
+                out.append(conn.get(key) or b"")
+            elif kind == "hash":
+                for k, v in conn.hgetall(key).items():
+                    out.extend((k, v))
+            elif kind == "stream":
+                for _id, fields in conn.xrange(key):
+                    for k, v in fields.items():
+                        out.extend((k, v))
+            elif kind == "zset":
+                out.extend(m for m, _ in conn.zrange(key, 0, -1, withscores=True))
+            elif kind in ("list",):
+                out.extend(conn.lrange(key, 0, -1))
+            elif kind == "set":
+                out.extend(conn.smembers(key))
+    return b"\n".join(out)
+
+
+def test_events_stale_moves_and_out_of_turn_errors_never_show_a_hidden_tile_or_the_seed(create_game, service):
+    data, players, spectator = create_game(
+        [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 1}, seed="events-secrecy"
+    )
+    game_id = data["game"]["id"]
+    doc = service.store.load(game_id).doc
+    secrets_ = (domino.from_dict(doc["state"]).seed, doc["salt"])
+    clients = {0: players[0], 1: players[1], None: spectator}
+    seen = 0
+    for _ in range(200):
+        rec = service.store.load(game_id)
+        state = domino.from_dict(rec.doc["state"])
+        if state.finished:
+            break
+        mover = state.to_move
+        answers = []
+        for seat, player in clients.items():
+            answers.append((seat, player.client.get(f"/v1/games/{game_id}/events?after=-1", headers=player.headers)))
+            # a stale expected_version: 412 names the version and the seat's own last move only
+            answers.append((seat, player.move({"type": "draw", "expected_version": rec.version + 5})))
+        answers.append((1 - mover, players[1 - mover].move({"type": "pass"})))  # not your turn
+        for seat, resp in answers:
+            assert resp.status_code in (200, 401, 409, 412), resp.get_data(as_text=True)
+            body = resp.get_json()
+            leaked = tiles_in(body) & hidden_from(state, seat)
+            assert not leaked, (seat, leaked, body)
+            text = resp.get_data(as_text=True)
+            assert secrets_[0] not in text and secrets_[1] not in text
+            seen += 1
+        move = players[mover].view().get_json()["legal_moves"][-1]
+        assert players[mover].move(move).status_code == 200
+    assert seen > 50
+
+
+def test_tokens_are_stored_hashed_and_one_games_token_is_useless_in_another(client, create_game, service):
+    a, a_players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}], seed="tokens-a")
+    b, b_players, _ = create_game([{"name": "Cy"}, {"open": True}], seed="tokens-b")
+    claimed = client.post(f"/v1/games/{b['game']['id']}/seats/1", json={"name": "Di"})
+    assert claimed.status_code in (200, 201), claimed.get_json()
+    replayed = client.post(
+        "/v1/games",
+        json={"variant": "draw", "seats": [{"name": "Ed"}, {"bot": "greedy"}]},
+        headers={"Idempotency-Key": "secrecy-key-1"},
+    )
+    tokens = [p.token for p in a_players.values()] + [p.token for p in b_players.values()]
+    tokens += [claimed.get_json()["token"], replayed.get_json()["tokens"][0]["token"]]
+    ticket = client.post(f"/v1/games/{a['game']['id']}/events/ticket", headers=a_players[0].headers).get_json()["ticket"]
+    stored = _everything_in_redis(service)
+    assert stored
+    for secret in [*tokens, ticket]:
+        assert secret.encode() not in stored, "a raw token or ticket is stored in Redis"
+
+    a_id, b_id = a["game"]["id"], b["game"]["id"]
+    version_b = service.store.version(b_id)
+    for token in (a_players[0].token, a_players[1].token):
+        auth = {"Authorization": f"Bearer {token}"}
+        for resp in (
+            client.get(f"/v1/games/{b_id}", headers=auth),
+            client.get(f"/v1/games/{b_id}/history", headers=auth),
+            client.get(f"/v1/games/{b_id}/events", headers=auth),
+            client.post(f"/v1/games/{b_id}/events/ticket", headers=auth),
+            client.post(f"/v1/games/{b_id}/moves", json={"type": "draw"}, headers=auth),
+            client.post(f"/v1/games/{b_id}/resign", headers=auth),
+        ):
+            assert resp.status_code == 401, (resp.request.path, resp.status_code)
+            assert resp.get_json()["type"] == "/problems/unauthorized"
+    # A stream ticket of game A is no ticket in game B either.
+    assert client.get(f"/v1/games/{b_id}/events?ticket={ticket}").status_code == 401
+    assert service.store.version(b_id) == version_b

@@ -1,0 +1,229 @@
+"""Hostile input: every malformed request gets a clear 4xx problem and stores nothing (issue 8).
+
+"Nothing stored" is checked on Redis itself: the set of keys of the test's prefix (rate-limit counters
+excepted) and the game's version and event stream are the same before and after.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+PROBLEM = "application/problem+json"
+TWO = [{"name": "Ana"}, {"name": "Bo"}]
+
+
+@pytest.fixture
+def game(create_game, service):  # type: ignore[no-untyped-def]
+    data, players, spectator = create_game(TWO, seed="hostile")
+    return data["game"]["id"], players
+
+
+def snapshot(service, stored_keys, game_id):  # type: ignore[no-untyped-def]
+    store = service.store
+    return stored_keys(), store.version(game_id), store.redis.xlen(store.events_key(game_id))
+
+
+def problem(resp, status: int, slug: str | None = None):  # type: ignore[no-untyped-def]
+    assert resp.status_code == status, (resp.status_code, resp.get_data(as_text=True)[:500])
+    assert resp.mimetype == PROBLEM
+    body = resp.get_json()
+    assert body["status"] == status and body["detail"]
+    if slug:
+        assert body["type"] == f"/problems/{slug}", body
+    return body
+
+
+def moves_url(game_id: str) -> str:
+    return f"/v1/games/{game_id}/moves"
+
+
+def test_oversized_bodies_are_413_and_store_nothing(client, service, stored_keys, game):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    huge = b'{"type": "draw", "pad": "' + b"x" * 20_000 + b'"}'
+    auth = players[0].headers
+    problem(client.post(moves_url(game_id), data=huge, content_type="application/json", headers=auth), 413, "payload-too-large")
+    problem(client.post("/v1/games", data=huge, content_type="application/json"), 413, "payload-too-large")
+    # (A chunked body without Content-Length is cut at the limit too: tests/reliability, against gunicorn.)
+    assert snapshot(service, stored_keys, game_id) == before
+
+
+@pytest.mark.parametrize("depth", [100, 5_000])
+def test_deeply_nested_json_is_a_4xx(client, service, stored_keys, game, depth):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    nested = "[" * depth + "]" * depth
+    body = '{"type": "draw", "x": ' + nested + "}"
+    resp = client.post(moves_url(game_id), data=body, content_type="application/json", headers=players[0].headers)
+    assert resp.status_code in (400, 413, 422), resp.status_code
+    assert resp.mimetype == PROBLEM
+    resp = client.post("/v1/games", data='{"variant": "draw", "seats": ' + nested + "}", content_type="application/json")
+    assert resp.status_code in (400, 413, 422) and resp.mimetype == PROBLEM
+    assert snapshot(service, stored_keys, game_id) == before
+
+
+@pytest.mark.parametrize(
+    "content_type, data",
+    [
+        ("text/plain", '{"type": "draw"}'),
+        ("application/x-www-form-urlencoded", "type=draw"),
+        ("multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="type"\r\n\r\ndraw\r\n--x--\r\n'),
+        ("application/xml", "<move type='draw'/>"),
+        (None, '{"type": "draw"}'),
+    ],
+)
+def test_wrong_content_types_are_415(client, service, stored_keys, game, content_type, data):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    headers = dict(players[0].headers)
+    if content_type:
+        headers["Content-Type"] = content_type
+    problem(client.post(moves_url(game_id), data=data, headers=headers), 415, "unsupported-media-type")
+    problem(client.post("/v1/games", data=data, headers={"Content-Type": content_type or ""}), 415)
+    assert snapshot(service, stored_keys, game_id) == before
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"{", b'{"type": "draw",}', b"\xff\xfe\x00{", b'{"type": "dr\xc3aw"}', b"NaN", b'{"type": "draw", "x": Infinity}', b'{"type": "draw"} trailing'],
+)
+def test_bodies_that_are_not_json_are_400(client, service, stored_keys, game, raw):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    problem(client.post(moves_url(game_id), data=raw, content_type="application/json", headers=players[0].headers), 400, "bad-request")
+    assert snapshot(service, stored_keys, game_id) == before
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Ana 🁣", "Zoë", "李小龍", "محمد", "e\u0301\u0301\u0301", "🂡" * 40, "\u202eevil\u202c"],
+)
+def test_unicode_names_are_kept_exactly(client, name):
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": name}, {"bot": "greedy"}]})
+    if "\u202e" in name:  # bidi controls are format characters: refused like control characters, or kept
+        assert resp.status_code in (201, 422)
+        return
+    assert resp.status_code == 201, resp.get_json()
+    game = resp.get_json()["game"]
+    assert game["seats"][0]["name"] == name
+    assert client.get(f"/v1/games/{game['id']}").get_json()["seats"][0]["name"] == name
+
+
+@pytest.mark.parametrize(
+    "name", ["", "A" * 41, "🂡" * 41, "Ana\x00", "Ana\nBo", "\x1b[31mred", "Ana\x7f", "   \t"]
+)
+def test_bad_names_are_422_and_store_nothing(client, stored_keys, name):
+    before = stored_keys()
+    problem(client.post("/v1/games", json={"variant": "draw", "seats": [{"name": name}, {"bot": "greedy"}]}), 422, "invalid-request")
+    assert stored_keys() == before
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        {"type": "draw", "expected_version": -1},
+        {"type": "draw", "expected_version": 10**30},
+        {"type": "draw", "expected_version": 1e308},
+        {"type": "draw", "expected_version": "1"},
+        {"type": "draw", "expected_version": True},
+        {"type": "play", "tile": "-1-6"},
+        {"type": "play", "tile": "99999999999999999999-1"},
+        {"type": "play", "tile": "6-4", "end": -1},
+        {"type": "play", "tile": "6-4", "end": "train:-1"},
+        {"type": "play", "tile": "6-4", "end": "train:99999999999999999999"},
+        {"type": "draw", "unknown_field": 1},
+        {"type": "draw", "seat": 1},
+        {"type": "teleport"},
+        {"type": None},
+        {},
+        [],
+        "draw",
+        12,
+        None,
+    ],
+)
+def test_hostile_moves_are_4xx_and_store_nothing(client, service, stored_keys, game, move):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    state_before = service.store.load(game_id)
+    seat = service.store.load(game_id).doc["state"]["to_move"] if "to_move" in service.store.load(game_id).doc["state"] else 0
+    for player in players.values():  # the mover and the other seat
+        resp = client.post(moves_url(game_id), json=move, headers=player.headers)
+        assert 400 <= resp.status_code < 500 and resp.status_code != 404, (move, resp.status_code, resp.get_json())
+        assert resp.mimetype == PROBLEM
+        body = resp.get_json()
+        assert body["title"] and body["detail"]
+    assert snapshot(service, stored_keys, game_id) == before
+    assert service.store.load(game_id) == state_before
+    del seat
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"variant": "draw", "seats": TWO, "rules": {"target_score": -5}},
+        {"variant": "draw", "seats": TWO, "rules": {"target_score": 10**40}},
+        {"variant": "draw", "seats": TWO, "rules": {"target_score": 1e308}},
+        {"variant": "draw", "seats": TWO, "rules": {"hand_size": -1}},
+        {"variant": "draw", "seats": TWO, "rules": {"hand_size": 10**9}},
+        {"variant": "draw", "seats": TWO, "turn_timeout_s": -1},
+        {"variant": "draw", "seats": TWO, "turn_timeout_s": 1e308},
+        {"variant": "draw", "seats": TWO * 20},
+        {"variant": "draw", "seats": TWO, "seed": "x" * 10_000},
+        {"variant": "draw", "seats": TWO, "unknown": {"a": 1}},
+        {"variant": "draw", "seats": [{"name": "A", "bot": "greedy"}, {"name": "B"}]},
+        {"variant": "draw", "seats": [{"bot": "../../etc/passwd"}, {"name": "B"}]},
+        {"variant": "mexican_train", "seats": TWO, "rules": {"max_pip": 10**6}},
+    ],
+)
+def test_hostile_creates_are_4xx_and_store_nothing(client, stored_keys, body):
+    before = stored_keys()
+    resp = client.post("/v1/games", json=body)
+    assert resp.status_code in (413, 422), (resp.status_code, resp.get_json())
+    assert resp.mimetype == PROBLEM
+    assert stored_keys() == before
+
+
+@pytest.mark.parametrize("seat", ["-1", "99999999999999999999", "1e3", "x"])
+def test_hostile_seat_numbers_and_game_ids(client, stored_keys, game, seat):
+    game_id, _ = game
+    before = stored_keys()
+    resp = client.post(f"/v1/games/{game_id}/seats/{seat}", json={"name": "Eve"})
+    assert 400 <= resp.status_code < 500
+    for bad_id in ("..%2F..%2Fetc", "a" * 5000, "%00", "*", "{abc}"):
+        resp = client.get(f"/v1/games/{bad_id}")
+        assert resp.status_code == 404 and resp.mimetype == PROBLEM
+    assert stored_keys() == before
+
+
+@pytest.mark.parametrize(
+    "query", ["after=-5", "after=99999999999999999999999", "wait=-1", "wait=1e308", "wait=nan", "after=x"]
+)
+def test_hostile_event_queries_are_answered_quickly(client, game, query):
+    import time
+
+    game_id, _ = game
+    t0 = time.monotonic()
+    resp = client.get(f"/v1/games/{game_id}/events?{query}")
+    assert resp.status_code in (200, 422), (query, resp.status_code, resp.get_data(as_text=True)[:300])
+    assert time.monotonic() - t0 < 31
+
+
+def test_hostile_headers(client, service, stored_keys, game):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    token = players[0].token
+    cases = [
+        {"Authorization": "Bearer " + "x" * 5000},
+        {"Authorization": "Basic " + token},
+        {"Authorization": "Bearer"},
+        {"Authorization": f"Bearer {token}", "If-Match": '"-1"'},
+        {"Authorization": f"Bearer {token}", "If-Match": '"99999999999999999999999"'},
+        {"Authorization": f"Bearer {token}", "If-Match": "W/\"1\""},
+        {"Authorization": f"Bearer {token}", "Idempotency-Key": "k" * 300},
+    ]
+    for headers in cases:
+        resp = client.post(moves_url(game_id), json={"type": "draw"}, headers=headers)
+        assert resp.status_code in (401, 412, 422), (headers, resp.status_code)
+        assert resp.mimetype == PROBLEM
+    assert snapshot(service, stored_keys, game_id) == before
