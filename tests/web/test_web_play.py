@@ -31,6 +31,9 @@ def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new
     p = new_page()
     page = p.page
     page.goto(f"{live_server.url}/play")
+    page.wait_for_selector("#variant")
+    p.screenshot("web-new-game")
+    assert not re.search(r"\b(null|undefined|NaN)\b", page.inner_text("body"))
     page.select_option("#variant", "draw")
     page.select_option("#players", "2")
     page.fill("#name", "Ana")
@@ -97,6 +100,7 @@ def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new
     winner_names = [api_view["seats"][s]["name"] for s in api_view["winners"]]
     text = page.inner_text("[data-testid=game-over]")
     assert "You won!" in text if 0 in api_view["winners"] else winner_names[0] in text
+    assert not re.search(r"\b(null|undefined|NaN)\b", page.inner_text("body"))
     p.screenshot("web-play-draw-finished")
     assert p.console_errors == []
 
@@ -135,6 +139,7 @@ def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_
     assert page_scores(page, 4, "final-score") == api_view["scores"]
     assert page.locator("[data-testid=round-result]").count() == 1
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+    assert not re.search(r"\b(null|undefined|NaN)\b", page.inner_text("body"))
     p.screenshot("web-watch-four-bots-finished")
     assert p.console_errors == []
 

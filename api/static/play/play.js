@@ -38,6 +38,11 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+// replaceChildren() would print null as "null": drop the empty parts.
+function put(el, ...children) {
+  el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class ApiError extends Error {
@@ -114,7 +119,7 @@ function showError(err) {
   if (err && err.name === 'AbortError') return;
   const title = err instanceof ApiError ? err.title : 'Something went wrong';
   const detail = err instanceof ApiError ? err.detail : String((err && err.message) || err);
-  $error.replaceChildren(
+  put($error, 
     h('strong', { class: 'error-title' }, title),
     detail ? h('span', { class: 'error-detail' }, ' ', detail) : null,
     h('button', { type: 'button', class: 'link', 'aria-label': 'Dismiss the message', onclick: clearError }, 'Dismiss'),
@@ -124,7 +129,7 @@ function showError(err) {
 
 function clearError() {
   $error.hidden = true;
-  $error.replaceChildren();
+  put($error, );
 }
 
 // ---------------------------------------------------------------- catalogue (variants and bots)
@@ -169,13 +174,13 @@ window.addEventListener('hashchange', route);
 
 async function showNewGame() {
   document.title = 'New game · Dominoes';
-  $app.replaceChildren(h('p', { class: 'loading' }, 'Loading the variants…'));
+  put($app, h('p', { class: 'loading' }, 'Loading the variants…'));
   let cat;
   try {
     cat = await loadCatalogue();
   } catch (err) {
     showError(err);
-    $app.replaceChildren(h('p', {}, 'The variants could not be loaded.'));
+    put($app, h('p', {}, 'The variants could not be loaded.'));
     return;
   }
   const form = h('form', { class: 'card new-game', 'aria-labelledby': 'new-title' });
@@ -293,7 +298,7 @@ async function showNewGame() {
     submit,
   );
   const mine = savedGames().slice(0, 8);
-  $app.replaceChildren(
+  put($app, 
     form,
     mine.length ? h('section', { class: 'card' }, h('h2', {}, 'Your games'),
       h('ul', { class: 'plain' }, mine.map((g) => h('li', {}, h('a', { href: `#game=${g.id}` }, `${g.id}`), ` · seat ${g.seat + 1}`)))) : null,
@@ -304,14 +309,14 @@ async function showNewGame() {
 
 async function showLobby() {
   document.title = 'Lobby · Dominoes';
-  $app.replaceChildren(h('section', { class: 'card' }, h('h1', {}, 'Games waiting for players'), h('p', { class: 'loading' }, 'Loading…')));
+  put($app, h('section', { class: 'card' }, h('h1', {}, 'Games waiting for players'), h('p', { class: 'loading' }, 'Loading…')));
   try {
     const page = await api('GET', '/v1/games?status=waiting&limit=50');
     const rows = page.games.map((g) => h('li', { class: 'lobby-game' },
       h('a', { href: `#game=${g.id}` }, `${VARIANT_NAMES[g.variant] || g.variant}`),
       ` · ${g.seats.length} seats · `,
       g.seats.map((s) => (s.kind === 'open' ? 'open' : s.name || s.kind)).join(', ')));
-    $app.replaceChildren(h('section', { class: 'card' },
+    put($app, h('section', { class: 'card' },
       h('h1', {}, 'Games waiting for players'),
       rows.length ? h('ul', { class: 'plain' }, rows) : h('p', {}, 'No game is waiting. ', h('a', { href: '#new' }, 'Start one'), '.')));
   } catch (err) {
@@ -341,7 +346,7 @@ async function openTable(id, { watch }) {
   };
   const t = table;
   document.title = `Game ${id} · Dominoes`;
-  $app.replaceChildren(h('p', { class: 'loading' }, 'Loading the game…'));
+  put($app, h('p', { class: 'loading' }, 'Loading the game…'));
   try {
     await refresh(t);
   } catch (err) {
@@ -360,7 +365,7 @@ async function openTable(id, { watch }) {
 
 function tableFailed(err) {
   showError(err);
-  $app.replaceChildren(h('section', { class: 'card' },
+  put($app, h('section', { class: 'card' },
     h('p', {}, err instanceof ApiError && err.status === 404 ? 'There is no such game (or it has expired).' : 'The game could not be loaded.'),
     h('p', {}, h('a', { href: '#new' }, 'Start a new game'))));
 }
@@ -956,7 +961,7 @@ function renderTable(t) {
       renderRoundResult(t),
       renderLog(t),
       renderTools(t)));
-  $app.replaceChildren(main);
+  put($app, main);
   tick(t);
   if (focusKey) {
     const again = $app.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);
