@@ -706,21 +706,26 @@ function renderTrains(t) {
   for (const train of board.trains) {
     const key = train.owner === null ? 'mexican' : `train:${train.owner}`;
     const mine = train.owner !== null && train.owner === view.seat;
-    const name = train.owner === null ? 'Mexican train' : `${whoText(view, train.owner)}${mine ? 'r' : "'s"} train`;
+    const name = trainName(view, train.owner);
     const tiles = h('div', { class: 'train-tiles' });
     train.tiles.forEach((tile) => tiles.append(boardTile(view, tile, { cls: pending.has(canonical(tile)) ? 'pending' : '' })));
-    if (targets[key]) tiles.append(targetButton(t, targets[key], { touching: { side: 'after', value: train.end }, label: `on ${name.toLowerCase()} (${train.end})` }));
+    if (targets[key]) tiles.append(targetButton(t, targets[key], { touching: { side: 'after', value: train.end }, label: `on ${name} (${train.end})` }));
     box.append(h('div', {
       class: `train ${mine ? 'mine' : ''} ${train.marker ? 'marked' : ''}`.trim(),
       'data-testid': `train-${train.owner === null ? 'mexican' : train.owner}`,
     },
     h('div', { class: 'train-label' },
-      h('span', { class: 'train-name' }, name),
+      h('span', { class: 'train-name' }, train.owner === null ? 'Mexican train' : name.replace(/^y/, 'Y')),
       train.marker && train.owner !== null ? h('span', { class: 'marker', title: 'Marker: this train is open to everyone' }, 'marker: open to all') : null,
       h('span', { class: 'train-end muted' }, `end ${train.end}`)),
     tiles));
   }
   return box;
+}
+
+function trainName(view, owner) {
+  if (owner === null || owner === undefined) return 'the Mexican train';
+  return owner === view.seat ? 'your train' : `${seatName(view, owner)}'s train`;
 }
 
 function canonical(tile) {
@@ -885,7 +890,7 @@ function describeMove(view, m) {
   if (m.type === 'play') {
     let where = '';
     if (m.end === 'mexican') where = ' on the Mexican train';
-    else if (m.end && m.end.startsWith('train:')) where = ` on ${whoText(view, Number(m.end.slice(6)))}'s train`;
+    else if (m.end && m.end.startsWith('train:')) where = ` on ${trainName(view, Number(m.end.slice(6)))}`;
     else if (m.end) where = ` on the ${m.end}`;
     return `${who} played ${m.tile}${where}`;
   }
