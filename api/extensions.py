@@ -218,7 +218,10 @@ def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "
             return problem_response(
                 errors.UNSUPPORTED_MEDIA_TYPE, f"Send the body as application/json (got {mimetype or 'none'!r})."
             )
-        raw = req.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH (chunked bodies included)
+        raw = req.get_data(cache=True)
+        if req.content_length is None and len(raw) >= limit and req.input_stream.read(1):
+            # A chunked body (no Content-Length) is cut at the limit by werkzeug, silently: more was sent.
+            return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
         try:
             json.loads(raw.decode("utf-8"), parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant)
         except _OutOfRange as exc:
