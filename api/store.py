@@ -59,7 +59,9 @@ def _translated(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 # KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
-# idem field ("" for none), idem value, a nonce of this call, then the events' payloads.
+# idem field ("" for none), idem value, a nonce of this call, the idempotency records' ttl (at most the
+# game's: a finished game is kept for days, its per-move answers only as long as a retry makes sense), then
+# the events' payloads.
 # Returns {1, new version} on success, {0, current version} on a conflict, {-1, -1} if the game is gone.
 # The nonce makes a retry safe: when redis-py retries a call whose first try landed but whose answer was
 # lost (a timeout), the retry finds its own nonce and reports success instead of a conflict (which the
@@ -77,16 +79,17 @@ else
   if tonumber(cur) ~= expected then return {0, tonumber(cur)} end
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3], 'n', ARGV[7])
-for i = 8, #ARGV do
-  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 7), 'e', ARGV[i])
+for i = 9, #ARGV do
+  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 8), 'e', ARGV[i])
 end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[6])
 end
 local ttl = tonumber(ARGV[4])
-for i = 1, #KEYS do
+for i = 1, 2 do
   if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ttl) end
 end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], math.min(ttl, tonumber(ARGV[8]))) end
 return {1, tonumber(ARGV[2])}
 """
 
@@ -294,6 +297,7 @@ class Store:
             idem_field,
             idem_value,
             secrets.token_hex(8),
+            self.settings.idempotency_ttl,
         ]
         args.extend(orjson.dumps(e) for e in events)
         status, current = self._commit(keys=self.game_keys(game_id), args=args)

@@ -1,0 +1,81 @@
+"""Games expire after a configurable idle time and answer 404; nothing else is left behind (issue 8)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from api.app import create_app
+
+TWO = [{"name": "Ana"}, {"name": "Bo"}]
+
+
+def _client(settings, **changes):  # type: ignore[no-untyped-def]
+    app = create_app({"DOMINO": replace(settings, **changes), "TESTING": True})
+    return app, app.test_client()
+
+
+def test_an_idle_game_expires_and_answers_404(settings, stored_keys):
+    app, client = _client(settings, game_ttl=1)
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO})
+    game_id = resp.get_json()["game"]["id"]
+    token = resp.get_json()["tokens"][0]["token"]
+    assert client.get(f"/v1/games/{game_id}").status_code == 200
+    time.sleep(1.3)
+    for resp in (
+        client.get(f"/v1/games/{game_id}"),
+        client.get(f"/v1/games/{game_id}/history"),
+        client.post(f"/v1/games/{game_id}/moves", json={"type": "draw"}, headers={"Authorization": f"Bearer {token}"}),
+    ):
+        assert resp.status_code == 404 and resp.get_json()["type"] == "/problems/not-found"
+    assert not [k for k in stored_keys() if game_id.encode() in k]
+
+
+def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(settings, create_game, service):
+    app, client = _client(settings, game_ttl=2, finished_ttl=1)
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO})
+    game_id = resp.get_json()["game"]["id"]
+    tokens = {t["seat"]: t["token"] for t in resp.get_json()["tokens"]}
+    store = app.extensions["domino.service"].store
+    for _ in range(2):
+        time.sleep(1.2)
+        view = client.get(f"/v1/games/{game_id}").get_json()
+        seat = view["turn"]
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
+        assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
+    assert 1 <= store.redis.ttl(store.state_key(game_id)) <= 2  # alive after 2.4 s: each move refreshed it
+    assert client.post(f"/v1/games/{game_id}/resign", headers=auth).status_code == 200
+    assert store.redis.ttl(store.state_key(game_id)) <= 1
+    time.sleep(1.3)
+    assert client.get(f"/v1/games/{game_id}").status_code == 404
+
+
+def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, run_bots):
+    """Bot-due entries, attempts, idempotency records and RQ job hashes: all cleared or expiring."""
+    client = create_app({"DOMINO": settings, "TESTING": True}).test_client()
+    ids = []
+    for i in range(3):
+        resp = client.post(
+            "/v1/games",
+            json={"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}], "rules": {"match_end": "fixed_rounds", "rounds": 1}},
+            headers={"Idempotency-Key": f"leak-{i}"},
+        )
+        ids.append(resp.get_json()["game"]["id"])
+    for _ in range(50):
+        run_bots()
+        if all(client.get(f"/v1/games/{g}").get_json()["status"] == "finished" for g in ids):
+            break
+    service.sweep(now=time.time() + 3600)  # what a later sweep sees
+    store = service.store
+    q = store.queue_redis
+    assert q.zcard(store.due_key) == 0 and q.hlen(store.attempt_key) == 0
+    assert q.zcard(store.turns_due_key) == 0
+    without_ttl = []
+    for conn in (store.redis, q):
+        for key in conn.scan_iter(match=f"{store.prefix}:*"):
+            if conn.ttl(key) < 0:
+                without_ttl.append(key)
+    assert not without_ttl, without_ttl
+    jobs = [k for k in q.scan_iter(match="rq:job:bot-*") if any(g.encode() in k for g in ids)]
+    assert jobs and all(0 < q.ttl(k) <= settings.bot_result_ttl for k in jobs)
