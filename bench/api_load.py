@@ -1,0 +1,237 @@
+"""Load: concurrent clients playing complete games against each other over HTTP (issue 8).
+
+Production configuration on 127.0.0.1: a private redis-server, gunicorn sync workers serving the API (rate
+limits on, with a limit the bench cannot reach, so their cost is counted; metrics in multiprocess mode), a
+bots worker with the sweep. Clients come in pairs: one creates a two-seat game, both play it to the end
+(read the view; on their turn post a legal move with ``expected_version``; otherwise poll the view with
+``If-None-Match``), then start another, until the time is up. Then the same clients hit a bare Flask endpoint
+doing one Redis GET and SET of a 2 KB JSON document under the same gunicorn configuration.
+
+    python bench/api_load.py [--clients 32] [--seconds 20] [--api-workers 2]
+
+Prints moves/s, p50/p95/p99 latency of a move and of a view, errors, the bare endpoint's requests/s and the
+ratio, and the load average (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] * 1000
+
+
+def request(port: int, method: str, path: str, body: object = None, headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    data = None if body is None else json.dumps(body)
+    h = dict(headers or {})
+    if data is not None:
+        h["Content-Type"] = "application/json"
+    t0 = time.perf_counter()
+    conn.request(method, path, body=data, headers=h)
+    resp = conn.getresponse()
+    raw = resp.read()
+    elapsed = time.perf_counter() - t0
+    conn.close()
+    return resp.status, raw, elapsed
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.moves: list[float] = []
+        self.views: list[float] = []
+        self.errors: list[str] = []
+        self.games = 0
+        self.requests = 0
+
+    def add(self, kind: str, elapsed: float) -> None:
+        with self.lock:
+            getattr(self, kind).append(elapsed)
+            self.requests += 1
+
+
+def start_server(app: str, port: int, workers: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
+         "--no-control-socket", "--log-level", "warning", "--pythonpath", str(ROOT / "bench"), app],
+        env=env, cwd=ROOT, start_new_session=True,
+    )  # fmt: skip
+
+
+def wait_up(port: int, path: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if request(port, "GET", path)[0] in (200, 404, 405):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server on {port} did not start")
+
+
+def play_pair(port: int, stats: Stats, stop: float, seed: int) -> None:
+    """Two clients (two threads) playing games against each other until ``stop``."""
+    rng = random.Random(seed)
+    while time.monotonic() < stop:
+        status, raw, _ = request(
+            port, "POST", "/v1/games",
+            {"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}], "rules": {"match_end": "fixed_rounds", "rounds": 1}},
+        )  # fmt: skip
+        stats.requests += 1
+        if status != 201:
+            stats.errors.append(f"create {status} {raw[:200]!r}")
+            return
+        created = json.loads(raw)
+        game_id = created["game"]["id"]
+        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+        done = threading.Event()
+        threads = [
+            threading.Thread(target=play_seat, args=(port, stats, stop, game_id, seat, tokens[seat], done, random.Random(rng.random())))
+            for seat in (0, 1)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if done.is_set():
+            with stats.lock:
+                stats.games += 1
+
+
+def play_seat(port, stats, stop, game_id, seat, token, done, rng) -> None:  # type: ignore[no-untyped-def]
+    auth = {"Authorization": f"Bearer {token}"}
+    path = f"/v1/games/{game_id}"
+    etag = None
+    view = None
+    while time.monotonic() < stop and not done.is_set():
+        headers = dict(auth)
+        if etag and view is not None:
+            headers["If-None-Match"] = etag
+        status, raw, elapsed = request(port, "GET", path, headers=headers)
+        stats.add("views", elapsed)
+        if status == 200:
+            view = json.loads(raw)
+            etag = f'"{view["version"]}"'
+        elif status != 304:
+            stats.errors.append(f"view {status} {raw[:200]!r}")
+            return
+        while view is not None and view["status"] == "playing" and view["legal_moves"] and time.monotonic() < stop:
+            move = dict(rng.choice(view["legal_moves"]))
+            move["expected_version"] = view["version"]
+            status, raw, elapsed = request(port, "POST", f"{path}/moves", move, auth)
+            if status != 200:
+                stats.errors.append(f"move {status} {raw[:200]!r}")
+                return
+            stats.add("moves", elapsed)
+            view = json.loads(raw)
+            etag = f'"{view["version"]}"'
+        if view is not None and view["status"] != "playing":
+            done.set()
+            return
+        time.sleep(0.002)  # the other seat is to move: poll again shortly
+
+
+def bare_client(port: int, stop: float, key: str, out: list[float], errors: list[str]) -> None:
+    while time.monotonic() < stop:
+        status, raw, elapsed = request(port, "POST", f"/bare/{key}", {})
+        if status != 200:
+            errors.append(f"bare {status}")
+            return
+        out.append(elapsed)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=32, help="clients (pairs play each other)")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--bare-seconds", type=float, default=10.0)
+    parser.add_argument("--api-workers", type=int, default=2, help="gunicorn sync workers (domino-serve's default)")
+    args = parser.parse_args()
+
+    from workers.redis_server import RedisServer, free_port
+
+    with tempfile.TemporaryDirectory() as tmp:
+        redis_server = RedisServer(Path(tmp) / "redis", persistent=False)
+        url = redis_server.start()
+        metrics_dir = Path(tmp) / "metrics"
+        metrics_dir.mkdir()
+        env = dict(os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+        env["PYTHONPATH"] = str(ROOT)
+        api_port, bare_port = free_port(), free_port()
+        procs = [
+            start_server("api.app:create_app()", api_port, args.api_workers, env),
+            start_server("bare_app:app", bare_port, args.api_workers, env),
+            subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep", "--log-level", "WARNING"],
+                             env=env, cwd=ROOT, start_new_session=True),
+        ]  # fmt: skip
+        try:
+            wait_up(api_port, "/healthz")
+            wait_up(bare_port, "/bare/x")
+            stats = Stats()
+            t0 = time.monotonic()
+            stop = t0 + args.seconds
+            pairs = [threading.Thread(target=play_pair, args=(api_port, stats, stop, i)) for i in range(args.clients // 2)]
+            for t in pairs:
+                t.start()
+            for t in pairs:
+                t.join(args.seconds + 30)
+            elapsed = time.monotonic() - t0
+            load_game = os.getloadavg()
+
+            bare: list[float] = []
+            bare_errors: list[str] = []
+            b0 = time.monotonic()
+            bstop = b0 + args.bare_seconds
+            threads = [threading.Thread(target=bare_client, args=(bare_port, bstop, f"k{i}", bare, bare_errors)) for i in range(args.clients)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(args.bare_seconds + 30)
+            belapsed = time.monotonic() - b0
+            load_bare = os.getloadavg()
+
+            moves_s = len(stats.moves) / elapsed
+            bare_s = len(bare) / belapsed
+            print(f"api: {args.clients} clients, {args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
+            print(f"  games finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, views {len(stats.views)}, "
+                  f"requests {stats.requests / elapsed:.0f}/s")
+            print(f"  move latency ms: p50 {pct(stats.moves, 50):.1f}  p95 {pct(stats.moves, 95):.1f}  p99 {pct(stats.moves, 99):.1f}")
+            print(f"  view latency ms: p50 {pct(stats.views, 50):.1f}  p95 {pct(stats.views, 95):.1f}  p99 {pct(stats.views, 99):.1f}")
+            print(f"  errors: {len(stats.errors)} {stats.errors[:3]}")
+            print(f"bare GET+SET 2 KB: {bare_s:.0f} requests/s, p50 {pct(bare, 50):.1f} ms, p99 {pct(bare, 99):.1f} ms, errors {len(bare_errors)}")
+            print(f"ratio moves/s : bare requests/s = {moves_s / bare_s:.2f} (target >= 0.60); "
+                  f"(moves + views)/s : bare = {stats.requests / elapsed / bare_s:.2f}")
+            print(f"load average: {load_game[0]:.2f} after the games, {load_bare[0]:.2f} after the bare run")
+            ok = not stats.errors and not bare_errors
+            return 0 if ok else 1
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+            redis_server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
