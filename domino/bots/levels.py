@@ -17,7 +17,7 @@ CLUB = SearchBot(
     default_ms=30.0,
     eps=0.1,
     win_bonus=30.0,
-    bench_nodes=6000,
+    bench_nodes=12000,
 )
 EXPERT = SearchBot(
     id="expert",
@@ -29,6 +29,6 @@ EXPERT = SearchBot(
     eps=0.1,
     win_bonus=30.0,
     model_beta=1.0,
-    bench_nodes=20000,
+    bench_nodes=40000,
 )
 LEVELS = [CLUB, EXPERT]

@@ -17,7 +17,8 @@ the block game (PIMC): in 2-player block it did worse than playouts (53% against
 because a solve of a deal assumes both sides see every hand.
 
 Budget: ``Budget(nodes=N)`` caps the number of simulator moves (playout moves; an alpha-beta node counts
-3), so a node costs about the same in every variant; deterministic for a given ``rng``. A ``deadline``
+3; each playout and each sampled deal is charged its fixed cost), so a node costs about the same time in
+every variant and at every stage of a round; deterministic for a given ``rng``. A ``deadline``
 (``time.monotonic()``) is checked after every playout and every 256 alpha-beta nodes; with neither, the
 bot's own ``default_ms`` applies. The bot always has a move ready (the policy's choice) before it searches.
 """
@@ -41,7 +42,11 @@ from domino.variants import line
 __all__ = ["SearchBot", "rollout", "root_sim"]
 
 _WIN_BONUS = 10.0
-_AB_COST = 3  # an alpha-beta node costs about three simulator moves (node budgets count simulator moves)
+# Node budgets count simulator moves; the fixed costs of a playout (copy, scoring) and of a sampled deal
+# are charged as moves too, so that a node costs about the same time early and late in a round.
+_AB_COST = 3  # an alpha-beta node
+_PLAYOUT_COST = 8
+_SAMPLE_COST = 10
 
 
 def _placed(s: str) -> Placed:
@@ -311,7 +316,7 @@ class SearchBot:
     model_beta: float = 0.0  # weight sampled deals by a heavier-first model of the others' plays (block)
     block_w: float = 0.0  # playout policy: weight of shutting out the next seat
     win_bonus: float = _WIN_BONUS  # utility = point margin of the round + this for a win (- for a loss)
-    bench_nodes: int = 20000  # a node budget that costs about ``default_ms`` on the bench machine
+    bench_nodes: int = 40000  # a node budget that costs about ``default_ms`` on the bench machine
 
     def choose(self, view: Any, rng: random.Random, budget: Budget) -> Move:
         legal_moves = tuple(view.legal_moves)
@@ -359,6 +364,7 @@ class SearchBot:
         exact_ok = self.endgame > 0 and endgame_ok(root)
         while used < cap:
             hands, rest = sampler.sample(rng)
+            used += _SAMPLE_COST
             w = _weight(model, hands, ex) if model else 1.0
             base = root.copy()
             for s, m in hands.items():
@@ -385,7 +391,7 @@ class SearchBot:
                 total[i] += w * v
                 wsum[i] += w
                 visits[i] += 1
-                used += 1
+                used += _PLAYOUT_COST
             rounds_done += 1
             if self.halving and len(alive) > 2 and rounds_done % 16 == 0:
                 alive.sort(key=lambda i: -total[i] / wsum[i] if wsum[i] > 0 else 0.0)
