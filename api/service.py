@@ -238,8 +238,19 @@ class Service:
 
     def get_view(self, game_id: str, token: str | None = None) -> tuple[dict[str, Any], int, int | None]:
         """(view, version, seat): the token's seat's view, or the spectator's without a token."""
+        view, version, seat = self.get_view_unless(game_id, token, lambda version: False)
+        assert view is not None
+        return view, version, seat
+
+    def get_view_unless(
+        self, game_id: str, token: str | None, unchanged: Any
+    ) -> tuple[dict[str, Any] | None, int, int | None]:
+        """Like get_view, but (None, version, seat) without rendering when ``unchanged(version)`` (a 304 for
+        ``If-None-Match``: the token is still checked, the view is not built)."""
         version, doc = self._load(game_id)
         seat = self.authenticate(doc, token)
+        if unchanged(version):
+            return None, version, seat
         state = domino.from_dict(doc["state"])
         return self.render_view(doc, version, state, seat), version, seat
 

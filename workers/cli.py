@@ -85,6 +85,12 @@ def serve(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
 
     env = dict(os.environ)
+    if not env.get("PROMETHEUS_MULTIPROC_DIR"):
+        # GET /metrics sums the counters of every API process and of the workers (prometheus-client's
+        # multiprocess mode): a fresh folder per run, since the files of a previous run would be counted.
+        import tempfile
+
+        env["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="domino-metrics-")
     redis_server = None
     children: list[subprocess.Popen[bytes]] = []
     try:

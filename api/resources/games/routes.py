@@ -80,8 +80,8 @@ def get_game(game_id: str) -> flask.Response:
     """Read a game: a seat's view with its seat token, else the spectator's
 
     A seat's view shows its hand and, on its turn, its legal moves; nobody sees another seat's tiles."""
-    view, version, seat = current_service().get_view(game_id, bearer_token())
-    if if_none_match_hits(version):
+    view, version, seat = current_service().get_view_unless(game_id, bearer_token(), if_none_match_hits)
+    if view is None:
         return flask.Response(status=304, headers=view_headers(version, seat))
     return json_response(view, headers=view_headers(version, seat))
 
