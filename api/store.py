@@ -161,9 +161,10 @@ return st
 """
 
 
-# KEYS: a client's rate-limit counter.  ARGV: window (ms).  A fixed window that starts at its first request.
+# KEYS: a client's rate-limit counter.  ARGV: window (ms), requests to count (an API process may take a
+# few at once).  A fixed window that starts at its first request.
 _RATE_HIT = """
-local n = redis.call('INCR', KEYS[1])
+local n = redis.call('INCRBY', KEYS[1], ARGV[2] or 1)
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -580,10 +581,10 @@ class Store:
         return f"{self.prefix}:rl:{client}"
 
     @_translated
-    def rate_hit(self, client: str, window_ms: int) -> tuple[int, int]:
-        """Count one request of ``client`` in its fixed window (on the queue connection, so the count holds
+    def rate_hit(self, client: str, window_ms: int, n: int = 1) -> tuple[int, int]:
+        """Count ``n`` requests of ``client`` in its fixed window (on the queue connection, so the count holds
         across API processes): (requests in this window so far, milliseconds until the window resets)."""
-        count, ttl = self._rate_hit(keys=[self.rate_key(client)], args=[window_ms])
+        count, ttl = self._rate_hit(keys=[self.rate_key(client)], args=[window_ms, n])
         return int(count), int(ttl)
 
     @_translated

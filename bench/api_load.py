@@ -61,6 +61,7 @@ class Stats:
         self.errors: list[str] = []
         self.games = 0
         self.requests = 0
+        self.polls = 0
 
     def add(self, kind: str, elapsed: float) -> None:
         with self.lock:
@@ -68,9 +69,10 @@ class Stats:
             self.requests += 1
 
 
-def start_server(app: str, port: int, workers: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_server(app: str, port: int, workers: int, env: dict[str, str], threads: int = 0) -> subprocess.Popen[bytes]:
+    extra = ["--worker-class", "gthread", "--threads", str(threads)] if threads else []
     return subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{port}",
+        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{port}", *extra,
          "--no-control-socket", "--log-level", "warning", "--pythonpath", str(ROOT / "bench"), app],
         env=env, cwd=ROOT, start_new_session=True,
     )  # fmt: skip
@@ -85,6 +87,9 @@ def wait_up(port: int, path: str) -> None:
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"server on {port} did not start")
+
+
+STREAMS_PORT = 0  # the gthread server for long polls (0: poll the view instead)
 
 
 def play_pair(port: int, stats: Stats, stop: float, seed: int) -> None:
@@ -146,7 +151,18 @@ def play_seat(port, stats, stop, game_id, seat, token, done, rng) -> None:  # ty
         if view is not None and view["status"] != "playing":
             done.set()
             return
-        time.sleep(0.002)  # the other seat is to move: poll again shortly
+        if STREAMS_PORT and view is not None:
+            # The other seat is to move: wait for its move with a long poll on the streams server (as a real
+            # client does), then read the view again.
+            status, raw, _ = request(STREAMS_PORT, "GET", f"{path}/events?after={view['version']}&wait=5", headers=auth)
+            if status != 200:
+                stats.errors.append(f"events {status} {raw[:200]!r}")
+                return
+            with stats.lock:
+                stats.polls += 1
+            etag = None
+        else:
+            time.sleep(0.002)  # the other seat is to move: poll again shortly
 
 
 def bare_client(port: int, stop: float, key: str, out: list[float], errors: list[str]) -> None:
@@ -163,7 +179,12 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=32, help="clients (pairs play each other)")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--bare-seconds", type=float, default=10.0)
-    parser.add_argument("--api-workers", type=int, default=2, help="gunicorn sync workers (domino-serve's default)")
+    parser.add_argument("--api-workers", type=int, default=2, help="gunicorn sync workers for REST")
+    parser.add_argument(
+        "--wait", choices=("longpoll", "poll"), default="longpoll",
+        help="how a client waits for the other seat: a long poll on a gthread streams server (DESIGN §6), or "
+        "polling the view with If-None-Match every 2 ms",
+    )  # fmt: skip
     args = parser.parse_args()
 
     from workers.redis_server import RedisServer, free_port
@@ -175,9 +196,12 @@ def main() -> int:
         metrics_dir.mkdir()
         env = dict(os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
         env["PYTHONPATH"] = str(ROOT)
-        api_port, bare_port = free_port(), free_port()
+        api_port, bare_port, streams_port = free_port(), free_port(), free_port()
+        global STREAMS_PORT
+        STREAMS_PORT = streams_port if args.wait == "longpoll" else 0
         procs = [
             start_server("api.app:create_app()", api_port, args.api_workers, env),
+            start_server("api.app:create_app()", streams_port, 1, env, threads=64),
             start_server("bare_app:app", bare_port, args.api_workers, env),
             subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep", "--log-level", "WARNING"],
                              env=env, cwd=ROOT, start_new_session=True),
@@ -193,7 +217,7 @@ def main() -> int:
                 t.start()
             for t in pairs:
                 t.join(args.seconds + 30)
-            elapsed = time.monotonic() - t0
+            elapsed = min(time.monotonic() - t0, args.seconds)  # no move or view starts after the stop
             load_game = os.getloadavg()
 
             bare: list[float] = []
@@ -211,8 +235,8 @@ def main() -> int:
             moves_s = len(stats.moves) / elapsed
             bare_s = len(bare) / belapsed
             print(f"api: {args.clients} clients, {args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
-            print(f"  games finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, views {len(stats.views)}, "
-                  f"requests {stats.requests / elapsed:.0f}/s")
+            print(f"  clients wait by {args.wait}; games finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, "
+                  f"views {len(stats.views)}, long polls {stats.polls}, REST requests {stats.requests / elapsed:.0f}/s")
             print(f"  move latency ms: p50 {pct(stats.moves, 50):.1f}  p95 {pct(stats.moves, 95):.1f}  p99 {pct(stats.moves, 99):.1f}")
             print(f"  view latency ms: p50 {pct(stats.views, 50):.1f}  p95 {pct(stats.views, 95):.1f}  p99 {pct(stats.views, 99):.1f}")
             print(f"  errors: {len(stats.errors)} {stats.errors[:3]}")

@@ -8,6 +8,7 @@ from functools import lru_cache
 from domino.errors import InvalidMoveError
 
 _TILE_TEXT = re.compile(r"^\s*(\d{1,2})\s*[-|]\s*(\d{1,2})\s*$")
+_PARSED: dict[str, Tile] = {}  # text -> tile, for the canonical and oriented texts of the sets in play
 
 
 class Tile:
@@ -31,10 +32,16 @@ class Tile:
         """Parse ``"6-4"`` (either order; ``6|4`` too). Raises InvalidMoveError."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"a tile is written like '6-4', not {text!r}")
+        tile = _PARSED.get(text) if cls is Tile else None
+        if tile is not None:
+            return tile  # tiles are immutable: loading a stored game parses the same few strings many times
         m = _TILE_TEXT.match(text)
         if m is None:
             raise InvalidMoveError(f"a tile is written like '6-4', not {text[:20]!r}")
-        return cls(int(m.group(1)), int(m.group(2)))
+        tile = cls(int(m.group(1)), int(m.group(2)))
+        if cls is Tile and len(_PARSED) < 1024:
+            _PARSED[text] = tile
+        return tile
 
     @property
     def is_double(self) -> bool:

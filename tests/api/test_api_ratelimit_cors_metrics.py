@@ -95,3 +95,14 @@ def test_metrics_count_requests_moves_bot_turns_and_queues(client, create_game, 
     assert 'domino_bot_turn_seconds_count{outcome="played"}' in text
     assert "domino_redis_up 1.0" in text
     assert 'domino_queue_depth{queue="bots_due"}' in text
+
+
+def test_a_big_limit_is_counted_in_batches_and_still_holds(settings, service):
+    # 400/60: each process counts 4 at a time; two processes together still stop the client near 400.
+    a = _app(settings, rate_limit="400/60").test_client()
+    b = _app(settings, rate_limit="400/60").test_client()
+    codes = [(a if i % 3 else b).get("/v1/bots").status_code for i in range(420)]
+    assert codes[:390].count(200) == 390
+    assert codes.count(200) <= 400 and codes[-1] == 429
+    counted = int(service.store.queue_redis.get(service.store.rate_key("127.0.0.1")))
+    assert counted >= 400
