@@ -10,8 +10,10 @@ per bot move (median, p95, max; only moves with a choice).
     python bench/bot_strength.py --setup block2 --deals 200 --bot expert --opp greedy
     python bench/bot_strength.py --timed --deals 20      # wall-clock budgets: latency at the default 100 ms
 
-Node budgets make the strength runs reproducible and independent of machine load; ``--timed`` gives the
-bot its default time budget instead (deadline = now + default), which is what live play does.
+Node budgets (each search bot's ``bench_nodes``, calibrated to cost about its default time on the bench
+machine) make the strength runs reproducible and independent of machine load; ``--timed`` gives each bot
+its default time budget instead (deadline = now + default), which is what live play does: use it for
+latency. A full default run takes about 15 minutes per setup group on one core; run it with ``nice``.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--bot", default="expert")
     ap.add_argument("--opp", default="greedy")
-    ap.add_argument("--nodes", type=int, default=None, help="playouts per move for both (default: each bot's own)")
+    ap.add_argument("--nodes", type=int, default=None, help="node budget per move for both (default: each bot's own)")
     ap.add_argument("--timed", action="store_true", help="wall-clock default budget instead of nodes")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)

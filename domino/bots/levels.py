@@ -22,13 +22,13 @@ CLUB = SearchBot(
 EXPERT = SearchBot(
     id="expert",
     description="Club's search with 100 ms a move by default and, in the block game, sampled deals weighted "
-    "by how likely the other seats' plays were under a heavier-tile-first model. "
-    "Mexican Train: a train planner.",
+    "by how likely the other seats' plays were under a heavier-tile-first model whose strength it fits to "
+    "the plays it has seen. Mexican Train: a train planner.",
     strength="not measured yet",
     default_ms=100.0,
     eps=0.1,
     win_bonus=30.0,
-    model_beta=1.0,
+    model_betas=(0.0, 0.5, 1.0, 2.0),
     bench_nodes=40000,
 )
 LEVELS = [CLUB, EXPERT]

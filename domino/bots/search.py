@@ -8,9 +8,11 @@ round result for the bot's side: the point margin over the best other side, plus
 round (minus for a lost one).
 
 ``expert`` also weights each sampled deal (block game) by how likely the other seats' earlier plays were
-under a heavier-tile-first model (``model_beta``): a seat that laid a light tile when it could have laid
-a heavy one probably had no heavy one there. Measured (bench/bot_strength.py), that was the largest gain
-in the block game. Also available and measured, but off by default: successive halving over the
+under a heavier-tile-first model (a softmax over pips): a seat that laid a light tile when it could have
+laid a heavy one probably had no heavy one there. The model's inverse temperature is fitted to the plays
+seen (``model_betas``: the largest marginal likelihood; 0 = no model), because a fixed strong model
+helps against heavy-first players and misleads against others. Measured (bench/bot_strength.py), that
+was the largest gain in the block game. Also available and measured, but off by default: successive halving over the
 candidates (neutral without the model, harmful with it: weighted samples are too few to prune early)
 and an exact alpha-beta solve (transposition table, heaviest-first ordering) of every sampled deal in
 the block game (PIMC): in 2-player block it did worse than playouts (53% against 58% vs greedy),
@@ -228,6 +230,27 @@ def _weight(model: list[tuple[int, int, int, int]], hands: dict[int, int], ex: l
     return w
 
 
+_FIT_SAMPLES = 24
+
+
+def _fit_beta(
+    model: list[tuple[int, int, int, int]], sampler: Sampler, rng: random.Random, tb: Tables, betas: tuple[float, ...]
+) -> float:
+    """The model temperature that best explains the plays seen: the largest marginal likelihood (the mean
+    weight over deals sampled from the uniform prior), ties to the smaller beta."""
+    tables_ = [[math.exp(b * p) for p in tb.pips] for b in betas]
+    sums = [0.0] * len(betas)
+    for _ in range(_FIT_SAMPLES):
+        hands, _ = sampler.sample(rng)
+        for k, ex in enumerate(tables_):
+            sums[k] += _weight(model, hands, ex)
+    best = 0
+    for k in range(1, len(betas)):
+        if sums[k] > sums[best] * 1.0001:
+            best = k
+    return betas[best]
+
+
 class _Abort(Exception):
     pass
 
@@ -314,6 +337,7 @@ class SearchBot:
     halving: bool = False  # successive halving over the candidates
     endgame: int = 0  # exact solve when at most this many tiles are left in hands (block games)
     model_beta: float = 0.0  # weight sampled deals by a heavier-first model of the others' plays (block)
+    model_betas: tuple[float, ...] = ()  # if set: fit the model's beta among these to the plays seen
     block_w: float = 0.0  # playout policy: weight of shutting out the next seat
     win_bonus: float = _WIN_BONUS  # utility = point margin of the round + this for a win (- for a loss)
     bench_nodes: int = 40000  # a node budget that costs about ``default_ms`` on the bench machine
@@ -355,10 +379,16 @@ class SearchBot:
         total = [0.0] * len(cands)
         wsum = [0.0] * len(cands)
         visits = [0] * len(cands)
-        model = play_model(view, tb, self.model_beta)
-        ex = [math.exp(self.model_beta * p) for p in tb.pips]
-        alive = list(range(len(cands)))
         used = 0
+        beta = self.model_beta
+        model = play_model(view, tb, max((beta, *self.model_betas)))
+        if model and self.model_betas:
+            beta = _fit_beta(model, sampler, rng, tb, self.model_betas)
+            used += _FIT_SAMPLES * _SAMPLE_COST
+            if beta <= 0:
+                model = None
+        ex = [math.exp(beta * p) for p in tb.pips]
+        alive = list(range(len(cands)))
         cap = nodes if nodes is not None else 1 << 30
         rounds_done = 0
         exact_ok = self.endgame > 0 and endgame_ok(root)
