@@ -2,9 +2,11 @@
 
 Production configuration on 127.0.0.1: a private redis-server, gunicorn sync workers serving the API (rate
 limits on, with a limit the bench cannot reach, so their cost is counted; metrics in multiprocess mode), a
-bots worker with the sweep. Clients come in pairs: one creates a two-seat game, both play it to the end
-(read the view; on their turn post a legal move with ``expected_version``; otherwise poll the view with
-``If-None-Match``), then start another, until the time is up. Then the same clients hit a bare Flask endpoint
+gthread gunicorn for long polls, a bots worker with the sweep. Clients come in pairs: one creates a two-seat
+game, both play it to the end (read the view; on their turn post a legal move with ``expected_version``;
+otherwise poll the view with ``If-None-Match``, or ``--wait longpoll``), then start another, until the time
+is up. The server's CPU time per move (and per request) is measured from /proc, so that the comparison with
+the bare endpoint does not depend on the load generator sharing the cores. Then the same clients hit a bare Flask endpoint
 doing one Redis GET and SET of a 2 KB JSON document under the same gunicorn configuration.
 
     python bench/api_load.py [--clients 32] [--seconds 20] [--api-workers 2]
@@ -76,6 +78,25 @@ def start_server(app: str, port: int, workers: int, env: dict[str, str], threads
          "--no-control-socket", "--log-level", "warning", "--pythonpath", str(ROOT / "bench"), app],
         env=env, cwd=ROOT, start_new_session=True,
     )  # fmt: skip
+
+
+def pids_of(proc: subprocess.Popen[bytes]) -> list[int]:
+    """A gunicorn master and its workers (or any process and its children)."""
+    path = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    children = [int(p) for p in path.read_text().split()] if path.exists() else []
+    return [proc.pid, *children]
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes (Linux /proc)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def wait_up(port: int, path: str) -> None:
@@ -181,9 +202,9 @@ def main() -> int:
     parser.add_argument("--bare-seconds", type=float, default=10.0)
     parser.add_argument("--api-workers", type=int, default=2, help="gunicorn sync workers for REST")
     parser.add_argument(
-        "--wait", choices=("longpoll", "poll"), default="longpoll",
-        help="how a client waits for the other seat: a long poll on a gthread streams server (DESIGN §6), or "
-        "polling the view with If-None-Match every 2 ms",
+        "--wait", choices=("poll", "longpoll"), default="poll",
+        help="how a client waits for the other seat: polling its view with If-None-Match every 2 ms (a 304 "
+        "costs little), or a long poll on a gthread streams server (DESIGN §6; costs more CPU per move here)",
     )  # fmt: skip
     args = parser.parse_args()
 
@@ -209,7 +230,10 @@ def main() -> int:
         try:
             wait_up(api_port, "/healthz")
             wait_up(bare_port, "/bare/x")
+            api_pids = pids_of(procs[0]) + pids_of(procs[1]) + [redis_server.process.pid]  # type: ignore[union-attr]
+            bare_pids = pids_of(procs[2]) + [redis_server.process.pid]  # type: ignore[union-attr]
             stats = Stats()
+            cpu0 = cpu_seconds(api_pids)
             t0 = time.monotonic()
             stop = t0 + args.seconds
             pairs = [threading.Thread(target=play_pair, args=(api_port, stats, stop, i)) for i in range(args.clients // 2)]
@@ -219,6 +243,8 @@ def main() -> int:
                 t.join(args.seconds + 30)
             elapsed = min(time.monotonic() - t0, args.seconds)  # no move or view starts after the stop
             load_game = os.getloadavg()
+            api_cpu = cpu_seconds(api_pids) - cpu0
+            bare_cpu0 = cpu_seconds(bare_pids)
 
             bare: list[float] = []
             bare_errors: list[str] = []
@@ -231,6 +257,7 @@ def main() -> int:
                 t.join(args.bare_seconds + 30)
             belapsed = time.monotonic() - b0
             load_bare = os.getloadavg()
+            bare_cpu = cpu_seconds(bare_pids) - bare_cpu0
 
             moves_s = len(stats.moves) / elapsed
             bare_s = len(bare) / belapsed
@@ -243,6 +270,12 @@ def main() -> int:
             print(f"bare GET+SET 2 KB: {bare_s:.0f} requests/s, p50 {pct(bare, 50):.1f} ms, p99 {pct(bare, 99):.1f} ms, errors {len(bare_errors)}")
             print(f"ratio moves/s : bare requests/s = {moves_s / bare_s:.2f} (target >= 0.60); "
                   f"(moves + views)/s : bare = {stats.requests / elapsed / bare_s:.2f}")
+            per_move = api_cpu / max(1, len(stats.moves))
+            per_bare = bare_cpu / max(1, len(bare))
+            print(f"server CPU (gunicorn workers + Redis): {per_move * 1000:.2f} ms per move with the reads and waits "
+                  f"it takes, {api_cpu / max(1, stats.requests + stats.polls) * 1000:.2f} ms per API request; "
+                  f"bare {per_bare * 1000:.2f} ms per request -> CPU ratio {per_bare / per_move:.2f} "
+                  f"(moves per bare request on the same CPU)")
             print(f"load average: {load_game[0]:.2f} after the games, {load_bare[0]:.2f} after the bare run")
             ok = not stats.errors and not bare_errors
             return 0 if ok else 1
