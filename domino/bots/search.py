@@ -231,6 +231,7 @@ def _weight(model: list[tuple[int, int, int, int]], hands: dict[int, int], ex: l
 
 
 _FIT_SAMPLES = 24
+_MARGIN_S = 0.004  # stop searching this long before the deadline
 
 
 def _fit_beta(
@@ -351,6 +352,8 @@ class SearchBot:
         deadline = budget.deadline
         if deadline is None and budget.nodes is None:
             deadline = time.monotonic() + self.default_ms / 1000.0
+        if deadline is not None:
+            deadline -= _MARGIN_S  # finish the move and return before the deadline, not after it
         if view.rules.get("variant") == "mexican_train":
             from domino.bots import mexican
 
