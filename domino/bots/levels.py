@@ -27,7 +27,7 @@ EXPERT = SearchBot(
     "by how likely the other seats' plays were under a heavier-tile-first model whose strength it fits to "
     "the plays it has seen. Mexican Train: a train planner.",
     strength=("vs greedy, duplicate deals, node budget ~100 ms (bench/bot_strength.py): 4p team block 76% "
-    "(95% CI 70-82), 2p block 62% (57-67), 2p draw 69% (63-75), 4p All Fives teams 79% (72-85), "
+    "(95% CI 70-82), 2p block 64% (60-66, n=1000), 2p draw 69% (63-75), 4p All Fives teams 79% (72-85), "
     "Mexican Train 4p lowest total 52% (47-57); vs club: team block 50% (42-59), 2p block 56% (48-63); "
     "p95 96 ms a move at the default 100 ms"),
     default_ms=100.0,
