@@ -7,9 +7,12 @@ from typing import Any
 from domino.errors import DominoError
 from domino.rules import Rules
 from domino.state import Deal, LineBoard, LogEntry, Outcome, RoundResult, State
-from domino.tiles import Tile
+from domino.rules import MAX_SET
+from domino.tiles import Tile, full_set
 
 FORMAT = 1
+# Stored tiles are canonical text; a dict lookup is what makes loading a game cheap on every request.
+_BY_TEXT = {str(t): t for t in full_set(MAX_SET)}
 
 
 def _tiles(ts: tuple[Tile, ...]) -> list[str]:
@@ -17,7 +20,10 @@ def _tiles(ts: tuple[Tile, ...]) -> list[str]:
 
 
 def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
-    return tuple(Tile.parse(s) for s in items)
+    try:
+        return tuple(map(_BY_TEXT.__getitem__, items))
+    except KeyError:
+        return tuple(Tile.parse(s) for s in items)
 
 
 def _deal(d: dict[str, Any]) -> Deal:
