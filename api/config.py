@@ -34,7 +34,6 @@ class Settings:
     idempotency_ttl: int = 24 * 3600
 
     # Computer players.
-    bot_think_time: float = 0.05  # deadline given to a bot's Budget, seconds
     bot_due_delay: float = 2.0  # a bot turn not played within this is re-enqueued by the sweep
     sweep_interval: float = 2.0
     bot_job_timeout: int = 30
@@ -45,7 +44,7 @@ class Settings:
     simulation_chunk_seconds: float = 2.0  # target work per chunk (estimated from a cost model)
     simulation_max_games: int = 10_000_000
     simulation_max_chunks: int = 2000  # bigger chunks past this, so a huge simulation is not 100k jobs
-    simulation_search_nodes: int = 200  # Budget(nodes=...) for search bots: deterministic
+    simulation_search_nodes: int = 0  # Budget(nodes=...) per move for search bots; 0: each bot's calibrated own
     simulation_job_timeout: int = 3600
     simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)
     simulation_ttl: int = 7 * 24 * 3600

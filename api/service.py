@@ -61,6 +61,13 @@ def _keystream_xor(key: str, data: bytes) -> bytes:
     return bytes(a ^ b for a, b in zip(data, pad))
 
 
+def think_budget(think_ms: int | None) -> domino.bots.Budget:
+    """A live computer player's budget: the seat's think time, else the strategy's own default."""
+    if think_ms is None:
+        return domino.bots.Budget()
+    return domino.bots.Budget(deadline=time.monotonic() + think_ms / 1000)
+
+
 def game_status(state: Any, doc: dict[str, Any] | None = None) -> str:
     if not state.finished:
         return "waiting" if doc is not None and turns.waiting(doc) else "playing"
@@ -137,6 +144,8 @@ class Service:
         for i, seat in enumerate(seats):
             if "bot" in seat:
                 seat_docs.append({"seat": i, "name": seat["bot"], "kind": "bot", "bot": seat["bot"]})
+                if "think_ms" in seat:
+                    seat_docs[-1]["think_ms"] = seat["think_ms"]
             elif seat.get("open"):
                 seat_docs.append({"seat": i, "name": None, "kind": "open"})
             else:
@@ -438,8 +447,7 @@ class Service:
             return "no-bot"
         strategy = domino.bots.get(rec.doc["seats"][seat]["bot"])
         rng = random.Random(hashlib.sha256(f"{game_id}:{version}".encode()).digest())
-        budget = domino.bots.Budget(deadline=time.monotonic() + self.settings.bot_think_time)
-        move = strategy.choose(domino.view(state, seat), rng, budget)
+        move = strategy.choose(domino.view(state, seat), rng, think_budget(rec.doc["seats"][seat].get("think_ms")))
         try:
             self.play_move(game_id, move.to_dict(), seat=seat, expected_version=version)
         except VersionMismatch:

@@ -98,7 +98,7 @@ class Spec:
     chunk_deals: int
     chunks: int
     engine: str  # "playout" | "engine"
-    search_nodes: int | None
+    search_nodes: dict[str, int] | None  # per search strategy: its node budget per move
 
     @property
     def players(self) -> int:
@@ -139,6 +139,11 @@ def _period(items: tuple[str, ...]) -> int:
         if n % p == 0 and items[p:] + items[:p] == items:
             return p
     return n
+
+
+def _calibrated_nodes(strategy: str) -> int:
+    """The node budget a search bot was measured with: about its default live think time per move."""
+    return int(getattr(domino.bots.get(strategy), "bench_nodes", 1))
 
 
 def _invalid(field: str, message: str, detail: str | None = None) -> InvalidRequest:
@@ -192,11 +197,13 @@ def make_spec(
     native = resolved.is_line and all(s in domino.core.STRATEGIES for s in seats)
     engine = "playout" if native else "engine"
     search = [s for s in seats if s not in domino.core.STRATEGIES]
+    # A search bot plays with its own calibrated budget (about its live think time) unless configured.
+    nodes = {s: settings.simulation_search_nodes or _calibrated_nodes(s) for s in search}
     if native:
         per_game = _SECONDS_PER_GAME["playout"]
     else:
         per_game = _SECONDS_PER_GAME["engine_line" if resolved.is_line else "engine_mexican"]
-        per_game += len(search) * settings.simulation_search_nodes * _SECONDS_PER_SEARCH_NODE
+        per_game += sum(nodes[s] for s in search) * _SECONDS_PER_SEARCH_NODE
     deals = games // rotations
     chunk_deals = max(1, int(settings.simulation_chunk_seconds / (per_game * rotations)))
     if -(-deals // chunk_deals) > settings.simulation_max_chunks:
@@ -215,7 +222,7 @@ def make_spec(
         chunk_deals=chunk_deals,
         chunks=-(-deals // chunk_deals),
         engine=engine,
-        search_nodes=settings.simulation_search_nodes if search else None,
+        search_nodes=nodes or None,
     )
 
 
@@ -250,12 +257,12 @@ def play_game(spec: Spec, rules: domino.Rules, deal: int, rotation: int) -> Game
         o = res.outcome
         return GameSummary(tuple(r.end for r in res.rounds), res.moves, tuple(o.winners), o.team, tuple(res.scores))
     bots = [domino.bots.get(s) for s in lineup]
-    budget = domino.bots.Budget(nodes=spec.search_nodes or 1)
+    budgets = [domino.bots.Budget(nodes=(spec.search_nodes or {}).get(s, 1)) for s in lineup]
     state = domino.new_game(rules, seed=seed)
     moves = 0
     while not state.finished:
         seat = state.turn
-        move = bots[seat].choose(domino.view(state, seat), rng, budget)
+        move = bots[seat].choose(domino.view(state, seat), rng, budgets[seat])
         state, _ = domino.step(state, move)
         moves += 1
     end = state.outcome

@@ -46,7 +46,6 @@ def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
         bots_queue=f"bots-{tag}",
         simulations_queue=f"simulations-{tag}",
         webhooks_queue=f"webhooks-{tag}",
-        bot_think_time=0.005,
         bot_due_delay=0.2,
         sweep_interval=0.05,
         keepalive_interval=0.2,
@@ -55,7 +54,7 @@ def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
         webhook_backoff="0.05,0.05,0.05",
     )
     for field in (
-        "redis_url", "key_prefix", "bots_queue", "simulations_queue", "bot_think_time", "bot_due_delay", "sweep_interval",
+        "redis_url", "key_prefix", "bots_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
         "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))

@@ -193,3 +193,15 @@ def test_create_idempotency_key_replays_the_first_answer(client, service):
     assert_problem(other, 422, "invalid-request")
     fresh = client.post("/v1/games", json=body, headers={"Idempotency-Key": "k-456"})
     assert fresh.get_json()["game"]["id"] != first.get_json()["game"]["id"]
+
+
+def test_a_bot_seat_may_set_its_think_time_and_only_a_bot_seat(client, service):
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"bot": "expert", "think_ms": 40}]})
+    assert resp.status_code == 201, resp.get_json()
+    doc = service.store.load(resp.get_json()["game"]["id"]).doc
+    assert doc["seats"][1]["think_ms"] == 40 and "think_ms" not in doc["seats"][0]
+    for seat, field in (({"name": "Bo", "think_ms": 40}, "think_ms"), ({"bot": "expert", "think_ms": 0}, "think_ms"),
+                        ({"bot": "expert", "think_ms": 1001}, "think_ms")):  # fmt: skip
+        bad = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, seat]})
+        assert bad.status_code == 422, bad.get_json()
+        assert field in str(bad.get_json()["errors"])

@@ -72,7 +72,7 @@ def test_teams_with_one_strategy_per_team(client, run_simulations):
 
 def test_search_bots_and_mexican_train_run_on_the_engine_loop(client, run_simulations):
     club = _create(client, strategies=["club", "random"], games=2, seed="c")
-    assert club["engine"] == "engine" and club["search_nodes"] == 20
+    assert club["engine"] == "engine" and club["search_nodes"] == {"club": 20}
     mexican = _create(client, variant="mexican_train", strategies=["random", "greedy", "random"], games=2, rules={"rounds": 2})
     assert mexican["engine"] == "engine" and mexican["search_nodes"] is None
     run_simulations()
@@ -169,3 +169,12 @@ def test_wilson_and_mean_intervals():
     assert simulations.wilson(0, 0) is None
     mean, ci = simulations.mean_ci(6, 14, 3)  # 1, 2, 3
     assert mean == 2 and ci == pytest.approx((2 - 1.96 * (1 / 3) ** 0.5, 2 + 1.96 * (1 / 3) ** 0.5), abs=1e-3)
+
+
+def test_search_bots_default_to_the_budget_their_strength_was_measured_with() -> None:
+    import domino.bots
+
+    spec = simulations.make_spec(Settings(), "block", ["expert", "club"], games=2)
+    assert spec.search_nodes == {"expert": domino.bots.get("expert").bench_nodes, "club": domino.bots.get("club").bench_nodes}  # type: ignore[attr-defined]
+    assert spec.search_nodes["expert"] > spec.search_nodes["club"] > 1
+    assert simulations.make_spec(Settings(), "block", ["greedy", "random"], games=2).search_nodes is None

@@ -112,12 +112,13 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, creat
     from workers import sweep
     from workers.queues import bots_queue
 
-    # Every bot turn thinks 1.5 s, so a kill lands mid-turn; the sweep re-enqueues a turn not played 2 s after
-    # it became due.
-    think, due = "1.5", "2.0"
-    env = _env(settings, DOMINO_BOT_THINK_TIME=think, DOMINO_BOT_DUE_DELAY=due)
-    sweep_service = type(service)(replace(settings, bot_think_time=float(think), bot_due_delay=float(due)))
-    data, _, _ = create_game([{"bot": "club"}, {"bot": "club"}], rules={"match_end": "fixed_rounds", "rounds": 1})
+    # Every bot turn thinks 1 s (the longest a seat may ask for), so a kill lands mid-turn; the sweep
+    # re-enqueues a turn not played 2 s after it became due.
+    due = "2.0"
+    env = _env(settings, DOMINO_BOT_DUE_DELAY=due)
+    sweep_service = type(service)(replace(settings, bot_due_delay=float(due)))
+    slow = {"bot": "club", "think_ms": 1000}
+    data, _, _ = create_game([slow, dict(slow)], rules={"match_end": "fixed_rounds", "rounds": 1})
     game_id = data["game"]["id"]
     worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "bots", "--log-level", "WARNING"]
     first = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
@@ -127,7 +128,7 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, creat
         registry = StartedJobRegistry(queue=bots_queue(service.store))
         started = _wait(lambda: registry.get_job_ids(), 30)
         assert started, "the worker never started a bot turn"
-        time.sleep(0.3)  # well inside the 1.5 s think
+        time.sleep(0.3)  # well inside the 1 s think
         version, _ = _state(service, game_id)
         assert any(j.startswith(f"bot-{game_id}-{version}-") for j in registry.get_job_ids())
         first.send_signal(signal.SIGKILL)

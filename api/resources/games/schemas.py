@@ -23,6 +23,14 @@ class SeatSchema(ma.Schema):
         validate=ma.validate.Length(min=1, max=64),
         metadata={"description": "a strategy id from `GET /v1/bots`", "example": "greedy"},
     )
+    think_ms = ma.fields.Integer(
+        validate=ma.validate.Range(min=1, max=1000),
+        metadata={
+            "description": "with `bot`: milliseconds the computer player may think per move (default: the "
+            "strategy's own, see `GET /v1/bots`)",
+            "example": 100,
+        },
+    )
     open = ma.fields.Boolean(
         metadata={"description": "`true`: an open seat, claimed later with `POST /v1/games/{id}/seats/{seat}`"}
     )
@@ -39,6 +47,8 @@ class SeatSchema(ma.Schema):
     def _one_kind(self, data: dict, **kwargs: object) -> None:
         if sum(1 for k in ("name", "bot") if k in data) + (1 if data.get("open") else 0) != 1:
             raise ma.ValidationError("a seat has exactly one of `name`, `bot` or `open: true`")
+        if "think_ms" in data and "bot" not in data:
+            raise ma.ValidationError("only a computer player (`bot`) has a think time", "think_ms")
         if "webhook" in data:
             from api.webhooks import check_url
 

@@ -81,7 +81,13 @@ class SimulationSchema(ma.Schema):
     engine = ma.fields.String(
         metadata={"description": "`playout` (the fast core) or `engine` (the public engine loop, for search bots and Mexican Train)"}
     )
-    search_nodes = ma.fields.Integer(allow_none=True, metadata={"description": "search bots' node budget per move"})
+    search_nodes = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Integer(),
+        allow_none=True,
+        metadata={"description": "each search bot's node budget per move (deterministic; by default the budget "
+                  "its strength in `GET /v1/bots` was measured with)"},
+    )
     games_total = ma.fields.Integer()
     games_done = ma.fields.Integer()
     deals_total = ma.fields.Integer()
