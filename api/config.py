@@ -63,6 +63,9 @@ class Settings:
     webhook_timeout: float = 3.0  # connect and read, seconds; redirects are never followed
     webhook_backoff: str = "1,5,15,60"  # seconds before retry 1, 2, ...; then no more tries
     webhook_job_timeout: int = 30
+    # Webhooks reach only public addresses unless allowed (a game's creator must not make our workers call
+    # into our own network); tests and a private deployment set it.
+    webhook_allow_private: bool = False
 
     # HTTP.
     max_body_bytes: int = 16 * 1024

@@ -126,6 +126,12 @@ class Service:
                     f"Unknown bot {seat['bot']!r}; see GET /v1/bots.",
                     errors={"json": {"seats": {str(i): {"bot": [f"one of {sorted(bot_ids)}"]}}}},
                 )
+            if seat.get("webhook") and not self.settings.webhook_allow_private:
+                from api.webhooks import private_target
+
+                why = private_target(seat["webhook"], resolve=False)
+                if why:
+                    raise InvalidRequest(f"Seat {i}'s webhook {why}.", errors={"json": {"seats": {str(i): {"webhook": [why]}}}})
         if turn_timeout_s is not None and turn_timeout_s < self.settings.min_turn_timeout:
             raise InvalidRequest(
                 f"`turn_timeout_s` must be at least {self.settings.min_turn_timeout}.",

@@ -7,7 +7,8 @@ Signed as Standard Webhooks (https://www.standardwebhooks.com), with the ``stand
 its seat token.
 
 Deliveries run on the ``webhooks`` queue (``workers.jobs.deliver_webhook``). Redirects are never followed, the
-timeout is short, and only ``http``/``https`` URLs are accepted. A failed delivery is tried again by the
+timeout is short, only ``http``/``https`` URLs are accepted, and only public addresses are called (unless
+``DOMINO_WEBHOOK_ALLOW_PRIVATE``). A failed delivery is tried again by the
 sweep after ``Settings.webhook_delays`` (the due times live in Redis, so they survive restarts); a bot that
 never answers is covered by the game's turn timeout.
 """
@@ -15,8 +16,10 @@ never answers is covered by the game's turn timeout.
 from __future__ import annotations
 
 import base64
+import ipaddress
 import logging
 import secrets
+import socket
 import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -53,6 +56,30 @@ def check_url(url: str) -> str | None:
         return "has no host"
     if parts.username or parts.password:
         return "must not carry credentials"
+    return None
+
+
+def private_target(url: str, resolve: bool = True) -> str | None:
+    """Why ``url`` points into a non-public network (loopback, private, link-local, ...), or None.
+
+    Without ``resolve`` only a literal address is judged (creation must not wait on DNS); a delivery resolves
+    the name first. A name could still resolve differently at connect time; the short timeout bounds that.
+    """
+    host = urlsplit(url).hostname or ""
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        if host == "localhost" or host.endswith(".localhost"):
+            return "points to this machine"
+        if not resolve:
+            return None
+        try:
+            addresses = [ipaddress.ip_address(info[4][0]) for info in socket.getaddrinfo(host, None)]
+        except (socket.gaierror, UnicodeError, ValueError):
+            return "does not resolve"
+    for address in addresses:
+        if not address.is_global:
+            return f"points to a non-public address ({address})"
     return None
 
 
@@ -104,6 +131,11 @@ def deliver(service: Service, game_id: str, version: int, attempt: int) -> str:
     headers = signed_request(seat_doc["webhook_secret"], message_id(game_id, version), body)
     headers["webhook-attempt"] = str(attempt + 1)
     timeout = service.settings.webhook_timeout
+    if not service.settings.webhook_allow_private:
+        why = private_target(seat_doc["webhook"])
+        if why:
+            log.warning("webhook %s@%s not sent: %s", game_id, version, why)
+            return f"failed: {why}"
     try:
         with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
             resp = client.post(seat_doc["webhook"], content=body, headers=headers)

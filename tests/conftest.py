@@ -52,10 +52,11 @@ def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
         min_turn_timeout=0.01,
         webhook_timeout=1.0,
         webhook_backoff="0.05,0.05,0.05",
+        webhook_allow_private=True,  # the hosted bots of the tests listen on 127.0.0.1
     )
     for field in (
         "redis_url", "key_prefix", "bots_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
-        "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff",
+        "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff", "webhook_allow_private",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
     from workers import jobs
