@@ -25,16 +25,21 @@ def bot_job_id(game_id: str, version: int, attempt: int) -> str:
 def enqueue_bot_turn(store: Store, game_id: str, version: int, attempt: int = 0) -> Job:
     """Enqueue ``workers.jobs.bot_turn(game_id, version)``. No ``unique=True``: RQ 3 would refuse a re-enqueue
     while an old job hash lives; distinct attempts get distinct ids, and the job itself is idempotent."""
+    return _enqueue_turn(store, "workers.jobs.bot_turn", bot_job_id(game_id, version, attempt), game_id, version)
+
+
+def _enqueue_turn(store: Store, func: str, job_id: str, game_id: str, version: int) -> Job:
+    """A turn job on the bots queue (latency, non-forking); it does nothing once the game has moved on."""
     s = store.settings
     return bots_queue(store).enqueue(
-        "workers.jobs.bot_turn",
+        func,
         game_id,
         version,
-        job_id=bot_job_id(game_id, version, attempt),
+        job_id=job_id,
         job_timeout=s.bot_job_timeout,
         result_ttl=s.bot_result_ttl,
         failure_ttl=24 * 3600,
-        description=f"bot turn {game_id}@{version}#{attempt}",
+        description=f"{func.rsplit('.', 1)[-1]} {game_id}@{version} ({job_id})",
     )
 
 
@@ -91,19 +96,9 @@ def timeout_job_id(game_id: str, version: int, attempt: int) -> str:
 
 
 def enqueue_timeout_turn(store: Store, game_id: str, version: int, attempt: int = 0) -> Job:
-    """Enqueue ``workers.jobs.timeout_turn(game_id, version)`` on the bots queue (latency, non-forking): the
-    sweep found the seat to move past its deadline. Idempotent like a bot turn."""
-    s = store.settings
-    return bots_queue(store).enqueue(
-        "workers.jobs.timeout_turn",
-        game_id,
-        version,
-        job_id=timeout_job_id(game_id, version, attempt),
-        job_timeout=s.bot_job_timeout,
-        result_ttl=s.bot_result_ttl,
-        failure_ttl=24 * 3600,
-        description=f"turn timeout {game_id}@{version}#{attempt}",
-    )
+    """Enqueue ``workers.jobs.timeout_turn(game_id, version)``: the sweep found the seat to move past its
+    deadline. Idempotent like a bot turn."""
+    return _enqueue_turn(store, "workers.jobs.timeout_turn", timeout_job_id(game_id, version, attempt), game_id, version)
 
 
 def webhooks_queue(store: Store) -> Queue:
