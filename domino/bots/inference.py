@@ -28,50 +28,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
 from math import factorial
 from typing import Any
 
+from domino.core.tables import Tables, tables
 from domino.state import LineBoard, LogEntry
-from domino.tiles import Tile, full_set, rank
+from domino.tiles import rank
 from domino.variants import line
 
 __all__ = ["Knowledge", "Sampler", "Tables", "infer", "tables"]
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """Index tables of a double-n set: tile i is ``tiles[i]`` (canonical order)."""
-
-    n: int
-    tiles: tuple[Tile, ...]
-    index: dict[Tile, int]
-    hi: tuple[int, ...]
-    lo: tuple[int, ...]
-    pips: tuple[int, ...]
-    is_double: tuple[bool, ...]
-    val: tuple[int, ...]  # val[v]: mask of the tiles with a half v
-    all_mask: int
-
-
-@lru_cache(maxsize=8)
-def tables(n: int) -> Tables:
-    ts = full_set(n)
-    val = [0] * (n + 1)
-    for i, t in enumerate(ts):
-        val[t.high] |= 1 << i
-        val[t.low] |= 1 << i
-    return Tables(
-        n=n,
-        tiles=ts,
-        index={t: i for i, t in enumerate(ts)},
-        hi=tuple(t.high for t in ts),
-        lo=tuple(t.low for t in ts),
-        pips=tuple(t.pips for t in ts),
-        is_double=tuple(t.is_double for t in ts),
-        val=tuple(val),
-        all_mask=(1 << len(ts)) - 1,
-    )
 
 
 def bits(mask: int) -> list[int]:
@@ -114,10 +79,10 @@ def infer(view: Any) -> Knowledge:
     players = len(view.hand_counts)
     mine = 0
     for t in view.hand or ():
-        mine |= 1 << tb.index[t]
+        mine |= 1 << tb.index_of[t]
     seen = 0
     for t in view.tiles_on_board:
-        seen |= 1 << tb.index[t]
+        seen |= 1 << tb.index_of[t]
     hidden = tb.all_mask & ~mine & ~seen
     know = Knowledge(me, tb, hidden, boneyard=view.boneyard_count, rest=view.boneyard_count + view.out_of_play_count)
     slots: dict[int, list[int]] = {}
@@ -173,12 +138,12 @@ def _replay(view: Any, rules: dict[str, Any], tb: Tables, slots: dict[int, list[
         sl = slots.get(s)
         open_mask = 0
         for _, v in line.open_ends(board):
-            open_mask |= tb.val[v]
+            open_mask |= tb.value_mask[v]
         if e.type == "play":
             if e.tile is None:
                 return False
             if sl is not None:
-                ti = tb.index[e.tile]
+                ti = tb.index_of[e.tile]
                 # the oldest compatible slot (slots are kept oldest first)
                 for j, f in enumerate(sl):
                     if not f >> ti & 1:

@@ -161,7 +161,7 @@ class LineSim:
     # -- queries -------------------------------------------------------------------------------------
 
     def ends_mask(self) -> int:
-        val = self.tb.val
+        val = self.tb.value_mask
         ev = self.ev
         m = val[ev[0]] | val[ev[1]]
         if self.nopen == 4:
@@ -181,7 +181,7 @@ class LineSim:
                 out.append((low.bit_length() - 1) * 8 + 4)
                 m ^= low
             return out
-        val = self.tb.val
+        val = self.tb.value_mask
         for e in range(self.nopen):
             m = hand & val[self.ev[e]]
             while m:
@@ -221,8 +221,8 @@ class LineSim:
             return tb.pips[t]
         ev, dbl, has = self.ev, self.dbl, self.has
         v = ev[e]
-        nv = tb.hi[t] + tb.lo[t] - v
-        d = tb.is_double[t]
+        nv = tb.high[t] + tb.low[t] - v
+        d = tb.double[t]
         c = 0
         for k in range(self.nopen):
             if k == e:
@@ -245,20 +245,20 @@ class LineSim:
         tb = self.tb
         p = self.turn
         self.hands[p] &= ~(1 << t)
-        d = tb.is_double[t]
+        d = tb.double[t]
         opening = e == 4
         if opening:
-            self.ev[0], self.ev[1] = tb.hi[t], tb.lo[t]
+            self.ev[0], self.ev[1] = tb.high[t], tb.low[t]
             self.dbl[0] = self.dbl[1] = d
             self.nopen = 2
             if self.spin and d:
-                self.sp = tb.hi[t]
+                self.sp = tb.high[t]
                 self.spl = self.spr = False
             self.ntiles = 1
             c = tb.pips[t]
         else:
             v = self.ev[e]
-            self.ev[e] = tb.hi[t] + tb.lo[t] - v
+            self.ev[e] = tb.high[t] + tb.low[t] - v
             self.dbl[e] = d
             if e >= 2:
                 self.has[e] = True
@@ -363,5 +363,5 @@ def to_move(mv: int, tb: Tables) -> Move:
 
 def from_move(m: Any, tb: Tables) -> int:
     if isinstance(m, Play):
-        return tb.index[m.tile] * 8 + END_CODE[m.end]
+        return tb.index_of[m.tile] * 8 + END_CODE[m.end]
     return PASS if type(m).__name__ == "Pass" else DRAW

@@ -36,7 +36,7 @@ from typing import Any
 
 from domino.bots import Budget
 from domino.bots.inference import Sampler, Tables, infer
-from domino.bots.linesim import DRAW, PASS, LineSim, from_move, to_move
+from domino.bots.linesim import LineSim, from_move, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.state import LineBoard, Placed
@@ -79,7 +79,7 @@ def root_sim(view: Any, rules: Rules, tb: Tables) -> LineSim:
     s.turn = me
     mine = 0
     for t in view.hand or ():
-        mine |= 1 << tb.index[t]
+        mine |= 1 << tb.index_of[t]
     s.hands[me] = mine
     drawn = 0
     for e in reversed(view.log):
@@ -102,14 +102,14 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
     q = (p + 1) % sim.players
     nxt = sim.hands[q] if block_w and sim.side[q] != sim.side[p] else 0
     tb = sim.tb
-    val = tb.val
+    val = tb.value_mask
     ev = sim.ev
     best = -1
     best_score = -1e9
     fives = sim.fives
     n = 0
     pips = tb.pips
-    dbl = tb.is_double
+    dbl = tb.double
     for e in range(sim.nopen):
         m = hand & val[ev[e]]
         while m:
@@ -121,7 +121,7 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
             if eps and rng.random() < eps:
                 sc = rng.random() * 100.0
             else:
-                nv = tb.hi[t] + tb.lo[t] - ev[e]
+                nv = tb.high[t] + tb.low[t] - ev[e]
                 sc = pips[t] + (4.0 if dbl[t] else 0.0) + 1.5 * ((hand ^ low) & val[nv]).bit_count()
                 if nxt:
                     others = 0
@@ -207,9 +207,9 @@ def play_model(view: Any, tb: Tables, beta: float) -> list[tuple[int, int, int, 
             continue
         open_mask = 0
         for _, v in line.open_ends(board):
-            open_mask |= tb.val[v]
+            open_mask |= tb.value_mask[v]
         if board.line and e.seat != me:
-            plays.append((e.seat, tb.index[e.tile], open_mask))
+            plays.append((e.seat, tb.index_of[e.tile], open_mask))
         board = line.place(board, e.tile, e.end, spinner)
     later: dict[int, int] = {}
     for seat, t, open_mask in reversed(plays):

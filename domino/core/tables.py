@@ -21,6 +21,7 @@ class Tables(NamedTuple):
     double: tuple[bool, ...]
     value_mask: tuple[int, ...]  # value v -> mask of the tiles with a half v
     double_mask: int
+    all_mask: int  # every tile of the set
     bit: tuple[int, ...]  # 1 << index
     by_rank: tuple[int, ...]  # tile indices, best opening rank first (RULES.md §2.7)
     index_of: dict[Tile, int]
@@ -43,6 +44,7 @@ def tables(max_pips: int) -> Tables:
         value_mask=tuple(masks),
         bit=tuple(1 << i for i in range(len(tiles))),
         double_mask=sum(1 << i for i, t in enumerate(tiles) if t.is_double),
+        all_mask=(1 << len(tiles)) - 1,
         by_rank=tuple(sorted(range(len(tiles)), key=lambda i: rank(tiles[i]), reverse=True)),
         index_of={t: i for i, t in enumerate(tiles)},
     )

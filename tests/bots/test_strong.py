@@ -56,8 +56,8 @@ def _sim_of(state: domino.State) -> LineSim:
     r = state.rules
     tb = infer(domino.view(state, state.turn)).tables
     s = LineSim.new(tb, r, state.opened_by_rule)
-    s.hands = [sum(1 << tb.index[t] for t in h) for h in state.hands]
-    s.bone = [tb.index[t] for t in state.boneyard]
+    s.hands = [sum(1 << tb.index_of[t] for t in h) for h in state.hands]
+    s.bone = [tb.index_of[t] for t in state.boneyard]
     s.set_board(state.board)
     s.turn, s.drawn, s.extra = state.turn, state.drawn, state.extra_play
     return s
@@ -93,8 +93,8 @@ def _check_sample(state: domino.State, v: Any, rng: random.Random) -> None:
     tb = know.tables
     sampler = Sampler(know)
     me = v.seat
-    mine = sum(1 << tb.index[t] for t in v.hand)
-    board = sum(1 << tb.index[t] for t in v.tiles_on_board)
+    mine = sum(1 << tb.index_of[t] for t in v.hand)
+    board = sum(1 << tb.index_of[t] for t in v.tiles_on_board)
     for _ in range(5):
         hands, rest = sampler.sample(rng)
         seen = 0
@@ -113,7 +113,7 @@ def _check_sample(state: domino.State, v: Any, rng: random.Random) -> None:
             # The true hands are always consistent with the inference (soundness): they fit the slot groups
             # (nested masks, oldest first: Hall's condition on the suffixes).
             for s in hands:
-                true = sum(1 << tb.index[t] for t in state.hands[s])
+                true = sum(1 << tb.index_of[t] for t in state.hands[s])
                 assert true & know.voids(s) == 0
                 groups = know.groups[s]
                 levels = []
@@ -246,7 +246,7 @@ def test_play_model_weights_deals_by_the_plays_seen() -> None:
             if not model:
                 continue
             ex = [2.718281828 ** p for p in tb.pips]
-            true = {s: sum(1 << tb.index[t] for t in state.hands[s]) for s in range(2) if s != v.seat}
+            true = {s: sum(1 << tb.index_of[t] for t in state.hands[s]) for s in range(2) if s != v.seat}
             w = _weight(model, true, ex)
             assert 0.0 < w <= 1.0
             return

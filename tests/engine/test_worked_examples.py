@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import domino
-from domino import Deal, Play, Tile, full_set
+from domino import Deal, Play, full_set
 from domino.errors import InvalidDealError
 from domino.variants.line import count, round5
-from engine_helpers import DRAW, PASS, P, T, board_tiles, ends_of, hand, layout_str, plays, position, rules
+from engine_helpers import DRAW, PASS, P, T, ends_of, hand, layout_str, plays, position, rules
 
 # ---------------------------------------------------------------------------------------------------
 # helpers
