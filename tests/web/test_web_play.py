@@ -220,3 +220,48 @@ def test_api_errors_are_shown_in_words(live_server, new_page):  # type: ignore[n
     assert "There is no such game" in p.page.inner_text("#app")
     # The browser reports the 404 itself; nothing else went wrong.
     assert [m for m in p.console_errors if "404" not in m] == []
+
+
+def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(live_server, new_page):  # type: ignore[no-untyped-def]
+    """The answer to our move can arrive after the stream has already shown the bot's reply (a newer view).
+    The page keeps the newer view, and the tiles disabled while the move was pending must come back."""
+    created = live_server.http.post(
+        "/v1/games",
+        json={"variant": "block", "seats": [{"name": "Ana"}, {"bot": "greedy"}], "seed": "late-answer",
+              "rules": {"match_end": "fixed_rounds", "rounds": 1}},
+    ).json()  # fmt: skip
+    game_id = created["game"]["id"]
+    token = created["tokens"][0]["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    p = new_page()
+    page = p.page
+    page.goto(f"{live_server.url}/play")
+    page.evaluate("([id, tok]) => localStorage.setItem('domino.seat.' + id, JSON.stringify({token: tok}))", [game_id, token])
+    page.goto(f"{live_server.url}/play#game={game_id}")
+    page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'live'")
+
+    def hold_the_answer(route: Any) -> None:
+        answer = route.fetch()  # the move lands now; its answer reaches the page only once the bot has replied
+        landed = answer.json()["version"]
+        wait_until(lambda: live_server.http.get(f"/v1/games/{game_id}", headers=auth).json()["version"] > landed)
+        time.sleep(0.5)  # the stream's refresh shows the newer view first
+        route.fulfill(response=answer)
+
+    for _ in range(3):  # a few turns, each with the answer held back
+        page.wait_for_function(
+            "() => ['your-turn', 'over'].includes(document.querySelector('[data-testid=table]')?.dataset.turnState)"
+        )
+        if table_attr(page, "data-turn-state") == "over":
+            break
+        tiles = page.locator(".hand-tile.playable:not([disabled])")
+        if not tiles.count():
+            break  # nothing to click (a pass): the race needs a tile
+        page.route("**/moves", hold_the_answer)
+        tiles.first.click()
+        page.locator(".target").first.click()
+        page.wait_for_function("() => !document.querySelector('[data-testid=table]').classList.contains('busy')")
+        page.unroute("**/moves")
+        state = table_attr(page, "data-turn-state")
+        if state == "your-turn" and page.locator(".hand-tile.playable").count():
+            page.wait_for_selector(".hand-tile.playable:not([disabled])", timeout=3000)
+    assert not p.console_errors, p.console_errors

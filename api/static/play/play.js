@@ -389,11 +389,14 @@ async function refresh(t) {
 }
 
 function setView(t, view) {
-  if (t.view && view.version < t.view.version) return; // an older answer arriving late
-  t.view = view;
-  if (t.selected && !legalPlays(view, t.selected).length) t.selected = null;
+  // An older answer arriving late (our move's, after the stream already fetched the bot's reply) keeps the
+  // newer view, but the table is still drawn again: the move is no longer pending, so its buttons come back.
+  if (!t.view || view.version >= t.view.version) {
+    t.view = view;
+    if (t.selected && !legalPlays(view, t.selected).length) t.selected = null;
+  }
   renderTable(t);
-  if (over(view)) stopStream(t);
+  if (over(t.view)) stopStream(t);
 }
 
 function legalPlays(view, tile) {
