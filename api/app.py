@@ -94,6 +94,11 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     from api.resources import register_blueprints
 
     register_blueprints(api)
+    from api.resources.games.schemas import LineBoardSchema, TrainBoardSchema
+
+    # Named so that the view's `board` can say it is one of the two (a oneOf by reference).
+    api.spec.components.schema("LineBoard", schema=LineBoardSchema)
+    api.spec.components.schema("TrainBoard", schema=TrainBoardSchema)
 
     from api import cors, metrics, ratelimit
 

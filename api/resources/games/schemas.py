@@ -97,6 +97,63 @@ class ViewSeatSchema(ma.Schema):
     hand_count = ma.fields.Integer()
 
 
+class EndsSchema(ma.Schema):
+    left = ma.fields.Integer(allow_none=True, metadata={"description": "the value the left end shows"})
+    right = ma.fields.Integer(allow_none=True)
+    up = ma.fields.Integer(allow_none=True, metadata={"description": "All Fives: the spinner's up arm (null until open)"})
+    down = ma.fields.Integer(allow_none=True)
+
+
+class LineBoardSchema(ma.Schema):
+    """The line games' table: tiles left to right, oriented so touching halves match; All Fives adds the
+    spinner (also in `line`), its `up`/`down` arms (the tiles beyond its ends) and the current count."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    line = ma.fields.List(ma.fields.String(), required=True, metadata={"example": ["6-6", "6-4", "4-1"]})
+    ends = ma.fields.Nested(EndsSchema, required=True)
+    spinner = ma.fields.String(allow_none=True, metadata={"description": "All Fives: the spinner tile"})
+    spinner_index = ma.fields.Integer(allow_none=True, metadata={"description": "its position in `line`"})
+    arms = ma.fields.Dict(
+        keys=ma.fields.String(), values=ma.fields.List(ma.fields.String()),
+        metadata={"description": "All Fives: `up` and `down`, each the tiles outward from the spinner"},
+    )  # fmt: skip
+    count = ma.fields.Integer(metadata={"description": "All Fives: the sum of the open ends (scores when a multiple of 5)"})
+
+
+class TrainSchema(ma.Schema):
+    owner = ma.fields.Integer(allow_none=True, metadata={"description": "the seat it belongs to; null: the Mexican train"})
+    tiles = ma.fields.List(ma.fields.String(), metadata={"description": "from the hub outward, oriented"})
+    end = ma.fields.Integer(metadata={"description": "the value a tile must match (the engine's when empty)"})
+    marker = ma.fields.Boolean(metadata={"description": "open to everyone (always true for the Mexican train)"})
+
+
+class ActiveDoubleSchema(ma.Schema):
+    train = ma.fields.String(metadata={"example": "train:2"})
+    tile = ma.fields.String(metadata={"example": "7-7"})
+
+
+class TrainBoardSchema(ma.Schema):
+    """Mexican Train's table: the engine double in the hub and one train per seat plus the Mexican train."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    engine_double = ma.fields.String(required=True, metadata={"example": "12-12"})
+    trains = ma.fields.List(ma.fields.Nested(TrainSchema), required=True)
+    pending_doubles = ma.fields.List(
+        ma.fields.String(), metadata={"description": "uncovered doubles still to be covered, oldest first"}
+    )
+    active_double = ma.fields.Nested(
+        ActiveDoubleSchema, allow_none=True, metadata={"description": "the double the seat to move must cover"}
+    )
+    first_turn_pending = ma.fields.List(ma.fields.Integer(), metadata={"description": "seats yet to take their first turn"})
+    phase = ma.fields.String(
+        allow_none=True, metadata={"enum": ["start", "first", "sequence", "cover", "play", "follow", None], "description": "which kind of turn the seat to move has"}
+    )
+
+
 class GameViewSchema(ma.Schema):
     """A seat's or the spectator's view of a game (DESIGN §3)."""
 
@@ -116,7 +173,13 @@ class GameViewSchema(ma.Schema):
     team_scores = ma.fields.List(ma.fields.Integer(), allow_none=True)
     boneyard_count = ma.fields.Integer()
     out_of_play_count = ma.fields.Integer()
-    board = ma.fields.Dict(metadata={"description": "everything on the table: `line`, `ends` (+ spinner/arms)"})
+    board = ma.fields.Dict(
+        metadata={
+            "description": "everything on the table, each tile once: a line game's `LineBoard` or Mexican Train's "
+            "`TrainBoard`",
+            "oneOf": [{"$ref": "#/components/schemas/LineBoard"}, {"$ref": "#/components/schemas/TrainBoard"}],
+        }
+    )
     log = ma.fields.List(ma.fields.Dict(), metadata={"description": "the current round's public moves"})
     hand = ma.fields.List(ma.fields.String(), metadata={"description": "seat views only"})
     legal_moves = ma.fields.List(ma.fields.Dict(), metadata={"description": "seat views only; [] when not its turn"})
