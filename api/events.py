@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-import domino
+import domino.codec
 from api.errors import InvalidRequest, Unauthorized
 from api.store import StoreUnavailable
 
@@ -69,7 +69,7 @@ def resolve_seat(service: Service, game_id: str, token: str | None, ticket: str 
     """(the caller's seat or None, whether the game is over). Raises 404 for no game, 401 for a bad token or
     an unknown or expired ticket."""
     _, doc = service._load(game_id)
-    finished = bool(domino.from_dict(doc["state"]).finished)
+    finished = domino.codec.is_finished(doc["state"])  # a long poll must not decode the whole game
     if token is not None:
         return service.authenticate(doc, token), finished
     if ticket is not None:

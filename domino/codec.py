@@ -93,6 +93,11 @@ def to_dict(state: State) -> dict[str, Any]:
     }
 
 
+def is_finished(data: dict[str, Any]) -> bool:
+    """Whether a stored state is a finished game, without loading it."""
+    return data.get("outcome") is not None
+
+
 def from_dict(data: dict[str, Any]) -> State:
     """The state stored by :func:`to_dict`."""
     if data.get("format") != FORMAT:

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import domino
+import domino.codec
 from domino import DominoError, Draw, NotYourTurnError, Pass, Play, Tile, full_set
 from domino.rules import LINE_PRESETS
 from engine_helpers import all_state_tiles, board_tiles
@@ -221,6 +222,7 @@ def check_codec(s: domino.State) -> None:
     again = json.loads(json.dumps(data))
     assert domino.from_dict(again) == s
     assert domino.to_dict(domino.from_dict(again)) == data
+    assert domino.codec.is_finished(again) == s.finished
 
 
 def check_views(s: domino.State) -> None:
