@@ -235,8 +235,7 @@ def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(li
     auth = {"Authorization": f"Bearer {token}"}
     p = new_page()
     page = p.page
-    page.goto(f"{live_server.url}/play")
-    page.evaluate("([id, tok]) => localStorage.setItem('domino.seat.' + id, JSON.stringify({token: tok}))", [game_id, token])
+    page.add_init_script(f"localStorage.setItem('domino.seat.{game_id}', JSON.stringify({{token: '{token}'}}))")
     page.goto(f"{live_server.url}/play#game={game_id}")
     page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'live'")
 
@@ -265,3 +264,4 @@ def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(li
         if state == "your-turn" and page.locator(".hand-tile.playable").count():
             page.wait_for_selector(".hand-tile.playable:not([disabled])", timeout=3000)
     assert not p.console_errors, p.console_errors
+

@@ -154,7 +154,11 @@ function perPlayers(value, players) {
 const $app = document.getElementById('app');
 let table = null; // the open table's state (see openTable)
 
+// Bumped on every navigation: a page still loading when the user moved on must not draw over the new one.
+let routeSeq = 0;
+
 function route() {
+  routeSeq += 1;
   closeTable();
   clearError();
   const params = new URLSearchParams(location.hash.slice(1));
@@ -175,10 +179,13 @@ window.addEventListener('hashchange', route);
 async function showNewGame() {
   document.title = 'New game · Dominoes';
   put($app, h('p', { class: 'loading' }, 'Loading the variants…'));
+  const seq = routeSeq;
   let cat;
   try {
     cat = await loadCatalogue();
+    if (seq !== routeSeq) return;
   } catch (err) {
+    if (seq !== routeSeq) return;
     showError(err);
     put($app, h('p', {}, 'The variants could not be loaded.'));
     return;
@@ -310,8 +317,10 @@ async function showNewGame() {
 async function showLobby() {
   document.title = 'Lobby · Dominoes';
   put($app, h('section', { class: 'card' }, h('h1', {}, 'Games waiting for players'), h('p', { class: 'loading' }, 'Loading…')));
+  const seq = routeSeq;
   try {
     const page = await api('GET', '/v1/games?status=waiting&limit=50');
+    if (seq !== routeSeq) return;
     const rows = page.games.map((g) => h('li', { class: 'lobby-game' },
       h('a', { href: `#game=${g.id}` }, `${VARIANT_NAMES[g.variant] || g.variant}`),
       ` · ${g.seats.length} seats · `,
@@ -320,7 +329,7 @@ async function showLobby() {
       h('h1', {}, 'Games waiting for players'),
       rows.length ? h('ul', { class: 'plain' }, rows) : h('p', {}, 'No game is waiting. ', h('a', { href: '#new' }, 'Start one'), '.')));
   } catch (err) {
-    showError(err);
+    if (seq === routeSeq) showError(err);
   }
 }
 
