@@ -18,22 +18,11 @@ def sse_frames(resp, limit: int | None = None) -> list[dict]:  # type: ignore[no
     """Parse a streamed SSE response into frames ({'id', 'event', 'data'} or {'comment'}), up to ``limit``
     event frames; closes the response."""
     frames: list[dict] = []
-    buffer = b""
     try:
-        for chunk in resp.response:
-            buffer += chunk
-            while b"\n\n" in buffer:
-                raw, buffer = buffer.split(b"\n\n", 1)
-                frame: dict = {}
-                for line in raw.decode().split("\n"):
-                    if line.startswith(":"):
-                        frame["comment"] = line[1:].strip()
-                    else:
-                        key, _, value = line.partition(": ")
-                        frame[key] = value
-                frames.append(frame)
-                if limit is not None and sum(1 for f in frames if "id" in f) >= limit:
-                    return frames
+        for frame in sse_frames_iter(resp):
+            frames.append(frame)
+            if limit is not None and sum(1 for f in frames if "id" in f) >= limit:
+                break
     finally:
         resp.close()
     return frames
@@ -196,6 +185,7 @@ def test_sse_keep_alive_while_waiting_and_stream_tickets(app, client, create_gam
 
 
 def sse_frames_iter(resp):  # type: ignore[no-untyped-def]
+    """The frames of a streamed SSE response as they arrive."""
     buffer = b""
     for chunk in resp.response:
         buffer += chunk
