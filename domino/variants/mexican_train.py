@@ -18,7 +18,6 @@ A turn is one of five kinds, derived from the state (``_kind``):
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
@@ -517,11 +516,6 @@ def _layout(text: str, start: int, what: str) -> tuple[Placed, ...]:
     return placed
 
 
-def _tiles(text: str | Iterable[str]) -> list[Tile]:
-    items = text.split() if isinstance(text, str) else list(text)
-    return [Tile.parse(s) for s in items]
-
-
 def position(
     rules: Rules,
     hands: Iterable[str | Iterable[str]] = (),
@@ -550,6 +544,8 @@ def position(
     ``rest``: ``"error"``, ``"boneyard"`` or ``"hand:<seat>"`` for the tiles not named.
     The block test of §3.4.8 runs at once for a position at the start of a turn.
     """
+    from domino.testing import account, mid_round, tiles
+
     n = rules.players
     e = engine_value(rules, round)
     if isinstance(trains, Mapping):
@@ -563,27 +559,11 @@ def position(
     )
     if board.mexican and not rules.mexican_train:
         raise InvalidDealError("there is no Mexican train (mexican_train = false)")
-    hand_tiles = [_tiles(h) for h in hands]
+    hand_tiles = [list(tiles(h)) for h in hands]
     if len(hand_tiles) != n:
         raise InvalidDealError(f"{len(hand_tiles)} hands for {n} players")
-    pile = _tiles(boneyard)
-    named = list(board.tiles()) + [t for h in hand_tiles for t in h] + pile
-    dup = [t for t, k in Counter(named).items() if k > 1]
-    if dup:
-        raise InvalidDealError(f"named twice: {', '.join(map(str, dup))}")
-    every = full_set(rules.set_max_pips)
-    unknown = [t for t in named if t not in every]
-    if unknown:
-        raise InvalidDealError(f"not in the set: {', '.join(map(str, unknown))}")
-    seen = set(named)
-    missing = [t for t in every if t not in seen]
-    if missing:
-        if rest == "boneyard":
-            pile += missing
-        elif rest.startswith("hand:") and rest[5:].isdigit() and int(rest[5:]) < n:
-            hand_tiles[int(rest[5:])] += missing
-        else:
-            raise InvalidDealError(f"not placed anywhere: {', '.join(map(str, missing))}")
+    pile = list(tiles(boneyard))
+    account(rules, board.tiles(), hand_tiles, pile, rest)
     ends_in_double = [name for name in board.names(True) if board.train(name) and _is_double(board.train(name)[-1])]
     if pending_doubles is None:
         pending = tuple(ends_in_double)
@@ -595,21 +575,8 @@ def position(
     if phase not in PHASES:
         raise InvalidDealError(f"phase must be one of {', '.join(PHASES)}")
     first = sorted(set(first_turn_pending), key=lambda s: (s - to_move) % n)
-    sorted_hands = tuple(sorted_hand(h) for h in hand_tiles)
-    state = State(
-        rules=rules,
-        seed=seed,
-        round=round,
-        deal=Deal(sorted_hands, tuple(pile)),
-        hands=sorted_hands,
-        boneyard=tuple(pile),
-        board=board,
-        turn=to_move,
-        scores=tuple(scores) if scores is not None else (0,) * n,
-        drawn=drawn,
-        round_points=(0,) * n,
-        variant=TrainTurn(tuple(s in marked for s in range(n)), pending, tuple(first), phase),
-    )
+    turn = TrainTurn(tuple(s in marked for s in range(n)), pending, tuple(first), phase)
+    state = mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, variant=turn)
     if phase == "start" and drawn == 0 and is_blocked(state):
         return _end_round(state, "blocked", None, [])
     return state
