@@ -157,22 +157,26 @@ def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
 
 class Blueprint(flask_smorest.Blueprint):
     def problems(self, *ptypes: errors.ProblemType, path: str = "/v1/...") -> Callable[[Any], Any]:
-        """Document the problem responses an operation can answer (several slugs may share a status)."""
+        """Document the problem responses an operation can answer (several slugs may share a status).
+
+        Documentation only: ``alt_response`` would wrap the view once per status, a call layer on every
+        request; this adds the responses to the view's ``_apidoc`` and returns the view itself."""
         by_status: dict[int, list[errors.ProblemType]] = {}
         for p in ptypes:
             by_status.setdefault(p.status, []).append(p)
+        schema = self._make_doc_response_schema(ProblemSchema)
 
         def decorator(func: Any) -> Any:
+            responses = func.__dict__.setdefault("_apidoc", {}).setdefault("response", {}).setdefault("responses", {})
             for status, group in sorted(by_status.items(), reverse=True):
-                description = "; ".join(f"`{p.slug}`: {p.description}" for p in group)
-                examples = {p.slug: {"value": _example(p, path)} for p in group}
-                func = self.alt_response(
-                    status,
-                    schema=ProblemSchema,
-                    content_type=PROBLEM_JSON,
-                    description=description,
-                    examples=examples,
-                )(func)
+                responses.setdefault(status, []).append(
+                    {
+                        "schema": schema,
+                        "description": "; ".join(f"`{p.slug}`: {p.description}" for p in group),
+                        "examples": {p.slug: {"value": _example(p, path)} for p in group},
+                        "content_type": PROBLEM_JSON,
+                    }
+                )
             return func
 
         return decorator

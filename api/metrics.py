@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import flask
-import orjson
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
@@ -40,11 +39,13 @@ BOT_TURN = Histogram(
     buckets=BUCKETS,
 )
 
-MOVE_ENDPOINT = "moves.play_move"
-
-
 def move_played(variant: str, by: str) -> None:
     MOVES.labels(variant=variant, by=by).inc()
+
+
+def count_move(variant: str) -> None:
+    """A move over HTTP: counted as ``human`` when its answer is a 200."""
+    flask.g.move_variant = variant
 
 
 @contextlib.contextmanager
@@ -100,6 +101,10 @@ def install(app: flask.Flask) -> None:
     settings = app.extensions["domino.settings"]
     queues = [settings.bots_queue, settings.simulations_queue, settings.webhooks_queue]
 
+    # A labelled child per (method, route[, status]), kept: ``labels()`` validates and locks on every call.
+    latency: dict[tuple[str, str], Any] = {}
+    answered: dict[tuple[str, str, int], Any] = {}
+
     @app.before_request
     def _start_timer() -> None:
         flask.g.metrics_start = time.perf_counter()
@@ -113,12 +118,18 @@ def install(app: flask.Flask) -> None:
         route = req.url_rule.rule if req.url_rule is not None else "<unmatched>"
         if route == "/metrics":
             return resp
-        LATENCY.labels(method=req.method, route=route).observe(time.perf_counter() - start)
-        REQUESTS.labels(method=req.method, route=route, status=str(resp.status_code)).inc()
-        if req.endpoint == MOVE_ENDPOINT and resp.status_code == 200:
-            variant = "unknown"
-            with contextlib.suppress(Exception):
-                variant = str(orjson.loads(resp.get_data())["variant"])
+        key = (req.method, route)
+        timer = latency.get(key)
+        if timer is None:
+            timer = latency[key] = LATENCY.labels(method=req.method, route=route)
+        timer.observe(time.perf_counter() - start)
+        status = resp.status_code
+        counter = answered.get((*key, status))
+        if counter is None:
+            counter = answered[(*key, status)] = REQUESTS.labels(method=req.method, route=route, status=str(status))
+        counter.inc()
+        variant = getattr(flask.g, "move_variant", None)
+        if variant is not None and status == 200:
             move_played(variant, "human")
         return resp
 

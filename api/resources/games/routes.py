@@ -42,7 +42,7 @@ CREATE_EXAMPLE = {
 
 @blp.route("", methods=["POST"])
 @blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
-@blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE)
+@blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE)
 @blp.response(
     201,
     CreatedGameSchema,

@@ -5,6 +5,7 @@ from typing import Any
 import flask
 
 from api import errors as E
+from api import metrics
 from api.app import current_service
 from api.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint
@@ -27,7 +28,7 @@ IF_MATCH = {
 @blp.route("/<string:game_id>/moves", methods=["POST"])
 @blp.doc(operationId="playMove", security=[{"seatToken": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY])
 @blp.arguments(
-    MoveSchema,
+    MoveSchema(),
     examples={
         "play": {"value": {"type": "play", "tile": "6-4", "end": "left", "expected_version": 17}},
         "draw": {"value": {"type": "draw"}},
@@ -65,4 +66,5 @@ def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
     view, version = current_service().play_move(
         game_id, body, token=token, expected_version=expected, idempotency_key=idempotency_key()
     )
+    metrics.count_move(view["variant"])
     return json_response(view, headers=view_headers(version, view["seat"]))

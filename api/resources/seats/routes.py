@@ -37,7 +37,7 @@ LOBBY_EXAMPLE = {
 
 @blp.route("", methods=["GET"])
 @blp.doc(operationId="listWaitingGames")
-@blp.arguments(LobbyQuerySchema, location="query", as_kwargs=True)
+@blp.arguments(LobbyQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, LobbyPageSchema, example=LOBBY_EXAMPLE)
 @blp.problems(E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games")
 def list_games(status: str, limit: int, before: float | None = None) -> flask.Response:
@@ -54,7 +54,7 @@ def list_games(status: str, limit: int, before: float | None = None) -> flask.Re
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])
 @blp.doc(operationId="claimSeat")
-@blp.arguments(ClaimSeatSchema, example={"name": "Bo"})
+@blp.arguments(ClaimSeatSchema(), example={"name": "Bo"})
 @blp.response(
     201,
     ClaimedSeatSchema,

@@ -77,7 +77,7 @@ EXAMPLE = {
 @blp.route("", methods=["POST"])
 @blp.doc(operationId="createSimulation")
 @blp.arguments(
-    CreateSimulationSchema,
+    CreateSimulationSchema(),
     example={"variant": "draw", "strategies": ["greedy", "random"], "games": 10000, "seed": "bench-1", "duplicate": True},
 )
 @blp.response(
