@@ -313,6 +313,8 @@ class Service:
         finished = bool(state.finished)
         events = []
         for stream_id, stored in self.store.events(game_id):
+            if stored["public"]["type"] == turns.TURN_STARTED:
+                continue
             private_to = stored.get("private_to")
             full = stored.get("full")
             if full is not None and (finished or (seat is not None and seat == private_to)):

@@ -1,10 +1,13 @@
 """Whose turn comes next, and who must act on it: computer players, hosted bots, turn deadlines (issue 5).
 
-Every commit of a game (a move, a seat claim, a resignation, the creation) goes through the same two steps:
+Every commit of a game (a move, a seat claim, a resignation, the creation) goes through the same steps:
 
 - :func:`prepare` before the commit: writes the turn's ``deadline`` into the game document and marks the due
   entries (bot-due, turn deadline, webhook delivery) in Redis *before* the commit, so a crash in between
   leaves at most a harmless no-op job for the sweep, never a stuck game (DESIGN §4);
+- :func:`decorate`: the commit's events get the next turn's ``deadline``, and the commit ends with a
+  ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``, so a client
+  following the events can move without reading its view first;
 - :func:`start` after a successful commit: enqueues the computer player's turn or the webhook delivery.
 
 Turn timeouts: when a human or hosted-bot seat has not moved by its deadline, the sweep enqueues
@@ -30,7 +33,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("api.turns")
 
-MOVING_KINDS = ("human", "hosted")  # seats that get a deadline; a computer player is moved by the workers
+MOVING_KINDS = ("human", "hosted")
+TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: history leaves it out  # seats that get a deadline; a computer player is moved by the workers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +42,8 @@ class Plan:
     bot: bool = False  # a computer player is to move: enqueue its turn
     hosted: bool = False  # a hosted bot is to move: deliver its webhook
     deadline: float | None = None
+    seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
+    legal_moves: tuple[dict[str, Any], ...] = ()  # its legal moves, for a seat a client moves
 
 
 def waiting(doc: dict[str, Any]) -> bool:
@@ -57,7 +63,7 @@ def prepare(service: Service, game_id: str, doc: dict[str, Any], state: Any, ver
     if kind == "bot":
         doc["deadline"] = None
         store.mark_bot_due(game_id, now + s.bot_due_delay)
-        return Plan(bot=True)
+        return Plan(bot=True, seat=seat)
     deadline = None
     timeout = doc.get("turn_timeout_s")
     if timeout:
@@ -68,11 +74,19 @@ def prepare(service: Service, game_id: str, doc: dict[str, Any], state: Any, ver
     if hosted:
         delays = s.webhook_delays or (s.bot_due_delay,)
         store.mark_hook_due(game_id, version, now + s.webhook_timeout + delays[0], attempt=1)
-    return Plan(hosted=hosted, deadline=deadline)
+    legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
+    return Plan(hosted=hosted, deadline=deadline, seat=seat, legal_moves=legal_moves)
 
 
 def decorate(stored_events: list[dict[str, Any]], plan: Plan, auto: bool = False) -> list[dict[str, Any]]:
-    """Put the next turn's ``deadline`` (and ``auto`` for a move the server made) on a commit's events."""
+    """Put the next turn's ``deadline`` (and ``auto`` for a move the server made) on a commit's events, and
+    end them with ``turn_started`` for the seat to move (its legal moves private to it)."""
+    if plan.seat is not None:
+        turn: dict[str, Any] = {"public": {"type": TURN_STARTED, "seat": plan.seat}}
+        if plan.legal_moves:
+            turn["private_to"] = plan.seat
+            turn["full"] = {**turn["public"], "legal_moves": list(plan.legal_moves)}
+        stored_events = [*stored_events, turn]
     extra: dict[str, Any] = {}
     if plan.deadline is not None:
         extra["deadline"] = plan.deadline

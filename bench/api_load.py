@@ -2,16 +2,19 @@
 
 Production configuration on 127.0.0.1: a private redis-server, gunicorn sync workers serving the API (rate
 limits on, with a limit the bench cannot reach, so their cost is counted; metrics in multiprocess mode), a
-gthread gunicorn for long polls, a bots worker with the sweep. Clients come in pairs: one creates a two-seat
-game, both play it to the end (read the view; on their turn post a legal move with ``expected_version``;
-otherwise poll the view with ``If-None-Match``, or ``--wait longpoll``), then start another, until the time
-is up. The server's CPU time per move (and per request) is measured from /proc, so that the comparison with
+gthread gunicorn for event streams and long polls, a bots worker with the sweep. Clients come in pairs: one
+creates a two-seat game, both play it to the end, then start another, until the time is up. Each seat reads
+its view, then follows the game's events (``--wait sse``, the default: one Server-Sent Events stream per seat;
+or ``--wait longpoll``) and, when ``turn_started`` names it, posts one of the legal moves that event carries
+with ``expected_version``. ``--wait poll`` is the naive client instead: it polls its view with
+``If-None-Match`` every 2 ms and moves when the view lists legal moves. The server's CPU time per move (and per request) is measured from /proc, so that the comparison with
 the bare endpoint does not depend on the load generator sharing the cores. Then the same clients hit a bare Flask endpoint
 doing one Redis GET and SET of a 2 KB JSON document under the same gunicorn configuration.
 
     python bench/api_load.py [--clients 32] [--seconds 20] [--api-workers 2]
 
-Prints moves/s, p50/p95/p99 latency of a move and of a view, errors, the bare endpoint's requests/s and the
+Prints moves/s, p50/p95/p99 latency of a move and of a view (and, following events, from a move sent to
+the other seat told that it is its turn), errors, the bare endpoint's requests/s and the
 ratio, and the load average (the machine is shared).
 """
 
@@ -63,7 +66,8 @@ class Stats:
         self.errors: list[str] = []
         self.games = 0
         self.requests = 0
-        self.polls = 0
+        self.polls = 0  # long polls, or events received over SSE
+        self.turns: list[float] = []  # a move sent -> the other seat told it is its turn (events only)
 
     def add(self, kind: str, elapsed: float) -> None:
         with self.lock:
@@ -110,7 +114,8 @@ def wait_up(port: int, path: str) -> None:
     raise RuntimeError(f"server on {port} did not start")
 
 
-STREAMS_PORT = 0  # the gthread server for long polls (0: poll the view instead)
+STREAMS_PORT = 0  # the gthread server for long polls and event streams
+WAIT = "sse"  # how a seat learns that it is its turn: sse, longpoll or poll
 
 
 def play_pair(port: int, stats: Stats, stop: float, seed: int) -> None:
@@ -121,7 +126,8 @@ def play_pair(port: int, stats: Stats, stop: float, seed: int) -> None:
             port, "POST", "/v1/games",
             {"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}], "rules": {"match_end": "fixed_rounds", "rounds": 1}},
         )  # fmt: skip
-        stats.requests += 1
+        with stats.lock:
+            stats.requests += 1
         if status != 201:
             stats.errors.append(f"create {status} {raw[:200]!r}")
             return
@@ -129,10 +135,12 @@ def play_pair(port: int, stats: Stats, stop: float, seed: int) -> None:
         game_id = created["game"]["id"]
         tokens = {t["seat"]: t["token"] for t in created["tokens"]}
         done = threading.Event()
+        posted: dict[int, float] = {}  # version a move will make -> when it was sent (for the turn latency)
+        play = play_seat_polling if WAIT == "poll" else play_seat_following
         threads = [
-            threading.Thread(target=play_seat, args=(port, stats, stop, game_id, seat, tokens[seat], done, random.Random(rng.random())))
+            threading.Thread(target=play, args=(port, stats, stop, game_id, seat, tokens[seat], done, random.Random(rng.random()), posted))
             for seat in (0, 1)
-        ]
+        ]  # fmt: skip
         for t in threads:
             t.start()
         for t in threads:
@@ -142,7 +150,90 @@ def play_pair(port: int, stats: Stats, stop: float, seed: int) -> None:
                 stats.games += 1
 
 
-def play_seat(port, stats, stop, game_id, seat, token, done, rng) -> None:  # type: ignore[no-untyped-def]
+def post_move(port, stats, path, auth, move, version, posted):  # type: ignore[no-untyped-def]
+    """Post ``move`` at ``version``; the seat's new view, or None (an error, counted)."""
+    move = {**move, "expected_version": version}
+    posted[version + 1] = time.perf_counter()
+    status, raw, elapsed = request(port, "POST", f"{path}/moves", move, auth)
+    if status != 200:
+        stats.errors.append(f"move {status} {raw[:200]!r}")
+        return None
+    stats.add("moves", elapsed)
+    return json.loads(raw)
+
+
+def sse_events(port: int, path: str, headers: dict[str, str]):  # type: ignore[no-untyped-def]
+    """The events of a Server-Sent Events stream, as dicts, as they arrive (None for a keep-alive)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path, headers={**headers, "Accept": "text/event-stream"})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        raise RuntimeError(f"events {resp.status} {resp.read()[:200]!r}")
+    try:
+        while True:
+            line = resp.readline()
+            if not line:
+                return
+            if line.startswith(b"data: "):
+                yield json.loads(line[6:])
+            elif line.startswith(b":"):
+                yield None
+    finally:
+        conn.close()
+
+
+def long_poll_events(port: int, path: str, headers: dict[str, str], stats: Stats):  # type: ignore[no-untyped-def]
+    after = -1
+    while True:
+        status, raw, _ = request(port, "GET", f"{path}/events?after={after}&wait=1", headers=headers)
+        if status != 200:
+            raise RuntimeError(f"events {status} {raw[:200]!r}")
+        with stats.lock:
+            stats.polls += 1
+        page = json.loads(raw)
+        yield from page["events"] or [None]  # None: the wait ran out
+        after = page["last_version"]
+
+
+def play_seat_following(port, stats, stop, game_id, seat, token, done, rng, posted) -> None:  # type: ignore[no-untyped-def]
+    """Read the view once, then follow the game's events: move when ``turn_started`` names this seat, with
+    one of the legal moves it carries (no view read in between)."""
+    auth = {"Authorization": f"Bearer {token}"}
+    path = f"/v1/games/{game_id}"
+    status, raw, elapsed = request(port, "GET", path, headers=auth)
+    stats.add("views", elapsed)
+    if status != 200:
+        stats.errors.append(f"view {status} {raw[:200]!r}")
+        return
+    json.loads(raw)
+    events = sse_events(STREAMS_PORT, f"{path}/events", auth) if WAIT == "sse" else long_poll_events(STREAMS_PORT, path, auth, stats)
+    try:
+        for event in events:
+            if time.monotonic() >= stop:
+                return
+            if event is None:
+                continue
+            if WAIT == "sse":
+                with stats.lock:
+                    stats.polls += 1
+            if event["type"] == "game_ended":
+                done.set()
+                return
+            if event["type"] == "turn_started" and event["seat"] == seat:
+                sent = posted.get(event["version"])
+                if sent is not None:
+                    with stats.lock:
+                        stats.turns.append(time.perf_counter() - sent)
+                if post_move(port, stats, path, auth, rng.choice(event["legal_moves"]), event["version"], posted) is None:
+                    return
+    except (OSError, RuntimeError) as exc:
+        stats.errors.append(f"events {exc}")
+    finally:
+        events.close()
+
+
+def play_seat_polling(port, stats, stop, game_id, seat, token, done, rng, posted) -> None:  # type: ignore[no-untyped-def]
+    """Poll the view (``If-None-Match``: a 304 while nothing changed) every 2 ms; move when it is this seat's turn."""
     auth = {"Authorization": f"Bearer {token}"}
     path = f"/v1/games/{game_id}"
     etag = None
@@ -160,30 +251,14 @@ def play_seat(port, stats, stop, game_id, seat, token, done, rng) -> None:  # ty
             stats.errors.append(f"view {status} {raw[:200]!r}")
             return
         while view is not None and view["status"] == "playing" and view["legal_moves"] and time.monotonic() < stop:
-            move = dict(rng.choice(view["legal_moves"]))
-            move["expected_version"] = view["version"]
-            status, raw, elapsed = request(port, "POST", f"{path}/moves", move, auth)
-            if status != 200:
-                stats.errors.append(f"move {status} {raw[:200]!r}")
+            view = post_move(port, stats, path, auth, rng.choice(view["legal_moves"]), view["version"], posted)
+            if view is None:
                 return
-            stats.add("moves", elapsed)
-            view = json.loads(raw)
             etag = f'"{view["version"]}"'
         if view is not None and view["status"] != "playing":
             done.set()
             return
-        if STREAMS_PORT and view is not None:
-            # The other seat is to move: wait for its move with a long poll on the streams server (as a real
-            # client does), then read the view again.
-            status, raw, _ = request(STREAMS_PORT, "GET", f"{path}/events?after={view['version']}&wait=5", headers=auth)
-            if status != 200:
-                stats.errors.append(f"events {status} {raw[:200]!r}")
-                return
-            with stats.lock:
-                stats.polls += 1
-            etag = None
-        else:
-            time.sleep(0.002)  # the other seat is to move: poll again shortly
+        time.sleep(0.002)  # the other seat is to move: poll again shortly
 
 
 def bare_client(port: int, stop: float, key: str, out: list[float], errors: list[str]) -> None:
@@ -202,9 +277,10 @@ def main() -> int:
     parser.add_argument("--bare-seconds", type=float, default=10.0)
     parser.add_argument("--api-workers", type=int, default=2, help="gunicorn sync workers for REST")
     parser.add_argument(
-        "--wait", choices=("poll", "longpoll"), default="poll",
-        help="how a client waits for the other seat: polling its view with If-None-Match every 2 ms (a 304 "
-        "costs little), or a long poll on a gthread streams server (DESIGN §6; costs more CPU per move here)",
+        "--wait", choices=("sse", "longpoll", "poll"), default="sse",
+        help="how a seat learns that it is its turn: following the game's events (Server-Sent Events, or long "
+        "polls) on the gthread streams server (DESIGN §6) and moving on `turn_started`, which carries its legal "
+        "moves; or polling its view with If-None-Match every 2 ms",
     )  # fmt: skip
     args = parser.parse_args()
 
@@ -216,10 +292,11 @@ def main() -> int:
         metrics_dir = Path(tmp) / "metrics"
         metrics_dir.mkdir()
         env = dict(os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+        env["DOMINO_KEEPALIVE_INTERVAL"] = "1"  # seats still waiting when the time is up notice within a second
         env["PYTHONPATH"] = str(ROOT)
         api_port, bare_port, streams_port = free_port(), free_port(), free_port()
-        global STREAMS_PORT
-        STREAMS_PORT = streams_port if args.wait == "longpoll" else 0
+        global STREAMS_PORT, WAIT
+        STREAMS_PORT, WAIT = streams_port, args.wait
         procs = [
             start_server("api.app:create_app()", api_port, args.api_workers, env),
             start_server("api.app:create_app()", streams_port, 1, env, threads=64),
@@ -230,10 +307,16 @@ def main() -> int:
         try:
             wait_up(api_port, "/healthz")
             wait_up(bare_port, "/bare/x")
-            api_pids = pids_of(procs[0]) + pids_of(procs[1]) + [redis_server.process.pid]  # type: ignore[union-attr]
+            parts = {
+                "REST workers": pids_of(procs[0]),
+                "streams server": pids_of(procs[1]),
+                "Redis": [redis_server.process.pid],  # type: ignore[union-attr]
+            }
+            api_pids = [pid for pids in parts.values() for pid in pids]
             bare_pids = pids_of(procs[2]) + [redis_server.process.pid]  # type: ignore[union-attr]
             stats = Stats()
             cpu0 = cpu_seconds(api_pids)
+            part0 = {name: cpu_seconds(pids) for name, pids in parts.items()}
             t0 = time.monotonic()
             stop = t0 + args.seconds
             pairs = [threading.Thread(target=play_pair, args=(api_port, stats, stop, i)) for i in range(args.clients // 2)]
@@ -244,6 +327,7 @@ def main() -> int:
             elapsed = min(time.monotonic() - t0, args.seconds)  # no move or view starts after the stop
             load_game = os.getloadavg()
             api_cpu = cpu_seconds(api_pids) - cpu0
+            part_cpu = {name: cpu_seconds(pids) - part0[name] for name, pids in parts.items()}
             bare_cpu0 = cpu_seconds(bare_pids)
 
             bare: list[float] = []
@@ -263,8 +347,11 @@ def main() -> int:
             bare_s = len(bare) / belapsed
             print(f"api: {args.clients} clients, {args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
             print(f"  clients wait by {args.wait}; games finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, "
-                  f"views {len(stats.views)}, long polls {stats.polls}, REST requests {stats.requests / elapsed:.0f}/s")
+                  f"views {len(stats.views)}, {'events received' if args.wait == 'sse' else 'long polls'} {stats.polls}, REST requests {stats.requests / elapsed:.0f}/s")
             print(f"  move latency ms: p50 {pct(stats.moves, 50):.1f}  p95 {pct(stats.moves, 95):.1f}  p99 {pct(stats.moves, 99):.1f}")
+            if stats.turns:
+                print(f"  a move sent -> the other seat told it is its turn, ms: p50 {pct(stats.turns, 50):.1f}  "
+                      f"p95 {pct(stats.turns, 95):.1f}  p99 {pct(stats.turns, 99):.1f}")
             print(f"  view latency ms: p50 {pct(stats.views, 50):.1f}  p95 {pct(stats.views, 95):.1f}  p99 {pct(stats.views, 99):.1f}")
             print(f"  errors: {len(stats.errors)} {stats.errors[:3]}")
             print(f"bare GET+SET 2 KB: {bare_s:.0f} requests/s, p50 {pct(bare, 50):.1f} ms, p99 {pct(bare, 99):.1f} ms, errors {len(bare_errors)}")
@@ -273,9 +360,10 @@ def main() -> int:
             per_move = api_cpu / max(1, len(stats.moves))
             per_bare = bare_cpu / max(1, len(bare))
             print(f"server CPU (gunicorn workers + Redis): {per_move * 1000:.2f} ms per move with the reads and waits "
-                  f"it takes, {api_cpu / max(1, stats.requests + stats.polls) * 1000:.2f} ms per API request; "
+                  f"it takes, {api_cpu / max(1, stats.requests + (stats.polls if args.wait == 'longpoll' else 0)) * 1000:.2f} ms per API request; "
                   f"bare {per_bare * 1000:.2f} ms per request -> CPU ratio {per_bare / per_move:.2f} "
                   f"(moves per bare request on the same CPU)")
+            print("  per move: " + ", ".join(f"{name} {cpu / max(1, len(stats.moves)) * 1000:.2f} ms" for name, cpu in part_cpu.items()))
             print(f"load average: {load_game[0]:.2f} after the games, {load_bare[0]:.2f} after the bare run")
             ok = not stats.errors and not bare_errors
             return 0 if ok else 1

@@ -67,7 +67,7 @@ def test_long_poll_is_empty_when_nothing_happens(client, create_game):
     game_id = data["game"]["id"]
     # Without `after`: every event so far, at once.
     first = client.get(events_url(game_id)).get_json()
-    assert [e["type"] for e in first["events"]] == ["game_created", "round_started"]
+    assert [e["type"] for e in first["events"]] == ["game_created", "round_started", "turn_started"]
     assert first["last_version"] == 0 and first["seat"] is None
     t0 = time.perf_counter()
     resp = client.get(events_url(game_id, after=0, wait=0.3))
@@ -81,6 +81,37 @@ def test_long_poll_is_empty_when_nothing_happens(client, create_game):
     assert client.get(events_url("nosuchgame000000", wait=0)).status_code == 404
     bad = client.get(events_url(game_id), headers={"Authorization": "Bearer nope"})
     assert bad.status_code == 401
+
+
+def test_turn_started_gives_the_seat_to_move_its_legal_moves(client, create_game):
+    """A client following the events moves without reading its view: the commit that hands a seat the turn
+    ends with `turn_started`, and that seat's copy (only) lists its legal moves at that version."""
+    data, players, spectator = create_game([{"name": "Ana"}, {"name": "Bo"}], seed="turns", rules={"target_score": 50})
+    game_id = data["game"]["id"]
+    after = -1  # from the start
+    for _ in range(12):
+        pages = {
+            seat: client.get(events_url(game_id, after=after), headers=p.headers).get_json()
+            for seat, p in [(0, players[0]), (1, players[1]), (None, spectator)]
+        }
+        turns = {seat: [e for e in page["events"] if e["type"] == "turn_started"] for seat, page in pages.items()}
+        assert all(len(t) == 1 for t in turns.values()), turns  # one per commit: the last event of it
+        assert all(page["events"][-1]["type"] == "turn_started" for page in pages.values())
+        to_move = turns[None][0]["seat"]
+        views = {seat: players[seat].view().get_json() for seat in (0, 1)}
+        assert views[to_move]["legal_moves"] and views[to_move]["turn"] == to_move
+        event = turns[to_move][0]
+        assert event["version"] == views[to_move]["version"]
+        assert event["legal_moves"] == views[to_move]["legal_moves"]
+        for seat in (1 - to_move, None):
+            assert "legal_moves" not in turns[seat][0] and turns[seat][0]["seat"] == to_move
+        move = {**event["legal_moves"][0], "expected_version": event["version"]}
+        resp = players[to_move].move(move)
+        assert resp.status_code == 200, resp.get_json()
+        after = event["version"]
+    # The history tells what happened; whose turn it was is not part of that.
+    types = {e["type"] for e in spectator.history().get_json()["events"]}
+    assert "turn_started" not in types and "tile_played" in types
 
 
 def play_to_the_end(service, players, game_id: str) -> None:  # type: ignore[no-untyped-def]
@@ -131,8 +162,8 @@ def test_sse_resumes_after_last_event_id_without_gaps_or_duplicates(client, crea
     data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "random"}], rules={"match_end": "fixed_rounds", "rounds": 2})
     game_id = data["game"]["id"]
     assert run_bots()
-    history_ids = [e["id"] for e in spectator.history().get_json()["events"]]
-    assert len(history_ids) > 20
+    all_ids = [e["id"] for e in client.get(events_url(game_id)).get_json()["events"]]
+    assert len(all_ids) > 20
     headers = {"Accept": "text/event-stream"}
     resp = client.get(events_url(game_id), headers=headers, buffered=False)
     assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
@@ -148,7 +179,7 @@ def test_sse_resumes_after_last_event_id_without_gaps_or_duplicates(client, crea
     resp = client.get(events_url(game_id), headers={**headers, "Last-Event-ID": seen[-1]}, buffered=False)
     rest = sse_frames(resp)  # to the end: the stream closes after game_ended
     seen += [f["id"] for f in rest if "id" in f]
-    assert seen == history_ids
+    assert seen == all_ids
     assert rest[-1]["event"] == "game_ended"
     # Resuming after the last event of a finished game: the stream ends at once, empty.
     resp = client.get(events_url(game_id), headers={**headers, "Last-Event-ID": seen[-1]}, buffered=False)
@@ -178,7 +209,7 @@ def test_sse_keep_alive_while_waiting_and_stream_tickets(app, client, create_gam
             break
     resp.close()
     waited = time.perf_counter() - t0
-    assert [json.loads(f["data"])["type"] for f in frames if "id" in f] == ["game_created", "round_started"]
+    assert [json.loads(f["data"])["type"] for f in frames if "id" in f] == ["game_created", "round_started", "turn_started"]
     assert waited < 2, "a keep-alive comment within the configured interval (0.2 s in tests)"
     page = client.get(events_url(game_id, ticket=ticket["ticket"])).get_json()
     assert page["seat"] == 1

@@ -26,11 +26,20 @@ SSE_EXAMPLE = (
     'id: 18-1\nevent: tile_played\ndata: {"id":"18-1","version":18,"type":"tile_played","seat":1,"tile":"4-1","end":"right"}\n\n'
     ": keep-alive\n\n"
     'id: 19-1\nevent: tile_drawn\ndata: {"id":"19-1","version":19,"type":"tile_drawn","seat":0,"tile":"3-2"}\n\n'
+    'id: 19-2\nevent: turn_started\ndata: {"id":"19-2","version":19,"type":"turn_started","seat":0,'
+    '"legal_moves":[{"type":"play","tile":"3-2","end":"left"},{"type":"draw"}]}\n\n'
 )
 PAGE_EXAMPLE = {
     "events": [
         {"id": "18-1", "version": 18, "type": "tile_played", "seat": 1, "tile": "4-1", "end": "right"},
         {"id": "19-1", "version": 19, "type": "tile_drawn", "seat": 0, "tile": "3-2", "boneyard_count": 8},
+        {
+            "id": "19-2",
+            "version": 19,
+            "type": "turn_started",
+            "seat": 0,
+            "legal_moves": [{"type": "play", "tile": "3-2", "end": "left"}, {"type": "draw"}],
+        },
     ],
     "last_version": 19,
     "ended": False,
@@ -59,7 +68,7 @@ def _wants_sse() -> bool:
         }
     },
 )
-@blp.arguments(EventsQuerySchema, location="query", as_kwargs=True)
+@blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events")
 def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket: str | None = None) -> flask.Response:
@@ -76,7 +85,11 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
 
     With a seat token (or `?ticket=` from `POST .../events/ticket`, for `EventSource`, which cannot send
     headers) private details (the tile that seat drew) are included for that seat only; without, the
-    public events. Tokens never go in URLs."""
+    public events. Tokens never go in URLs.
+
+    **Whose turn.** Every change that leaves a seat to move ends with a `turn_started` event naming that
+    seat (and the turn's `deadline`, if any). The seat's own copy also lists its `legal_moves`: post one
+    with `expected_version` = the event's `version`, without reading the view first."""
     service = current_service()
     token = bearer_token()
     if after == -1:

@@ -4,7 +4,7 @@ import marshmallow as ma
 
 EVENT_TYPES = [
     "game_created", "seat_claimed", "game_started", "round_started", "tile_played", "tile_drawn", "passed",
-    "round_ended", "marker_placed", "marker_removed", "engine_double_placed", "resigned", "game_ended",
+    "round_ended", "marker_placed", "marker_removed", "engine_double_placed", "resigned", "game_ended", "turn_started",
 ]  # fmt: skip
 
 
@@ -39,6 +39,13 @@ class EventSchema(ma.Schema):
         metadata={"description": "games with `turn_timeout_s`: Unix time by which the seat to move must move"}
     )
     auto = ma.fields.Boolean(metadata={"description": "true: the server moved for a seat whose time ran out"})
+    legal_moves = ma.fields.List(
+        ma.fields.Dict(),
+        metadata={
+            "description": "`turn_started`, in the copy of the seat to move only: its legal moves, to post back "
+            "with `expected_version` = this event's `version`"
+        },
+    )
 
 
 class EventsPageSchema(ma.Schema):

@@ -13,6 +13,7 @@ import { tileSvg, tileBack, parseTile, isDouble } from './tiles.js';
 const EVENT_TYPES = [
   'game_created', 'seat_claimed', 'game_started', 'round_started', 'tile_played', 'tile_drawn', 'passed',
   'round_ended', 'marker_placed', 'marker_removed', 'engine_double_placed', 'resigned', 'game_ended',
+  'turn_started',
 ];
 const VARIANT_NAMES = {
   draw: 'Draw', draw_family: 'Draw (family)', block: 'Block', all_fives: 'All Fives (Muggins)',
