@@ -1,32 +1,50 @@
-"""CORS for browser clients (DESIGN §3), with flask-cors: origins from ``Settings.cors_origins``.
+"""CORS for browser clients (DESIGN §3): origins from ``Settings.cors_origins``.
 
 Seat tokens travel in ``Authorization``, never in cookies, so no credentials mode is needed and ``*`` is
 a safe default; set ``DOMINO_CORS_ORIGINS="https://a.example,https://b.example"`` to narrow it, or ``""``
 to send no CORS headers at all.
+
+One small after-request hook rather than flask-cors: the policy is a fixed list of origins, and
+flask-cors matched every request against resource patterns, a cost on every move for nothing.
 """
 
 from __future__ import annotations
 
 import flask
-from flask_cors import CORS
 
 from api.config import Settings
 
-ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"]
-EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-ID"]
+ALLOW_HEADERS = ("Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID")
+EXPOSE_HEADERS = ("ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-ID")
+ALLOW_METHODS = ("GET", "POST", "DELETE", "OPTIONS")
+MAX_AGE = 600  # seconds a browser may keep a preflight's answer
 
 
 def install(app: flask.Flask, settings: Settings) -> None:
-    origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
+    origins = frozenset(o.strip() for o in settings.cors_origins.split(",") if o.strip())
     if not origins:
         return
-    CORS(
-        app,
-        origins="*" if origins == ["*"] else origins,
-        allow_headers=ALLOW_HEADERS,
-        expose_headers=EXPOSE_HEADERS,
-        methods=["GET", "POST", "DELETE", "OPTIONS"],
-        supports_credentials=False,
-        max_age=600,
-        vary_header=True,
-    )
+    any_origin = "*" in origins
+    preflight = {
+        "Access-Control-Allow-Methods": ", ".join(ALLOW_METHODS),
+        "Access-Control-Allow-Headers": ", ".join(ALLOW_HEADERS),
+        "Access-Control-Max-Age": str(MAX_AGE),
+    }
+    expose = ", ".join(EXPOSE_HEADERS)
+
+    @app.after_request
+    def _cors(resp: flask.Response) -> flask.Response:
+        req = flask.request
+        origin = req.headers.get("Origin")
+        if origin is None:  # not a cross-origin request from a browser
+            return resp
+        if not any_origin:
+            resp.vary.add("Origin")  # the answer depends on the origin: caches must keep them apart
+            if origin not in origins:
+                return resp
+        resp.headers["Access-Control-Allow-Origin"] = "*" if any_origin else origin
+        if req.method == "OPTIONS" and "Access-Control-Request-Method" in req.headers:
+            resp.headers.update(preflight)
+        else:
+            resp.headers["Access-Control-Expose-Headers"] = expose
+        return resp

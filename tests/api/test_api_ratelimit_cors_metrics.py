@@ -73,9 +73,25 @@ def test_cors_preflight_and_exposed_headers(settings):
     resp = client.get("/v1/variants", headers={"Origin": "https://play.example"})
     exposed = {h.strip() for h in resp.headers["Access-Control-Expose-Headers"].split(",")}
     assert {"ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy"} <= exposed
+    assert "Origin" in resp.headers["Vary"]  # the grant depends on the origin
     # Another origin gets no CORS grant.
     resp = client.get("/v1/variants", headers={"Origin": "https://evil.example"})
-    assert "Access-Control-Allow-Origin" not in resp.headers
+    assert "Access-Control-Allow-Origin" not in resp.headers and "Origin" in resp.headers["Vary"]
+
+
+def test_cors_any_origin_by_default_on_answers_and_problems(settings):
+    client = _app(settings, cors_origins="*").test_client()
+    resp = client.get("/v1/games/abcdefghijklmnop", headers={"Origin": "https://anywhere.example"})
+    assert resp.status_code == 404  # a problem is readable cross-origin too
+    assert resp.headers["Access-Control-Allow-Origin"] == "*"
+    assert "ETag" in resp.headers["Access-Control-Expose-Headers"]
+    pre = client.options(
+        "/v1/games", headers={"Origin": "https://anywhere.example", "Access-Control-Request-Method": "POST"}
+    )
+    assert pre.status_code == 200 and pre.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in pre.headers["Access-Control-Allow-Methods"] and int(pre.headers["Access-Control-Max-Age"]) > 0
+    # Without an Origin (not a browser's cross-origin request) nothing CORS is added.
+    assert not [h for h in client.get("/v1/variants").headers.keys() if h.startswith("Access-Control")]
 
 
 def test_metrics_count_requests_moves_bot_turns_and_queues(client, create_game, run_bots):
