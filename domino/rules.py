@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
@@ -216,21 +217,29 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved options, JSON-safe; options that do not apply are left out."""
-        out: dict[str, Any] = {"variant": self.preset_name, "players": self.players}
-        for f in fields(self):
-            if f.name in ("preset_name", "players"):
-                continue
-            value = getattr(self, f.name)
-            if value is not None:
-                out[f.name] = value
-        return out
+        return dict(_rules_dict(self))  # a copy: the cached one is shared
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """The inverse of :meth:`to_dict` (for stored, already validated rules)."""
-        names = {f.name for f in fields(cls)}
-        options = {k: v for k, v in data.items() if k in names and k != "players"}
+        options = {k: v for k, v in data.items() if k in _OPTION_NAMES}
         return cls(preset_name=str(data["variant"]), players=int(data["players"]), **options)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rules_dict(rules: Rules) -> dict[str, Any]:
+    # A stored game writes its rules on every move, and every view shows them: worth remembering.
+    out: dict[str, Any] = {"variant": rules.preset_name, "players": rules.players}
+    for f in fields(rules):
+        if f.name in ("preset_name", "players"):
+            continue
+        value = getattr(rules, f.name)
+        if value is not None:
+            out[f.name] = value
+    return out
+
+
+_OPTION_NAMES = frozenset(f.name for f in fields(Rules)) - {"preset_name", "players"}
 
 
 def _drop_inapplicable(r: Rules) -> Rules:
