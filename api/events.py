@@ -114,11 +114,15 @@ def sse(service: Service, game_id: str, seat: int | None, cursor: str, finished:
                     return
                 yield b": keep-alive\n\n"
                 continue
+            # One write per read: a commit's events (a move, then turn_started) arrive together.
+            frames = []
             for sid, stored in entries:
                 event = render(sid, stored, seat)
-                yield sse_frame(event)
+                frames.append(sse_frame(event))
                 cursor = sid
                 if event["type"] == "game_ended":
+                    yield b"".join(frames)
                     return
+            yield b"".join(frames)
     except StoreUnavailable:
         return

@@ -376,9 +376,9 @@ class Service:
                     raise Unauthorized("A seat token is needed to move: `Authorization: Bearer <token>`.")
                 seat = self.authenticate(doc, token)
             assert seat is not None
-            idem_field = None
-            fingerprint = _fingerprint("move", move.to_dict(), expected_version)
+            idem_field = fingerprint = None
             if idempotency_key:
+                fingerprint = _fingerprint("move", move.to_dict(), expected_version)
                 idem_field = hashlib.sha256(f"{seat}:{idempotency_key}".encode()).hexdigest()
                 stored = self.store.move_answer(game_id, idem_field)
                 if stored is not None:
