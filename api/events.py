@@ -87,7 +87,9 @@ def long_poll(
     seat, finished = resolve_seat(service, game_id, token, ticket)
     cursor = cursor_after(after)
     block_ms = 0 if finished else int(min(wait, service.settings.max_wait) * 1000)
-    entries = service.store.read_events(game_id, cursor, block_ms=block_ms or None)
+    entries = service.store.read_events(game_id, cursor)
+    if not entries and block_ms:
+        entries = service.store.read_events(game_id, cursor, block_ms=block_ms)
     events = [render(sid, stored, seat) for sid, stored in entries]
     last_version = events[-1]["version"] if events else after
     ended = finished or any(e["type"] == "game_ended" for e in events)
@@ -105,11 +107,17 @@ def sse(service: Service, game_id: str, seat: int | None, cursor: str, finished:
     reconnects with ``Last-Event-ID``)."""
     store = service.store
     block_ms = max(1, int(service.settings.keepalive_interval * 1000))
+    batch = 500
+    caught_up = False  # a wait is for the next commit: catch up without one first
     yield b"retry: 2000\n\n"
     try:
         while True:
-            entries = store.read_events(game_id, cursor, block_ms=None if finished else block_ms, count=500)
+            wait = caught_up and not finished
+            entries = store.read_events(game_id, cursor, block_ms=block_ms if wait else None, count=batch)
+            caught_up = len(entries) < batch
             if not entries:
+                if not wait and not finished:
+                    continue
                 if finished or store.version(game_id) is None:
                     return
                 yield b": keep-alive\n\n"

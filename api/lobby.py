@@ -46,7 +46,7 @@ def claim_seat(service: Service, game_id: str, seat: int, name: str) -> tuple[di
             events.append({"public": {"type": "game_started", "seat": None, "turn": state.to_move}})
         plan = turns.prepare(service, game_id, new_doc, state, new_version)
         events = turns.decorate(events, plan)
-        result = store.commit(game_id, version, new_version, new_doc, events, s.game_ttl)
+        result = store.commit(game_id, version, new_version, new_doc, events, s.game_ttl, turn=turns.notice(plan))
         if result.ok:
             if full:
                 store.lobby_remove(game_id)

@@ -194,7 +194,7 @@ class Service:
         plan = turns.prepare(self, game_id, doc, state, version)
         events = [{"public": created}, *(self._stored_event(e) for e in domino.opening_events(state))]
         events = turns.decorate(events, plan)
-        result = self.store.commit(game_id, None, version, doc, events, self.settings.game_ttl)
+        result = self.store.commit(game_id, None, version, doc, events, self.settings.game_ttl, turn=turns.notice(plan))
         if not result.ok:  # 80 random bits collided: astronomically unlikely
             raise RuntimeError("game id collision")
         if turns.waiting(doc) and not unlisted:
@@ -313,8 +313,6 @@ class Service:
         finished = bool(state.finished)
         events = []
         for stream_id, stored in self.store.events(game_id):
-            if stored["public"]["type"] == turns.TURN_STARTED:
-                continue
             private_to = stored.get("private_to")
             full = stored.get("full")
             if full is not None and (finished or (seat is not None and seat == private_to)):
@@ -404,7 +402,9 @@ class Service:
             if idem_field:
                 idem = (idem_field, orjson.dumps({"fp": fingerprint, "view": view, "version": new_version}))
             ttl = self.settings.finished_ttl if new_state.finished else self.settings.game_ttl
-            result = self.store.commit(game_id, version, new_version, new_doc, stored_events, ttl, idem)
+            result = self.store.commit(
+                game_id, version, new_version, new_doc, stored_events, ttl, idem, turn=turns.notice(plan)
+            )
             if result.ok:
                 turns.start(self, game_id, new_version, plan)
                 return view, new_version

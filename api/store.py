@@ -2,7 +2,9 @@
 
 Per game (hash-tagged, so a game lives on one Cluster slot):
 
-- ``<prefix>:{<id>}:state``   hash ``v`` (version) and ``doc`` (the game document, JSON)
+- ``<prefix>:{<id>}:state``   hash ``v`` (version), ``doc`` (the game document, JSON) and, while a seat is to
+  move, ``t``: the turn notice ``[<stream id>, turn_started event]``, read together with ``events`` (only the
+  latest is kept: an old one serves nobody, and a stream costs 4 KiB even for one entry)
 - ``<prefix>:{<id>}:events``  stream, ids ``<version>-<n>``, field ``e`` (one event, JSON)
 - ``<prefix>:{<id>}:idem``    hash: idempotency fingerprint -> first answer of a move
 
@@ -60,8 +62,8 @@ def _translated(fn: Callable[P, R]) -> Callable[P, R]:
 
 # KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
 # idem field ("" for none), idem value, a nonce of this call, the idempotency records' ttl (at most the
-# game's: a finished game is kept for days, its per-move answers only as long as a retry makes sense), then
-# the events' payloads.
+# game's: a finished game is kept for days, its per-move answers only as long as a retry makes sense), the
+# turn notice ("" for none), then the events' payloads.
 # Returns {1, new version} on success, {0, current version} on a conflict, {-1, -1} if the game is gone.
 # The nonce makes a retry safe: when redis-py retries a call whose first try landed but whose answer was
 # lost (a timeout), the retry finds its own nonce and reports success instead of a conflict (which the
@@ -79,8 +81,13 @@ else
   if tonumber(cur) ~= expected then return {0, tonumber(cur)} end
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3], 'n', ARGV[7])
-for i = 9, #ARGV do
-  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 8), 'e', ARGV[i])
+for i = 10, #ARGV do
+  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 9), 'e', ARGV[i])
+end
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[1], 't', ARGV[9])
+else
+  redis.call('HDEL', KEYS[1], 't')
 end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[6])
@@ -179,6 +186,22 @@ def _flat(fields: dict[str, Any]) -> list[Any]:
     for k, v in fields.items():
         out.extend((k, v))
     return out
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _id_order(stream_id: str) -> tuple[int, int]:
+    version, _, n = stream_id.partition("-")
+    return int(version), int(n)
+
+
+def _stream_replies(reply: Any) -> Iterable[tuple[Any, list[Any]]]:
+    """XREAD's answer as (key, entries) pairs: a list of pairs in RESP2, a dict in RESP3."""
+    if not reply:
+        return ()
+    return reply.items() if isinstance(reply, dict) else reply
 
 
 @dataclasses.dataclass(frozen=True)
@@ -286,9 +309,11 @@ class Store:
         events: Iterable[dict[str, Any]],
         ttl: int,
         idempotency: tuple[str, bytes] | None = None,
+        turn: dict[str, Any] | None = None,
     ) -> CommitResult:
         """Atomically: check the version (``None``: the game must not exist), write the document, append the
-        events as ``<version>-<n>``, record an idempotent answer, refresh the expiry of every game key."""
+        events as ``<version>-<n>`` (then ``turn``, the turn notice, replacing the previous one), record an
+        idempotent answer, refresh the expiry of every game key."""
         idem_field, idem_value = idempotency if idempotency else ("", b"")
         args: list[Any] = [
             -1 if expected_version is None else expected_version,
@@ -299,8 +324,9 @@ class Store:
             idem_value,
             secrets.token_hex(8),
             self.settings.idempotency_ttl,
+            b"" if turn is None else orjson.dumps([f"{version}-{len(events) + 1}", turn]),
         ]
-        args.extend(orjson.dumps(e) for e in events)
+        args.extend(orjson.dumps(e) for e in events)  # a list: its length numbers the notice
         status, current = self._commit(keys=self.game_keys(game_id), args=args)
         if int(status) == 1:
             return CommitResult(True, int(current))
@@ -400,15 +426,29 @@ class Store:
     def read_events(
         self, game_id: str, after_id: str, block_ms: int | None = None, count: int | None = None
     ) -> list[tuple[str, dict[str, Any]]]:
-        """Events with stream ids greater than ``after_id``; with ``block_ms``, wait up to that long for the
-        first one (XREAD BLOCK on the blocking connection: no lock held, nothing polled)."""
+        """Events with stream ids greater than ``after_id``, ended by the turn notice when it is among them;
+        with ``block_ms``, wait up to that long for the next commit (XREAD BLOCK on the blocking connection:
+        no lock held, nothing polled). A notice already due is no commit: read without ``block_ms`` first."""
         conn = self.blocking_connection() if block_ms else self.redis
-        reply = conn.xread({self.events_key(game_id): after_id}, count=count, block=block_ms or None)
-        out = []
-        for _key, entries in reply or []:
-            for raw_id, fields in entries:
-                out.append((raw_id.decode(), orjson.loads(fields[b"e"])))
-        return out
+        # One round trip: Redis answers the HGET after the XREAD, blocked or not, so the notice read is the
+        # one committed with the events read (a commit is atomic).
+        pipe = conn.pipeline(transaction=False)
+        pipe.xread({self.events_key(game_id): after_id}, count=count, block=block_ms or None)
+        pipe.hget(self.state_key(game_id), "t")
+        reply, notice = pipe.execute()
+        events = [(_text(raw_id), orjson.loads(fields[b"e"])) for _key, entries in _stream_replies(reply) for raw_id, fields in entries]
+        if notice is None:
+            return events
+        notice_id, turn = orjson.loads(notice)
+        version = _id_order(notice_id)[0]
+        if events:
+            # It ends the commit whose events end this read, unless the read was cut at ``count`` (the
+            # notice then comes with the read that reaches it), or a newer commit landed between the XREAD
+            # and the HGET (its events come with the next read, then its notice).
+            due = version == _id_order(events[-1][0])[0] and (count is None or len(events) < count)
+        else:  # nothing new but the notice itself: the reader stopped between the events and their notice
+            due = version == _id_order(after_id)[0] and _id_order(notice_id) > _id_order(after_id)
+        return [*events, (notice_id, turn)] if due else events
 
     def ticket_key(self, game_id: str, ticket_hash: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:ticket:{ticket_hash}"

@@ -5,9 +5,10 @@ Every commit of a game (a move, a seat claim, a resignation, the creation) goes 
 - :func:`prepare` before the commit: writes the turn's ``deadline`` into the game document and marks the due
   entries (bot-due, turn deadline, webhook delivery) in Redis *before* the commit, so a crash in between
   leaves at most a harmless no-op job for the sweep, never a stuck game (DESIGN §4);
-- :func:`decorate`: the commit's events get the next turn's ``deadline``, and the commit ends with a
-  ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``, so a client
-  following the events can move without reading its view first;
+- :func:`decorate` and :func:`notice`: the commit's events get the next turn's ``deadline``, and the commit
+  ends with a ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``,
+  so a client following the events can move without reading its view first (the store keeps only the
+  latest one: an old turn is of no use to anyone);
 - :func:`start` after a successful commit: enqueues the computer player's turn or the webhook delivery.
 
 Turn timeouts: when a human or hosted-bot seat has not moved by its deadline, the sweep enqueues
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("api.turns")
 
 MOVING_KINDS = ("human", "hosted")
-TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: history leaves it out  # seats that get a deadline; a computer player is moved by the workers
+TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept apart from the game's events  # seats that get a deadline; a computer player is moved by the workers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,14 +80,7 @@ def prepare(service: Service, game_id: str, doc: dict[str, Any], state: Any, ver
 
 
 def decorate(stored_events: list[dict[str, Any]], plan: Plan, auto: bool = False) -> list[dict[str, Any]]:
-    """Put the next turn's ``deadline`` (and ``auto`` for a move the server made) on a commit's events, and
-    end them with ``turn_started`` for the seat to move (its legal moves private to it)."""
-    if plan.seat is not None:
-        turn: dict[str, Any] = {"public": {"type": TURN_STARTED, "seat": plan.seat}}
-        if plan.legal_moves:
-            turn["private_to"] = plan.seat
-            turn["full"] = {**turn["public"], "legal_moves": list(plan.legal_moves)}
-        stored_events = [*stored_events, turn]
+    """Put the next turn's ``deadline`` (and ``auto`` for a move the server made) on a commit's events."""
     extra: dict[str, Any] = {}
     if plan.deadline is not None:
         extra["deadline"] = plan.deadline
@@ -102,6 +96,21 @@ def decorate(stored_events: list[dict[str, Any]], plan: Plan, auto: bool = False
             stored["full"] = {**stored["full"], **extra}
         out.append(stored)
     return out
+
+
+def notice(plan: Plan) -> dict[str, Any] | None:
+    """The ``turn_started`` event that ends a commit leaving ``plan.seat`` to move (its legal moves private
+    to it), or None when nobody is to move."""
+    if plan.seat is None:
+        return None
+    public: dict[str, Any] = {"type": TURN_STARTED, "seat": plan.seat}
+    if plan.deadline is not None:
+        public["deadline"] = plan.deadline
+    turn: dict[str, Any] = {"public": public}
+    if plan.legal_moves:
+        turn["private_to"] = plan.seat
+        turn["full"] = {**public, "legal_moves": list(plan.legal_moves)}
+    return turn
 
 
 def start(service: Service, game_id: str, version: int, plan: Plan) -> None:

@@ -114,6 +114,38 @@ def test_turn_started_gives_the_seat_to_move_its_legal_moves(client, create_game
     assert "turn_started" not in types and "tile_played" in types
 
 
+def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, create_game, service):
+    """A turn notice is of no use once the next commit lands: the store keeps the latest one only, beside the
+    state (memory), and a read cut at ``count`` never jumps over events to reach it."""
+    data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}], seed="kept", rules={"target_score": 50})
+    game_id = data["game"]["id"]
+    store = service.store
+    for _ in range(10):
+        view = next(v for v in (p.view().get_json() for p in players.values()) if v["legal_moves"])
+        assert players[view["seat"]].move({**view["legal_moves"][0], "expected_version": view["version"]}).status_code == 200
+    import orjson
+
+    game_events = [i.decode() for i, _ in store.redis.xrange(store.events_key(game_id))]
+    latest_turn, notice = orjson.loads(store.redis.hget(store.state_key(game_id), "t"))
+    assert notice["public"]["type"] == "turn_started" and "turn_started" not in str(store.redis.xrange(store.events_key(game_id)))
+    last_version, last_n = map(int, game_events[-1].split("-"))
+    assert latest_turn == f"{last_version}-{last_n + 1}", "the notice ends the latest commit"
+    expected = game_events + [latest_turn]
+    for count in (1, 2, 3, 500):  # page through everything, as SSE does with its cursor
+        seen, cursor = [], "0-0"
+        while entries := store.read_events(game_id, cursor, count=count):
+            seen += [sid for sid, _ in entries]
+            cursor = entries[-1][0]
+        assert seen == expected, count
+    # A reader that stopped between the last event and its notice gets the notice at once.
+    assert [sid for sid, _ in store.read_events(game_id, game_events[-1])] == [latest_turn]
+    assert store.read_events(game_id, latest_turn) == []
+    # A client far behind gets every event, but of the turn notices only the current one.
+    page = client.get(events_url(game_id, after=0)).get_json()
+    assert [e["type"] for e in page["events"]].count("turn_started") == 1
+    assert page["events"][-1]["type"] == "turn_started"
+
+
 def play_to_the_end(service, players, game_id: str) -> None:  # type: ignore[no-untyped-def]
     for _ in range(500):
         state = domino.from_dict(service.store.load(game_id).doc["state"])
