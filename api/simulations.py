@@ -11,7 +11,7 @@ the variant is a line game; otherwise the public engine loop, with search bots o
 results stay deterministic.
 
 Routes (``api/resources/simulations``) and the job (``workers.jobs.run_chunk``) call :func:`create`,
-:func:`get`, :func:`cancel` and :func:`run_chunk`; :func:`play_chunk` is pure (no Redis).
+:func:`get`, :func:`list_page`, :func:`cancel` and :func:`run_chunk`; :func:`play_chunk` is pure (no Redis).
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ from api.store import Store
 log = logging.getLogger("api.simulations")
 
 STATUSES = ("queued", "running", "finished", "cancelled", "failed")
+# Index entries one page may read: with a status filter a page can come back short (even empty) with a next
+# cursor, instead of one request reading a week of simulations to find a rare status.
+LIST_SCAN = 1000
+_FILTERED_BATCH = 100
 Z95 = 1.959963984540054
 
 # Rough seconds per game, to size chunks (about ``simulation_chunk_seconds`` of work each). Only the chunk
@@ -466,6 +470,37 @@ def get(store: Store, sim_id: str) -> dict[str, Any]:
         raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
     fields, now = found
     return render(sim_id, fields, now)
+
+
+def list_page(
+    store: Store, before: tuple[float, str] | None, limit: int, status: str | None = None
+) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+    """Simulations newest first, each as :func:`get` shows it, optionally only those in ``status``:
+    (the page, the cursor of the next page or None). A cursor is the (created_at, id) of the last index
+    entry read. Entries whose records have expired are dropped from the index as they are met."""
+    sims: list[dict[str, Any]] = []
+    cursor = before
+    scanned = 0
+    exhausted = False
+    while len(sims) < limit and scanned < LIST_SCAN and not exhausted:
+        want = limit - len(sims) if status is None else min(_FILTERED_BATCH, LIST_SCAN - scanned)
+        rows = store.simulation_index_page(cursor, want)
+        exhausted = len(rows) < want
+        records, now = store.load_simulations([sim_id for sim_id, _ in rows])
+        gone = []
+        for (sim_id, created_at), fields in zip(rows, records):
+            if len(sims) == limit:
+                exhausted = False  # this batch has more than the page takes
+                break
+            cursor = (created_at, sim_id)
+            scanned += 1
+            if fields is None:
+                gone.append(sim_id)
+            elif status is None or fields.get("status") == status:
+                sims.append(render(sim_id, fields, now))
+        store.forget_simulations(*gone)
+    more = not exhausted and cursor is not None and bool(store.simulation_index_page(cursor, 1))
+    return sims, cursor if more else None
 
 
 def cancel(store: Store, sim_id: str) -> dict[str, Any]:

@@ -9,8 +9,10 @@ Per game (hash-tagged, so a game lives on one Cluster slot):
 - ``<prefix>:{<id>}:idem``    hash: idempotency fingerprint -> first answer of a move
 
 Cross-game keys live on the queue connection: ``<prefix>:bots:due`` (sorted set game id -> due time),
-``<prefix>:bots:attempt`` (hash game id -> "<version>:<attempt>"), ``<prefix>:idem:create:<sha>``, and the
-simulation records ``<prefix>:sim:<id>`` (hash) with ``<prefix>:sim:<id>:chunks`` (set of counted chunks).
+``<prefix>:bots:attempt`` (hash game id -> "<version>:<attempt>"), ``<prefix>:idem:create:<sha>``, the
+simulation records ``<prefix>:sim:<id>`` (hash) with ``<prefix>:sim:<id>:chunks`` (set of counted chunks),
+and ``<prefix>:sims`` (sorted set simulation id -> created_at: the index ``GET /v1/simulations`` pages
+through; its entries go when their records expire, and it expires with the last of them).
 
 Every Redis ``ConnectionError``/``TimeoutError`` surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -111,15 +113,20 @@ end
 return 0
 """
 
-# Simulation records: ``<prefix>:sim:<id>`` (hash: status, spec, timestamps from Redis' clock, counts ``c:*``)
-# and ``<prefix>:sim:<id>:chunks`` (set of the chunk indexes already counted).
+# Simulation records: ``<prefix>:sim:<id>`` (hash: status, spec, timestamps from Redis' clock, counts ``c:*``),
+# ``<prefix>:sim:<id>:chunks`` (set of the chunk indexes already counted) and the index ``<prefix>:sims``.
+# Every write that refreshes a record's expiry refreshes the index's too, so the index outlives every record.
 _SIM_NOW = "local t = redis.call('TIME'); local now = t[1] .. '.' .. string.format('%06d', t[2])\n"
 
-# KEYS: record.  ARGV: ttl, then field/value pairs.
+# KEYS: record, index.  ARGV: ttl, id, then field/value pairs.  Returns up to 100 index entries created more
+# than ttl ago: their records are gone unless a chunk counted since refreshed them (the caller checks).
 _SIM_CREATE = _SIM_NOW + """
-redis.call('HSET', KEYS[1], 'created_at', now, unpack(ARGV, 2))
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
-return 1
+local ttl = tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'created_at', now, unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('ZADD', KEYS[2], now, ARGV[2])
+redis.call('EXPIRE', KEYS[2], ttl)
+return redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (tonumber(t[1]) - ttl), 'LIMIT', 0, 100)
 """
 
 # KEYS: record, chunk set.  ARGV: chunk.  Returns the status found ('done' if counted, 'gone' if none).
@@ -134,7 +141,7 @@ end
 return st
 """
 
-# KEYS: record, chunk set.  ARGV: chunk, ttl, then count/increment pairs.  Adds a chunk's counts once.
+# KEYS: record, chunk set, index.  ARGV: chunk, ttl, then count/increment pairs.  Adds a chunk's counts once.
 _SIM_ADD = _SIM_NOW + """
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return -2 end
@@ -153,6 +160,7 @@ end
 local ttl = tonumber(ARGV[2])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
+redis.call('EXPIRE', KEYS[3], ttl)
 return 1
 """
 
@@ -571,11 +579,58 @@ class Store:
     def simulation_chunks_key(self, sim_id: str) -> str:
         return f"{self.prefix}:sim:{sim_id}:chunks"
 
+    @property
+    def simulations_key(self) -> str:
+        return f"{self.prefix}:sims"
+
     @_translated
     def create_simulation(self, sim_id: str, fields: dict[str, Any]) -> None:
         """Write a new simulation record (``status`` queued, its spec, zero counts) with ``created_at`` from
-        Redis' clock, so workers on other machines share one clock."""
-        self._sim_create(keys=[self.simulation_key(sim_id)], args=[self.settings.simulation_ttl, *_flat(fields)])
+        Redis' clock, so workers on other machines share one clock, and add it to the index; index entries
+        older than the records' expiry whose records are gone are dropped here."""
+        keys = [self.simulation_key(sim_id), self.simulations_key]
+        old = self._sim_create(keys=keys, args=[self.settings.simulation_ttl, sim_id, *_flat(fields)])
+        if old:
+            ids = [member.decode() for member in old]
+            pipe = self.queue_redis.pipeline(transaction=False)
+            for old_id in ids:
+                pipe.exists(self.simulation_key(old_id))
+            self.forget_simulations(*(old_id for old_id, alive in zip(ids, pipe.execute()) if not alive))
+
+    @_translated
+    def simulation_index_page(self, before: tuple[float, str] | None, limit: int) -> list[tuple[str, float]]:
+        """Up to ``limit`` index entries (id, created_at), newest first, from the one after the entry
+        ``before`` = (created_at, id) (None: from the newest). Entries of one instant come by id, descending,
+        as ZREVRANGE orders them, so a cursor between two of them neither repeats nor skips one."""
+        key = self.simulations_key
+        if before is None:
+            newest = self.queue_redis.zrevrangebyscore(key, "+inf", "-inf", start=0, num=limit, withscores=True)
+            return [(member.decode(), float(score)) for member, score in newest]
+        created_at, sim_id = before
+        pipe = self.queue_redis.pipeline(transaction=False)
+        pipe.zrevrangebyscore(key, repr(created_at), repr(created_at))  # the cursor's instant: one entry, rarely more
+        pipe.zrevrangebyscore(key, f"({created_at!r}", "-inf", start=0, num=limit, withscores=True)
+        ties, older = pipe.execute()
+        page = [(member.decode(), created_at) for member in ties if member.decode() < sim_id]
+        page.extend((member.decode(), float(score)) for member, score in older)
+        return page[:limit]
+
+    @_translated
+    def load_simulations(self, sim_ids: list[str]) -> tuple[list[dict[str, str] | None], float]:
+        """(each record's fields or None where it is gone, Redis' clock now), in one round trip."""
+        pipe = self.queue_redis.pipeline(transaction=False)
+        for sim_id in sim_ids:
+            pipe.hgetall(self.simulation_key(sim_id))
+        pipe.time()
+        *raws, (sec, usec) = pipe.execute()
+        records = [{k.decode(): v.decode() for k, v in raw.items()} if raw else None for raw in raws]
+        return records, sec + usec / 1e6
+
+    @_translated
+    def forget_simulations(self, *sim_ids: str) -> None:
+        """Drop index entries (of records that are gone)."""
+        if sim_ids:
+            self.queue_redis.zrem(self.simulations_key, *sim_ids)
 
     @_translated
     def load_simulation(self, sim_id: str) -> tuple[dict[str, str], float] | None:
@@ -604,7 +659,7 @@ class Store:
     def add_simulation_chunk(self, sim_id: str, chunk: int, counts: dict[str, int]) -> int:
         """Add one chunk's counts once: 1 added, 0 already counted, -1 the simulation was cancelled or failed
         (nothing added), -2 gone. The last chunk turns the status to ``finished``."""
-        keys = [self.simulation_key(sim_id), self.simulation_chunks_key(sim_id)]
+        keys = [self.simulation_key(sim_id), self.simulation_chunks_key(sim_id), self.simulations_key]
         args: list[Any] = [chunk, self.settings.simulation_ttl, *_flat(counts)]
         return int(self._sim_add(keys=keys, args=args))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import time
@@ -56,25 +57,54 @@ def test_swagger_ui_is_served_locally(client):
 
 def test_healthz_and_readyz(client, run_bots):
     assert client.get("/healthz").get_json() == {"status": "ok"}
-    resp = client.get("/readyz")  # no worker listens on this test's bots queue
+    resp = client.get("/readyz")  # no worker listens on this test's queues
     assert resp.status_code == 503 and resp.mimetype == "application/problem+json"
-    assert resp.get_json()["checks"]["redis"]["ok"] is True
-    assert resp.get_json()["checks"]["bots_workers"] == 0
+    checks = resp.get_json()["checks"]
+    assert checks["redis"]["ok"] is True
+    assert (checks["bots_workers"], checks["simulations_workers"], checks["webhooks_workers"]) == (0, 0, 0)
+
+
+@contextlib.contextmanager
+def _listening(service, *queues: str):  # type: ignore[no-untyped-def]
+    """A registered (not working) RQ worker on each of this test's ``queues`` (bots, simulations, webhooks)."""
+    from rq import SimpleWorker
+
+    from workers import queues as q
+
+    store = service.store
+    names = {"bots": q.bots_queue, "simulations": q.simulations_queue, "webhooks": q.webhooks_queue}
+    workers = [
+        SimpleWorker([names[queue](store).name], connection=store.worker_connection(), serializer=q.SERIALIZER)
+        for queue in queues
+    ]
+    for worker in workers:
+        worker.register_birth()
+    try:
+        yield
+    finally:
+        for worker in workers:
+            worker.register_death()
 
 
 def test_readyz_with_a_worker(client, service):
-    from rq import SimpleWorker
-
-    from workers.queues import SERIALIZER, bots_queue
-
-    worker = SimpleWorker([bots_queue(service.store).name], connection=service.store.worker_connection(), serializer=SERIALIZER)
-    worker.register_birth()
-    try:
+    with _listening(service, "bots"):
         resp = client.get("/readyz")
         assert resp.status_code == 200, resp.get_json()
-        assert resp.get_json()["checks"]["bots_workers"] == 1
-    finally:
-        worker.register_death()
+        checks = resp.get_json()["checks"]
+        # No simulation or webhook worker: reported, and still ready.
+        assert (checks["bots_workers"], checks["simulations_workers"], checks["webhooks_workers"]) == (1, 0, 0)
+
+
+def test_readyz_counts_simulation_and_webhook_workers_but_needs_a_bots_worker(client, service):
+    with _listening(service, "simulations", "simulations", "webhooks"):
+        resp = client.get("/readyz")
+        assert resp.status_code == 503, resp.get_json()
+        checks = resp.get_json()["checks"]
+        assert (checks["bots_workers"], checks["simulations_workers"], checks["webhooks_workers"]) == (0, 2, 1)
+        with _listening(service, "bots"):
+            resp = client.get("/readyz")
+            assert resp.status_code == 200, resp.get_json()
+            assert resp.get_json()["checks"]["simulations_workers"] == 2
 
 
 def test_redis_unreachable_is_a_fast_503(settings, create_game):

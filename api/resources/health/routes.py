@@ -9,7 +9,7 @@ from api.extensions import Blueprint, problem_response
 from api.resources.common import json_response
 from api.resources.health.schemas import HealthSchema, ReadySchema
 from api.store import StoreUnavailable, translated
-from workers.queues import bots_queue
+from workers.queues import bots_queue, simulations_queue, webhooks_queue
 
 blp = Blueprint("health", __name__, url_prefix="", description="Liveness and readiness.")
 
@@ -28,18 +28,32 @@ def healthz() -> flask.Response:
 @blp.response(
     200,
     ReadySchema,
-    example={"status": "ready", "checks": {"redis": {"ok": True, "redis_ms": 0.21}, "bots_workers": 1}},
+    example={
+        "status": "ready",
+        "checks": {
+            "redis": {"ok": True, "redis_ms": 0.21},
+            "bots_workers": 1,
+            "simulations_workers": 2,
+            "webhooks_workers": 1,
+        },
+    },
 )
 @blp.problems(E.UNAVAILABLE, path="/readyz")
 def readyz() -> flask.Response:
-    """Readiness: Redis answers and at least one worker listens on the `bots` queue"""
+    """Readiness: Redis answers and at least one worker listens on the `bots` queue
+
+    `checks` also counts the workers on the `simulations` and `webhooks` queues, for information only:
+    readiness never fails when they are 0, since a deployment may run without simulations or hosted bots."""
     store = current_service().store
     checks: dict[str, object] = {}
     try:
         checks["redis"] = {"ok": True, **store.ping()}
+        conn = store.rq_connection()
         with translated():
-            workers = Worker.count(connection=store.rq_connection(), queue=bots_queue(store))
-        checks["bots_workers"] = workers
+            workers = Worker.count(connection=conn, queue=bots_queue(store))
+            checks["bots_workers"] = workers
+            checks["simulations_workers"] = Worker.count(connection=conn, queue=simulations_queue(store))
+            checks["webhooks_workers"] = Worker.count(connection=conn, queue=webhooks_queue(store))
     except StoreUnavailable as exc:
         checks.setdefault("redis", {"ok": False, "error": str(exc)})
         return problem_response(E.UNAVAILABLE, "Redis does not answer.", {"checks": checks}, {"Cache-Control": "no-store"})

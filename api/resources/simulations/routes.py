@@ -9,7 +9,13 @@ from api import simulations
 from api.app import current_service
 from api.extensions import BODY_PROBLEMS, Blueprint
 from api.resources.common import json_response
-from api.resources.simulations.schemas import CreateSimulationSchema, SimulationSchema
+from api.resources.simulations.schemas import (
+    CreateSimulationSchema,
+    SimulationListQuerySchema,
+    SimulationPageSchema,
+    SimulationSchema,
+    encode_cursor,
+)
 
 blp = Blueprint(
     "simulations", __name__, url_prefix="/v1/simulations", description="Bot-against-bot games in bulk, run by workers."
@@ -73,6 +79,12 @@ EXAMPLE = {
     "error": None,
 }
 
+LIST_EXAMPLE = {
+    "simulations": [EXAMPLE],
+    "next_before": "MTczNTczMjgwMC4wOnE3eDJtems0YzNuOWIycnQ",
+    "next": "/v1/simulations?limit=1&before=MTczNTczMjgwMC4wOnE3eDJtems0YzNuOWIycnQ&status=finished",
+}
+
 
 @blp.route("", methods=["POST"])
 @blp.doc(operationId="createSimulation")
@@ -104,6 +116,28 @@ def create_simulation(body: dict[str, Any]) -> flask.Response:
     )
     headers = {"Location": f"/v1/simulations/{sim_id}", "Cache-Control": "no-store"}
     return json_response(sim, status=202, headers=headers)
+
+
+@blp.route("", methods=["GET"])
+@blp.doc(operationId="listSimulations")
+@blp.arguments(SimulationListQuerySchema(), location="query", as_kwargs=True)
+@blp.response(200, SimulationPageSchema, example=LIST_EXAMPLE)
+@blp.problems(E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/simulations")
+def list_simulations(limit: int, before: tuple[float, str] | None = None, status: str | None = None) -> flask.Response:
+    """List simulations, newest first, each as `GET /v1/simulations/{id}` shows it
+
+    Paginated: `limit` simulations (at most 100) per page; follow `next`. `status` keeps only the simulations
+    in that status; such a page may hold fewer than `limit` (even none) while `next` goes on. A simulation
+    leaves the list when its record expires (`DOMINO_SIMULATION_TTL`: 7 days after its creation or its last
+    counted chunk)."""
+    sims, next_before = simulations.list_page(current_service().store, before, limit, status)
+    cursor = None if next_before is None else encode_cursor(next_before)
+    next_url = None
+    if cursor is not None:
+        next_url = f"/v1/simulations?limit={limit}&before={cursor}" + (f"&status={status}" if status else "")
+    return json_response(
+        {"simulations": sims, "next_before": cursor, "next": next_url}, headers={"Cache-Control": "no-store"}
+    )
 
 
 @blp.route("/<string:sim_id>")

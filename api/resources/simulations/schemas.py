@@ -1,8 +1,40 @@
 from __future__ import annotations
 
+import base64
+import math
+import re
+from typing import Any
+
 import marshmallow as ma
 
 from api.simulations import STATUSES
+
+_SIM_ID = re.compile(r"[a-z2-7]{16}")
+
+
+def encode_cursor(position: tuple[float, str]) -> str:
+    """The opaque text of a list position (created_at, id): clients pass it back, never read it."""
+    created_at, sim_id = position
+    return base64.urlsafe_b64encode(f"{created_at!r}:{sim_id}".encode()).decode().rstrip("=")
+
+
+class Cursor(ma.fields.Field[tuple[float, str]]):
+    """A list position from :func:`encode_cursor`; anything else fails validation (a 422, never a 500)."""
+
+    default_error_messages = {"invalid": "not a cursor of this list: pass `next_before` as it came"}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[float, str]:
+        if not isinstance(value, str) or len(value) > 200:
+            raise self.make_error("invalid")
+        try:
+            raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode("ascii")
+            created, _, sim_id = raw.rpartition(":")
+            created_at = float(created)
+        except ValueError:  # not base64, not ASCII, or no number (binascii.Error is a ValueError too)
+            raise self.make_error("invalid") from None
+        if not math.isfinite(created_at) or not _SIM_ID.fullmatch(sim_id):
+            raise self.make_error("invalid")
+        return created_at, sim_id
 
 
 class CreateSimulationSchema(ma.Schema):
@@ -108,3 +140,28 @@ class SimulationSchema(ma.Schema):
     rounds = ma.fields.Dict(metadata={"description": "`total`, `per_game`, `blocked`, `blocked_share`, `moves_per_round`"})
     lineups = ma.fields.List(ma.fields.Dict(), metadata={"description": "each rotation's strategy per seat and games played"})
     error = ma.fields.String(allow_none=True)
+
+
+class SimulationListQuerySchema(ma.Schema):
+    status = ma.fields.String(
+        validate=ma.validate.OneOf(STATUSES), metadata={"description": "only the simulations in this status"}
+    )
+    limit = ma.fields.Integer(
+        load_default=20,
+        validate=ma.validate.Range(min=1, max=100),
+        metadata={"description": "simulations per page (with `status`, a page may hold fewer; follow `next`)"},
+    )
+    before = Cursor(
+        metadata={"type": "string", "description": "the cursor of the next page (`next_before` of the previous one); opaque"}
+    )
+
+
+class SimulationPageSchema(ma.Schema):
+    simulations = ma.fields.List(
+        ma.fields.Nested(SimulationSchema),
+        metadata={"description": "newest first, each as `GET /v1/simulations/{id}` shows it"},
+    )
+    next_before = ma.fields.String(
+        allow_none=True, metadata={"description": "pass as `before` for the next page; null on the last page"}
+    )
+    next = ma.fields.String(allow_none=True, metadata={"description": "the next page's URL, or null"})
