@@ -99,6 +99,9 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     # Named so that the view's `board` can say it is one of the two (a oneOf by reference).
     api.spec.components.schema("LineBoard", schema=LineBoardSchema)
     api.spec.components.schema("TrainBoard", schema=TrainBoardSchema)
+    from api.resources.events import schemas as event_schemas
+
+    event_schemas.document(api.spec)  # one schema per event type, and `Event`: one of them by `type`
 
     from api import cors, metrics, ratelimit
 

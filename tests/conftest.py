@@ -8,10 +8,14 @@ queue name, so tests cannot see each other's keys even on a shared server.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,6 +128,21 @@ def stored_keys(service):  # type: ignore[no-untyped-def]
         return {k for k in found if not k.startswith(f"{store.prefix}:rl:".encode())}
 
     return keys
+
+
+@functools.cache
+def openapi_document() -> dict[str, Any]:
+    """The exported OpenAPI document (``openapi/openapi.json``; a test checks it is what the app serves)."""
+    path = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def schema_validator(name: str):  # type: ignore[no-untyped-def]
+    """A jsonschema-rs validator for the document's component schema ``name``, its references resolved."""
+    import jsonschema_rs
+
+    ref = {"$ref": f"#/components/schemas/{name}", "components": openapi_document()["components"]}
+    return jsonschema_rs.validator_for(ref)
 
 
 def replace_settings(s: Settings, **changes: object) -> Settings:

@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import jsonschema_rs
 import pytest
-
-SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
-
-
-def validator(name: str):  # type: ignore[no-untyped-def]
-    return jsonschema_rs.validator_for({"$ref": f"#/components/schemas/{name}", "components": SPEC["components"]})
+from conftest import schema_validator as validator
 
 
 def test_boards_are_exactly_one_of_the_documented_kinds() -> None:

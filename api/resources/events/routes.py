@@ -23,16 +23,18 @@ LAST_EVENT_ID = {
 }
 SSE_EXAMPLE = (
     "retry: 2000\n\n"
-    'id: 18-1\nevent: tile_played\ndata: {"id":"18-1","version":18,"type":"tile_played","seat":1,"tile":"4-1","end":"right"}\n\n'
+    'id: 18-1\nevent: tile_played\ndata: {"id":"18-1","version":18,"type":"tile_played","seat":1,"tile":"4-1",'
+    '"end":"right","points":0}\n\n'
     ": keep-alive\n\n"
-    'id: 19-1\nevent: tile_drawn\ndata: {"id":"19-1","version":19,"type":"tile_drawn","seat":0,"tile":"3-2"}\n\n'
+    'id: 19-1\nevent: tile_drawn\ndata: {"id":"19-1","version":19,"type":"tile_drawn","seat":0,"boneyard_count":8,'
+    '"tile":"3-2"}\n\n'
     'id: 19-2\nevent: turn_started\ndata: {"id":"19-2","version":19,"type":"turn_started","seat":0,'
     '"legal_moves":[{"type":"play","tile":"3-2","end":"left"},{"type":"draw"}]}\n\n'
 )
 PAGE_EXAMPLE = {
     "events": [
-        {"id": "18-1", "version": 18, "type": "tile_played", "seat": 1, "tile": "4-1", "end": "right"},
-        {"id": "19-1", "version": 19, "type": "tile_drawn", "seat": 0, "tile": "3-2", "boneyard_count": 8},
+        {"id": "18-1", "version": 18, "type": "tile_played", "seat": 1, "tile": "4-1", "end": "right", "points": 0},
+        {"id": "19-1", "version": 19, "type": "tile_drawn", "seat": 0, "boneyard_count": 8, "tile": "3-2"},
         {
             "id": "19-2",
             "version": 19,
@@ -61,7 +63,11 @@ def _wants_sse() -> bool:
         200: {
             "content": {
                 "text/event-stream": {
-                    "schema": {"type": "string"},
+                    "schema": {
+                        "type": "string",
+                        "description": "one frame per event; its `data:` is an `Event` "
+                        "(`#/components/schemas/Event`) as JSON",
+                    },
                     "example": SSE_EXAMPLE,
                 }
             }
@@ -74,12 +80,15 @@ def _wants_sse() -> bool:
 def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket: str | None = None) -> flask.Response:
     """Follow a game's events: a long poll, or Server-Sent Events with `Accept: text/event-stream`
 
+    Each event is an `Event`: one schema per `type` (`#/components/schemas/Event`, a `oneOf` with a
+    `discriminator` on `type`); members may be added, so ignore those you do not know.
+
     **Long poll** (`application/json`): the events of versions after `after`, waiting up to `wait` seconds
     (at most 30) when there is none yet; `events` is empty when the wait ran out. Continue with
     `after=<last_version>`. The wait holds no lock: it is a blocking read of the game's Redis Stream.
 
     **Server-Sent Events** (`Accept: text/event-stream`): one message per event, `id:` the event id
-    `<version>-<n>`, `event:` its type, `data:` the event as JSON; a `: keep-alive` comment at least every
+    `<version>-<n>`, `event:` its type, `data:` the `Event` as JSON; a `: keep-alive` comment at least every
     15 s; the stream ends after `game_ended`. Resume with `Last-Event-ID` (`EventSource` sends it when it
     reconnects): no gap, no duplicate.
 

@@ -1,11 +1,17 @@
 from __future__ import annotations
 
-import marshmallow as ma
+import inspect
+from typing import Any
 
-EVENT_TYPES = [
-    "game_created", "seat_claimed", "game_started", "round_started", "tile_played", "tile_drawn", "passed",
-    "round_ended", "marker_placed", "marker_removed", "engine_double_placed", "resigned", "game_ended", "turn_started",
-]  # fmt: skip
+import marshmallow as ma
+from apispec import APISpec
+
+from api.events import STREAM_ID
+from api.resources.moves.schemas import MoveSchema
+from api.resources.seats.schemas import LobbySeatSchema
+from domino.moves import _END as END_TEXT
+
+TILE = r"^\d{1,2}-\d{1,2}$"
 
 
 class EventsQuerySchema(ma.Schema):
@@ -25,31 +31,257 @@ class EventsQuerySchema(ma.Schema):
     )
 
 
-class EventSchema(ma.Schema):
-    """One event. `type` names it; the other members depend on the type (a drawn tile only for its seat)."""
+# -- one schema per event type -----------------------------------------------------------------------------
+# Documentation only: events are built by hand (domino.engine, the variants, api.service, api.lobby,
+# api.turns) and rendered by api.events.render. Every schema lets unknown members through, so that a member
+# added later breaks no client.
 
-    class Meta:
-        unknown = ma.INCLUDE
 
-    id = ma.fields.String(metadata={"description": "stream id `<version>-<n>`; SSE `id:`"})
-    version = ma.fields.Integer(metadata={"description": "the game version this event belongs to"})
-    type = ma.fields.String(metadata={"enum": EVENT_TYPES})
-    seat = ma.fields.Integer(allow_none=True, metadata={"description": "the seat it concerns (null: the table)"})
-    deadline = ma.fields.Float(
-        metadata={"description": "games with `turn_timeout_s`: Unix time by which the seat to move must move"}
+def _type(name: str) -> ma.fields.String:
+    return ma.fields.String(required=True, validate=ma.validate.Equal(name))
+
+
+def _tile(description: str, example: str = "6-4", **kwargs: Any) -> ma.fields.String:
+    return ma.fields.String(
+        validate=ma.validate.Regexp(TILE), metadata={"description": description, "example": example}, **kwargs
     )
-    auto = ma.fields.Boolean(metadata={"description": "true: the server moved for a seat whose time ran out"})
-    legal_moves = ma.fields.List(
-        ma.fields.Dict(),
+
+
+def _seat(description: str) -> ma.fields.Integer:
+    return ma.fields.Integer(required=True, metadata={"description": description})
+
+
+class _EventSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE  # documented as additionalProperties: true
+
+    id = ma.fields.String(
+        required=True,
+        validate=ma.validate.Regexp(STREAM_ID),
+        metadata={"description": "stream id `<version>-<n>`; SSE `id:`", "example": "18-1"},
+    )
+    version = ma.fields.Integer(
+        required=True, validate=ma.validate.Range(min=0), metadata={"description": "the game version it belongs to"}
+    )
+    type = ma.fields.String(required=True)  # each type's schema narrows it to its one value
+    seat = ma.fields.Integer(
+        required=True, allow_none=True, metadata={"description": "the seat it concerns (null: the whole table)"}
+    )
+    deadline = ma.fields.Float(
         metadata={
-            "description": "`turn_started`, in the copy of the seat to move only: its legal moves, to post back "
-            "with `expected_version` = this event's `version`"
+            "description": "games with `turn_timeout_s`: Unix time by which the seat to move after this commit "
+            "must move"
+        }
+    )
+    auto = ma.fields.Boolean(metadata={"description": "`true`: the server moved for a seat whose time ran out"})
+
+
+class GameCreatedEventSchema(_EventSchema):
+    """The game was created (version 0)."""
+
+    type = _type("game_created")
+    variant = ma.fields.String(required=True, metadata={"description": "the preset"})
+    seats = ma.fields.List(ma.fields.Nested(LobbySeatSchema), required=True)
+    seed_commitment = ma.fields.String(required=True, metadata={"description": "SHA-256 hex of `<seed>:<salt>`"})
+    client_seeded = ma.fields.Boolean(required=True)
+
+
+class SeatClaimedEventSchema(_EventSchema):
+    """An open seat was claimed."""
+
+    type = _type("seat_claimed")
+    seat = _seat("the claimed seat")
+    name = ma.fields.String(required=True, metadata={"description": "the claimant's name"})
+
+
+class GameStartedEventSchema(_EventSchema):
+    """The last open seat was claimed: play begins."""
+
+    type = _type("game_started")
+    turn = ma.fields.Integer(required=True, metadata={"description": "the seat to move"})
+
+
+class RoundStartedEventSchema(_EventSchema):
+    """A round was dealt."""
+
+    type = _type("round_started")
+    round = ma.fields.Integer(required=True, metadata={"description": "from 1"})
+    opener = ma.fields.Integer(
+        required=True, metadata={"description": "the seat that opens (Mexican Train: that places the engine double)"}
+    )
+    engine_double = _tile("Mexican Train: this round's engine double", "12-12")
+    lead = _tile("private, in the opener's copy only: the tile it must lead (line games that say which)")
+
+
+class TilePlayedEventSchema(_EventSchema):
+    """A seat laid a tile."""
+
+    type = _type("tile_played")
+    seat = _seat("the seat that played")
+    tile = _tile("the tile", required=True)
+    end = ma.fields.String(
+        required=True,
+        allow_none=True,
+        validate=ma.validate.Regexp(END_TEXT),
+        metadata={
+            "description": "where: `left`, `right`, `up` or `down` in line games (null: the round's opening "
+            "tile); `train:<seat>` or `mexican` in Mexican Train"
+        },
+    )
+    points = ma.fields.Integer(required=True, metadata={"description": "All Fives: what the play scored (else 0)"})
+
+
+class TileDrawnEventSchema(_EventSchema):
+    """A seat drew a tile from the boneyard; which one, only that seat sees."""
+
+    type = _type("tile_drawn")
+    seat = _seat("the seat that drew")
+    boneyard_count = ma.fields.Integer(required=True, metadata={"description": "tiles left in the boneyard"})
+    search = ma.fields.Boolean(
+        metadata={"description": "Mexican Train: `true` for a draw searching for the engine double"}
+    )
+    tile = _tile("private, in the copy of `seat` only: the tile drawn")
+
+
+class PassedEventSchema(_EventSchema):
+    """A seat passed."""
+
+    type = _type("passed")
+    seat = _seat("the seat that passed")
+
+
+class RoundEndedEventSchema(_EventSchema):
+    """A round ended: how, and what it was worth."""
+
+    type = _type("round_ended")
+    round = ma.fields.Integer(required=True)
+    end = ma.fields.String(
+        required=True,
+        validate=ma.validate.OneOf(["domino", "blocked", "abandoned"]),
+        metadata={"description": "`domino`: a seat went out; `abandoned`: the target was reached during play"},
+    )
+    winner = ma.fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the seat that went out or had the fewest pips (null: a tie, or abandoned)"},
+    )
+    pips_left = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "per seat"})
+    hands = ma.fields.List(
+        ma.fields.List(ma.fields.String(validate=ma.validate.Regexp(TILE))),
+        required=True,
+        metadata={"description": "every seat's hand, revealed"},
+    )
+    points = ma.fields.List(
+        ma.fields.Integer(),
+        required=True,
+        metadata={"description": "what each seat gained this round (Mexican Train: its penalty)"},
+    )
+    award = ma.fields.List(
+        ma.fields.Integer(), required=True, metadata={"description": "the end-of-round part of `points`"}
+    )
+    why = ma.fields.String(required=True)
+    team = ma.fields.Integer(
+        metadata={"description": "team games: the team that won the round (0: seats 0 and 2; absent on a tie)"}
+    )
+
+
+class MarkerPlacedEventSchema(_EventSchema):
+    """Mexican Train: a seat's train was marked: open to everyone."""
+
+    type = _type("marker_placed")
+    seat = _seat("the seat whose train it is")
+    train = ma.fields.String(required=True, metadata={"example": "train:2"})
+
+
+class MarkerRemovedEventSchema(_EventSchema):
+    """Mexican Train: a seat played on its own marked train, which is private again."""
+
+    type = _type("marker_removed")
+    seat = _seat("the seat whose train it is")
+    train = ma.fields.String(required=True, metadata={"example": "train:2"})
+
+
+class EngineDoublePlacedEventSchema(_EventSchema):
+    """Mexican Train: the round's engine double was placed in the hub."""
+
+    type = _type("engine_double_placed")
+    seat = _seat("the seat that held or found it")
+    tile = _tile("the engine double", "12-12", required=True)
+
+
+class ResignedEventSchema(_EventSchema):
+    """A seat resigned; `game_ended` follows."""
+
+    type = _type("resigned")
+    seat = _seat("the seat that resigned")
+
+
+class GameEndedEventSchema(_EventSchema):
+    """The match is over; no event follows."""
+
+    type = _type("game_ended")
+    reason = ma.fields.String(
+        required=True, validate=ma.validate.OneOf(["target_score", "fixed_rounds", "resigned", "aborted"])
+    )
+    winners = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "the winning seats"})
+    team = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "team games: the winning team"})
+    scores = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "the final scores, per seat"})
+
+
+class TurnStartedEventSchema(_EventSchema):
+    """A seat is to move: the last event of every change that leaves one to move (never in the history)."""
+
+    type = _type("turn_started")
+    seat = _seat("the seat to move")
+    legal_moves = ma.fields.List(
+        ma.fields.Nested(MoveSchema),
+        metadata={
+            "description": "private, in the copy of `seat` only: its legal moves, to post back with "
+            "`expected_version` = this event's `version`"
+        },
+    )
+
+
+EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
+    "game_created": GameCreatedEventSchema,
+    "seat_claimed": SeatClaimedEventSchema,
+    "game_started": GameStartedEventSchema,
+    "round_started": RoundStartedEventSchema,
+    "tile_played": TilePlayedEventSchema,
+    "tile_drawn": TileDrawnEventSchema,
+    "passed": PassedEventSchema,
+    "round_ended": RoundEndedEventSchema,
+    "marker_placed": MarkerPlacedEventSchema,
+    "marker_removed": MarkerRemovedEventSchema,
+    "engine_double_placed": EngineDoublePlacedEventSchema,
+    "resigned": ResignedEventSchema,
+    "game_ended": GameEndedEventSchema,
+    "turn_started": TurnStartedEventSchema,
+}
+
+
+def document(spec: APISpec) -> None:
+    """Name each type's schema and make `Event` the union of them, told apart by `type` (for typed clients)."""
+    mapping = {}
+    for event_type, schema in EVENT_SCHEMAS.items():
+        name = schema.__name__.removesuffix("Schema")
+        spec.components.schema(name, {"description": inspect.cleandoc(schema.__doc__ or "")}, schema=schema)
+        mapping[event_type] = f"#/components/schemas/{name}"
+    spec.components.schema(
+        "Event",
+        {
+            "description": "One event: `type` says which, and so which members it has. Private details (the "
+            "tile a seat drew, its legal moves) are only in that seat's copy, and in the history once the game "
+            "is over; the spectator's copy never has them.",
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
         },
     )
 
 
 class EventsPageSchema(ma.Schema):
-    events = ma.fields.List(ma.fields.Nested(EventSchema))
+    # Built by hand: documented by reference to the `Event` union (see document()).
+    events = ma.fields.Raw(metadata={"type": "array", "items": {"$ref": "#/components/schemas/Event"}})
     last_version = ma.fields.Integer(
         allow_none=True, metadata={"description": "pass as `after` next time (the `after` given when no event came)"}
     )

@@ -99,8 +99,8 @@ def get_game(game_id: str) -> flask.Response:
         "seat": None,
         "rounds": [{"round": 1, "end": "domino", "winner": 0, "pips_left": [0, 17], "points": [17, 0]}],
         "events": [
-            {"id": "1-1", "version": 1, "type": "tile_played", "seat": 0, "tile": "6-6", "end": None},
-            {"id": "2-1", "version": 2, "type": "tile_drawn", "seat": 1, "tile": "3-2"},
+            {"id": "1-1", "version": 1, "type": "tile_played", "seat": 0, "tile": "6-6", "end": None, "points": 0},
+            {"id": "2-1", "version": 2, "type": "tile_drawn", "seat": 1, "boneyard_count": 13, "tile": "3-2"},
         ],
         "deals": [{"round": 1, "hands": [["6-6", "5-2"], ["3-3", "4-1"]], "boneyard": ["3-2", "0-0"]}],
         "seed": "5f0c...",

@@ -220,7 +220,14 @@ class HistorySchema(ma.Schema):
     seats = ma.fields.List(ma.fields.Dict())
     rules = ma.fields.Dict()
     rounds = ma.fields.List(ma.fields.Dict(), metadata={"description": "results of the finished rounds"})
-    events = ma.fields.List(ma.fields.Dict(), metadata={"description": "every event, id `<version>-<n>`"})
+    events = ma.fields.Raw(
+        metadata={
+            "description": "every event but `turn_started`; private details only the caller's seat may see, "
+            "until the game is over",
+            "type": "array",
+            "items": {"$ref": "#/components/schemas/Event"},
+        }
+    )
     outcome = ma.fields.Dict(allow_none=True)
     seed_commitment = ma.fields.String()
     client_seeded = ma.fields.Boolean()

@@ -32,9 +32,9 @@ class LobbyQuerySchema(ma.Schema):
 
 
 class LobbySeatSchema(ma.Schema):
-    seat = ma.fields.Integer()
-    name = ma.fields.String(allow_none=True)
-    kind = ma.fields.String(metadata={"enum": ["human", "bot", "hosted", "open"]})
+    seat = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True, metadata={"description": "null for an open seat"})
+    kind = ma.fields.String(required=True, metadata={"enum": ["human", "bot", "hosted", "open"]})
 
 
 class LobbyGameSchema(ma.Schema):
