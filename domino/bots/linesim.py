@@ -1,28 +1,18 @@
 """A compact perfect-information simulator of one round of a line game, for search on sampled deals.
 
-Tiles are indices into the canonical set (:func:`domino.bots.inference.tables`), hands are bitmasks, a move
-is an int: ``tile * 8 + end`` (end 0..3 = left, right, up, down; 4 = the opening) or :data:`DRAW` /
-:data:`PASS`. It follows RULES.md §2.6–2.8 and §3.3 exactly as ``domino.engine`` does for the current
+Tiles are indices into the canonical set (:func:`domino.core.tables.tables`), hands are bitmasks, a move
+is an int as in :mod:`domino.core.codes` (the end of a play indexes ``ev``/``dbl``/``has``). It follows RULES.md §2.6–2.8 and §3.3 exactly as ``domino.engine`` does for the current
 round (a test plays the same games through both); matches, and the All Fives ``immediate`` target
 mid-round, are left to the engine: the search values a round by its points.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from domino import scoring
-from domino.moves import DRAW as DRAW_MOVE
-from domino.moves import PASS as PASS_MOVE
-from domino.moves import Move, Play
+from domino.core.codes import DRAW_CODE, OPEN, PASS_CODE
+from domino.core.tables import Tables
 from domino.rules import Rules
 from domino.state import LineBoard
-from domino.bots.inference import Tables
-
-DRAW = -1
-PASS = -2
-END_NAMES = ("left", "right", "up", "down", None)
-END_CODE = {"left": 0, "right": 1, "up": 2, "down": 3, None: 4}
 
 
 class LineSim:
@@ -178,7 +168,7 @@ class LineSim:
             m = hand
             while m:
                 low = m & -m
-                out.append((low.bit_length() - 1) * 8 + 4)
+                out.append((low.bit_length() - 1) << 3 | OPEN)
                 m ^= low
             return out
         val = self.tb.value_mask
@@ -186,7 +176,7 @@ class LineSim:
             m = hand & val[self.ev[e]]
             while m:
                 low = m & -m
-                out.append((low.bit_length() - 1) * 8 + e)
+                out.append((low.bit_length() - 1) << 3 | e)
                 m ^= low
         return out
 
@@ -197,21 +187,21 @@ class LineSim:
         if self.nopen == 0:
             return plays
         if self.extra:
-            return plays + [PASS]
+            return plays + [PASS_CODE]
         drawable = self.can_draw()
         if self.drawn == 0:
             if plays:
-                return plays + ([DRAW] if self.may_draw and drawable else [])
-            return [DRAW] if drawable else [PASS]
+                return plays + ([DRAW_CODE] if self.may_draw and drawable else [])
+            return [DRAW_CODE] if drawable else [PASS_CODE]
         if self.policy == 1:
             if not plays:
-                return [PASS]
-            return plays + ([PASS] if self.drawn_may else [])
+                return [PASS_CODE]
+            return plays + ([PASS_CODE] if self.drawn_may else [])
         if not plays:
-            return [DRAW] if drawable else [PASS]
-        extra = [DRAW] if self.may_draw and drawable else []
+            return [DRAW_CODE] if drawable else [PASS_CODE]
+        extra = [DRAW_CODE] if self.may_draw and drawable else []
         if self.drawn_may:
-            extra.append(PASS)
+            extra.append(PASS_CODE)
         return plays + extra
 
     def count_after(self, t: int, e: int) -> int:
@@ -236,7 +226,7 @@ class LineSim:
     def apply(self, mv: int) -> None:
         if mv >= 0:
             self.play(mv >> 3, mv & 7)
-        elif mv == DRAW:
+        elif mv == DRAW_CODE:
             self.draw()
         else:
             self.pass_()
@@ -246,7 +236,7 @@ class LineSim:
         p = self.turn
         self.hands[p] &= ~(1 << t)
         d = tb.double[t]
-        opening = e == 4
+        opening = e == OPEN
         if opening:
             self.ev[0], self.ev[1] = tb.high[t], tb.low[t]
             self.dbl[0] = self.dbl[1] = d
@@ -352,16 +342,3 @@ class LineSim:
         self.over = True
         self.result = res
 
-
-def to_move(mv: int, tb: Tables) -> Move:
-    if mv == DRAW:
-        return DRAW_MOVE
-    if mv == PASS:
-        return PASS_MOVE
-    return Play(tb.tiles[mv >> 3], END_NAMES[mv & 7])
-
-
-def from_move(m: Any, tb: Tables) -> int:
-    if isinstance(m, Play):
-        return tb.index_of[m.tile] * 8 + END_CODE[m.end]
-    return PASS if type(m).__name__ == "Pass" else DRAW

@@ -36,7 +36,8 @@ from typing import Any
 
 from domino.bots import Budget
 from domino.bots.inference import Sampler, Tables, infer
-from domino.bots.linesim import LineSim, from_move, to_move
+from domino.bots.linesim import LineSim
+from domino.core.codes import LEFT, RIGHT, to_code, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.state import LineBoard, Placed
@@ -117,7 +118,7 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
             m ^= low
             t = low.bit_length() - 1
             n += 1
-            mv = t * 8 + e
+            mv = t << 3 | e
             if eps and rng.random() < eps:
                 sc = rng.random() * 100.0
             else:
@@ -179,7 +180,7 @@ def _candidates(sim: LineSim, legal: list[int]) -> list[int]:
     seen: set[int] = set()
     out = []
     for mv in legal:
-        if mv >= 0 and (mv & 7) < 2:
+        if mv >= 0 and (mv & 7) in (LEFT, RIGHT):
             if mv >> 3 in seen:
                 continue
             seen.add(mv >> 3)
@@ -368,7 +369,7 @@ class SearchBot:
         know = infer(view)
         tb = know.tables
         root = root_sim(view, rules, tb)
-        legal = [from_move(m, tb) for m in legal_moves]
+        legal = [to_code(m, tb) for m in legal_moves]
         cands = _candidates(root, legal)
         # The move ready before any search: the playout policy's choice.
         fallback = _policy_move(root, cands, rng)

@@ -16,18 +16,13 @@ from functools import lru_cache
 from typing import Callable, NamedTuple, Sequence
 
 from domino import scoring, shuffle
+from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, PASS_CODE, RIGHT, UP, to_move
 from domino.core.tables import Tables, tables
-from domino.moves import DRAW, PASS, Move, Play
+from domino.moves import Move
 from domino.rules import Rules
 from domino.state import Outcome
 
 STRATEGIES = ("random", "greedy")
-
-# Encoded moves (``record=True``): a play is ``tile * 8 + end``; a draw and a pass are negative.
-OPEN, LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3, 4
-END_NAMES: tuple[str | None, ...] = (None, "left", "right", "up", "down")
-DRAW_CODE = -1
-PASS_CODE = -2
 
 
 class RoundSummary(NamedTuple):
@@ -61,12 +56,8 @@ def bot_rng(seed: str | int) -> random.Random:
 
 
 def decode(code: int, max_pips: int) -> Move:
-    """The public move for an encoded one."""
-    if code == DRAW_CODE:
-        return DRAW
-    if code == PASS_CODE:
-        return PASS
-    return Play(tables(max_pips).tiles[code >> 3], END_NAMES[code & 7])
+    """The public move for an encoded one (``record=True``; see domino/core/codes.py)."""
+    return to_move(code, tables(max_pips))
 
 
 class _Cfg(NamedTuple):
@@ -270,7 +261,7 @@ def _block_round(
     ml = M[left]
     mr = M[right]
     if log is not None:
-        log.append(t << 3)
+        log.append(t << 3 | OPEN)
     if not h:
         return "domino", p, 1
     if not union & (ml | mr):
@@ -412,12 +403,12 @@ def _general_round(
         plays: list[int] = []  # encoded, in legal order
         if not ntiles:
             if lead >= 0:
-                plays.append(lead << 3)
+                plays.append(lead << 3 | OPEN)
             else:
                 c = h
                 while c:
                     b = c & -c
-                    plays.append((b.bit_length() - 1) << 3)
+                    plays.append((b.bit_length() - 1) << 3 | OPEN)
                     c ^= b
         else:
             ml, mr = M[lv], M[rv]
