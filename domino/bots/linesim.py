@@ -8,9 +8,9 @@ mid-round, are left to the engine: the search values a round by its points.
 
 from __future__ import annotations
 
-from domino import scoring
-from domino.core.codes import DRAW_CODE, OPEN, PASS_CODE
-from domino.core.tables import Tables
+from domino.core.codes import DRAW_CODE, OPEN
+from domino.core.round import Config, config, round_award
+from domino.core.tables import Tables, pip_count
 from domino.rules import Rules
 from domino.state import LineBoard
 
@@ -19,24 +19,14 @@ class LineSim:
     """One round in progress. ``copy()`` is cheap; moves mutate in place."""
 
     __slots__ = (
-        "tb", "rules", "players", "side", "nsides", "policy", "reserve", "may_draw", "drawn_may",
-        "fives", "spin", "extra_rule", "by_rule",
+        "tb", "rules", "cfg", "by_rule",
         "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "spl", "spr", "ntiles",
         "turn", "drawn", "extra", "pts", "over", "result",
     )  # fmt: skip
 
     tb: Tables
     rules: Rules
-    players: int
-    side: list[int]
-    nsides: int
-    policy: int  # 0 draw_until_playable, 1 draw_one, 2 no_draw
-    reserve: int
-    may_draw: bool
-    drawn_may: bool
-    fives: bool
-    spin: bool
-    extra_rule: bool
+    cfg: Config
     by_rule: bool
     hands: list[int]
     bone: list[int]
@@ -61,16 +51,7 @@ class LineSim:
         s = cls()
         s.tb = tb
         s.rules = rules
-        s.players = rules.players
-        s.side = [rules.side_of(i) for i in range(rules.players)]
-        s.nsides = rules.sides
-        s.policy = {"draw_until_playable": 0, "draw_one": 1, "no_draw": 2}[rules.draw_policy]
-        s.reserve = rules.boneyard_reserve or 0
-        s.may_draw = bool(rules.may_draw_when_playable)
-        s.drawn_may = rules.drawn_tile_play == "may"
-        s.fives = rules.scoring == "all_fives"
-        s.spin = rules.spinner == "first_double"
-        s.extra_rule = bool(rules.opener_extra_play)
+        s.cfg = config(rules)
         s.by_rule = by_rule
         s.hands = [0] * rules.players
         s.bone = []
@@ -85,7 +66,7 @@ class LineSim:
         s.turn = 0
         s.drawn = 0
         s.extra = False
-        s.pts = [0] * s.nsides
+        s.pts = [0] * rules.sides
         s.over = False
         s.result = None
         return s
@@ -118,16 +99,7 @@ class LineSim:
         c = LineSim.__new__(LineSim)
         c.tb = self.tb
         c.rules = self.rules
-        c.players = self.players
-        c.side = self.side
-        c.nsides = self.nsides
-        c.policy = self.policy
-        c.reserve = self.reserve
-        c.may_draw = self.may_draw
-        c.drawn_may = self.drawn_may
-        c.fives = self.fives
-        c.spin = self.spin
-        c.extra_rule = self.extra_rule
+        c.cfg = self.cfg
         c.by_rule = self.by_rule
         c.hands = self.hands[:]
         c.bone = self.bone
@@ -159,7 +131,8 @@ class LineSim:
         return m
 
     def can_draw(self) -> bool:
-        return self.policy != 2 and len(self.bone) - self.bpos > self.reserve
+        cfg = self.cfg
+        return cfg.draws and len(self.bone) - self.bpos > cfg.reserve
 
     def placements(self, hand: int) -> list[int]:
         """Every (tile, end) that fits, as move codes; each end once even if two show the same value."""
@@ -182,27 +155,16 @@ class LineSim:
 
     def legal(self) -> list[int]:
         """The legal moves of the seat to move, as the engine lists them (opening: any tile)."""
-        hand = self.hands[self.turn]
-        plays = self.placements(hand)
+        plays = self.placements(self.hands[self.turn])
         if self.nopen == 0:
             return plays
-        if self.extra:
-            return plays + [PASS_CODE]
-        drawable = self.can_draw()
-        if self.drawn == 0:
-            if plays:
-                return plays + ([DRAW_CODE] if self.may_draw and drawable else [])
-            return [DRAW_CODE] if drawable else [PASS_CODE]
-        if self.policy == 1:
-            if not plays:
-                return [PASS_CODE]
-            return plays + ([PASS_CODE] if self.drawn_may else [])
-        if not plays:
-            return [DRAW_CODE] if drawable else [PASS_CODE]
-        extra = [DRAW_CODE] if self.may_draw and drawable else []
-        if self.drawn_may:
-            extra.append(PASS_CODE)
-        return plays + extra
+        return plays + [*self.options(bool(plays))]
+
+    def options(self, plays: bool) -> tuple[int, ...]:
+        """The draw and pass moves open to the seat to move once the round is open (``plays``: a tile fits)."""
+        cfg = self.cfg
+        can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
+        return cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not plays) << 1 | can_draw]
 
     def count_after(self, t: int, e: int) -> int:
         """The All Fives count if tile t were laid at end e."""
@@ -233,6 +195,7 @@ class LineSim:
 
     def play(self, t: int, e: int) -> None:
         tb = self.tb
+        cfg = self.cfg
         p = self.turn
         self.hands[p] &= ~(1 << t)
         d = tb.double[t]
@@ -241,7 +204,7 @@ class LineSim:
             self.ev[0], self.ev[1] = tb.high[t], tb.low[t]
             self.dbl[0] = self.dbl[1] = d
             self.nopen = 2
-            if self.spin and d:
+            if cfg.spinner and d:
                 self.sp = tb.high[t]
                 self.spl = self.spr = False
             self.ntiles = 1
@@ -252,7 +215,7 @@ class LineSim:
             self.dbl[e] = d
             if e >= 2:
                 self.has[e] = True
-            elif self.spin:
+            elif cfg.spinner:
                 if self.sp < 0:
                     if d:
                         self.sp = v
@@ -270,22 +233,22 @@ class LineSim:
                         self._open_arms()
             self.ntiles += 1
             c = 0
-            if self.fives:
+            if cfg.all_fives:
                 ev, dbl, has = self.ev, self.dbl, self.has
                 for k in range(self.nopen):
                     if k < 2 or has[k]:
                         c += 2 * ev[k] if dbl[k] else ev[k]
-        if self.fives and c > 0 and c % 5 == 0:
-            self.pts[self.side[p]] += c
+        if cfg.all_fives and c > 0 and c % 5 == 0:
+            self.pts[cfg.side[p]] += c
         self.drawn = 0
         self.extra = False
         if not self.hands[p]:
             self._end(p)
             return
-        if opening and self.extra_rule and self.by_rule and self.hands[p] & self.ends_mask():
+        if opening and cfg.extra and self.by_rule and self.hands[p] & self.ends_mask():
             self.extra = True
         else:
-            self.turn = (p + 1) % self.players
+            self.turn = (p + 1) % cfg.players
         self._after()
 
     def _open_arms(self) -> None:
@@ -302,7 +265,7 @@ class LineSim:
         self._after()
 
     def pass_(self) -> None:
-        self.turn = (self.turn + 1) % self.players
+        self.turn = (self.turn + 1) % self.cfg.players
         self.drawn = 0
         self.extra = False
         self._after()
@@ -317,28 +280,11 @@ class LineSim:
         self._end(None)
 
     def pips(self) -> tuple[int, ...]:
-        pp = self.tb.pips
-        out = []
-        for h in self.hands:
-            s = 0
-            while h:
-                low = h & -h
-                s += pp[low.bit_length() - 1]
-                h ^= low
-            out.append(s)
-        return tuple(out)
+        tb = self.tb
+        return tuple(pip_count(h, tb) for h in self.hands)
 
     def _end(self, went_out: int | None) -> None:
-        r = self.rules
-        pips = self.pips()
-        res = self.pts[:]
-        if went_out is not None:
-            points, _ = scoring.domino_award(r, went_out, pips)
-            res[self.side[went_out]] += points
-        else:
-            _, side_points, _ = scoring.blocked_award(r, pips)
-            for i, a in enumerate(side_points):
-                res[i] += a
+        _, _, award = round_award(self.rules, self.cfg, -1 if went_out is None else went_out, self.pips())
+        # the award is per seat, a side's on each of its seats; side k's first seat is seat k
+        self.result = [p + a for p, a in zip(self.pts, award)]
         self.over = True
-        self.result = res
-

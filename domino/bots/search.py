@@ -100,14 +100,15 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
     and (``block_w``) shut the next seat out when it is an opponent."""
     p = sim.turn
     hand = sim.hands[p]
-    q = (p + 1) % sim.players
-    nxt = sim.hands[q] if block_w and sim.side[q] != sim.side[p] else 0
+    cfg = sim.cfg
+    q = (p + 1) % cfg.players
+    nxt = sim.hands[q] if block_w and cfg.side[q] != cfg.side[p] else 0
     tb = sim.tb
     val = tb.value_mask
     ev = sim.ev
     best = -1
     best_score = -1e9
-    fives = sim.fives
+    fives = cfg.all_fives
     n = 0
     pips = tb.pips
     dbl = tb.double
@@ -155,12 +156,8 @@ def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) 
         if hand & sim.ends_mask():
             mv = _pick(sim, rng, eps, block_w)
             sim.play(mv >> 3, mv & 7)
-        elif sim.extra:
-            sim.pass_()
-        elif sim.can_draw() and not (sim.policy == 1 and sim.drawn):
-            sim.draw()
-        else:
-            sim.pass_()
+        else:  # the rules leave one move: draw or pass
+            sim.apply(sim.options(False)[0])
     return n
 
 
@@ -175,7 +172,7 @@ def _utility(sim: LineSim, side: int, bonus: float = _WIN_BONUS) -> float:
 
 def _candidates(sim: LineSim, legal: list[int]) -> list[int]:
     """Legal moves, with plays of one tile on two plain-line ends showing the same value merged."""
-    if sim.fives or sim.spin or sim.nopen != 2 or sim.ev[0] != sim.ev[1]:
+    if sim.cfg.all_fives or sim.cfg.spinner or sim.nopen != 2 or sim.ev[0] != sim.ev[1]:
         return legal
     seen: set[int] = set()
     out = []
@@ -260,7 +257,8 @@ class _Abort(Exception):
 
 def endgame_ok(sim: LineSim) -> bool:
     """The exact solver handles two-sided block games (no boneyard, no in-play points, no spinner)."""
-    return sim.policy == 2 and not sim.fives and not sim.spin and sim.nsides == 2
+    cfg = sim.cfg
+    return not cfg.draws and not cfg.all_fives and not cfg.spinner and cfg.sides == 2
 
 
 def solve(
@@ -303,7 +301,7 @@ def solve(
         moves = _candidates(s, s.legal())
         if len(moves) > 1:
             moves.sort(key=lambda mv: -pips[mv >> 3] if mv >= 0 else 1)
-        maximize = s.side[s.turn] == side
+        maximize = s.cfg.side[s.turn] == side
         best = -1e18 if maximize else 1e18
         for mv in moves:
             c = s.copy()

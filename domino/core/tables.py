@@ -65,3 +65,14 @@ def tiles_of(mask: int, tab: Tables) -> tuple[Tile, ...]:
         out.append(tab.tiles[bit.bit_length() - 1])
         mask ^= bit
     return tuple(reversed(out))
+
+
+def pip_count(mask: int, tab: Tables) -> int:
+    """The pips of a hand mask."""
+    pips = tab.pips
+    total = 0
+    while mask:
+        bit = mask & -mask
+        total += pips[bit.bit_length() - 1]
+        mask ^= bit
+    return total
