@@ -197,9 +197,6 @@ class LineSim:
         tb = self.tb
         cfg = self.cfg
         p = self.turn
-        # the count is the same before the tile is laid (as count_after) and after: a new spinner's arms
-        # are empty, and empty arms do not count
-        c = self.count_after(t, e) if cfg.all_fives else 0
         self.hands[p] &= ~(1 << t)
         d = tb.double[t]
         opening = e == OPEN
@@ -211,6 +208,7 @@ class LineSim:
                 self.sp = tb.high[t]
                 self.spl = self.spr = False
             self.ntiles = 1
+            c = tb.pips[t]
         else:
             v = self.ev[e]
             self.ev[e] = tb.high[t] + tb.low[t] - v
@@ -234,7 +232,13 @@ class LineSim:
                     if self.spl:
                         self._open_arms()
             self.ntiles += 1
-        if c > 0 and c % 5 == 0:
+            c = 0
+            if cfg.all_fives:
+                ev, dbl, has = self.ev, self.dbl, self.has
+                for k in range(self.nopen):
+                    if k < 2 or has[k]:
+                        c += 2 * ev[k] if dbl[k] else ev[k]
+        if cfg.all_fives and c > 0 and c % 5 == 0:
             self.pts[cfg.side[p]] += c
         self.drawn = 0
         self.extra = False
