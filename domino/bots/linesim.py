@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from domino.core.codes import DRAW_CODE, OPEN
 from domino.core.round import Config, config, round_award
-from domino.core.tables import Tables, pip_count
+from domino.core.tables import Tables, pip_counts
 from domino.rules import Rules
 from domino.state import LineBoard
 
@@ -279,12 +279,8 @@ class LineSim:
                 return
         self._end(None)
 
-    def pips(self) -> tuple[int, ...]:
-        tb = self.tb
-        return tuple(pip_count(h, tb) for h in self.hands)
-
     def _end(self, went_out: int | None) -> None:
-        _, _, award = round_award(self.rules, self.cfg, -1 if went_out is None else went_out, self.pips())
+        _, _, award = round_award(self.rules, self.cfg, -1 if went_out is None else went_out, pip_counts(self.hands, self.tb))
         # the award is per seat, a side's on each of its seats; side k's first seat is seat k
         self.result = [p + a for p, a in zip(self.pts, award)]
         self.over = True

@@ -37,7 +37,7 @@ from typing import Any
 from domino.bots import Budget
 from domino.bots.inference import Sampler, Tables, infer
 from domino.bots.linesim import LineSim
-from domino.core.codes import LEFT, RIGHT, to_code, to_move
+from domino.core.codes import DRAW_CODE, LEFT, RIGHT, to_code, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.state import LineBoard, Placed
@@ -156,8 +156,10 @@ def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) 
         if hand & sim.ends_mask():
             mv = _pick(sim, rng, eps, block_w)
             sim.play(mv >> 3, mv & 7)
-        else:  # the rules leave one move: draw or pass
-            sim.apply(sim.options(False)[0])
+        elif sim.options(False)[0] == DRAW_CODE:  # the rules leave one move: draw or pass
+            sim.draw()
+        else:
+            sim.pass_()
     return n
 
 

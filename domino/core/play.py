@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple, Sequence
 from domino import shuffle
 from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, PASS_CODE, RIGHT, UP, to_move
 from domino.core.round import Config, config, round_award
-from domino.core.tables import Tables, pip_count, tables
+from domino.core.tables import Tables, pip_counts, tables
 from domino.moves import Move
 from domino.rules import Rules
 from domino.state import Outcome
@@ -496,7 +496,7 @@ def playout(
                 cfg, tab, hands, bone, opener, lead, by_rule, scores, round_points, is_random, bits, log
             )
         moves += n
-        pips = tuple(pip_count(h, tab) for h in hands)
+        pips = pip_counts(hands, tab)
         if end == "abandoned":
             zero = (0,) * players
             summaries.append(RoundSummary(round_no, end, None, None, pips, tuple(round_points), zero, tuple(hands)))

@@ -67,12 +67,15 @@ def tiles_of(mask: int, tab: Tables) -> tuple[Tile, ...]:
     return tuple(reversed(out))
 
 
-def pip_count(mask: int, tab: Tables) -> int:
-    """The pips of a hand mask."""
+def pip_counts(hands: list[int], tab: Tables) -> tuple[int, ...]:
+    """The pips of each hand mask."""
     pips = tab.pips
-    total = 0
-    while mask:
-        bit = mask & -mask
-        total += pips[bit.bit_length() - 1]
-        mask ^= bit
-    return total
+    out = []
+    for mask in hands:
+        total = 0
+        while mask:
+            bit = mask & -mask
+            total += pips[bit.bit_length() - 1]
+            mask ^= bit
+        out.append(total)
+    return tuple(out)
