@@ -1,52 +1,32 @@
 """A compact perfect-information simulator of one round of a line game, for search on sampled deals.
 
-Tiles are indices into the canonical set (:func:`domino.bots.inference.tables`), hands are bitmasks, a move
-is an int: ``tile * 8 + end`` (end 0..3 = left, right, up, down; 4 = the opening) or :data:`DRAW` /
-:data:`PASS`. It follows RULES.md §2.6–2.8 and §3.3 exactly as ``domino.engine`` does for the current
+Tiles are indices into the canonical set (:func:`domino.core.tables.tables`), hands are bitmasks, a move
+is an int as in :mod:`domino.core.codes` (the end of a play indexes ``ev``/``dbl``/``has``). It follows RULES.md §2.6–2.8 and §3.3 exactly as ``domino.engine`` does for the current
 round (a test plays the same games through both); matches, and the All Fives ``immediate`` target
 mid-round, are left to the engine: the search values a round by its points.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from domino import scoring
-from domino.moves import DRAW as DRAW_MOVE
-from domino.moves import PASS as PASS_MOVE
-from domino.moves import Move, Play
+from domino.core.codes import DRAW_CODE, OPEN
+from domino.core.round import Config, config, round_award
+from domino.core.tables import Tables, pip_counts
 from domino.rules import Rules
 from domino.state import LineBoard
-from domino.bots.inference import Tables
-
-DRAW = -1
-PASS = -2
-END_NAMES = ("left", "right", "up", "down", None)
-END_CODE = {"left": 0, "right": 1, "up": 2, "down": 3, None: 4}
 
 
 class LineSim:
     """One round in progress. ``copy()`` is cheap; moves mutate in place."""
 
     __slots__ = (
-        "tb", "rules", "players", "side", "nsides", "policy", "reserve", "may_draw", "drawn_may",
-        "fives", "spin", "extra_rule", "by_rule",
+        "tb", "rules", "cfg", "by_rule",
         "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "spl", "spr", "ntiles",
         "turn", "drawn", "extra", "pts", "over", "result",
     )  # fmt: skip
 
     tb: Tables
     rules: Rules
-    players: int
-    side: list[int]
-    nsides: int
-    policy: int  # 0 draw_until_playable, 1 draw_one, 2 no_draw
-    reserve: int
-    may_draw: bool
-    drawn_may: bool
-    fives: bool
-    spin: bool
-    extra_rule: bool
+    cfg: Config
     by_rule: bool
     hands: list[int]
     bone: list[int]
@@ -71,16 +51,7 @@ class LineSim:
         s = cls()
         s.tb = tb
         s.rules = rules
-        s.players = rules.players
-        s.side = [rules.side_of(i) for i in range(rules.players)]
-        s.nsides = rules.sides
-        s.policy = {"draw_until_playable": 0, "draw_one": 1, "no_draw": 2}[rules.draw_policy]
-        s.reserve = rules.boneyard_reserve or 0
-        s.may_draw = bool(rules.may_draw_when_playable)
-        s.drawn_may = rules.drawn_tile_play == "may"
-        s.fives = rules.scoring == "all_fives"
-        s.spin = rules.spinner == "first_double"
-        s.extra_rule = bool(rules.opener_extra_play)
+        s.cfg = config(rules)
         s.by_rule = by_rule
         s.hands = [0] * rules.players
         s.bone = []
@@ -95,7 +66,7 @@ class LineSim:
         s.turn = 0
         s.drawn = 0
         s.extra = False
-        s.pts = [0] * s.nsides
+        s.pts = [0] * rules.sides
         s.over = False
         s.result = None
         return s
@@ -128,16 +99,7 @@ class LineSim:
         c = LineSim.__new__(LineSim)
         c.tb = self.tb
         c.rules = self.rules
-        c.players = self.players
-        c.side = self.side
-        c.nsides = self.nsides
-        c.policy = self.policy
-        c.reserve = self.reserve
-        c.may_draw = self.may_draw
-        c.drawn_may = self.drawn_may
-        c.fives = self.fives
-        c.spin = self.spin
-        c.extra_rule = self.extra_rule
+        c.cfg = self.cfg
         c.by_rule = self.by_rule
         c.hands = self.hands[:]
         c.bone = self.bone
@@ -169,7 +131,8 @@ class LineSim:
         return m
 
     def can_draw(self) -> bool:
-        return self.policy != 2 and len(self.bone) - self.bpos > self.reserve
+        cfg = self.cfg
+        return cfg.draws and len(self.bone) - self.bpos > cfg.reserve
 
     def placements(self, hand: int) -> list[int]:
         """Every (tile, end) that fits, as move codes; each end once even if two show the same value."""
@@ -178,7 +141,7 @@ class LineSim:
             m = hand
             while m:
                 low = m & -m
-                out.append((low.bit_length() - 1) * 8 + 4)
+                out.append((low.bit_length() - 1) << 3 | OPEN)
                 m ^= low
             return out
         val = self.tb.value_mask
@@ -186,33 +149,22 @@ class LineSim:
             m = hand & val[self.ev[e]]
             while m:
                 low = m & -m
-                out.append((low.bit_length() - 1) * 8 + e)
+                out.append((low.bit_length() - 1) << 3 | e)
                 m ^= low
         return out
 
     def legal(self) -> list[int]:
         """The legal moves of the seat to move, as the engine lists them (opening: any tile)."""
-        hand = self.hands[self.turn]
-        plays = self.placements(hand)
+        plays = self.placements(self.hands[self.turn])
         if self.nopen == 0:
             return plays
-        if self.extra:
-            return plays + [PASS]
-        drawable = self.can_draw()
-        if self.drawn == 0:
-            if plays:
-                return plays + ([DRAW] if self.may_draw and drawable else [])
-            return [DRAW] if drawable else [PASS]
-        if self.policy == 1:
-            if not plays:
-                return [PASS]
-            return plays + ([PASS] if self.drawn_may else [])
-        if not plays:
-            return [DRAW] if drawable else [PASS]
-        extra = [DRAW] if self.may_draw and drawable else []
-        if self.drawn_may:
-            extra.append(PASS)
-        return plays + extra
+        return plays + [*self.options(bool(plays))]
+
+    def options(self, plays: bool) -> tuple[int, ...]:
+        """The draw and pass moves open to the seat to move once the round is open (``plays``: a tile fits)."""
+        cfg = self.cfg
+        can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
+        return cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not plays) << 1 | can_draw]
 
     def count_after(self, t: int, e: int) -> int:
         """The All Fives count if tile t were laid at end e."""
@@ -236,22 +188,23 @@ class LineSim:
     def apply(self, mv: int) -> None:
         if mv >= 0:
             self.play(mv >> 3, mv & 7)
-        elif mv == DRAW:
+        elif mv == DRAW_CODE:
             self.draw()
         else:
             self.pass_()
 
     def play(self, t: int, e: int) -> None:
         tb = self.tb
+        cfg = self.cfg
         p = self.turn
         self.hands[p] &= ~(1 << t)
         d = tb.double[t]
-        opening = e == 4
+        opening = e == OPEN
         if opening:
             self.ev[0], self.ev[1] = tb.high[t], tb.low[t]
             self.dbl[0] = self.dbl[1] = d
             self.nopen = 2
-            if self.spin and d:
+            if cfg.spinner and d:
                 self.sp = tb.high[t]
                 self.spl = self.spr = False
             self.ntiles = 1
@@ -262,7 +215,7 @@ class LineSim:
             self.dbl[e] = d
             if e >= 2:
                 self.has[e] = True
-            elif self.spin:
+            elif cfg.spinner:
                 if self.sp < 0:
                     if d:
                         self.sp = v
@@ -280,22 +233,22 @@ class LineSim:
                         self._open_arms()
             self.ntiles += 1
             c = 0
-            if self.fives:
+            if cfg.all_fives:
                 ev, dbl, has = self.ev, self.dbl, self.has
                 for k in range(self.nopen):
                     if k < 2 or has[k]:
                         c += 2 * ev[k] if dbl[k] else ev[k]
-        if self.fives and c > 0 and c % 5 == 0:
-            self.pts[self.side[p]] += c
+        if cfg.all_fives and c > 0 and c % 5 == 0:
+            self.pts[cfg.side[p]] += c
         self.drawn = 0
         self.extra = False
         if not self.hands[p]:
             self._end(p)
             return
-        if opening and self.extra_rule and self.by_rule and self.hands[p] & self.ends_mask():
+        if opening and cfg.extra and self.by_rule and self.hands[p] & self.ends_mask():
             self.extra = True
         else:
-            self.turn = (p + 1) % self.players
+            self.turn = (p + 1) % cfg.players
         self._after()
 
     def _open_arms(self) -> None:
@@ -312,7 +265,7 @@ class LineSim:
         self._after()
 
     def pass_(self) -> None:
-        self.turn = (self.turn + 1) % self.players
+        self.turn = (self.turn + 1) % self.cfg.players
         self.drawn = 0
         self.extra = False
         self._after()
@@ -326,42 +279,8 @@ class LineSim:
                 return
         self._end(None)
 
-    def pips(self) -> tuple[int, ...]:
-        pp = self.tb.pips
-        out = []
-        for h in self.hands:
-            s = 0
-            while h:
-                low = h & -h
-                s += pp[low.bit_length() - 1]
-                h ^= low
-            out.append(s)
-        return tuple(out)
-
     def _end(self, went_out: int | None) -> None:
-        r = self.rules
-        pips = self.pips()
-        res = self.pts[:]
-        if went_out is not None:
-            points, _ = scoring.domino_award(r, went_out, pips)
-            res[self.side[went_out]] += points
-        else:
-            _, side_points, _ = scoring.blocked_award(r, pips)
-            for i, a in enumerate(side_points):
-                res[i] += a
+        _, _, award = round_award(self.rules, self.cfg, -1 if went_out is None else went_out, pip_counts(self.hands, self.tb))
+        # the award is per seat, a side's on each of its seats; side k's first seat is seat k
+        self.result = [p + a for p, a in zip(self.pts, award)]
         self.over = True
-        self.result = res
-
-
-def to_move(mv: int, tb: Tables) -> Move:
-    if mv == DRAW:
-        return DRAW_MOVE
-    if mv == PASS:
-        return PASS_MOVE
-    return Play(tb.tiles[mv >> 3], END_NAMES[mv & 7])
-
-
-def from_move(m: Any, tb: Tables) -> int:
-    if isinstance(m, Play):
-        return tb.index_of[m.tile] * 8 + END_CODE[m.end]
-    return PASS if type(m).__name__ == "Pass" else DRAW

@@ -36,7 +36,8 @@ from typing import Any
 
 from domino.bots import Budget
 from domino.bots.inference import Sampler, Tables, infer
-from domino.bots.linesim import LineSim, from_move, to_move
+from domino.bots.linesim import LineSim
+from domino.core.codes import DRAW_CODE, LEFT, RIGHT, to_code, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.state import LineBoard, Placed
@@ -99,14 +100,15 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
     and (``block_w``) shut the next seat out when it is an opponent."""
     p = sim.turn
     hand = sim.hands[p]
-    q = (p + 1) % sim.players
-    nxt = sim.hands[q] if block_w and sim.side[q] != sim.side[p] else 0
+    cfg = sim.cfg
+    q = (p + 1) % cfg.players
+    nxt = sim.hands[q] if block_w and cfg.side[q] != cfg.side[p] else 0
     tb = sim.tb
     val = tb.value_mask
     ev = sim.ev
     best = -1
     best_score = -1e9
-    fives = sim.fives
+    fives = cfg.all_fives
     n = 0
     pips = tb.pips
     dbl = tb.double
@@ -117,7 +119,7 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
             m ^= low
             t = low.bit_length() - 1
             n += 1
-            mv = t * 8 + e
+            mv = t << 3 | e
             if eps and rng.random() < eps:
                 sc = rng.random() * 100.0
             else:
@@ -154,9 +156,7 @@ def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) 
         if hand & sim.ends_mask():
             mv = _pick(sim, rng, eps, block_w)
             sim.play(mv >> 3, mv & 7)
-        elif sim.extra:
-            sim.pass_()
-        elif sim.can_draw() and not (sim.policy == 1 and sim.drawn):
+        elif sim.options(False)[0] == DRAW_CODE:  # the rules leave one move: draw or pass
             sim.draw()
         else:
             sim.pass_()
@@ -174,12 +174,12 @@ def _utility(sim: LineSim, side: int, bonus: float = _WIN_BONUS) -> float:
 
 def _candidates(sim: LineSim, legal: list[int]) -> list[int]:
     """Legal moves, with plays of one tile on two plain-line ends showing the same value merged."""
-    if sim.fives or sim.spin or sim.nopen != 2 or sim.ev[0] != sim.ev[1]:
+    if sim.cfg.all_fives or sim.cfg.spinner or sim.nopen != 2 or sim.ev[0] != sim.ev[1]:
         return legal
     seen: set[int] = set()
     out = []
     for mv in legal:
-        if mv >= 0 and (mv & 7) < 2:
+        if mv >= 0 and (mv & 7) in (LEFT, RIGHT):
             if mv >> 3 in seen:
                 continue
             seen.add(mv >> 3)
@@ -259,7 +259,8 @@ class _Abort(Exception):
 
 def endgame_ok(sim: LineSim) -> bool:
     """The exact solver handles two-sided block games (no boneyard, no in-play points, no spinner)."""
-    return sim.policy == 2 and not sim.fives and not sim.spin and sim.nsides == 2
+    cfg = sim.cfg
+    return not cfg.draws and not cfg.all_fives and not cfg.spinner and cfg.sides == 2
 
 
 def solve(
@@ -302,7 +303,7 @@ def solve(
         moves = _candidates(s, s.legal())
         if len(moves) > 1:
             moves.sort(key=lambda mv: -pips[mv >> 3] if mv >= 0 else 1)
-        maximize = s.side[s.turn] == side
+        maximize = s.cfg.side[s.turn] == side
         best = -1e18 if maximize else 1e18
         for mv in moves:
             c = s.copy()
@@ -368,7 +369,7 @@ class SearchBot:
         know = infer(view)
         tb = know.tables
         root = root_sim(view, rules, tb)
-        legal = [from_move(m, tb) for m in legal_moves]
+        legal = [to_code(m, tb) for m in legal_moves]
         cands = _candidates(root, legal)
         # The move ready before any search: the playout policy's choice.
         fallback = _policy_move(root, cands, rng)

@@ -2,9 +2,8 @@
 matches in one call. The public immutable API in domino.engine stays the reference; the core agrees
 with it exactly (tests/engine/test_core_agrees.py)."""
 
+from domino.core.codes import DRAW_CODE, PASS_CODE
 from domino.core.play import (
-    DRAW_CODE,
-    PASS_CODE,
     STRATEGIES,
     PlayoutResult,
     RoundSummary,

@@ -12,22 +12,17 @@ ever generates legal moves.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from typing import Callable, NamedTuple, Sequence
 
-from domino import scoring, shuffle
-from domino.core.tables import Tables, tables
-from domino.moves import DRAW, PASS, Move, Play
+from domino import shuffle
+from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, PASS_CODE, RIGHT, UP, to_move
+from domino.core.round import Config, config, round_award
+from domino.core.tables import Tables, pip_counts, tables
+from domino.moves import Move
 from domino.rules import Rules
 from domino.state import Outcome
 
 STRATEGIES = ("random", "greedy")
-
-# Encoded moves (``record=True``): a play is ``tile * 8 + end``; a draw and a pass are negative.
-OPEN, LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3, 4
-END_NAMES: tuple[str | None, ...] = (None, "left", "right", "up", "down")
-DRAW_CODE = -1
-PASS_CODE = -2
 
 
 class RoundSummary(NamedTuple):
@@ -61,122 +56,14 @@ def bot_rng(seed: str | int) -> random.Random:
 
 
 def decode(code: int, max_pips: int) -> Move:
-    """The public move for an encoded one."""
-    if code == DRAW_CODE:
-        return DRAW
-    if code == PASS_CODE:
-        return PASS
-    return Play(tables(max_pips).tiles[code >> 3], END_NAMES[code & 7])
-
-
-class _Cfg(NamedTuple):
-    players: int
-    hand_size: int
-    teams: bool
-    spinner: bool
-    all_fives: bool
-    draws: bool
-    draw_one: bool
-    reserve: int
-    may_draw: bool  # may_draw_when_playable
-    may_pass: bool  # drawn_tile_play = may
-    extra: bool  # opener_extra_play
-    lot: bool
-    reshuffle: bool
-    previous_winner: bool
-    immediate: bool
-    target: int
-    fixed_rounds: int  # 0 with match_end = target_score
-    fast: bool  # the block fast path applies
-    plain_total: bool  # opponents_total, ties score nothing, teams (if any) take all hands: see _award
-    awards: dict[tuple[int, tuple[int, ...]], tuple[int | None, int | None, tuple[int, ...]]]  # see _award
-
-
-@lru_cache(maxsize=256)
-def _config(rules: Rules) -> _Cfg:
-    spinner = rules.spinner == "first_double"
-    all_fives = rules.scoring == "all_fives"
-    draws = rules.draw_policy != "no_draw"
-    extra = bool(rules.opener_extra_play)
-    return _Cfg(
-        players=rules.players,
-        hand_size=rules.hand_size,
-        teams=rules.has_teams,
-        spinner=spinner,
-        all_fives=all_fives,
-        draws=draws,
-        draw_one=rules.draw_policy == "draw_one",
-        reserve=rules.boneyard_reserve,
-        may_draw=rules.may_draw_when_playable,
-        may_pass=rules.drawn_tile_play == "may",
-        extra=extra,
-        lot=rules.starting_rule == "lot",
-        reshuffle=rules.starting_rule == "highest_double" and rules.no_double_fallback == "reshuffle",
-        previous_winner=rules.next_round_starter == "previous_winner",
-        immediate=rules.target_check == "immediate",
-        target=rules.target_score or 0,
-        fixed_rounds=(rules.rounds or 0) if rules.match_end == "fixed_rounds" else 0,
-        fast=not (spinner or all_fives or draws or extra),
-        plain_total=rules.scoring == "opponents_total"
-        and rules.blocked_tie == "no_score"
-        and (not rules.has_teams or rules.team_scoring == "all_hands"),
-        awards={},
-    )
-
-
-def _award(
-    rules: Rules, cfg: _Cfg, out: int, pips: tuple[int, ...]
-) -> tuple[int | None, int | None, tuple[int, ...]]:
-    """(winner, team, award per seat) of a round that ended by a domino of seat ``out`` or blocked
-    (``out`` -1), as engine._end_round computes it with domino/scoring.py. Memoised per rules: the
-    same pip counts recur all the time, and scoring builds lists and messages."""
-    if cfg.plain_total:
-        # The commonest rules, inlined (4 seats rarely repeat pip counts, so the memo misses there):
-        # the winner's side takes every pip left but its own; a tie for the fewest scores nothing.
-        total = sum(pips)
-        if cfg.teams:
-            if out >= 0:
-                w = out % 2
-            else:
-                t0, t1 = pips[0] + pips[2], pips[1] + pips[3]
-                if t0 == t1:
-                    return None, None, (0, 0, 0, 0)
-                w = 0 if t0 < t1 else 1
-            return (out if out >= 0 else None), w, (total, 0, total, 0) if w == 0 else (0, total, 0, total)
-        if out < 0:
-            out = min(range(cfg.players), key=pips.__getitem__)
-            if pips.count(pips[out]) > 1:
-                return None, None, (0,) * cfg.players
-        return out, None, tuple(total - pips[out] if i == out else 0 for i in range(cfg.players))
-    key = (out, pips)
-    hit = cfg.awards.get(key)
-    if hit is not None:
-        return hit
-    players = cfg.players
-    team: int | None = None
-    if out >= 0:
-        winner: int | None = out
-        points, _ = scoring.domino_award(rules, out, pips)
-        award = tuple(points if (i % 2 == out % 2 if cfg.teams else i == out) else 0 for i in range(players))
-        if cfg.teams:
-            team = out % 2
-    else:
-        won, side_points, _ = scoring.blocked_award(rules, pips)
-        if cfg.teams:
-            team, winner = won, None
-            award = tuple(side_points[i % 2] for i in range(players))
-        else:
-            winner, award = won, tuple(side_points)
-    if len(cfg.awards) >= 1 << 14:
-        cfg.awards.clear()
-    cfg.awards[key] = hit = (winner, team, award)
-    return hit
+    """The public move for an encoded one (``record=True``; see domino/core/codes.py)."""
+    return to_move(code, tables(max_pips))
 
 
 # -- dealing and opening ---------------------------------------------------------------------------
 
 
-def _deal(cfg: _Cfg, tab: Tables, seed: str, round_no: int) -> tuple[list[int], list[int]]:
+def _deal(cfg: Config, tab: Tables, seed: str, round_no: int) -> tuple[list[int], list[int]]:
     """engine.deal_round as masks: hand i is order[i*n:(i+1)*n], the boneyard the rest, in draw order."""
     n, count = cfg.hand_size, len(tab.tiles)
     dealt = cfg.players * n
@@ -191,7 +78,7 @@ def _deal(cfg: _Cfg, tab: Tables, seed: str, round_no: int) -> tuple[list[int], 
 
 
 def _opener(
-    cfg: _Cfg, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
+    cfg: Config, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
 ) -> tuple[int, int, bool]:
     """(opening seat, tile it must lead or -1 for any, opened under starting_rule): engine._opener."""
     if cfg.previous_winner and previous is not None and previous[0] == "domino" and previous[1] is not None:
@@ -270,7 +157,7 @@ def _block_round(
     ml = M[left]
     mr = M[right]
     if log is not None:
-        log.append(t << 3)
+        log.append(t << 3 | OPEN)
     if not h:
         return "domino", p, 1
     if not union & (ml | mr):
@@ -365,7 +252,7 @@ _BITS = tuple(n.bit_length() for n in range(1024))  # n -> bits drawn by randran
 
 
 def _general_round(
-    cfg: _Cfg,
+    cfg: Config,
     tab: Tables,
     hands: list[int],
     bone: list[int],
@@ -384,9 +271,9 @@ def _general_round(
     DBL = tab.double
     players = cfg.players
     nxt = [(i + 1) % players for i in range(players)]
-    side = [i % 2 if cfg.teams else i for i in range(players)]
+    side = cfg.side
     spinner_game, all_fives, immediate, target = cfg.spinner, cfg.all_fives, cfg.immediate, cfg.target
-    draw_one, may_draw, may_pass = cfg.draw_one, cfg.may_draw, cfg.may_pass
+    options = cfg.options
     # Draws are possible while the boneyard index is below this (RULES.md §2.2 can_draw).
     draw_limit = len(bone) - cfg.reserve if cfg.draws else 0
     bi = 0
@@ -412,12 +299,12 @@ def _general_round(
         plays: list[int] = []  # encoded, in legal order
         if not ntiles:
             if lead >= 0:
-                plays.append(lead << 3)
+                plays.append(lead << 3 | OPEN)
             else:
                 c = h
                 while c:
                     b = c & -c
-                    plays.append((b.bit_length() - 1) << 3)
+                    plays.append((b.bit_length() - 1) << 3 | OPEN)
                     c ^= b
         else:
             ml, mr = M[lv], M[rv]
@@ -435,23 +322,8 @@ def _general_round(
                     if M[dv] & b:
                         plays.append(t8 | DOWN)
                 c ^= b
-        # Draw and Pass, as engine._line_moves adds them.
-        can_draw = bi < draw_limit
-        if not ntiles:
-            extras: tuple[int, ...] = ()
-        elif extra:
-            extras = (PASS_CODE,)
-        elif not drawn:
-            if plays:
-                extras = (DRAW_CODE,) if may_draw and can_draw else ()
-            else:
-                extras = (DRAW_CODE,) if can_draw else (PASS_CODE,)
-        elif draw_one:
-            extras = (PASS_CODE,) if (not plays or may_pass) else ()
-        elif not plays:
-            extras = (DRAW_CODE,) if can_draw else (PASS_CODE,)
-        else:
-            extras = ((DRAW_CODE,) if may_draw and can_draw else ()) + ((PASS_CODE,) if may_pass else ())
+        # Draw and Pass, as engine._line_moves adds them (Config.options).
+        extras = options[extra << 3 | (not drawn) << 2 | (not plays) << 1 | (bi < draw_limit)] if ntiles else ()
         if is_random[p]:
             n = len(plays) + len(extras)
             nb = n.bit_length()
@@ -560,22 +432,13 @@ def _general_round(
 # -- matches --------------------------------------------------------------------------------------------
 
 
-def _pips(mask: int, pips: tuple[int, ...]) -> int:
-    total = 0
-    while mask:
-        b = mask & -mask
-        total += pips[b.bit_length() - 1]
-        mask ^= b
-    return total
-
-
-def _winners_by_score(cfg: _Cfg, scores: list[int], reason: str) -> Outcome:
+def _winners_by_score(cfg: Config, scores: list[int], reason: str) -> Outcome:
     best = max(scores)
     winners = tuple(i for i, s in enumerate(scores) if s == best)
     return Outcome(reason, winners, winners[0] % 2 if cfg.teams else None)
 
 
-def _match_over(cfg: _Cfg, scores: list[int], round_no: int) -> Outcome | None:
+def _match_over(cfg: Config, scores: list[int], round_no: int) -> Outcome | None:
     if cfg.fixed_rounds:
         return _winners_by_score(cfg, scores, "fixed_rounds") if round_no >= cfg.fixed_rounds else None
     if max(scores) < cfg.target:
@@ -610,7 +473,7 @@ def playout(
     elif type(rng) is not random.Random:
         # The bots below reproduce Random.randrange from getrandbits, which holds for Random itself.
         raise TypeError("rng must be a random.Random")
-    cfg = _config(rules)
+    cfg = config(rules)
     tab = tables(rules.set_max_pips)
     seed_text = str(seed)
     is_random = tuple(s == "random" for s in strategies)
@@ -633,13 +496,13 @@ def playout(
                 cfg, tab, hands, bone, opener, lead, by_rule, scores, round_points, is_random, bits, log
             )
         moves += n
-        pips = tuple(_pips(h, tab.pips) for h in hands)
+        pips = pip_counts(hands, tab)
         if end == "abandoned":
             zero = (0,) * players
             summaries.append(RoundSummary(round_no, end, None, None, pips, tuple(round_points), zero, tuple(hands)))
             outcome = _winners_by_score(cfg, scores, "target_score")
             break
-        winner, team, award = _award(rules, cfg, out if end == "domino" else -1, pips)
+        winner, team, award = round_award(rules, cfg, out if end == "domino" else -1, pips)
         for i in range(players):
             scores[i] += award[i]
         summaries.append(

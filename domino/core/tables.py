@@ -65,3 +65,17 @@ def tiles_of(mask: int, tab: Tables) -> tuple[Tile, ...]:
         out.append(tab.tiles[bit.bit_length() - 1])
         mask ^= bit
     return tuple(reversed(out))
+
+
+def pip_counts(hands: list[int], tab: Tables) -> tuple[int, ...]:
+    """The pips of each hand mask."""
+    pips = tab.pips
+    out = []
+    for mask in hands:
+        total = 0
+        while mask:
+            bit = mask & -mask
+            total += pips[bit.bit_length() - 1]
+            mask ^= bit
+        out.append(total)
+    return tuple(out)

@@ -14,7 +14,8 @@ import domino
 import domino.testing
 from domino.bots import Budget, get
 from domino.bots.inference import Sampler, bits, infer
-from domino.bots.linesim import LineSim, from_move, to_move
+from domino.bots.linesim import LineSim
+from domino.core.codes import to_code, to_move
 from domino.bots.search import root_sim, solve
 from domino.moves import move_key
 
@@ -76,7 +77,7 @@ def test_simulator_agrees_with_engine(setup: tuple[str, int, dict[str, Any]]) ->
             if state.board.line:  # the opening's forced lead is the engine's business
                 assert list(legal) == sorted((to_move(m, sim.tb) for m in sim.legal()), key=move_key)
             move = legal[rng.randrange(len(legal))]
-            sim.apply(from_move(move, sim.tb))
+            sim.apply(to_code(move, sim.tb))
             nxt = domino.apply(state, move)
             if nxt.finished or nxt.round != state.round:
                 rr = nxt.rounds[-1]

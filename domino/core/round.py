@@ -1,0 +1,152 @@
+"""The rules of one round of a line game in the forms both simulators use: the match core
+(domino/core/play.py) and the search's mid-round simulator (domino/bots/linesim.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from domino import scoring
+from domino.core.codes import DRAW_CODE, PASS_CODE
+from domino.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The rules of a line game as the simulators read them (per Rules, cached; slots: the search's
+    simulator reads its fields on every move)."""
+
+    players: int
+    hand_size: int
+    teams: bool
+    side: tuple[int, ...]  # seat -> scoring side (team or seat)
+    sides: int
+    spinner: bool
+    all_fives: bool
+    draws: bool
+    draw_one: bool
+    reserve: int
+    may_draw: bool  # may_draw_when_playable
+    may_pass: bool  # drawn_tile_play = may
+    extra: bool  # opener_extra_play
+    # The draw and pass moves listed after the plays once the round is open (engine._line_moves, RULES.md
+    # §2.6), indexed by extra << 3 | (not drawn) << 2 | (not plays) << 1 | can_draw: the opener's extra
+    # play is pending, no draw yet this turn, no placement fits, the boneyard allows a draw.
+    options: tuple[tuple[int, ...], ...]
+    lot: bool
+    reshuffle: bool
+    previous_winner: bool
+    immediate: bool
+    target: int
+    fixed_rounds: int  # 0 with match_end = target_score
+    fast: bool  # the block fast path applies
+    plain_total: bool  # opponents_total, ties score nothing, teams (if any) take all hands: see round_award
+    awards: dict[tuple[int, tuple[int, ...]], tuple[int | None, int | None, tuple[int, ...]]]  # see round_award
+
+
+@lru_cache(maxsize=256)
+def config(rules: Rules) -> Config:
+    spinner = rules.spinner == "first_double"
+    all_fives = rules.scoring == "all_fives"
+    draws = rules.draw_policy != "no_draw"
+    extra = bool(rules.opener_extra_play)
+    draw_one = rules.draw_policy == "draw_one"
+    may_draw = rules.may_draw_when_playable
+    may_pass = rules.drawn_tile_play == "may"
+    return Config(
+        players=rules.players,
+        hand_size=rules.hand_size,
+        teams=rules.has_teams,
+        side=tuple(rules.side_of(i) for i in range(rules.players)),
+        sides=rules.sides,
+        spinner=spinner,
+        all_fives=all_fives,
+        draws=draws,
+        draw_one=draw_one,
+        reserve=rules.boneyard_reserve,
+        may_draw=may_draw,
+        may_pass=may_pass,
+        extra=extra,
+        options=_options(draw_one, may_draw, may_pass),
+        lot=rules.starting_rule == "lot",
+        reshuffle=rules.starting_rule == "highest_double" and rules.no_double_fallback == "reshuffle",
+        previous_winner=rules.next_round_starter == "previous_winner",
+        immediate=rules.target_check == "immediate",
+        target=rules.target_score or 0,
+        fixed_rounds=(rules.rounds or 0) if rules.match_end == "fixed_rounds" else 0,
+        fast=not (spinner or all_fives or draws or extra),
+        plain_total=rules.scoring == "opponents_total"
+        and rules.blocked_tie == "no_score"
+        and (not rules.has_teams or rules.team_scoring == "all_hands"),
+        awards={},
+    )
+
+
+def round_award(
+    rules: Rules, cfg: Config, out: int, pips: tuple[int, ...]
+) -> tuple[int | None, int | None, tuple[int, ...]]:
+    """(winner, team, award per seat) of a round that ended by a domino of seat ``out`` or blocked
+    (``out`` -1), as engine._end_round computes it with domino/scoring.py. Memoised per rules: the
+    same pip counts recur all the time, and scoring builds lists and messages."""
+    if cfg.plain_total:
+        # The commonest rules, inlined (4 seats rarely repeat pip counts, so the memo misses there):
+        # the winner's side takes every pip left but its own; a tie for the fewest scores nothing.
+        total = sum(pips)
+        if cfg.teams:
+            if out >= 0:
+                w = out % 2
+            else:
+                t0, t1 = pips[0] + pips[2], pips[1] + pips[3]
+                if t0 == t1:
+                    return None, None, (0, 0, 0, 0)
+                w = 0 if t0 < t1 else 1
+            return (out if out >= 0 else None), w, (total, 0, total, 0) if w == 0 else (0, total, 0, total)
+        if out < 0:
+            out = min(range(cfg.players), key=pips.__getitem__)
+            if pips.count(pips[out]) > 1:
+                return None, None, (0,) * cfg.players
+        return out, None, tuple(total - pips[out] if i == out else 0 for i in range(cfg.players))
+    key = (out, pips)
+    hit = cfg.awards.get(key)
+    if hit is not None:
+        return hit
+    players = cfg.players
+    team: int | None = None
+    if out >= 0:
+        winner: int | None = out
+        points, _ = scoring.domino_award(rules, out, pips)
+        award = tuple(points if (i % 2 == out % 2 if cfg.teams else i == out) else 0 for i in range(players))
+        if cfg.teams:
+            team = out % 2
+    else:
+        won, side_points, _ = scoring.blocked_award(rules, pips)
+        if cfg.teams:
+            team, winner = won, None
+            award = tuple(side_points[i % 2] for i in range(players))
+        else:
+            winner, award = won, tuple(side_points)
+    if len(cfg.awards) >= 1 << 14:
+        cfg.awards.clear()
+    cfg.awards[key] = hit = (winner, team, award)
+    return hit
+
+
+def _options(draw_one: bool, may_draw: bool, may_pass: bool) -> tuple[tuple[int, ...], ...]:
+    """Config.options for every case."""
+    out = []
+    for key in range(16):
+        extra, fresh, stuck, can_draw = key >> 3 & 1, key >> 2 & 1, key >> 1 & 1, key & 1
+        draw = (DRAW_CODE,) if can_draw else ()
+        if extra:
+            opts: tuple[int, ...] = (PASS_CODE,)
+        elif stuck:  # no placement: draw while the rules allow, else pass
+            opts = draw if draw and (fresh or not draw_one) else (PASS_CODE,)
+        elif fresh:
+            opts = draw if may_draw else ()
+        elif draw_one:
+            opts = (PASS_CODE,) if may_pass else ()
+        else:
+            opts = (draw if may_draw else ()) + ((PASS_CODE,) if may_pass else ())
+        out.append(opts)
+    return tuple(out)
