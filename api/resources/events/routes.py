@@ -98,7 +98,9 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
 
     **Whose turn.** Every change that leaves a seat to move ends with a `turn_started` event naming that
     seat (and the turn's `deadline`, if any). The seat's own copy also lists its `legal_moves`: post one
-    with `expected_version` = the event's `version`, without reading the view first."""
+    with `expected_version` = the event's `version`, without reading the view first. Only the current
+    turn's notice is kept: a client catching up on several changes gets the last one only, and the
+    history has none."""
     service = current_service()
     token = bearer_token()
     if after == -1:
