@@ -114,7 +114,7 @@ class Service:
             raise InvalidRequest(
                 "`players` comes from the seats, not from `rules`.", errors={"json": {"rules": {"players": ["not allowed"]}}}
             )
-        presets = self._preset_names()
+        presets = list(domino.PRESETS)
         if variant not in presets:
             raise InvalidRequest(
                 f"Unknown variant {variant!r}; see GET /v1/variants.", errors={"json": {"variant": [f"one of {presets}"]}}
@@ -223,10 +223,6 @@ class Service:
         if data["fp"] != fingerprint:
             raise InvalidRequest("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
-
-    @staticmethod
-    def _preset_names() -> list[str]:
-        return [v["id"] for v in domino.describe_variants()["variants"]]
 
     # -- reading ------------------------------------------------------------------------------------------
 
