@@ -1,8 +1,9 @@
 """A reference client for domino-service: a small bot that plays one seat of a game to the end over HTTP.
 
 It claims an open seat (or is given a seat token), follows the game with the long poll
-(``GET /v1/games/{id}/events?after=V&wait=25``) and, on its turn, posts a legal move from its view:
-the heaviest tile it can play, else a draw, else a pass. Only the standard library and ``httpx``.
+(``GET /v1/games/{id}/events?after=V&wait=25``) and, when a ``turn_started`` event names its seat, posts one
+of the legal moves that event lists: the heaviest tile it can play, else a draw, else a pass. It reads its
+view only at the start and at the end. Only the standard library and ``httpx``.
 
     python examples/hosted_bot.py --url http://127.0.0.1:8000 --game <id> --claim 1 --name mybot
     DOMINO_TOKEN=<seat token> python examples/hosted_bot.py --url http://127.0.0.1:8000 --game <id>
@@ -54,8 +55,8 @@ class Bot:
         resp.raise_for_status()
         return resp.json()  # type: ignore[no-any-return]
 
-    def move(self, view: dict[str, Any]) -> None:
-        move = {**choose(view["legal_moves"]), "expected_version": view["version"]}
+    def move(self, legal_moves: list[dict[str, Any]], version: int) -> None:
+        move = {**choose(legal_moves), "expected_version": version}
         resp = self.http.post(f"/v1/games/{self.game_id}/moves", json=move, headers=self.auth)
         if resp.status_code in (409, 412):  # the game moved on (e.g. our clock ran out): read it again
             return
@@ -78,15 +79,19 @@ class Bot:
     def play(self) -> dict[str, Any]:
         """Play until the game ends; returns the final view."""
         view = self.view()
-        while view["status"] in ("waiting", "playing"):
-            if view["status"] == "playing" and view["turn"] == view["seat"] and view["legal_moves"]:
-                self.move(view)
-            else:
-                page = self.events(after=view["version"])
-                if not page["events"] and not page["ended"]:
-                    continue  # the wait ran out: nothing happened, ask again
-            view = self.view()
-        return view
+        seat, after = view["seat"], view["version"]
+        if view["status"] == "playing" and view["legal_moves"]:
+            self.move(view["legal_moves"], after)
+        while True:
+            page = self.events(after)
+            if page["ended"]:
+                return self.view()
+            if not page["events"]:
+                continue  # the wait ran out: nothing happened, ask again
+            after = page["last_version"]
+            last = page["events"][-1]  # a turn notice ends the changes it follows
+            if last["type"] == "turn_started" and last["seat"] == seat and last.get("legal_moves"):
+                self.move(last["legal_moves"], last["version"])
 
 
 def main(argv: list[str] | None = None) -> int:
