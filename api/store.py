@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 import orjson
@@ -314,7 +314,7 @@ class Store:
         expected_version: int | None,
         version: int,
         doc: dict[str, Any],
-        events: Iterable[dict[str, Any]],
+        events: Sequence[dict[str, Any]],
         ttl: int,
         idempotency: tuple[str, bytes] | None = None,
         turn: dict[str, Any] | None = None,
@@ -334,7 +334,7 @@ class Store:
             self.settings.idempotency_ttl,
             b"" if turn is None else orjson.dumps([f"{version}-{len(events) + 1}", turn]),
         ]
-        args.extend(orjson.dumps(e) for e in events)  # a list: its length numbers the notice
+        args.extend(orjson.dumps(e) for e in events)
         status, current = self._commit(keys=self.game_keys(game_id), args=args)
         if int(status) == 1:
             return CommitResult(True, int(current))

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("api.turns")
 
-MOVING_KINDS = ("human", "hosted")
-TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept apart from the game's events  # seats that get a deadline; a computer player is moved by the workers
+MOVING_KINDS = ("human", "hosted")  # seats that get a deadline; a computer player is moved by the workers
+TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept apart from the game's events
 
 
 @dataclasses.dataclass(frozen=True)
