@@ -265,3 +265,35 @@ def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(li
             page.wait_for_selector(".hand-tile.playable:not([disabled])", timeout=3000)
     assert not p.console_errors, p.console_errors
 
+
+
+def test_a_page_answered_late_never_draws_over_the_one_opened_since(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
+    """The new-game form waits for the variants; the user opens a game meanwhile; the variants arrive
+    afterwards: the game stays on screen (the late answer belongs to a page the user has left)."""
+    live = live_server_without_bots
+    created = live.http.post(
+        "/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}], "seed": "late"}
+    ).json()
+    game_id = created["game"]["id"]
+    p = new_page()
+    page = p.page
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # keep the variants' answer until released below
+        held.append(route)
+
+    page.route("**/v1/variants", hold)
+    page.goto(f"{live.url}/play")
+    page.wait_for_selector("#app .loading")
+    while not held:
+        page.wait_for_timeout(20)  # lets Playwright dispatch the intercepted request to hold()
+    page.evaluate(f"() => {{ location.hash = 'watch={game_id}'; }}")
+    page.wait_for_selector(TABLE)
+    assert table_attr(page, "data-version") == "0"
+    held[0].continue_()
+    page.wait_for_function(
+        "() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/v1/variants') && e.responseEnd > 0)"
+    )
+    page.wait_for_timeout(300)  # the late answer's continuation has run
+    assert page.locator(TABLE).count() == 1 and page.locator("#variant").count() == 0
+    assert not p.console_errors, p.console_errors
