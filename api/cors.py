@@ -14,8 +14,12 @@ import flask
 
 from api.config import Settings
 
-ALLOW_HEADERS = ("Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID")
-EXPOSE_HEADERS = ("ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-ID")
+ALLOW_HEADERS = (
+    "Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", "Prefer",
+)  # fmt: skip
+EXPOSE_HEADERS = (
+    "ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-ID", "Preference-Applied",
+)  # fmt: skip
 ALLOW_METHODS = ("GET", "POST", "DELETE", "OPTIONS")
 MAX_AGE = 600  # seconds a browser may keep a preflight's answer
 

@@ -68,6 +68,13 @@ def think_budget(think_ms: int | None) -> domino.bots.Budget:
     return domino.bots.Budget(deadline=time.monotonic() + think_ms / 1000)
 
 
+MINIMAL_VIEW = ("id", "variant", "version", "seat", "status")  # a move's answer with Prefer: return=minimal
+
+
+def minimal_view(doc: dict[str, Any], version: int, state: Any, seat: int | None) -> dict[str, Any]:
+    return {"id": doc["id"], "variant": doc["variant"], "version": version, "seat": seat, "status": game_status(state, doc)}
+
+
 def game_status(state: Any, doc: dict[str, Any] | None = None) -> str:
     if not state.finished:
         return "waiting" if doc is not None and turns.waiting(doc) else "playing"
@@ -358,9 +365,11 @@ class Service:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
         auto: bool = False,
+        minimal: bool = False,
     ) -> tuple[dict[str, Any], int]:
         """Play, draw or pass for the token's seat (or ``seat``, for a computer player or a timed-out seat,
-        ``auto``: its events say so); (view, version)."""
+        ``auto``: its events say so); (view, version). ``minimal``: instead of the view, only its ``id``,
+        ``variant``, ``version``, ``seat`` and ``status`` (a client following the events needs no more)."""
         move = domino.parse_move(move_data)  # InvalidMoveError -> 422, before any I/O
         internal = seat is not None
         for _ in range(self.settings.conflict_retries + 1):
@@ -379,7 +388,8 @@ class Service:
                     answer = orjson.loads(stored)
                     if answer["fp"] != fingerprint:
                         raise InvalidRequest("This Idempotency-Key was used with a different move.")
-                    return answer["view"], answer["version"]
+                    view = answer["view"]
+                    return ({k: view[k] for k in MINIMAL_VIEW} if minimal else view), answer["version"]
             if expected_version is not None and expected_version != version:
                 raise self._mismatch(doc, version, seat)
             if turns.waiting(doc):
@@ -393,10 +403,14 @@ class Service:
             new_doc = {**doc, "state": domino.to_dict(new_state), "last_moves": last_moves}
             plan = turns.prepare(self, game_id, new_doc, new_state, new_version)
             stored_events = turns.decorate([self._stored_event(e) for e in events], plan, auto)
-            view = self.render_view(new_doc, new_version, new_state, seat)
-            idem = None
-            if idem_field:
+            idem = view = None
+            if idem_field:  # a retry may want the whole view: the first answer keeps it
+                view = self.render_view(new_doc, new_version, new_state, seat)
                 idem = (idem_field, orjson.dumps({"fp": fingerprint, "view": view, "version": new_version}))
+            if minimal:
+                view = minimal_view(new_doc, new_version, new_state, seat)
+            elif view is None:
+                view = self.render_view(new_doc, new_version, new_state, seat)
             ttl = self.settings.finished_ttl if new_state.finished else self.settings.game_ttl
             result = self.store.commit(
                 game_id, version, new_version, new_doc, stored_events, ttl, idem, turn=turns.notice(plan)

@@ -6,7 +6,7 @@ gthread gunicorn for event streams and long polls, a bots worker with the sweep.
 creates a two-seat game, both play it to the end, then start another, until the time is up. Each seat reads
 its view, then follows the game's events (``--wait sse``, the default: one Server-Sent Events stream per seat;
 or ``--wait longpoll``) and, when ``turn_started`` names it, posts one of the legal moves that event carries
-with ``expected_version``. ``--wait poll`` is the naive client instead: it polls its view with
+with ``expected_version`` and ``Prefer: return=minimal`` (it has no use for its view between turns). ``--wait poll`` is the naive client instead: it polls its view with
 ``If-None-Match`` every 2 ms and moves when the view lists legal moves. The server's CPU time per move (and per request) is measured from /proc, so that the comparison with
 the bare endpoint does not depend on the load generator sharing the cores. Then the same clients hit a bare Flask endpoint
 doing one Redis GET and SET of a 2 KB JSON document under the same gunicorn configuration.
@@ -150,11 +150,13 @@ def play_pair(port: int, stats: Stats, stop: float, seed: int) -> None:
                 stats.games += 1
 
 
-def post_move(port, stats, path, auth, move, version, posted):  # type: ignore[no-untyped-def]
-    """Post ``move`` at ``version``; the seat's new view, or None (an error, counted)."""
+def post_move(port, stats, path, auth, move, version, posted, minimal=False):  # type: ignore[no-untyped-def]
+    """Post ``move`` at ``version``; the seat's new view (only its version and status with ``minimal``:
+    ``Prefer: return=minimal``), or None (an error, counted)."""
     move = {**move, "expected_version": version}
     posted[version + 1] = time.perf_counter()
-    status, raw, elapsed = request(port, "POST", f"{path}/moves", move, auth)
+    headers = {**auth, "Prefer": "return=minimal"} if minimal else auth
+    status, raw, elapsed = request(port, "POST", f"{path}/moves", move, headers)
     if status != 200:
         stats.errors.append(f"move {status} {raw[:200]!r}")
         return None
@@ -224,7 +226,8 @@ def play_seat_following(port, stats, stop, game_id, seat, token, done, rng, post
                 if sent is not None:
                     with stats.lock:
                         stats.turns.append(time.perf_counter() - sent)
-                if post_move(port, stats, path, auth, rng.choice(event["legal_moves"]), event["version"], posted) is None:
+                move = rng.choice(event["legal_moves"])
+                if post_move(port, stats, path, auth, move, event["version"], posted, minimal=True) is None:
                     return
     except (OSError, RuntimeError) as exc:
         stats.errors.append(f"events {exc}")

@@ -169,6 +169,33 @@ def test_move_idempotency_key_replays_the_first_answer(create_game, service):
     assert_problem(players[seat].move({"type": "pass"}, **{"Idempotency-Key": "m-1"}), 422, "invalid-request")
 
 
+def test_prefer_return_minimal_answers_a_move_without_the_view(create_game, service):
+    game, players, spectator = two_humans(create_game)
+    seat, _ = to_move(players)
+    view = players[seat].view().get_json()
+    move = {**view["legal_moves"][0], "expected_version": view["version"]}
+    resp = players[seat].move(move, Prefer="respond-async, return=minimal")
+    assert resp.status_code == 200 and resp.headers["Preference-Applied"] == "return=minimal"
+    assert resp.get_json() == {
+        "id": game["id"], "variant": "draw", "version": view["version"] + 1, "seat": seat, "status": "playing",
+    }  # fmt: skip
+    assert resp.headers["ETag"] == f'"{view["version"] + 1}"' and "Prefer" in resp.headers["Vary"]
+    assert spectator.view().get_json()["version"] == view["version"] + 1, "the move landed all the same"
+    # Anything else (or nothing) gets the whole view, without Preference-Applied.
+    seat, _ = to_move(players)
+    view = players[seat].view().get_json()
+    resp = players[seat].move(view["legal_moves"][0], Prefer="return=representation")
+    assert "hand" in resp.get_json() and "Preference-Applied" not in resp.headers
+    # A retry with the same Idempotency-Key may ask for the whole view: the first answer kept it.
+    seat, _ = to_move(players)
+    view = players[seat].view().get_json()
+    first = players[seat].move(view["legal_moves"][0], Prefer="return=minimal", **{"Idempotency-Key": "k"})
+    again = players[seat].move(view["legal_moves"][0], **{"Idempotency-Key": "k"})
+    assert set(first.get_json()) == {"id", "variant", "version", "seat", "status"}
+    assert again.get_json()["hand"] == players[seat].view().get_json()["hand"]
+    assert again.get_json()["version"] == first.get_json()["version"] == service.store.load(game["id"]).version
+
+
 def test_game_over_is_409(create_game, service):
     game, players, _ = two_humans(create_game)
     rules = domino.from_dict(service.store.load(game["id"]).doc["state"]).rules

@@ -16,6 +16,15 @@ from api.resources.moves.schemas import MoveSchema
 
 blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Play, draw or pass.")
 
+PREFER = {
+    "name": "Prefer",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "`return=minimal` (RFC 7240): answer with only the view's `id`, `variant`, `version`, `seat` and "
+    "`status`, for a client that follows the events (`turn_started` carries its next legal moves); the answer "
+    "then says `Preference-Applied: return=minimal`.",
+}
 IF_MATCH = {
     "name": "If-Match",
     "in": "header",
@@ -26,7 +35,7 @@ IF_MATCH = {
 
 
 @blp.route("/<string:game_id>/moves", methods=["POST"])
-@blp.doc(operationId="playMove", security=[{"seatToken": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY])
+@blp.doc(operationId="playMove", security=[{"seatToken": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
 @blp.arguments(
     MoveSchema(),
     examples={
@@ -35,7 +44,15 @@ IF_MATCH = {
         "pass": {"value": {"type": "pass"}},
     },
 )
-@blp.response(200, GameViewSchema, example=VIEW_EXAMPLE, headers=VIEW_HEADERS)
+@blp.response(
+    200,
+    GameViewSchema,
+    example=VIEW_EXAMPLE,
+    headers={
+        **VIEW_HEADERS,
+        "Preference-Applied": {"description": "`return=minimal` when the answer is minimal", "schema": {"type": "string"}},
+    },
+)
 @blp.problems(
     *BODY_PROBLEMS,
     E.UNAUTHORIZED,
@@ -52,7 +69,9 @@ def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
     """Play, draw or pass for the token's seat
 
     Validated by the rules engine on the current state and applied atomically. With `expected_version`
-    (or `If-Match`) the move lands only on that version; exactly one of many concurrent moves does."""
+    (or `If-Match`) the move lands only on that version; exactly one of many concurrent moves does.
+    The answer is the seat's new view; with `Prefer: return=minimal`, only its `id`, `variant`, `version`,
+    `seat` and `status`."""
     expected = body.pop("expected_version", None)
     header_version = parse_if_match(flask.request.headers.get("If-Match"))
     if expected is not None and header_version is not None and expected != header_version:
@@ -63,8 +82,20 @@ def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
     if expected is None:
         expected = header_version
     token = bearer_token()
+    minimal = prefers_minimal(flask.request.headers.get("Prefer"))
     view, version = current_service().play_move(
-        game_id, body, token=token, expected_version=expected, idempotency_key=idempotency_key()
+        game_id, body, token=token, expected_version=expected, idempotency_key=idempotency_key(), minimal=minimal
     )
     metrics.count_move(view["variant"])
-    return json_response(view, headers=view_headers(version, view["seat"]))
+    headers = view_headers(version, view["seat"])
+    headers["Vary"] += ", Prefer"
+    if minimal:
+        headers["Preference-Applied"] = "return=minimal"
+    return json_response(view, headers=headers)
+
+
+def prefers_minimal(header: str | None) -> bool:
+    """Whether ``Prefer`` (RFC 7240: comma-separated, case-insensitive) asks for ``return=minimal``."""
+    if not header:
+        return False
+    return any(p.split(";", 1)[0].strip().replace(" ", "").lower() == "return=minimal" for p in header.split(","))
