@@ -57,7 +57,9 @@ class Bot:
 
     def move(self, legal_moves: list[dict[str, Any]], version: int) -> None:
         move = {**choose(legal_moves), "expected_version": version}
-        resp = self.http.post(f"/v1/games/{self.game_id}/moves", json=move, headers=self.auth)
+        # return=minimal: the answer need not carry our view, the next turn_started brings what we need.
+        headers = {**self.auth, "Prefer": "return=minimal"}
+        resp = self.http.post(f"/v1/games/{self.game_id}/moves", json=move, headers=headers)
         if resp.status_code in (409, 412):  # the game moved on (e.g. our clock ran out): read it again
             return
         resp.raise_for_status()
