@@ -106,6 +106,7 @@ def sse(service: Service, game_id: str, seat: int | None, cursor: str, finished:
     the game was already over and nothing is left), when the game expires, or when Redis fails (the client
     reconnects with ``Last-Event-ID``)."""
     store = service.store
+    follower = store.follow(game_id)
     block_ms = max(1, int(service.settings.keepalive_interval * 1000))
     batch = 500
     caught_up = False  # a wait is for the next commit: catch up without one first
@@ -113,7 +114,7 @@ def sse(service: Service, game_id: str, seat: int | None, cursor: str, finished:
     try:
         while True:
             wait = caught_up and not finished
-            entries = store.read_events(game_id, cursor, block_ms=block_ms if wait else None, count=batch)
+            entries = follower.read(cursor, block_ms=block_ms if wait else None, count=batch)
             caught_up = len(entries) < batch
             if not entries:
                 if not wait and not finished:
@@ -134,3 +135,5 @@ def sse(service: Service, game_id: str, seat: int | None, cursor: str, finished:
             yield b"".join(frames)
     except StoreUnavailable:
         return
+    finally:
+        follower.close()  # also when the client goes away: the server closes the generator

@@ -212,6 +212,65 @@ def _stream_replies(reply: Any) -> Iterable[tuple[Any, list[Any]]]:
     return reply.items() if isinstance(reply, dict) else reply
 
 
+def _with_notice(
+    events: list[tuple[str, dict[str, Any]]], notice: bytes | None, after_id: str, count: int | None
+) -> list[tuple[str, dict[str, Any]]]:
+    """``events`` read after ``after_id``, ended by the turn notice (read just after them) when it is due."""
+    if notice is None:
+        return events
+    notice_id, turn = orjson.loads(notice)
+    version = _id_order(notice_id)[0]
+    if events:
+        # It ends the commit whose events end this read, unless the read was cut at ``count`` (the notice
+        # then comes with the read that reaches it), or a newer commit landed between the XREAD and the HGET
+        # (its events come with the next read, then its notice).
+        due = version == _id_order(events[-1][0])[0] and (count is None or len(events) < count)
+    else:  # nothing new but the notice itself: the reader stopped between the events and their notice
+        due = version == _id_order(after_id)[0] and _id_order(notice_id) > _id_order(after_id)
+    return [*events, (notice_id, turn)] if due else events
+
+
+class EventFollower:
+    """Reads one game's events, as :meth:`Store.read_events` does, on a connection of its own from the
+    blocking pool, held until :meth:`close`: an event stream wakes once per commit for as long as a game
+    lasts, and this way each wake is one round trip with no pool traffic or retry wrapping in between."""
+
+    def __init__(self, store: Store, game_id: str) -> None:
+        self.pool = store.blocking_connection().connection_pool
+        self.events_key = store.events_key(game_id)
+        self.state_key = store.state_key(game_id)
+        self.conn: Any = None
+
+    def read(
+        self, after_id: str, block_ms: int | None = None, count: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        xread: list[Any] = ["XREAD"]
+        if count is not None:
+            xread += ["COUNT", count]
+        if block_ms:
+            xread += ["BLOCK", block_ms]
+        xread += ["STREAMS", self.events_key, after_id]
+        with translated():
+            if self.conn is None:
+                self.conn = self.pool.get_connection()
+            try:
+                self.conn.send_packed_command(self.conn.pack_commands([xread, ("HGET", self.state_key, "t")]))
+                reply, notice = self.conn.read_response(), self.conn.read_response()
+            except BaseException:
+                self.conn.disconnect()  # a half-read answer must not reach the next user of the connection
+                self.close()
+                raise
+        events = [
+            (_text(entry[0]), orjson.loads(entry[1][1])) for _key, entries in _stream_replies(reply) for entry in entries
+        ]
+        return _with_notice(events, notice, after_id, count)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.pool.release(self.conn)
+            self.conn = None
+
+
 @dataclasses.dataclass(frozen=True)
 class Record:
     version: int
@@ -444,19 +503,14 @@ class Store:
         pipe.xread({self.events_key(game_id): after_id}, count=count, block=block_ms or None)
         pipe.hget(self.state_key(game_id), "t")
         reply, notice = pipe.execute()
-        events = [(_text(raw_id), orjson.loads(fields[b"e"])) for _key, entries in _stream_replies(reply) for raw_id, fields in entries]
-        if notice is None:
-            return events
-        notice_id, turn = orjson.loads(notice)
-        version = _id_order(notice_id)[0]
-        if events:
-            # It ends the commit whose events end this read, unless the read was cut at ``count`` (the
-            # notice then comes with the read that reaches it), or a newer commit landed between the XREAD
-            # and the HGET (its events come with the next read, then its notice).
-            due = version == _id_order(events[-1][0])[0] and (count is None or len(events) < count)
-        else:  # nothing new but the notice itself: the reader stopped between the events and their notice
-            due = version == _id_order(after_id)[0] and _id_order(notice_id) > _id_order(after_id)
-        return [*events, (notice_id, turn)] if due else events
+        events = [
+            (_text(raw_id), orjson.loads(fields[b"e"])) for _key, entries in _stream_replies(reply) for raw_id, fields in entries
+        ]
+        return _with_notice(events, notice, after_id, count)
+
+    def follow(self, game_id: str) -> EventFollower:
+        """A reader of one game's events for as long as a stream lasts (see :class:`EventFollower`)."""
+        return EventFollower(self, game_id)
 
     def ticket_key(self, game_id: str, ticket_hash: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:ticket:{ticket_hash}"

@@ -137,6 +137,19 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
             seen += [sid for sid, _ in entries]
             cursor = entries[-1][0]
         assert seen == expected, count
+    # An event stream's follower (its own connection) reads exactly the same, and gives the connection back.
+    pool = store.blocking_connection().connection_pool
+    for count in (1, 2, 500):
+        follower = store.follow(game_id)
+        seen, cursor = [], "0-0"
+        while entries := follower.read(cursor, count=count):
+            assert entries == store.read_events(game_id, cursor, count=count)
+            seen += [sid for sid, _ in entries]
+            cursor = entries[-1][0]
+        assert seen == expected and follower.read(cursor, block_ms=50) == []
+        assert follower.conn in pool._in_use_connections
+        follower.close()
+        assert not pool._in_use_connections
     # A reader that stopped between the last event and its notice gets the notice at once.
     assert [sid for sid, _ in store.read_events(game_id, game_events[-1])] == [latest_turn]
     assert store.read_events(game_id, latest_turn) == []
