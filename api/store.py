@@ -25,7 +25,7 @@ import functools
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
 
 import orjson
 import redis
@@ -187,6 +187,12 @@ if ttl < 0 then
 end
 return {n, ttl}
 """
+
+
+# Replies as our connections give them (none sets decode_responses, so strings come as bytes): redis-py's
+# types allow str too and do not follow WITHSCORES; a cast to one of these states what we asked for.
+_Entries: TypeAlias = list[tuple[bytes, dict[bytes, bytes]]]  # XRANGE
+_Scored: TypeAlias = list[tuple[bytes, float]]  # Z*RANGEBYSCORE ... WITHSCORES
 
 
 def _flat(fields: dict[str, Any]) -> list[Any]:
@@ -403,7 +409,8 @@ class Store:
     def events(self, game_id: str, after_version: int | None = None) -> list[tuple[str, dict[str, Any]]]:
         start = "-" if after_version is None else f"{after_version + 1}-0"
         out = []
-        for raw_id, fields in self.redis.xrange(self.events_key(game_id), min=start, max="+"):
+        entries = self.redis.xrange(self.events_key(game_id), min=start, max="+")
+        for raw_id, fields in cast(_Entries, entries):
             out.append((raw_id.decode(), orjson.loads(fields[b"e"])))
         return out
 
@@ -413,13 +420,11 @@ class Store:
 
     @_translated
     def move_answer(self, game_id: str, field: str) -> bytes | None:
-        value = self.redis.hget(self.idem_key(game_id), field)
-        return None if value is None else bytes(value)
+        return cast("bytes | None", self.redis.hget(self.idem_key(game_id), field))
 
     @_translated
     def create_answer(self, key_hash: str) -> bytes | None:
-        value = self.queue_redis.get(self.create_idem_key(key_hash))
-        return None if value is None else bytes(value)
+        return cast("bytes | None", self.queue_redis.get(self.create_idem_key(key_hash)))
 
     @_translated
     def put_create_answer(self, key_hash: str, blob: bytes) -> bool:
@@ -452,12 +457,12 @@ class Store:
     def overdue_bots(self, now: float | None = None, limit: int = 500) -> list[tuple[str, float]]:
         now = time.time() if now is None else now
         rows = self.queue_redis.zrangebyscore(self.due_key, "-inf", now, start=0, num=limit, withscores=True)
-        return [(member.decode(), float(score)) for member, score in rows]
+        return [(member.decode(), float(score)) for member, score in cast(_Scored, rows)]
 
     @_translated
     def next_bot_attempt(self, game_id: str, version: int) -> int:
         """1, 2, ... for the sweep's re-enqueues of one game version (the API's first enqueue is attempt 0)."""
-        raw = self.queue_redis.hget(self.attempt_key, game_id)
+        raw = cast("bytes | None", self.queue_redis.hget(self.attempt_key, game_id))
         attempt = 1
         if raw is not None:
             v, _, a = raw.decode().partition(":")
@@ -542,7 +547,7 @@ class Store:
         """Newest first: games created strictly before ``before`` (None: from the newest)."""
         top = "+inf" if before is None else f"({before!r}"
         rows = self.queue_redis.zrevrangebyscore(self.lobby_key, top, "-inf", start=0, num=limit, withscores=True)
-        return [(member.decode(), float(score)) for member, score in rows]
+        return [(member.decode(), float(score)) for member, score in cast(_Scored, rows)]
 
     @property
     def turns_due_key(self) -> str:
@@ -564,7 +569,7 @@ class Store:
     def overdue_turns(self, now: float | None = None, limit: int = 500) -> list[tuple[str, float]]:
         now = time.time() if now is None else now
         rows = self.queue_redis.zrangebyscore(self.turns_due_key, "-inf", now, start=0, num=limit, withscores=True)
-        return [(member.decode(), float(score)) for member, score in rows]
+        return [(member.decode(), float(score)) for member, score in cast(_Scored, rows)]
 
     @_translated
     def clear_turn_due_if(self, game_id: str, score: float) -> bool:
@@ -574,7 +579,7 @@ class Store:
     @_translated
     def next_turn_attempt(self, game_id: str, version: int) -> int:
         """0, 1, ... for the sweep's timeout jobs of one game version (distinct job ids)."""
-        raw = self.queue_redis.hget(self.turns_attempt_key, game_id)
+        raw = cast("bytes | None", self.queue_redis.hget(self.turns_attempt_key, game_id))
         attempt = 0
         if raw is not None:
             v, _, a = raw.decode().partition(":")
@@ -619,7 +624,7 @@ class Store:
         now = time.time() if now is None else now
         members = self.queue_redis.zrangebyscore(self.hooks_due_key, "-inf", now, start=0, num=limit)
         out = []
-        for member in members:
+        for member in cast("list[bytes]", members):
             game_id, _, version = member.decode().rpartition(":")
             raw = self.queue_redis.hget(self.hooks_attempt_key, member)
             out.append((game_id, int(version), 0 if raw is None else int(raw)))
@@ -659,7 +664,7 @@ class Store:
         key = self.simulations_key
         if before is None:
             newest = self.queue_redis.zrevrangebyscore(key, "+inf", "-inf", start=0, num=limit, withscores=True)
-            return [(member.decode(), float(score)) for member, score in newest]
+            return [(member.decode(), float(score)) for member, score in cast(_Scored, newest)]
         created_at, sim_id = before
         pipe = self.queue_redis.pipeline(transaction=False)
         pipe.zrevrangebyscore(key, repr(created_at), repr(created_at))  # the cursor's instant: one entry, rarely more
@@ -699,7 +704,7 @@ class Store:
 
     @_translated
     def simulation_status(self, sim_id: str) -> str | None:
-        raw = self.queue_redis.hget(self.simulation_key(sim_id), "status")
+        raw = cast("bytes | None", self.queue_redis.hget(self.simulation_key(sim_id), "status"))
         return None if raw is None else raw.decode()
 
     @_translated
