@@ -92,7 +92,7 @@ def _registry() -> CollectorRegistry:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # unannotated upstream
         return registry
     return REGISTRY
 
@@ -139,6 +139,6 @@ def install(app: flask.Flask) -> None:
 
         body = generate_latest(_registry())
         scrape = CollectorRegistry()
-        scrape.register(QueueCollector(current_service().store, queues))  # type: ignore[arg-type]
+        scrape.register(QueueCollector(current_service().store, queues))
         body += generate_latest(scrape)
         return flask.Response(body, mimetype=CONTENT_TYPE_LATEST.split(";")[0], headers={"Cache-Control": "no-store"})

@@ -174,7 +174,7 @@ class Service:
                     tokens.append({"seat": i, "token": token})
                 seat_docs.append(seat_doc)
         commitment = seed_commitment(seed, salt)
-        doc = {
+        doc: dict[str, Any] = {
             "format": 1,
             "id": game_id,
             "variant": variant,
@@ -245,7 +245,7 @@ class Service:
         if token is None:
             return None
         digest = token_hash(doc["id"], token)
-        found = None
+        found: int | None = None
         for seat in doc["seats"]:
             stored = seat.get("token_hash")
             if stored is not None and hmac.compare_digest(stored, digest):
@@ -428,7 +428,7 @@ class Service:
         raise self._mismatch(doc, current, seat)
 
     @staticmethod
-    def _mismatch(doc: dict[str, Any], current: int, seat: int) -> VersionMismatch:
+    def _mismatch(doc: dict[str, Any], current: int, seat: int | None) -> VersionMismatch:
         last = (doc.get("last_moves") or {}).get(str(seat))
         return VersionMismatch(
             f"The game is at version {current}.", current_version=current, last_move=last

@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import cast
 
 from api.config import Settings
 
@@ -148,7 +149,7 @@ def serve(argv: list[str] | None = None) -> int:
         while not stopping.is_set():
             for child in children:
                 if child.poll() is not None:
-                    print(f"domino-serve: {child.args[2:4]} exited with {child.returncode}; stopping", file=sys.stderr)
+                    print(f"domino-serve: {cast('list[str]', child.args)[2:4]} exited with {child.returncode}; stopping", file=sys.stderr)
                     return 1
             stopping.wait(0.5)
         print("\ndomino-serve: stopping", flush=True)
@@ -211,7 +212,7 @@ def worker(argv: list[str] | None = None) -> int:
         for module in ("workers.jobs", "api.simulations", "domino.core"):
             importlib.import_module(module)  # once here, not in every work horse
 
-        rq_worker: Worker = Worker(queues, connection=conn, serializer=SERIALIZER)
+        rq_worker: Worker | SimpleWorker = Worker(queues, connection=conn, serializer=SERIALIZER)
     else:
         rq_worker = SimpleWorker(queues, connection=conn, serializer=SERIALIZER)
     try:

@@ -13,7 +13,7 @@ from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, Ti
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
 
-SEAT_AUTH = [{"seatToken": []}, {}]
+SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 LAST_EVENT_ID = {
     "name": "Last-Event-ID",
     "in": "header",

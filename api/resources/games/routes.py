@@ -12,7 +12,7 @@ from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateG
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
 
-SEAT_AUTH = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's view
+SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's view
 IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",

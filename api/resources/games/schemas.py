@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 import marshmallow as ma
 
@@ -44,7 +45,7 @@ class SeatSchema(ma.Schema):
     )
 
     @ma.validates_schema
-    def _one_kind(self, data: dict, **kwargs: object) -> None:
+    def _one_kind(self, data: dict[str, Any], **kwargs: object) -> None:
         if sum(1 for k in ("name", "bot") if k in data) + (1 if data.get("open") else 0) != 1:
             raise ma.ValidationError("a seat has exactly one of `name`, `bot` or `open: true`")
         if "think_ms" in data and "bot" not in data:

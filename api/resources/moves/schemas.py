@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 
 
@@ -22,7 +24,7 @@ class MoveSchema(ma.Schema):
     )
 
     @ma.validates_schema
-    def _tile_for_plays(self, data: dict, **kwargs: object) -> None:
+    def _tile_for_plays(self, data: dict[str, Any], **kwargs: object) -> None:
         if data.get("type") == "play" and "tile" not in data:
             raise ma.ValidationError("a play names its tile", "tile")
         if data.get("type") in ("draw", "pass") and ("tile" in data or data.get("end") is not None):
