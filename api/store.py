@@ -202,10 +202,6 @@ def _flat(fields: dict[str, Any]) -> list[Any]:
     return out
 
 
-def _text(value: str | bytes) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _id_order(stream_id: str) -> tuple[int, int]:
     version, _, n = stream_id.partition("-")
     return int(version), int(n)
@@ -267,7 +263,7 @@ class EventFollower:
                 self.close()
                 raise
         events = [
-            (_text(entry[0]), orjson.loads(entry[1][1])) for _key, entries in _stream_replies(reply) for entry in entries
+            (entry[0].decode(), orjson.loads(entry[1][1])) for _key, entries in _stream_replies(reply) for entry in entries
         ]
         return _with_notice(events, notice, after_id, count)
 
@@ -509,7 +505,7 @@ class Store:
         pipe.hget(self.state_key(game_id), "t")
         reply, notice = pipe.execute()
         events = [
-            (_text(raw_id), orjson.loads(fields[b"e"])) for _key, entries in _stream_replies(reply) for raw_id, fields in entries
+            (raw_id.decode(), orjson.loads(fields[b"e"])) for _key, entries in _stream_replies(reply) for raw_id, fields in entries
         ]
         return _with_notice(events, notice, after_id, count)
 

@@ -106,22 +106,29 @@ def test_the_sweep_drops_entries_of_games_no_bot_waits_in(create_game, service):
     assert service.store.bot_due(game_id) is None and service.store.bot_due("nosuchgame000000") is None
 
 
-def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
-    """The human's POST returns at once and the bots' replies arrive within a fraction of a second."""
+def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-def]
+    """A `bots` worker process with the sweep, returned once it has registered with RQ."""
+    from rq import Worker
+
     env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
     worker = subprocess.Popen(
         [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL
     )
+    deadline = time.monotonic() + 30
+    while Worker.count(connection=store.rq_connection(), queue=bots_queue(store)) < 1:
+        if time.monotonic() > deadline or worker.poll() is not None:
+            stop_worker(worker)
+            raise AssertionError("the worker did not start")
+        time.sleep(0.05)
+    return worker
+
+
+def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
+    """The human's POST returns at once and the bots' replies arrive within a fraction of a second."""
+    from api.service import Service
+
+    worker = start_worker(Service(settings).store)
     try:
-        from rq import Worker
-
-        from api.service import Service
-
-        store = Service(settings).store
-        deadline = time.monotonic() + 30
-        while Worker.count(connection=store.rq_connection(), queue=bots_queue(store)) < 1:
-            assert time.monotonic() < deadline and worker.poll() is None, "the worker did not start"
-            time.sleep(0.05)
         data, players, _ = create_game(
             [{"name": "Ana"}, {"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}],
             rules={"match_end": "fixed_rounds", "rounds": 1},
@@ -169,21 +176,14 @@ def stop_worker(worker: subprocess.Popen[bytes]) -> None:
 
 
 def test_an_idle_worker_stops_promptly_on_sigterm(settings):
-    env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
     from rq import Worker
 
     from api.service import Service
 
     store = Service(settings).store
     for _ in range(3):
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL
-        )
+        worker = start_worker(store)
         try:
-            deadline = time.monotonic() + 30
-            while Worker.count(connection=store.rq_connection(), queue=bots_queue(store)) < 1:
-                assert time.monotonic() < deadline and worker.poll() is None, "the worker did not start"
-                time.sleep(0.05)
             time.sleep(0.3)  # RQ registers the worker a moment before it installs its signal handlers
             t0 = time.monotonic()
             worker.terminate()
