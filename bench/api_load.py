@@ -103,6 +103,17 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of all cores since boot (Linux /proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_share(before: tuple[float, float], after: tuple[float, float]) -> float:
+    return (after[0] - before[0]) / max(1, after[1] - before[1])
+
+
 def wait_up(port: int, path: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -319,6 +330,7 @@ def main() -> int:
             bare_pids = pids_of(procs[2]) + [redis_server.process.pid]  # type: ignore[union-attr]
             stats = Stats()
             cpu0 = cpu_seconds(api_pids)
+            machine0, client0 = machine_busy(), os.times()
             part0 = {name: cpu_seconds(pids) for name, pids in parts.items()}
             t0 = time.monotonic()
             stop = t0 + args.seconds
@@ -330,8 +342,11 @@ def main() -> int:
             elapsed = min(time.monotonic() - t0, args.seconds)  # no move or view starts after the stop
             load_game = os.getloadavg()
             api_cpu = cpu_seconds(api_pids) - cpu0
+            machine_game, client_game = busy_share(machine0, machine_busy()), os.times()
+            client_game_cpu = client_game.user + client_game.system - client0.user - client0.system
             part_cpu = {name: cpu_seconds(pids) - part0[name] for name, pids in parts.items()}
             bare_cpu0 = cpu_seconds(bare_pids)
+            machine0, client0 = machine_busy(), os.times()
 
             bare: list[float] = []
             bare_errors: list[str] = []
@@ -345,6 +360,8 @@ def main() -> int:
             belapsed = time.monotonic() - b0
             load_bare = os.getloadavg()
             bare_cpu = cpu_seconds(bare_pids) - bare_cpu0
+            machine_bare, client_bare = busy_share(machine0, machine_busy()), os.times()
+            client_bare_cpu = client_bare.user + client_bare.system - client0.user - client0.system
 
             moves_s = len(stats.moves) / elapsed
             bare_s = len(bare) / belapsed
@@ -367,6 +384,9 @@ def main() -> int:
                   f"bare {per_bare * 1000:.2f} ms per request -> CPU ratio {per_bare / per_move:.2f} "
                   f"(moves per bare request on the same CPU)")
             print("  per move: " + ", ".join(f"{name} {cpu / max(1, len(stats.moves)) * 1000:.2f} ms" for name, cpu in part_cpu.items()))
+            print(f"machine busy: {machine_game:.0%} of {os.cpu_count()} cores during the games, {machine_bare:.0%} during the bare run; "
+                  f"load generator CPU {client_game_cpu / max(1, len(stats.moves)) * 1000:.2f} ms per move, "
+                  f"{client_bare_cpu / max(1, len(bare)) * 1000:.2f} ms per bare request")
             print(f"load average: {load_game[0]:.2f} after the games, {load_bare[0]:.2f} after the bare run")
             ok = not stats.errors and not bare_errors
             return 0 if ok else 1
