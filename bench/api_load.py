@@ -11,11 +11,13 @@ with ``expected_version`` and ``Prefer: return=minimal`` (it has no use for its 
 the bare endpoint does not depend on the load generator sharing the cores. Then the same clients hit a bare Flask endpoint
 doing one Redis GET and SET of a 2 KB JSON document under the same gunicorn configuration.
 
-    python bench/api_load.py [--clients 32] [--seconds 20] [--api-workers 2]
+    python bench/api_load.py [--clients 32] [--seconds 20] [--api-workers 2] [--wait sse|longpoll|poll] [--floor]
 
 Prints moves/s, p50/p95/p99 latency of a move and of a view (and, following events, from a move sent to
 the other seat told that it is its turn), errors, the bare endpoint's requests/s and the
-ratio, and the load average (the machine is shared).
+ratio, how busy the machine was, the load generator's CPU per move, and the load average (the machine is
+shared). ``--floor`` plays the same clients against bench/floor_app.py, a move with no rules: the most the API
+could reach on this stack.
 """
 
 from __future__ import annotations
@@ -296,7 +298,14 @@ def main() -> int:
         "polls) on the gthread streams server (DESIGN §6) and moving on `turn_started`, which carries its legal "
         "moves; or polling its view with If-None-Match every 2 ms",
     )  # fmt: skip
+    parser.add_argument(
+        "--floor", action="store_true",
+        help="serve bench/floor_app.py instead of the API: a move's Redis work and its event fan-out with no "
+        "rules, auth, rate limit, metrics or schemas; its ratio bounds what the API can reach (with --wait sse)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.floor and args.wait != "sse":
+        parser.error("--floor serves event streams only: use it with --wait sse")
 
     from workers.redis_server import RedisServer, free_port
 
@@ -311,9 +320,10 @@ def main() -> int:
         api_port, bare_port, streams_port = free_port(), free_port(), free_port()
         global STREAMS_PORT, WAIT
         STREAMS_PORT, WAIT = streams_port, args.wait
+        app = "floor_app:app" if args.floor else "api.app:create_app()"
         procs = [
-            start_server("api.app:create_app()", api_port, args.api_workers, env),
-            start_server("api.app:create_app()", streams_port, 1, env, threads=64),
+            start_server(app, api_port, args.api_workers, env),
+            start_server(app, streams_port, 1, env, threads=64),
             start_server("bare_app:app", bare_port, args.api_workers, env),
             subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep", "--log-level", "WARNING"],
                              env=env, cwd=ROOT, start_new_session=True),
@@ -365,7 +375,7 @@ def main() -> int:
 
             moves_s = len(stats.moves) / elapsed
             bare_s = len(bare) / belapsed
-            print(f"api: {args.clients} clients, {args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
+            print(f"{'floor (bench/floor_app.py)' if args.floor else 'api'}: {args.clients} clients, {args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
             print(f"  clients wait by {args.wait}; games finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, "
                   f"views {len(stats.views)}, {'events received' if args.wait == 'sse' else 'long polls'} {stats.polls}, REST requests {stats.requests / elapsed:.0f}/s")
             print(f"  move latency ms: p50 {pct(stats.moves, 50):.1f}  p95 {pct(stats.moves, 95):.1f}  p99 {pct(stats.moves, 99):.1f}")
