@@ -44,6 +44,9 @@ class Settings:
     simulation_chunk_seconds: float = 2.0  # target work per chunk (estimated from a cost model)
     simulation_max_games: int = 10_000_000
     simulation_max_chunks: int = 2000  # bigger chunks past this, so a huge simulation is not 100k jobs
+    # Chunks of one simulation queued at once (at least twice the simulation workers): later ones queue behind
+    # other simulations' chunks, so that simulations share the workers instead of waiting for each other.
+    simulation_window: int = 4
     simulation_search_nodes: int = 0  # Budget(nodes=...) per move for search bots; 0: each bot's calibrated own
     simulation_job_timeout: int = 3600
     simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)

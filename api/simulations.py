@@ -6,6 +6,10 @@ rotation of the strategies over the seats, with the same deal seed, so the luck 
 Chunk ``c`` plays deals ``[c * chunk_deals, (c + 1) * chunk_deals)``: its counts depend only on the spec and
 ``c``, never on which worker runs it or how many there are, and the store adds them once per chunk index.
 
+Simulations share the workers: only the first ``window`` chunks are queued at creation, and chunk ``c``, when
+it starts, queues chunk ``c + window`` at the back of the queue, behind the chunks of every simulation
+created since. A small simulation therefore waits for a few chunks of each running one, not for all of them.
+
 Games run in memory: ``domino.playout`` (the fast core) when every strategy is one it plays natively and
 the variant is a line game; otherwise the public engine loop, with search bots on a node ``Budget`` so that
 results stay deterministic.
@@ -103,6 +107,7 @@ class Spec:
     chunks: int
     engine: str  # "playout" | "engine"
     search_nodes: dict[str, int] | None  # per search strategy: its node budget per move
+    window: int  # chunks queued at once: chunk c, starting, queues chunk c + window
 
     @property
     def players(self) -> int:
@@ -227,6 +232,7 @@ def make_spec(
         chunks=-(-deals // chunk_deals),
         engine=engine,
         search_nodes=nodes or None,
+        window=settings.simulation_window,
     )
 
 
@@ -351,16 +357,18 @@ def create(
     seed: str | None = None,
     duplicate: bool = False,
 ) -> tuple[str, dict[str, Any]]:
-    """Validate, write the record (``queued``) and enqueue every chunk. Returns (id, the simulation)."""
-    from workers.queues import enqueue_chunks
+    """Validate, write the record (``queued``) and enqueue its first ``window`` chunks. Returns (id, the
+    simulation)."""
+    from workers.queues import enqueue_chunks, simulation_window
 
     spec = make_spec(store.settings, variant, strategies, games, rules=rules, seed=seed, duplicate=duplicate)
+    spec = dataclasses.replace(spec, window=simulation_window(store))
     sim_id = new_simulation_id()
     store.create_simulation(
         sim_id, {"status": "queued", "spec": spec.to_json(), "chunks": spec.chunks, "chunks_done": 0}
     )
     try:
-        enqueue_chunks(store, sim_id, spec.chunks)
+        enqueue_chunks(store, sim_id, range(min(spec.window, spec.chunks)))
     except Exception:
         store.end_simulation(sim_id, "failed", "could not enqueue its chunks")
         raise
@@ -522,14 +530,27 @@ def cancel(store: Store, sim_id: str) -> dict[str, Any]:
 
 def run_chunk(store: Store, sim_id: str, chunk: int) -> str:
     """The job: play chunk ``chunk`` unless the simulation is over (or the chunk was counted), and add its
-    counts once. Returns what happened (RQ keeps it as the job's result)."""
+    counts once. Returns what happened (RQ keeps it as the job's result).
+
+    First it queues the chunk a window later, so that a worker dying mid-chunk loses nothing: the retry
+    queues it if it is not queued yet. A chunk found counted queues it too (counted some other way, it may
+    never have)."""
     status = store.start_simulation_chunk(sim_id, chunk)
-    if status not in ("queued", "running"):
+    if status not in ("queued", "running", "done"):
         return f"skipped: {status}"
     found = store.load_simulation(sim_id)
     if found is None:
         return "skipped: gone"
-    spec = Spec.from_json(found[0]["spec"])
+    fields = found[0]
+    spec = Spec.from_json(fields["spec"])
+    later = chunk + spec.window
+    if later < spec.chunks and fields.get("status") in ("queued", "running"):
+        if not store.simulation_chunk_counted(sim_id, later):  # counted: it queued its own later chunk
+            from workers.queues import enqueue_later_chunk
+
+            enqueue_later_chunk(store, sim_id, later)
+    if status == "done":
+        return "skipped: done"
     every = store.settings.simulation_cancel_check
     next_check = time.monotonic() + every
 

@@ -711,6 +711,10 @@ class Store:
         return str(self._sim_start(keys=keys, args=[chunk]).decode())
 
     @_translated
+    def simulation_chunk_counted(self, sim_id: str, chunk: int) -> bool:
+        return bool(self.queue_redis.sismember(self.simulation_chunks_key(sim_id), str(chunk)))
+
+    @_translated
     def add_simulation_chunk(self, sim_id: str, chunk: int, counts: dict[str, int]) -> int:
         """Add one chunk's counts once: 1 added, 0 already counted, -1 the simulation was cancelled or failed
         (nothing added), -2 gone. The last chunk turns the status to ``finished``."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rq import Callback, Queue, Retry
+from collections.abc import Iterable
+
+from rq import Callback, Queue, Retry, Worker
 from rq.job import Job
 
 from api.store import Store
@@ -51,8 +53,16 @@ def chunk_job_id(sim_id: str, chunk: int) -> str:
     return f"sim-{sim_id}-{chunk}"
 
 
-def enqueue_chunks(store: Store, sim_id: str, chunks: int) -> None:
-    """Enqueue ``workers.jobs.run_chunk(sim_id, c)`` for every chunk, in one pipeline. A failed chunk is
+def simulation_window(store: Store) -> int:
+    """How many chunks of one simulation wait in the queue at once (``Spec.window``): the configured window,
+    or twice the simulation workers listening now when that is more, so that one simulation alone keeps them
+    all busy."""
+    workers = Worker.count(connection=store.rq_connection(), queue=simulations_queue(store))
+    return max(1, store.settings.simulation_window, 2 * workers)
+
+
+def enqueue_chunks(store: Store, sim_id: str, chunks: Iterable[int]) -> None:
+    """Enqueue ``workers.jobs.run_chunk(sim_id, c)`` for these chunks, in one pipeline. A failed chunk is
     retried twice (also when its worker died: RQ's cleanup retries abandoned jobs); the job counts once per
     chunk index, so a retry never counts twice. ``chunk_failed`` fails the simulation after the last try."""
     s = store.settings
@@ -69,9 +79,19 @@ def enqueue_chunks(store: Store, sim_id: str, chunks: int) -> None:
             retry=Retry(max=2),
             on_failure=Callback("workers.jobs.chunk_failed"),
         )
-        for c in range(chunks)
+        for c in chunks
     ]
     queue.enqueue_many(datas)  # one pipeline
+
+
+def enqueue_later_chunk(store: Store, sim_id: str, chunk: int) -> bool:
+    """Enqueue ``chunk`` at the back of the queue, behind the chunks of every other simulation, unless its job
+    exists (an earlier run of the chunk that queues it did so: that one died, or ran twice). False if it
+    existed. Were its job gone after running, the chunk would only be skipped: it is counted."""
+    if Job.exists(chunk_job_id(sim_id, chunk), connection=store.rq_connection()):
+        return False
+    enqueue_chunks(store, sim_id, [chunk])
+    return True
 
 
 def drop_chunks(store: Store, sim_id: str, chunks: int) -> int:

@@ -142,3 +142,70 @@ def test_a_chunk_that_fails_on_every_attempt_fails_the_simulation(client, servic
     assert failed["status"] == "failed"
     assert "RuntimeError" in failed["error"] and "engine bug" in failed["error"]
     assert failed["games_done"] == 0
+
+
+def _chunks_queued(store, sim_id: str) -> list[int]:  # type: ignore[no-untyped-def]
+    prefix = f"sim-{sim_id}-"
+    return [int(j[len(prefix) :]) for j in simulations_queue(store).job_ids if j.startswith(prefix)]
+
+
+def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client, service, run_simulations):
+    store = service.store
+    big = _create(client, games=3000, seed="big")
+    small = _create(client, games=300, seed="small")
+    window = store.settings.simulation_window
+    assert big["chunks_total"] >= 20 and 2 <= small["chunks_total"] <= window + 3
+    assert _chunks_queued(store, big["id"]) == list(range(window)), "only the first window of chunks is queued"
+    assert _chunks_queued(store, small["id"]) == list(range(min(window, small["chunks_total"])))
+    jobs_run = 0
+    while _get(client, small["id"])["status"] != "finished":
+        assert run_simulations(max_jobs=1)
+        jobs_run += 1
+        # Each chunk, starting, queued the one a window later, at the back: never more than a window waits.
+        assert len(_chunks_queued(store, big["id"])) <= window
+    # First in, first out would have run all of the big one first.
+    assert jobs_run <= window + 2 * small["chunks_total"]
+    assert _get(client, big["id"])["status"] == "running"
+    run_simulations()
+    done = _get(client, big["id"])
+    assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 3000
+    assert len(simulations_queue(store)) == 0
+
+
+def test_a_chunk_queues_the_next_once_even_when_run_again(client, service, monkeypatch):
+    store = service.store
+    sim = _create(client, games=3000, seed="again")
+    window = store.settings.simulation_window
+    real = simulations.play_game
+
+    def die(*args):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the worker died")
+
+    monkeypatch.setattr(simulations, "play_game", die)
+    with pytest.raises(RuntimeError):
+        jobs.run_chunk(sim["id"], 0)  # a first attempt that dies while playing has queued the next chunk
+    assert _chunks_queued(store, sim["id"]) == [*range(window), window]
+    monkeypatch.setattr(simulations, "play_game", real)
+    assert jobs.run_chunk(sim["id"], 0) == "counted"  # its retry does not queue it again
+    assert jobs.run_chunk(sim["id"], 0) == "skipped: done"  # nor does a run of a chunk already counted
+    assert _chunks_queued(store, sim["id"]) == [*range(window), window]
+
+
+def test_the_window_grows_with_the_simulation_workers(service):
+    from rq import Worker
+
+    from workers.queues import simulation_window
+
+    store = service.store
+    assert simulation_window(store) == store.settings.simulation_window
+    workers = [
+        Worker([simulations_queue(store)], connection=store.worker_connection(), serializer=SERIALIZER, name=f"w{i}-{store.prefix}")
+        for i in range(3)
+    ]
+    for w in workers:
+        w.register_birth()
+    try:
+        assert simulation_window(store) == 6, "twice the workers listening, when that is more"
+    finally:
+        for w in workers:
+            w.register_death()
