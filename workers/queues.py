@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from rq import Callback, Queue, Retry, Worker
 from rq.job import Job
+from rq.registry import StartedJobRegistry
 
 from api.store import Store
 
@@ -92,6 +93,17 @@ def enqueue_later_chunk(store: Store, sim_id: str, chunk: int) -> bool:
         return False
     enqueue_chunks(store, sim_id, [chunk])
     return True
+
+
+def retry_abandoned_chunks(store: Store, now: float | None = None) -> list[str]:
+    """Hand back to RQ the simulation chunks whose worker died with its work horse: once the execution's
+    heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try), but a live
+    worker looks only every 10 minutes; the sweep looks every interval. Returns the ids of the jobs found."""
+    registry = StartedJobRegistry(queue=simulations_queue(store))
+    abandoned = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
+    if abandoned:
+        registry.cleanup(now)
+    return abandoned
 
 
 def drop_chunks(store: Store, sim_id: str, chunks: int) -> int:

@@ -1,4 +1,4 @@
-"""Faults (issue 8): a worker killed mid-turn, Redis gone and back, an API process killed mid-request, and 50
+"""Faults (issue 8): a worker killed mid-turn, a simulation worker killed mid-chunk, Redis gone and back, an API process killed mid-request, and 50
 clients racing on one game. Real processes (gunicorn, RQ workers, redis-server) on 127.0.0.1 only; every
 wait is bounded. Timings are printed (`pytest -s`) for the issue's note.
 """
@@ -150,6 +150,70 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, creat
                     proc.wait(10)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+
+
+# -- a simulation worker killed, work horse and all, in the middle of a chunk ---------------------------------------
+
+
+def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twice(settings, service, run_simulations):
+    from rq.job import Job
+    from rq.registry import StartedJobRegistry
+
+    from api import simulations
+    from api.service import Service
+    from workers import sweep
+    from workers.queues import SERIALIZER, simulations_queue
+
+    quick = Service(replace(settings, simulation_chunk_seconds=1.0))  # chunks of about half a second here
+    body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 7000, "seed": "killed"}
+    sim_id, sim = simulations.create(quick.store, **body)
+    assert sim["chunks_total"] >= 6
+    worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
+    env = _env(settings)
+    first = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
+    second = None
+    try:
+        registry = StartedJobRegistry(queue=simulations_queue(service.store))
+        assert _wait(lambda: simulations.get(service.store, sim_id)["chunks_done"] >= 2, 60)
+        conn = service.store.rq_connection()
+
+        def running() -> list[str]:  # a chunk its work horse has started (not one only taken off the queue)
+            ids = registry.get_job_ids(cleanup=False)
+            return [i for i in ids if Job.fetch(i, connection=conn, serializer=SERIALIZER).get_status() == "started"]
+
+        assert _wait(running, 10, 0.005), "no chunk running"
+        horses = [int(p) for p in Path(f"/proc/{first.pid}/task/{first.pid}/children").read_text().split()]
+        first.send_signal(signal.SIGKILL)  # the worker and its work horse (which has a process group of its own)
+        for pid in horses:
+            os.kill(pid, signal.SIGKILL)
+        first.wait(5)
+        (killed,) = registry.get_job_ids(cleanup=False)
+        before = simulations.get(service.store, sim_id)
+        assert before["status"] == "running" and before["chunks_done"] < before["chunks_total"]
+        # Until its heartbeat lapses the chunk may still be running somewhere: the sweep leaves it alone.
+        assert sweep.sweep_once(service) == 0
+        # Once it has lapsed (a minute or so later: here, the sweep is told it is an hour later), the sweep
+        # hands it back to RQ, which queues it again (a retry: it had two).
+        assert sweep.sweep_once(service, now=time.time() + 3600) == 1
+        assert killed in simulations_queue(service.store).job_ids
+        second = subprocess.Popen([*worker_cmd, "--burst"], env=env, cwd=ROOT, start_new_session=True)
+        assert second.wait(120) == 0
+        done = simulations.get(service.store, sim_id)
+        print(f"\nfault: simulation worker and work horse SIGKILLed in {killed} after {before['chunks_done']} chunks; "
+              f"the simulation finished with {done['games_done']} games")  # fmt: skip
+        assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"]
+        assert Job.fetch(killed, connection=conn, serializer=SERIALIZER).return_value() == "counted"
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+    # The same simulation run by one worker that nobody killed: the same counts, every game once.
+    same_id, _ = simulations.create(quick.store, **body)
+    assert run_simulations()
+    same = simulations.get(service.store, same_id)
+    keys = ("games_done", "deals_done", "chunks_done", "results", "draws", "rounds")
+    assert {k: done[k] for k in keys} == {k: same[k] for k in keys}
 
 
 # -- Redis gone, and back --------------------------------------------------------------------------------------
