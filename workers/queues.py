@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from rq import Callback, Queue, Retry, Worker
 from rq.job import Job
 from rq.registry import StartedJobRegistry
+from rq.timeouts import TimerDeathPenalty
 
 from api.store import Store
 
@@ -99,7 +100,9 @@ def retry_abandoned_chunks(store: Store, now: float | None = None) -> list[str]:
     """Hand back to RQ the simulation chunks whose worker died with its work horse: once the execution's
     heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try), but a live
     worker looks only every 10 minutes; the sweep looks every interval. Returns the ids of the jobs found."""
-    registry = StartedJobRegistry(queue=simulations_queue(store))
+    # The failure callback (chunk_failed, which fails the simulation after the last try) runs here, in the
+    # sweep's thread: its timeout must be a timer, not SIGALRM (main thread only).
+    registry = StartedJobRegistry(queue=simulations_queue(store), death_penalty_class=TimerDeathPenalty)
     abandoned = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
     if abandoned:
         registry.cleanup(now)

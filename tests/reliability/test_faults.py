@@ -155,7 +155,10 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, creat
 # -- a simulation worker killed, work horse and all, in the middle of a chunk ---------------------------------------
 
 
-def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twice(settings, service, run_simulations):
+@pytest.mark.parametrize("last_try", [False, True], ids=["retried", "on-its-last-try"])
+def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twice(
+    settings, service, run_simulations, last_try
+):
     from rq.job import Job
     from rq.registry import StartedJobRegistry
 
@@ -172,6 +175,14 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
     env = _env(settings)
     first = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
     second = None
+
+    def sweep_in_a_thread(now: float | None = None) -> int:  # where the sweep runs: beside a bots worker
+        found: list[int] = []
+        thread = threading.Thread(target=lambda: found.append(sweep.sweep_once(service, now)))
+        thread.start()
+        thread.join(30)
+        return found[0]
+
     try:
         registry = StartedJobRegistry(queue=simulations_queue(service.store))
         assert _wait(lambda: simulations.get(service.store, sim_id)["chunks_done"] >= 2, 60)
@@ -190,11 +201,20 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
         (killed,) = registry.get_job_ids(cleanup=False)
         before = simulations.get(service.store, sim_id)
         assert before["status"] == "running" and before["chunks_done"] < before["chunks_total"]
+        if last_try:
+            job = Job.fetch(killed, connection=conn, serializer=SERIALIZER)
+            job.retries_left = 0
+            job.save()
         # Until its heartbeat lapses the chunk may still be running somewhere: the sweep leaves it alone.
-        assert sweep.sweep_once(service) == 0
+        assert sweep_in_a_thread() == 0
         # Once it has lapsed (a minute or so later: here, the sweep is told it is an hour later), the sweep
-        # hands it back to RQ, which queues it again (a retry: it had two).
-        assert sweep.sweep_once(service, now=time.time() + 3600) == 1
+        # hands it back to RQ, which queues it again (a retry: it had two), or fails it and the simulation.
+        assert sweep_in_a_thread(time.time() + 3600) == 1
+        if last_try:
+            failed = simulations.get(service.store, sim_id)
+            assert failed["status"] == "failed" and failed["error"].startswith(f"chunk {killed.rsplit('-', 1)[1]}: ")
+            assert "AbandonedJobError" in failed["error"]
+            return
         assert killed in simulations_queue(service.store).job_ids
         second = subprocess.Popen([*worker_cmd, "--burst"], env=env, cwd=ROOT, start_new_session=True)
         assert second.wait(120) == 0
