@@ -169,7 +169,7 @@ def worker(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sweep",
         action="store_true",
-        help="also run the sweep: stalled bot turns, turn timeouts, webhook retries",
+        help="also run the sweep: stalled bot turns, turn timeouts, webhook retries, chunks of dead simulation workers",
     )
     parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
     parser.add_argument(
