@@ -81,22 +81,27 @@ def move(game_id: str) -> flask.Response:
 @app.get("/v1/games/<game_id>/events")
 def events(game_id: str) -> flask.Response:
     def stream() -> Iterator[bytes]:
+        conn = pool.get_connection()  # held for the stream's life: one round trip per wake, as the API does
         last = b"0-0"
-        while True:
-            reply = conn.xread({f"floor:{game_id}:events": last}, block=5000, count=100)
-            if not reply:
-                yield b": keep-alive\n\n"
-                continue
-            chunks = []
-            for stream_id, fields in reply[0][1]:
-                last = stream_id
-                event = orjson.loads(fields[b"e"])
-                event["id"], event["version"] = stream_id.decode(), int(stream_id.split(b"-")[0])
-                chunks.append(b"id: " + stream_id + b"\ndata: " + orjson.dumps(event) + b"\n\n")
-                if event["type"] == "game_ended":
-                    yield b"".join(chunks)
-                    return
-            yield b"".join(chunks)
+        try:
+            while True:
+                conn.send_command("XREAD", "COUNT", 100, "BLOCK", 5000, "STREAMS", f"floor:{game_id}:events", last)
+                reply = conn.read_response()
+                if not reply:
+                    yield b": keep-alive\n\n"
+                    continue
+                chunks = []
+                for stream_id, fields in next(iter(reply.values())):  # RESP3 (redis-py 8): {key: entries}
+                    last = stream_id
+                    event = orjson.loads(fields[1])
+                    event["id"], event["version"] = stream_id.decode(), int(stream_id.split(b"-")[0])
+                    chunks.append(b"id: " + stream_id + b"\ndata: " + orjson.dumps(event) + b"\n\n")
+                    if event["type"] == "game_ended":
+                        yield b"".join(chunks)
+                        return
+                yield b"".join(chunks)
+        finally:
+            pool.release(conn)
 
     return flask.Response(stream(), mimetype="text/event-stream")
 
