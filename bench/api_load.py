@@ -11,7 +11,7 @@ with ``expected_version`` and ``Prefer: return=minimal`` (it has no use for its 
 the bare endpoint does not depend on the load generator sharing the cores. Then the same clients hit a bare Flask endpoint
 doing one Redis GET and SET of a 2 KB JSON document under the same gunicorn configuration.
 
-    python bench/api_load.py [--clients 32] [--seconds 20] [--api-workers 2] [--wait sse|longpoll|poll] [--floor]
+    python bench/api_load.py [--clients 32] [--seconds 20] [--api-workers 2] [--wait sse|longpoll|poll] [--floor] [--runs 1]
 
 Prints moves/s, p50/p95/p99 latency of a move and of a view (and, following events, from a move sent to
 the other seat told that it is its turn), errors, the bare endpoint's requests/s and the
@@ -27,6 +27,7 @@ import http.client
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -292,6 +293,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--bare-seconds", type=float, default=10.0)
     parser.add_argument("--api-workers", type=int, default=2, help="gunicorn sync workers for REST")
+    parser.add_argument("--runs", type=int, default=1, help="runs on the same servers; the medians are printed")
     parser.add_argument(
         "--wait", choices=("sse", "longpoll", "poll"), default="sse",
         help="how a seat learns that it is its turn: following the game's events (Server-Sent Events, or long "
@@ -338,67 +340,79 @@ def main() -> int:
             }
             api_pids = [pid for pids in parts.values() for pid in pids]
             bare_pids = pids_of(procs[2]) + [redis_server.process.pid]  # type: ignore[union-attr]
-            stats = Stats()
-            cpu0 = cpu_seconds(api_pids)
-            machine0, client0 = machine_busy(), os.times()
-            part0 = {name: cpu_seconds(pids) for name, pids in parts.items()}
-            t0 = time.monotonic()
-            stop = t0 + args.seconds
-            pairs = [threading.Thread(target=play_pair, args=(api_port, stats, stop, i)) for i in range(args.clients // 2)]
-            for t in pairs:
-                t.start()
-            for t in pairs:
-                t.join(args.seconds + 30)
-            elapsed = min(time.monotonic() - t0, args.seconds)  # no move or view starts after the stop
-            load_game = os.getloadavg()
-            api_cpu = cpu_seconds(api_pids) - cpu0
-            machine_game, client_game = busy_share(machine0, machine_busy()), os.times()
-            client_game_cpu = client_game.user + client_game.system - client0.user - client0.system
-            part_cpu = {name: cpu_seconds(pids) - part0[name] for name, pids in parts.items()}
-            bare_cpu0 = cpu_seconds(bare_pids)
-            machine0, client0 = machine_busy(), os.times()
+            figures: list[dict[str, float]] = []
+            ok = True
+            for run in range(1, args.runs + 1):
+                if args.runs > 1:
+                    print(f"-- run {run} of {args.runs}")
+                stats = Stats()
+                cpu0 = cpu_seconds(api_pids)
+                machine0, client0 = machine_busy(), os.times()
+                part0 = {name: cpu_seconds(pids) for name, pids in parts.items()}
+                t0 = time.monotonic()
+                stop = t0 + args.seconds
+                pairs = [threading.Thread(target=play_pair, args=(api_port, stats, stop, i)) for i in range(args.clients // 2)]
+                for t in pairs:
+                    t.start()
+                for t in pairs:
+                    t.join(args.seconds + 30)
+                elapsed = min(time.monotonic() - t0, args.seconds)  # no move or view starts after the stop
+                load_game = os.getloadavg()
+                api_cpu = cpu_seconds(api_pids) - cpu0
+                machine_game, client_game = busy_share(machine0, machine_busy()), os.times()
+                client_game_cpu = client_game.user + client_game.system - client0.user - client0.system
+                part_cpu = {name: cpu_seconds(pids) - part0[name] for name, pids in parts.items()}
+                bare_cpu0 = cpu_seconds(bare_pids)
+                machine0, client0 = machine_busy(), os.times()
 
-            bare: list[float] = []
-            bare_errors: list[str] = []
-            b0 = time.monotonic()
-            bstop = b0 + args.bare_seconds
-            threads = [threading.Thread(target=bare_client, args=(bare_port, bstop, f"k{i}", bare, bare_errors)) for i in range(args.clients)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(args.bare_seconds + 30)
-            belapsed = time.monotonic() - b0
-            load_bare = os.getloadavg()
-            bare_cpu = cpu_seconds(bare_pids) - bare_cpu0
-            machine_bare, client_bare = busy_share(machine0, machine_busy()), os.times()
-            client_bare_cpu = client_bare.user + client_bare.system - client0.user - client0.system
+                bare: list[float] = []
+                bare_errors: list[str] = []
+                b0 = time.monotonic()
+                bstop = b0 + args.bare_seconds
+                threads = [threading.Thread(target=bare_client, args=(bare_port, bstop, f"k{i}", bare, bare_errors)) for i in range(args.clients)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join(args.bare_seconds + 30)
+                belapsed = time.monotonic() - b0
+                load_bare = os.getloadavg()
+                bare_cpu = cpu_seconds(bare_pids) - bare_cpu0
+                machine_bare, client_bare = busy_share(machine0, machine_busy()), os.times()
+                client_bare_cpu = client_bare.user + client_bare.system - client0.user - client0.system
 
-            moves_s = len(stats.moves) / elapsed
-            bare_s = len(bare) / belapsed
-            print(f"{'floor (bench/floor_app.py)' if args.floor else 'api'}: {args.clients} clients, {args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
-            print(f"  clients wait by {args.wait}; games finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, "
-                  f"views {len(stats.views)}, {'events received' if args.wait == 'sse' else 'long polls'} {stats.polls}, REST requests {stats.requests / elapsed:.0f}/s")
-            print(f"  move latency ms: p50 {pct(stats.moves, 50):.1f}  p95 {pct(stats.moves, 95):.1f}  p99 {pct(stats.moves, 99):.1f}")
-            if stats.turns:
-                print(f"  a move sent -> the other seat told it is its turn, ms: p50 {pct(stats.turns, 50):.1f}  "
-                      f"p95 {pct(stats.turns, 95):.1f}  p99 {pct(stats.turns, 99):.1f}")
-            print(f"  view latency ms: p50 {pct(stats.views, 50):.1f}  p95 {pct(stats.views, 95):.1f}  p99 {pct(stats.views, 99):.1f}")
-            print(f"  errors: {len(stats.errors)} {stats.errors[:3]}")
-            print(f"bare GET+SET 2 KB: {bare_s:.0f} requests/s, p50 {pct(bare, 50):.1f} ms, p99 {pct(bare, 99):.1f} ms, errors {len(bare_errors)}")
-            print(f"ratio moves/s : bare requests/s = {moves_s / bare_s:.2f} (target >= 0.60); "
-                  f"(moves + views)/s : bare = {stats.requests / elapsed / bare_s:.2f}")
-            per_move = api_cpu / max(1, len(stats.moves))
-            per_bare = bare_cpu / max(1, len(bare))
-            print(f"server CPU (gunicorn workers + Redis): {per_move * 1000:.2f} ms per move with the reads and waits "
-                  f"it takes, {api_cpu / max(1, stats.requests + (stats.polls if args.wait == 'longpoll' else 0)) * 1000:.2f} ms per API request; "
-                  f"bare {per_bare * 1000:.2f} ms per request -> CPU ratio {per_bare / per_move:.2f} "
-                  f"(moves per bare request on the same CPU)")
-            print("  per move: " + ", ".join(f"{name} {cpu / max(1, len(stats.moves)) * 1000:.2f} ms" for name, cpu in part_cpu.items()))
-            print(f"machine busy: {machine_game:.0%} of {os.cpu_count()} cores during the games, {machine_bare:.0%} during the bare run; "
-                  f"load generator CPU {client_game_cpu / max(1, len(stats.moves)) * 1000:.2f} ms per move, "
-                  f"{client_bare_cpu / max(1, len(bare)) * 1000:.2f} ms per bare request")
-            print(f"load average: {load_game[0]:.2f} after the games, {load_bare[0]:.2f} after the bare run")
-            ok = not stats.errors and not bare_errors
+                moves_s = len(stats.moves) / elapsed
+                bare_s = len(bare) / belapsed
+                print(f"{'floor (bench/floor_app.py)' if args.floor else 'api'}: {args.clients} clients, {args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
+                print(f"  clients wait by {args.wait}; games finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, "
+                      f"views {len(stats.views)}, {'events received' if args.wait == 'sse' else 'long polls'} {stats.polls}, REST requests {stats.requests / elapsed:.0f}/s")
+                print(f"  move latency ms: p50 {pct(stats.moves, 50):.1f}  p95 {pct(stats.moves, 95):.1f}  p99 {pct(stats.moves, 99):.1f}")
+                if stats.turns:
+                    print(f"  a move sent -> the other seat told it is its turn, ms: p50 {pct(stats.turns, 50):.1f}  "
+                          f"p95 {pct(stats.turns, 95):.1f}  p99 {pct(stats.turns, 99):.1f}")
+                print(f"  view latency ms: p50 {pct(stats.views, 50):.1f}  p95 {pct(stats.views, 95):.1f}  p99 {pct(stats.views, 99):.1f}")
+                print(f"  errors: {len(stats.errors)} {stats.errors[:3]}")
+                print(f"bare GET+SET 2 KB: {bare_s:.0f} requests/s, p50 {pct(bare, 50):.1f} ms, p99 {pct(bare, 99):.1f} ms, errors {len(bare_errors)}")
+                print(f"ratio moves/s : bare requests/s = {moves_s / bare_s:.2f} (target >= 0.60); "
+                      f"(moves + views)/s : bare = {stats.requests / elapsed / bare_s:.2f}")
+                per_move = api_cpu / max(1, len(stats.moves))
+                per_bare = bare_cpu / max(1, len(bare))
+                print(f"server CPU (gunicorn workers + Redis): {per_move * 1000:.2f} ms per move with the reads and waits "
+                      f"it takes, {api_cpu / max(1, stats.requests + (stats.polls if args.wait == 'longpoll' else 0)) * 1000:.2f} ms per API request; "
+                      f"bare {per_bare * 1000:.2f} ms per request -> CPU ratio {per_bare / per_move:.2f} "
+                      f"(moves per bare request on the same CPU)")
+                print("  per move: " + ", ".join(f"{name} {cpu / max(1, len(stats.moves)) * 1000:.2f} ms" for name, cpu in part_cpu.items()))
+                print(f"machine busy: {machine_game:.0%} of {os.cpu_count()} cores during the games, {machine_bare:.0%} during the bare run; "
+                      f"load generator CPU {client_game_cpu / max(1, len(stats.moves)) * 1000:.2f} ms per move, "
+                      f"{client_bare_cpu / max(1, len(bare)) * 1000:.2f} ms per bare request")
+                print(f"load average: {load_game[0]:.2f} after the games, {load_bare[0]:.2f} after the bare run")
+                ok = ok and not stats.errors and not bare_errors
+                figures.append({"moves/s": moves_s, "bare requests/s": bare_s, "ratio": moves_s / bare_s,
+                                "move p99 ms": pct(stats.moves, 99), "CPU ratio": per_bare / per_move})
+            if args.runs > 1:
+                print(f"-- {args.runs} runs (each: the games, then the bare endpoint): median [min, max]")
+                for name in figures[0]:
+                    values = sorted(f[name] for f in figures)
+                    print(f"  {name}: {statistics.median(values):.2f} [{values[0]:.2f}, {values[-1]:.2f}]")
             return 0 if ok else 1
         finally:
             for p in procs:
