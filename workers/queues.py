@@ -86,14 +86,11 @@ def enqueue_chunks(store: Store, sim_id: str, chunks: Iterable[int]) -> None:
     queue.enqueue_many(datas)  # one pipeline
 
 
-def enqueue_later_chunk(store: Store, sim_id: str, chunk: int) -> bool:
+def enqueue_later_chunk(store: Store, sim_id: str, chunk: int) -> None:
     """Enqueue ``chunk`` at the back of the queue, behind the chunks of every other simulation, unless its job
-    exists (an earlier run of the chunk that queues it did so: that one died, or ran twice). False if it
-    existed. Were its job gone after running, the chunk would only be skipped: it is counted."""
-    if Job.exists(chunk_job_id(sim_id, chunk), connection=store.rq_connection()):
-        return False
-    enqueue_chunks(store, sim_id, [chunk])
-    return True
+    exists: an earlier run of the chunk that queues it (one that died, or ran twice) did so already."""
+    if not Job.exists(chunk_job_id(sim_id, chunk), connection=store.rq_connection()):
+        enqueue_chunks(store, sim_id, [chunk])
 
 
 def retry_abandoned_chunks(store: Store, now: float | None = None) -> list[str]:
