@@ -193,12 +193,10 @@ class MarkerPlacedEventSchema(_EventSchema):
     train = ma.fields.String(required=True, metadata={"example": "train:2"})
 
 
-class MarkerRemovedEventSchema(_EventSchema):
+class MarkerRemovedEventSchema(MarkerPlacedEventSchema):
     """Mexican Train: a seat played on its own marked train, which is private again."""
 
     type = _type("marker_removed")
-    seat = _seat("the seat whose train it is")
-    train = ma.fields.String(required=True, metadata={"example": "train:2"})
 
 
 class EngineDoublePlacedEventSchema(_EventSchema):
