@@ -67,7 +67,7 @@ class CreateGameSchema(ma.Schema):
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides (RULES.md §6); `players` comes from the seats"},
+        metadata={"description": "option overrides (docs/rules.md#options); `players` comes from the seats"},
     )
     seats = ma.fields.List(
         ma.fields.Nested(SeatSchema),
@@ -156,7 +156,7 @@ class TrainBoardSchema(ma.Schema):
 
 
 class GameViewSchema(ma.Schema):
-    """A seat's or the spectator's view of a game (DESIGN §3)."""
+    """A seat's or the spectator's view of a game."""
 
     class Meta:
         unknown = ma.INCLUDE
