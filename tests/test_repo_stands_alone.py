@@ -10,6 +10,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+from typing import Iterator
 
 import pytest
 
@@ -36,16 +37,21 @@ def _repository_files() -> list[pathlib.Path]:
     return [ROOT / name for name in listed.decode().split("\0") if name]
 
 
-def test_no_file_cites_a_document_outside_the_repository() -> None:
-    found = []
+def _texts() -> Iterator[tuple[str, str]]:
+    """(path, text) of every text file in the repository."""
     for path in _repository_files():
         try:
-            text = path.read_text(encoding="utf-8")
+            yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
             continue  # binary, or deleted in the work tree
+
+
+def test_no_file_cites_a_document_outside_the_repository() -> None:
+    found = []
+    for name, text in _texts():
         for number, line in enumerate(text.splitlines(), 1):
             if CITATION.search(line):
-                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}")
+                found.append(f"{name}:{number}: {line.strip()[:120]}")
     assert not found, "cite docs/ instead:\n" + "\n".join(found)
 
 
@@ -74,12 +80,8 @@ def _anchors(markdown: str) -> set[str]:
 def test_every_link_into_the_rules_names_a_section_that_exists() -> None:
     anchors = _anchors((ROOT / "docs" / "rules.md").read_text(encoding="utf-8"))
     missing = []
-    for path in _repository_files():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
-            continue
+    for name, text in _texts():
         for anchor in re.findall(r"rules\.md#([\w-]+)", text):
             if anchor not in anchors:
-                missing.append(f"{path.relative_to(ROOT)}: #{anchor}")
+                missing.append(f"{name}: #{anchor}")
     assert not missing, "\n".join(missing)
