@@ -15,10 +15,10 @@ a 2 KB JSON document under the same gunicorn configuration.
                              [--compare-floor | --floor] [--vs-bot greedy] [--wait sse|longpoll|poll]
 
 Server CPU is measured two ways. For the whole run, from /proc: the REST workers, the streams server,
-Redis and the bots worker, per move a client made (so the load generator sharing the cores does not count). Per move: the API is served by
-bench/cpu_app.py, which puts the CPU time of each request's thread in a ``Server-Timing`` header; the
-clients keep it with the round of the move, and the bench prints the REST worker's CPU per move for the
-first, middle and last third of the matches' rounds (thread CPU time: other processes on the machine do not
+Redis and the bots worker, per move a client made (so the load generator sharing the cores does not count). Per move: the API and the floor are
+served by bench/cpu_app.py, which puts the CPU time of each request's thread in a ``Server-Timing`` header;
+the clients keep it with the round of the move, and the bench prints the REST worker's CPU per move (the
+app's share, gunicorn's own work aside), for the API by third of the matches' rounds (thread CPU time: other processes on the machine do not
 inflate it, only share its caches).
 
 ``--compare-floor`` plays the same clients, in the same run, against bench/floor_app.py (a move with no
@@ -241,9 +241,9 @@ def main() -> int:
         shared = {"Redis": redis_pid, "bots worker": bots_worker.pid}
         served: list[Served] = []
         if not args.floor:
-            served.append(Served("api", "cpu_app:app", args.api_workers, env, shared))
+            served.append(Served("api", "cpu_app:api()", args.api_workers, env, shared))
         if args.floor or args.compare_floor:
-            served.append(Served("floor (bench/floor_app.py)", "floor_app:app", args.api_workers, env, shared))
+            served.append(Served("floor (bench/floor_app.py)", "cpu_app:floor()", args.api_workers, env, shared))
         bare_port = free_port()
         procs = [bots_worker, *(p for s in served for p in s.procs)]
         procs.append(start_server("bare_app:app", bare_port, args.api_workers, env))

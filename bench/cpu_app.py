@@ -1,7 +1,8 @@
-"""The API as bench/api_load.py serves it: each answer says what CPU time it cost the server.
+"""The API and the floor as bench/api_load.py serves them: each answer says what CPU time it cost the server.
 
-``gunicorn cpu_app:app`` (with ``--pythonpath bench``) serves ``api.app:create_app()`` behind a WSGI wrapper
-that adds ``Server-Timing: cpu;dur=<ms>``: the CPU time of the thread that handled the request (a gunicorn
+``gunicorn 'cpu_app:api()'`` (with ``--pythonpath bench``) serves ``api.app:create_app()``, and
+``gunicorn 'cpu_app:floor()'`` serves bench/floor_app.py, behind a WSGI wrapper that adds
+``Server-Timing: cpu;dur=<ms>``: the CPU time of the thread that handled the request (a gunicorn
 sync worker handles one request at a time on one thread), from the moment the request reached the app until
 its answer was built (Flask builds it before it returns; for a streamed answer, only until the stream
 starts). Gunicorn's own parsing and socket writes are outside it, and so are Redis' and the event streams'
@@ -14,8 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
-
-from api.app import create_app
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -34,4 +33,13 @@ def with_server_cpu(app: WSGIApp) -> WSGIApp:
     return measured
 
 
-app = with_server_cpu(create_app())
+def api() -> WSGIApp:
+    from api.app import create_app
+
+    return with_server_cpu(create_app())
+
+
+def floor() -> WSGIApp:
+    from floor_app import app
+
+    return with_server_cpu(app)
