@@ -1,23 +1,18 @@
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 import marshmallow as ma
 
-
-def _no_control_chars(value: str) -> None:
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in value):
-        raise ma.ValidationError("must not contain control or format characters")
-    if not value.strip():
-        raise ma.ValidationError("must not be blank")
+from api.resources.common import no_control_chars
+from api.service.webhooks import check_url
 
 
 class SeatSchema(ma.Schema):
     """A human (`name`) or a computer player (`bot`); exactly one of the two."""
 
     name = ma.fields.String(
-        validate=[ma.validate.Length(min=1, max=40), _no_control_chars],
+        validate=[ma.validate.Length(min=1, max=40), no_control_chars],
         metadata={"description": "a human's name, 1-40 characters, no control characters", "example": "Ana"},
     )
     bot = ma.fields.String(
@@ -51,8 +46,6 @@ class SeatSchema(ma.Schema):
         if "think_ms" in data and "bot" not in data:
             raise ma.ValidationError("only a computer player (`bot`) has a think time", "think_ms")
         if "webhook" in data:
-            from api.webhooks import check_url
-
             if "name" not in data:
                 raise ma.ValidationError("a hosted bot has a `name` and a `webhook`", "webhook")
             problem = check_url(data["webhook"])
@@ -156,7 +149,7 @@ class TrainBoardSchema(ma.Schema):
 
 
 class GameViewSchema(ma.Schema):
-    """A seat's or the spectator's view of a game (DESIGN §3)."""
+    """A seat's or the spectator's view of a game."""
 
     class Meta:
         unknown = ma.INCLUDE

@@ -7,7 +7,7 @@ from typing import Any
 
 import marshmallow as ma
 
-from api.simulations import STATUSES
+from api.service.simulations.runner import STATUSES
 
 _SIM_ID = re.compile(r"[a-z2-7]{16}")
 
