@@ -38,6 +38,11 @@ class Settings:
     sweep_interval: float = 2.0
     bot_job_timeout: int = 30
     bot_result_ttl: int = 60
+    # Games of computer players only (api/bot_games.py): their own queue and worker, and caps (422 beyond).
+    bot_games_queue: str = "bot-games"
+    bot_game_max_think_ms: int = 250
+    bot_game_max_target_score: int = 250
+    bot_game_max_rounds: int = 16
 
     # Simulations (api/simulations.py): chunks of a few seconds on their own queue.
     simulations_queue: str = "simulations"

@@ -53,8 +53,8 @@ def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
 
 
 def serve(argv: list[str] | None = None) -> int:
-    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep and a simulations
-    worker; stop on Ctrl-C."""
+    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
+    computer players only, a simulations worker and a webhooks worker; stop on Ctrl-C."""
     parser = argparse.ArgumentParser(prog="domino-serve", description=serve.__doc__)
     parser.add_argument("--host", default=os.environ.get("DOMINO_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("DOMINO_PORT", "8000")))
@@ -67,6 +67,12 @@ def serve(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--webhook-workers", type=int, default=1, help="RQ workers on the webhooks queue (default 1)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
+    parser.add_argument(
+        "--bot-game-workers",
+        type=int,
+        default=1,
+        help="RQ workers on the bot-games queue, games of computer players only (default 1)",
+    )
     parser.add_argument(
         "--simulation-workers", type=int, default=1, help="RQ workers on the simulations queue (default 1)"
     )
@@ -133,6 +139,10 @@ def serve(argv: list[str] | None = None) -> int:
                     [sys.executable, "-m", "workers.cli", "worker", "bots", *sweep], env=env, start_new_session=True
                 )
             )
+        for _ in range(args.bot_game_workers):
+            children.append(
+                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bot-games"], env=env, start_new_session=True)
+            )
         for _ in range(args.simulation_workers):
             children.append(
                 subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "simulations"], env=env, start_new_session=True)
@@ -165,7 +175,14 @@ def serve(argv: list[str] | None = None) -> int:
 def worker(argv: list[str] | None = None) -> int:
     """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
     parser = argparse.ArgumentParser(prog="domino-worker", description=worker.__doc__)
-    parser.add_argument("queues", nargs="*", default=["bots"], help="queue names (bots, simulations, webhooks)")
+    parser.add_argument(
+        "queues",
+        nargs="*",
+        default=["bots"],
+        help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
+        "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
+        "webhooks",
+    )
     parser.add_argument(
         "--sweep",
         action="store_true",
@@ -186,12 +203,17 @@ def worker(argv: list[str] | None = None) -> int:
 
     from api.service import Service
     from workers import sweep as sweep_mod
-    from workers.queues import BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+    from workers.queues import BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 
     settings = Settings.from_env()
     service = Service(settings)
     conn = service.store.worker_connection()
-    configured = {BOTS: settings.bots_queue, SIMULATIONS: settings.simulations_queue, WEBHOOKS: settings.webhooks_queue}
+    configured = {
+        BOTS: settings.bots_queue,
+        BOT_GAMES: settings.bot_games_queue,
+        SIMULATIONS: settings.simulations_queue,
+        WEBHOOKS: settings.webhooks_queue,
+    }
     names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
 
