@@ -61,6 +61,12 @@ class Settings:
     max_wait: float = 30.0  # the longest `wait` a long poll may ask for, seconds
     keepalive_interval: float = 15.0  # an SSE comment at least this often
     stream_ticket_ttl: int = 60  # a stream ticket for EventSource (`?ticket=`) lives this long, seconds
+    # Open event streams (SSE, and long polls that wait) at once, counted in Redis across API processes
+    # (api/stream_slots.py): per client (its address, as the rate limit sees it) and per game; 429 beyond.
+    streams_per_client: int = 32
+    streams_per_game: int = 256
+    stream_lease: float = 60.0  # a slot not renewed for this long is free (a crashed process's); > max_wait
+    stream_retry_after: int = 5  # seconds, in the 429's Retry-After
 
     # Turn timeouts (api/turns.py): a late human or hosted-bot seat is moved for with this strategy.
     timeout_strategy: str = "greedy"
