@@ -27,6 +27,9 @@ class Settings:
     socket_timeout: float = 0.5
     socket_connect_timeout: float = 0.5
     redis_retries: int = 1
+    # Connections per pool and process (redis-py's default is 100): on gevent one API process serves up to
+    # --api-connections requests at once, and each open event stream holds a connection of its own.
+    redis_max_connections: int = 2000
 
     # Expiry (seconds).
     game_ttl: int = 24 * 3600  # idle waiting/playing games

@@ -332,6 +332,7 @@ class Store:
             # within a second (DESIGN §3).
             retry=Retry(NoBackoff(), s.redis_retries, supported_errors=(redis.exceptions.ConnectionError,)),
             health_check_interval=30,
+            max_connections=s.redis_max_connections,
         )
 
     def rq_connection(self) -> redis.Redis:
@@ -505,6 +506,7 @@ class Store:
                 socket_connect_timeout=s.socket_connect_timeout,
                 retry=Retry(NoBackoff(), s.redis_retries),
                 health_check_interval=30,
+                max_connections=s.redis_max_connections,
             )
             self._blocking = conn
         return conn

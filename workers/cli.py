@@ -60,10 +60,11 @@ def serve(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=int(os.environ.get("DOMINO_PORT", "8000")))
     parser.add_argument("--api-processes", type=int, default=2, help="gunicorn worker processes (default 2)")
     parser.add_argument(
-        "--api-threads",
+        "--api-connections",
         type=int,
-        default=64,
-        help="threads per API process (gthread; default 64): each open long poll or event stream holds one",
+        default=2000,
+        help="open connections per API process (gevent; default 2000): an idle event stream holds one, not a "
+        "thread; streams are capped per client and per game (DOMINO_STREAMS_PER_CLIENT, DOMINO_STREAMS_PER_GAME)",
     )
     parser.add_argument("--webhook-workers", type=int, default=1, help="RQ workers on the webhooks queue (default 1)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
@@ -117,11 +118,13 @@ def serve(argv: list[str] | None = None) -> int:
                 sys.executable, "-m", "gunicorn",
                 "--workers", str(args.api_processes),
                 # One address and no proxy here, so the REST API and the event streams share one gunicorn:
-                # gthread, because a long poll (up to 30 s) or an SSE stream (a whole game) would hold a sync
-                # worker's only slot, and a sync worker is killed after --timeout. A waiting stream blocks in
-                # XREAD with the GIL released: a thread costs little. (docker-compose: separate gunicorns.)
-                "--worker-class", "gthread",
-                "--threads", str(args.api_threads),
+                # gevent, because a long poll (up to 30 s) or an SSE stream (a whole game) waits in XREAD
+                # almost all of its life. On gevent a waiting stream is a parked greenlet (a few KiB, no
+                # thread, no CPU), so thousands of them take nothing from REST requests, which run on the same
+                # loop and wait only for each other's CPU; on gthread each held a thread, and 128 streams
+                # took them all. (docker-compose: REST on sync workers, streams on gevent, behind nginx.)
+                "--worker-class", "gevent",
+                "--worker-connections", str(args.api_connections),
                 "--bind", f"{args.host}:{args.port}",
                 "--access-logfile", "-",
                 "--graceful-timeout", "5",
