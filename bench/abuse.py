@@ -2,9 +2,10 @@
 computer players only run (issue 21). Bounded in count and time; 127.0.0.1 only.
 
 Starts a default ``domino-serve`` (its own Redis in a temporary folder, gevent API processes, the bots,
-bot-games, simulations and webhooks workers) on a free port. The only setting changed is the per-client
-stream cap (``DOMINO_STREAMS_PER_CLIENT``), raised to the number of streams: every stream of the bench comes
-from 127.0.0.1, one client, which the default cap (32) would refuse past its 32nd stream.
+bot-games, simulations and webhooks workers) on a free port. Every request of the bench comes from
+127.0.0.1, one client, so the two per-client limits are raised (and still counted): the stream cap
+(``DOMINO_STREAMS_PER_CLIENT``, default 32) to the number of streams, and the rate limit
+(``DOMINO_RATE_LIMIT``, default 3000 requests a minute) to a million a minute.
 
 - REST: ``GET /v1/variants`` and a game's view, one after the other on one keep-alive connection, ``--requests``
   a run; p99 with no stream open, then with ``--streams`` idle SSE streams open (spectators of idle games of
@@ -204,7 +205,12 @@ def main() -> int:
 
     data_dir = tempfile.mkdtemp(prefix="domino-abuse-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOMINO_")}
-    env.update(DOMINO_STREAMS_PER_CLIENT=str(args.streams + 10), DOMINO_DATA_DIR=data_dir, DOMINO_LOG_LEVEL="WARNING")
+    env.update(
+        DOMINO_STREAMS_PER_CLIENT=str(args.streams + 10),
+        DOMINO_RATE_LIMIT="1000000/60",
+        DOMINO_DATA_DIR=data_dir,
+        DOMINO_LOG_LEVEL="WARNING",
+    )
     started = time.monotonic()
     served = Served(env)
     port = served.port

@@ -108,6 +108,9 @@ def test_500_idle_streams_leave_rest_answering(served, settings):  # type: ignor
         refused = served.get(f"/v1/games/{games[0]}/events", headers={"Accept": "text/event-stream"})
         assert refused.status_code == 429 and refused.json()["type"] == "/problems/too-many-streams"
         assert int(refused.headers["Retry-After"]) > 0
+        # /metrics still sums the gevent processes' counters (prometheus multiprocess mode).
+        metrics = served.get("/metrics").text
+        assert 'domino_http_requests_total{method="GET",route="/v1/variants",status="200"}' in metrics
     finally:
         for sock in socks:
             sock.close()
