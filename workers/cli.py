@@ -144,7 +144,7 @@ def serve(argv: list[str] | None = None) -> int:
             )
         for _ in range(args.bot_game_workers):
             children.append(
-                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bot-games"], env=env, start_new_session=True)
+                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bot-games", "--nice", "10"], env=env, start_new_session=True)
             )
         for _ in range(args.simulation_workers):
             children.append(
@@ -193,6 +193,13 @@ def worker(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
     parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="lower this worker's CPU priority by N (domino-serve runs the bot-games worker at 10, so that on a "
+        "busy machine live play's workers and the API get the CPU first)",
+    )
+    parser.add_argument(
         "--fork",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -201,6 +208,8 @@ def worker(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default=os.environ.get("DOMINO_LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.nice:
+        os.nice(args.nice)
 
     from rq import Queue, SimpleWorker, Worker
 
