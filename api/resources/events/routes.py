@@ -8,6 +8,8 @@ from api import errors as E
 from api import events
 from api.app import current_service
 from api.extensions import Blueprint, no_body
+from api.ratelimit import client_id
+from api.stream_slots import StreamSlot, held
 from api.resources.common import bearer_token, json_response
 from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, TicketSchema
 
@@ -76,7 +78,9 @@ def _wants_sse() -> bool:
 )
 @blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events")
+@blp.problems(
+    E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events"
+)
 def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket: str | None = None) -> flask.Response:
     """Follow a game's events: a long poll, or Server-Sent Events with `Accept: text/event-stream`
 
@@ -100,7 +104,11 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     seat (and the turn's `deadline`, if any). The seat's own copy also lists its `legal_moves`: post one
     with `expected_version` = the event's `version`, without reading the view first. Only the current
     turn's notice is kept: a client catching up on several changes gets the last one only, and the
-    history has none."""
+    history has none.
+
+    **Limits.** A client (its address) may hold 32 streams open at once (SSE streams and long polls that
+    wait), and a game may have 256 (both configurable); one more is a 429 `too-many-streams` with
+    `Retry-After`."""
     service = current_service()
     token = bearer_token()
     if after == -1:
@@ -109,11 +117,16 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
         seat, finished = events.resolve_seat(service, game_id, token, ticket)
         last = flask.request.headers.get("Last-Event-ID")
         cursor = events.parse_last_event_id(last) if last else events.cursor_after(after)
+        slot = StreamSlot.take(service.store, client_id(), game_id)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
-        return flask.Response(
-            events.sse(service, game_id, seat, cursor, finished), mimetype="text/event-stream", headers=headers
-        )
-    page = events.long_poll(service, game_id, token, ticket, after, wait)
+        frames = held(slot, events.sse(service, game_id, seat, cursor, finished))
+        return flask.Response(frames, mimetype="text/event-stream", headers=headers)
+    waits = StreamSlot.take(service.store, client_id(), game_id) if wait else None  # no wait: a plain read
+    try:
+        page = events.long_poll(service, game_id, token, ticket, after, wait)
+    finally:
+        if waits is not None:
+            waits.release()
     return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
 
 
