@@ -79,6 +79,7 @@ class Connections:
             # within a second.
             retry=Retry(NoBackoff(), s.redis_retries, supported_errors=(redis.exceptions.ConnectionError,)),
             health_check_interval=30,
+            max_connections=s.redis_max_connections,
         )
 
     def blocking(self) -> redis.Redis:
@@ -92,6 +93,7 @@ class Connections:
                 socket_connect_timeout=s.socket_connect_timeout,
                 retry=Retry(NoBackoff(), s.redis_retries),
                 health_check_interval=30,
+                max_connections=s.redis_max_connections,
             )
         return self._blocking
 
