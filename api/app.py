@@ -70,7 +70,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
             "tags": TAGS,
             "components": {
                 "securitySchemes": {
-                    "seatToken": {
+                    "bearer": {
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
@@ -94,11 +94,9 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     from api.resources import register_blueprints
 
     register_blueprints(api)
-    from api.resources.games.schemas import LineBoardSchema, TrainBoardSchema
+    from api.resources.games import schemas as game_schemas
 
-    # Named so that the view's `board` can say it is one of the two (a oneOf by reference).
-    api.spec.components.schema("LineBoard", schema=LineBoardSchema)
-    api.spec.components.schema("TrainBoard", schema=TrainBoardSchema)
+    game_schemas.document(api.spec)  # the boards, seat kinds and enums the game schemas name by reference
     from api.resources.events import schemas as event_schemas
 
     event_schemas.document(api.spec)  # one schema per event type, and `Event`: one of them by `type`

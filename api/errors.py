@@ -147,6 +147,8 @@ BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts
 def _members(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, ServiceError):
         return dict(exc.members)
+    if isinstance(exc, domino.InvalidRulesError):  # a 422 like any other: `errors` names the option
+        return {"errors": {"json": {"rules": {exc.option: [exc.reason]}}}}
     if isinstance(exc, domino.DominoError):
         return describe(exc)
     return {}
@@ -189,7 +191,10 @@ def problem_for(exc: BaseException) -> tuple[ProblemType, str, dict[str, Any]] |
     for cls in type(exc).__mro__:
         ptype = TABLE.get(cls)
         if ptype is not None:
-            return ptype, _detail(exc), _members(exc)
+            detail, members = _detail(exc), _members(exc)
+            if ptype is INVALID_REQUEST and "errors" not in members:  # every 422 says where, if only as a whole
+                members["errors"] = {"json": {"_schema": [detail]}}
+            return ptype, detail, members
     return None
 
 

@@ -729,6 +729,15 @@ class Store:
         raw = self._sim_end(keys=[self.simulation_key(sim_id)], args=[status, error])
         return None if not raw else raw.decode()
 
+    @_translated
+    def delete_simulation(self, sim_id: str) -> bool:
+        """Remove a simulation's record, chunk set and index entry; False when there was no record."""
+        pipe = self.queue_redis.pipeline(transaction=True)
+        pipe.delete(self.simulation_key(sim_id))
+        pipe.delete(self.simulation_chunks_key(sim_id))
+        pipe.zrem(self.simulations_key, sim_id)
+        return bool(pipe.execute()[0])
+
     # -- rate limits and metrics (issue 8) ------------------------------------------------------------------
 
     def rate_key(self, client: str) -> str:

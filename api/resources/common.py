@@ -1,13 +1,56 @@
-"""Helpers shared by the routes: tokens from headers, fast JSON responses, version headers."""
+"""Helpers shared by the routes and schemas: tokens from headers, fast JSON responses, version headers, and
+body fields exactly as strict as the OpenAPI document says (a JSON boolean is `true`/`false`, never `1`)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import flask
+import marshmallow as ma
 import orjson
 
 from api.errors import InvalidRequest, Unauthorized
+
+
+# Security of the operations: a seat token required, or optional (without it, the spectator's answer).
+SEAT_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
+SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+
+# A human's name: 1-40 characters, not blank, none of Unicode's control, format, surrogate or line/paragraph
+# separator characters (categories Cc, Cf, Cs, Zl, Zp of the Basic Multilingual Plane). The same pattern is
+# checked here and published in the document, so that a client can check a name before sending it.
+NAME_PATTERN = (
+    r"^(?!\s*$)[^\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    r"\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb]+$"
+)
+
+
+def name_field(description: str, example: str, **kwargs: Any) -> ma.fields.String:
+    return ma.fields.String(
+        validate=[ma.validate.Length(min=1, max=40), ma.validate.Regexp(re.compile(NAME_PATTERN), error="must not be blank "
+                  "or contain control or format characters")],
+        metadata={"description": description, "example": example, "pattern": NAME_PATTERN},
+        **kwargs,
+    )  # fmt: skip
+
+
+class StrictBoolean(ma.fields.Boolean):
+    """A JSON boolean only (marshmallow's also takes 1, "yes", "on", ...)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class StrictFloat(ma.fields.Float):
+    """A JSON number only (marshmallow's also takes "1.5"; it refuses booleans itself)."""
+
+    def _validated(self, value: Any) -> float:
+        if not isinstance(value, (int, float)):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
 
 
 def bearer_token() -> str | None:

@@ -56,7 +56,7 @@ def test_status_filter(client, run_simulations):
     done = _create(client)
     run_simulations()
     queued_old, queued_new, cancelled = _create(client), _create(client), _create(client)
-    assert client.delete(f"/v1/simulations/{cancelled}").status_code == 200
+    assert client.post(f"/v1/simulations/{cancelled}/cancel").status_code == 200
     by_status = {
         status: [s["id"] for s in client.get(f"/v1/simulations?status={status}").get_json()["simulations"]]
         for status in simulations.STATUSES

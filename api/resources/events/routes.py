@@ -8,12 +8,11 @@ from api import errors as E
 from api import events
 from api.app import current_service
 from api.extensions import Blueprint, no_body
-from api.resources.common import bearer_token, json_response
+from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response
 from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, TicketSchema
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
 
-SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 LAST_EVENT_ID = {
     "name": "Last-Event-ID",
     "in": "header",
@@ -54,11 +53,10 @@ def _wants_sse() -> bool:
     return best == "text/event-stream"
 
 
-@blp.route("/<string:game_id>/events")
+@blp.route("/<string:game_id>/events", parameters=[LAST_EVENT_ID])
 @blp.doc(
     operationId="getGameEvents",
-    security=SEAT_AUTH,
-    parameters=[LAST_EVENT_ID],
+    security=SEAT_TOKEN_OPTIONAL,
     responses={
         200: {
             "content": {
@@ -118,7 +116,7 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
 
 
 @blp.route("/<string:game_id>/events/ticket", methods=["POST"])
-@blp.doc(operationId="createStreamTicket", security=[{"seatToken": []}])
+@blp.doc(operationId="createStreamTicket", security=SEAT_TOKEN)
 @blp.response(
     201,
     TicketSchema,

@@ -7,12 +7,11 @@ import flask
 from api import errors as E
 from api.app import current_service
 from api.extensions import BODY_PROBLEMS, Blueprint
-from api.resources.common import bearer_token, etag, idempotency_key, if_none_match_hits, json_response, view_headers
+from api.resources.common import SEAT_TOKEN_OPTIONAL, bearer_token, etag, idempotency_key, if_none_match_hits, json_response, view_headers
 from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema, HistorySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
 
-SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's view
 IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
@@ -72,7 +71,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
 
 
 @blp.route("/<string:game_id>")
-@blp.doc(operationId="getGame", security=SEAT_AUTH, parameters=[IF_NONE_MATCH])
+@blp.doc(operationId="getGame", security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
 @blp.response(200, GameViewSchema, example=VIEW_EXAMPLE, headers=VIEW_HEADERS)
 @blp.alt_response(304, description="Not modified (If-None-Match matched the current version)")
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt")
@@ -87,7 +86,7 @@ def get_game(game_id: str) -> flask.Response:
 
 
 @blp.route("/<string:game_id>/history")
-@blp.doc(operationId="getGameHistory", security=SEAT_AUTH)
+@blp.doc(operationId="getGameHistory", security=SEAT_TOKEN_OPTIONAL)
 @blp.response(
     200,
     HistorySchema,

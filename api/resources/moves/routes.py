@@ -9,7 +9,7 @@ from api import metrics
 from api.app import current_service
 from api.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint
-from api.resources.common import bearer_token, idempotency_key, json_response, parse_if_match, view_headers
+from api.resources.common import SEAT_TOKEN, bearer_token, idempotency_key, json_response, parse_if_match, view_headers
 from api.resources.games.routes import IDEMPOTENCY_KEY, VIEW_HEADERS
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.moves.schemas import MoveSchema
@@ -35,7 +35,7 @@ IF_MATCH = {
 
 
 @blp.route("/<string:game_id>/moves", methods=["POST"])
-@blp.doc(operationId="playMove", security=[{"seatToken": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
+@blp.doc(operationId="playMove", security=SEAT_TOKEN, parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
 @blp.arguments(
     MoveSchema(),
     examples={

@@ -4,18 +4,28 @@ from typing import Any
 
 import marshmallow as ma
 
+from domino.moves import END_PATTERN
+
+TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
+
 
 class MoveSchema(ma.Schema):
-    """A play, a draw or a pass. A legal move from the view can be posted back as it is."""
+    """A play, a draw or a pass. A legal move from the view (or a `turn_started` event) can be posted back as
+    it is."""
 
     type = ma.fields.String(required=True, validate=ma.validate.OneOf(["play", "draw", "pass"]))
     tile = ma.fields.String(
-        validate=ma.validate.Length(min=1, max=8), metadata={"description": "plays: the tile, e.g. `6-4`"}
+        validate=ma.validate.Regexp(TILE_PATTERN), metadata={"description": "plays: the tile, e.g. `6-4`", "example": "6-4"}
     )
     end = ma.fields.String(
         allow_none=True,
-        validate=ma.validate.Length(min=1, max=16),
-        metadata={"description": "`left`/`right` (`up`/`down` on the spinner); omit for the opening or when only one place fits"},
+        validate=ma.validate.Regexp(END_PATTERN),
+        metadata={
+            "description": "plays: where. Line games: `left` or `right` (All Fives: also `up`/`down` on the "
+            "spinner). Mexican Train: `train:<seat>` (that seat's train) or `mexican` (the Mexican train). Omit "
+            "(or null) for the round's opening tile or when only one place fits",
+            "example": "left",
+        },
     )
     expected_version = ma.fields.Integer(
         strict=True,
@@ -29,3 +39,12 @@ class MoveSchema(ma.Schema):
             raise ma.ValidationError("a play names its tile", "tile")
         if data.get("type") in ("draw", "pass") and ("tile" in data or data.get("end") is not None):
             raise ma.ValidationError(f"a {data['type']} has no tile or end", "tile")
+
+
+class LogEntrySchema(MoveSchema):
+    """A move of the current round, as everyone saw it: the seat and its move (a draw shows no tile)."""
+
+    class Meta:
+        exclude = ("expected_version",)
+
+    seat = ma.fields.Integer(required=True)
