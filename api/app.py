@@ -100,6 +100,9 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     from api.resources.events import schemas as event_schemas
 
     event_schemas.document(api.spec)  # one schema per event type, and `Event`: one of them by `type`
+    from api.openapi import document_webhooks
+
+    document_webhooks(api.spec)  # the hosted-bot delivery
 
     from api import cors, metrics, ratelimit
 

@@ -18,7 +18,8 @@ LAST_EVENT_ID = {
     "in": "header",
     "required": False,
     "schema": {"type": "string", "pattern": r"^\d+-\d+$"},
-    "description": "SSE: resume after this event id (sent by `EventSource` when it reconnects); overrides `after`.",
+    "description": "resume after this event id (`EventSource` sends it when it reconnects): the events after it, "
+    "no gap, no duplicate; overrides `after`. Long poll and Server-Sent Events alike. Empty is not an event id (422).",
 }
 SSE_EXAMPLE = (
     "retry: 2000\n\n"
@@ -82,8 +83,9 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     `discriminator` on `type`); members may be added, so ignore those you do not know.
 
     **Long poll** (`application/json`): the events of versions after `after`, waiting up to `wait` seconds
-    (at most 30) when there is none yet; `events` is empty when the wait ran out. Continue with
-    `after=<last_version>`. The wait holds no lock: it is a blocking read of the game's Redis Stream.
+    (at most 30) when there is none yet; `events` is empty when the wait ran out. Versions start at 0: the
+    first call omits `after` (every event from the start, `game_created` included); then continue with
+    `after=<last_version>` (or `Last-Event-ID: <id of the last event>`). The wait holds no lock: it is a blocking read of the game's Redis Stream.
 
     **Server-Sent Events** (`Accept: text/event-stream`): one message per event, `id:` the event id
     `<version>-<n>`, `event:` its type, `data:` the `Event` as JSON; a `: keep-alive` comment at least every
@@ -91,7 +93,7 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     reconnects): no gap, no duplicate.
 
     With a seat token (or `?ticket=` from `POST .../events/ticket`, for `EventSource`, which cannot send
-    headers) private details (the tile that seat drew) are included for that seat only; without, the
+    headers; a ticket opens one stream, once) private details (the tile that seat drew) are included for that seat only; without, the
     public events. Tokens never go in URLs.
 
     **Whose turn.** Every change that leaves a seat to move ends with a `turn_started` event naming that
@@ -103,15 +105,15 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     token = bearer_token()
     if after == -1:
         after = None
+    last = flask.request.headers.get("Last-Event-ID")
+    cursor = events.parse_last_event_id(last) if last is not None else events.cursor_after(after)
     if _wants_sse():
         seat, finished = events.resolve_seat(service, game_id, token, ticket)
-        last = flask.request.headers.get("Last-Event-ID")
-        cursor = events.parse_last_event_id(last) if last else events.cursor_after(after)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
         return flask.Response(
             events.sse(service, game_id, seat, cursor, finished), mimetype="text/event-stream", headers=headers
         )
-    page = events.long_poll(service, game_id, token, ticket, after, wait)
+    page = events.long_poll(service, game_id, token, ticket, cursor, wait)
     return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
 
 

@@ -39,8 +39,25 @@ CREATE_EXAMPLE = {
 }
 
 
+GAME_ID = "$response.body#/game/id"
+FIRST_TOKEN = "Bearer {$response.body#/tokens/0/token}"  # the first human seat's token
+# From a new game to what can be done with it (typed clients and stateful fuzzing follow these).
+CREATED_LINKS = {
+    "GetGame": {"operationId": "getGame", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN},
+                "description": "the first human seat's view"},
+    "PlayMove": {"operationId": "playMove", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN},
+                 "description": "a move for the first human seat"},
+    "GetEvents": {"operationId": "getGameEvents", "parameters": {"game_id": GAME_ID}, "description": "the public events"},
+    "GetHistory": {"operationId": "getGameHistory", "parameters": {"game_id": GAME_ID}},
+    "ClaimSeat": {"operationId": "claimSeat", "parameters": {"game_id": GAME_ID}, "description": "an open seat"},
+    "CreateStreamTicket": {"operationId": "createStreamTicket",
+                           "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+    "Resign": {"operationId": "resignGame", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+}  # fmt: skip
+
+
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
+@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY], responses={201: {"links": CREATED_LINKS}})
 @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE)
 @blp.response(
     201,

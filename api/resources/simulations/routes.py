@@ -86,8 +86,16 @@ LIST_EXAMPLE = {
 }
 
 
+SIM_ID = {"sim_id": "$response.body#/id"}
+CREATED_LINKS = {
+    "GetSimulation": {"operationId": "getSimulation", "parameters": SIM_ID},
+    "CancelSimulation": {"operationId": "cancelSimulation", "parameters": SIM_ID},
+    "DeleteSimulation": {"operationId": "deleteSimulation", "parameters": SIM_ID},
+}
+
+
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createSimulation")
+@blp.doc(operationId="createSimulation", responses={202: {"links": CREATED_LINKS}})
 @blp.arguments(
     CreateSimulationSchema(),
     example={"variant": "draw", "strategies": ["greedy", "random"], "games": 10000, "seed": "bench-1", "duplicate": True},
