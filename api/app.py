@@ -94,15 +94,17 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     from api.resources import register_blueprints
 
     register_blueprints(api)
-    from api.resources.games import schemas as game_schemas
-
-    game_schemas.document(api.spec)  # the boards, seat kinds and enums the game schemas name by reference
-    from api.resources.events import schemas as event_schemas
-
-    event_schemas.document(api.spec)  # one schema per event type, and `Event`: one of them by `type`
     from api.openapi import document_webhooks
+    from api.resources.events import schemas as event_schemas
+    from api.resources.games import schemas as game_schemas
+    from api.resources.moves import schemas as move_schemas
+    from api.resources.simulations import schemas as simulation_schemas
 
-    document_webhooks(api.spec)  # the hosted-bot delivery
+    # What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as
+    # a play or a draw/pass, one schema per event type and `Event`), per-variant limits, and the webhooks.
+    for document in (game_schemas.document, move_schemas.document, event_schemas.document, simulation_schemas.document):
+        document(api.spec)
+    document_webhooks(api.spec)
 
     from api import cors, metrics, ratelimit
 

@@ -59,6 +59,10 @@ class SeatTaken(ServiceError):
     pass
 
 
+class IdempotencyKeyReused(ServiceError):
+    pass
+
+
 @dataclasses.dataclass(frozen=True)
 class ProblemType:
     status: int
@@ -89,6 +93,9 @@ NOT_YOUR_TURN = ProblemType(409, "not-your-turn", "Not your turn", "Another seat
 GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no more moves are accepted.")
 NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
 SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
+IDEMPOTENCY_KEY_REUSED = ProblemType(
+    409, "idempotency-key-reused", "Idempotency key reused", "This `Idempotency-Key` came with a different request."
+)
 VERSION_MISMATCH = ProblemType(
     412,
     "version-mismatch",
@@ -130,6 +137,7 @@ PROBLEM_TYPES = [
     GAME_OVER,
     NOT_STARTED,
     SEAT_TAKEN,
+    IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     PAYLOAD_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE,
@@ -140,7 +148,7 @@ PROBLEM_TYPES = [
 ]
 
 # HTTP errors raised by Flask/werkzeug/webargs, by status.
-BY_STATUS = {p.status: p for p in PROBLEM_TYPES if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN)}
+BY_STATUS = {p.status: p for p in PROBLEM_TYPES if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, IDEMPOTENCY_KEY_REUSED)}
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
 
 
@@ -181,6 +189,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     NotStarted: NOT_STARTED,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
+    IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,
     # store
     StoreUnavailable: UNAVAILABLE,
 }

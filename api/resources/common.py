@@ -10,6 +10,8 @@ import flask
 import marshmallow as ma
 import orjson
 
+import domino.bots
+
 from api.errors import InvalidRequest, Unauthorized
 
 
@@ -17,13 +19,14 @@ from api.errors import InvalidRequest, Unauthorized
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
-# A human's name: 1-40 characters, not blank, none of Unicode's control, format, surrogate or line/paragraph
-# separator characters (categories Cc, Cf, Cs, Zl, Zp of the Basic Multilingual Plane). The same pattern is
-# checked here and published in the document, so that a client can check a name before sending it.
-NAME_PATTERN = (
-    r"^(?!\s*$)[^\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
-    r"\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb]+$"
+# A human's name: 1-40 characters, not all spaces, none of Unicode's control, format or line/paragraph separator
+# characters (categories Cc, Cf, Zl, Zp of the Basic Multilingual Plane; JSON bodies carry no lone surrogates).
+# The same pattern is checked here and published in the document, so a client can check a name before sending it.
+_NOT_IN_NAMES = (
+    r"\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    r"\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
 )
+NAME_PATTERN = rf"^[^{_NOT_IN_NAMES}]*[^{_NOT_IN_NAMES}\s][^{_NOT_IN_NAMES}]*$"  # one character at least is no space
 
 
 def name_field(description: str, example: str, **kwargs: Any) -> ma.fields.String:
@@ -35,6 +38,11 @@ def name_field(description: str, example: str, **kwargs: Any) -> ma.fields.Strin
     )  # fmt: skip
 
 
+def bot_ids() -> list[str]:
+    """The computer players' strategy ids (`GET /v1/bots`): an enum in the document."""
+    return [bot["id"] for bot in domino.bots.catalog()]
+
+
 class StrictBoolean(ma.fields.Boolean):
     """A JSON boolean only (marshmallow's also takes 1, "yes", "on", ...)."""
 
@@ -42,6 +50,17 @@ class StrictBoolean(ma.fields.Boolean):
         if not isinstance(value, bool):
             raise self.make_error("invalid", input=value)
         return value
+
+
+class WholeNumber(ma.fields.Integer):
+    """A JSON integer: `17`, or `17.0`, which JSON Schema counts as an integer too; no string, no boolean."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
 
 
 class StrictFloat(ma.fields.Float):
@@ -65,13 +84,19 @@ def bearer_token() -> str | None:
     return token
 
 
+IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"  # 1-255 printable ASCII characters, no outer space
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+
+
 def idempotency_key() -> str | None:
     key = flask.request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    key = key.strip().strip('"')
-    if not key or len(key) > 255:
-        raise InvalidRequest("`Idempotency-Key` must be 1-255 characters.", errors={"headers": {"Idempotency-Key": ["1-255 characters"]}})
+    if not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise InvalidRequest(
+            "`Idempotency-Key` must be 1-255 printable ASCII characters.",
+            errors={"headers": {"Idempotency-Key": ["1-255 printable ASCII characters"]}},
+        )
     return key
 
 
@@ -79,18 +104,17 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
+IF_MATCH_PATTERN = r'^(\*|"[0-9]{1,16}")$'
+_IF_MATCH = re.compile(IF_MATCH_PATTERN)
+
+
 def parse_if_match(header: str | None) -> int | None:
-    """The version an ``If-Match`` names (``"17"``); None without the header or with ``*``."""
+    """The version an ``If-Match`` names (``"17"``); None without the header or with ``*``. Anything else,
+    an empty header too, is what the document's pattern refuses: a 422."""
     if header is None:
         return None
-    header = header.strip()
-    if header == "*":
-        return None
-    tags = [t.strip() for t in header.split(",") if t.strip()]
-    if len(tags) == 1:
-        tag = tags[0]
-        if tag.startswith('"') and tag.endswith('"') and tag[1:-1].isdigit() and len(tag) < 20:
-            return int(tag[1:-1])
+    if _IF_MATCH.fullmatch(header.strip()):
+        return None if header.strip() == "*" else int(header.strip()[1:-1])
     raise InvalidRequest(
         'If-Match must be one strong ETag of a version, like "17".', errors={"headers": {"If-Match": ["not a version ETag"]}}
     )

@@ -3,7 +3,6 @@ expired records (and expires itself)."""
 
 from __future__ import annotations
 
-import base64
 import time
 
 import pytest
@@ -115,8 +114,6 @@ def test_the_index_expires_and_every_write_to_a_record_renews_it(client, service
     assert store.queue_redis.ttl(store.simulations_key) > ttl - 10
 
 
-def _cursor(text: str) -> str:
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
 @pytest.mark.parametrize(
@@ -132,11 +129,12 @@ def _cursor(text: str) -> str:
         ("before=", "before"),
         ("before=not-a-cursor", "before"),
         ("before=%FF%FE", "before"),
-        (f"before={_cursor('1700000000.5')}", "before"),
-        (f"before={_cursor('nan:abcdefghijklmnop')}", "before"),
-        (f"before={_cursor('inf:abcdefghijklmnop')}", "before"),
-        (f"before={_cursor('1700000000.5:ABCDEFGHIJKLMNOP')}", "before"),
-        (f"before={_cursor('1700000000.5:abcdefghijklmnop' + 'x' * 200)}", "before"),
+        ("before=1700000000.5", "before"),
+        ("before=nan_abcdefghijklmnop", "before"),
+        ("before=inf_abcdefghijklmnop", "before"),
+        ("before=1e9_abcdefghijklmnop", "before"),
+        ("before=1700000000.5_ABCDEFGHIJKLMNOP", "before"),
+        ("before=1700000000.5_abcdefghijklmnop" + "x" * 200, "before"),
     ],
 )
 def test_bad_query_is_a_422_problem_naming_the_parameter(client, query, field):

@@ -9,18 +9,10 @@ from api import events
 from api.app import current_service
 from api.extensions import Blueprint, no_body
 from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response
-from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, TicketSchema
+from api.resources.events.schemas import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, TicketSchema
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
 
-LAST_EVENT_ID = {
-    "name": "Last-Event-ID",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "pattern": r"^\d+-\d+$"},
-    "description": "resume after this event id (`EventSource` sends it when it reconnects): the events after it, "
-    "no gap, no duplicate; overrides `after`. Long poll and Server-Sent Events alike. Empty is not an event id (422).",
-}
 SSE_EXAMPLE = (
     "retry: 2000\n\n"
     'id: 18-1\nevent: tile_played\ndata: {"id":"18-1","version":18,"type":"tile_played","seat":1,"tile":"4-1",'
@@ -54,7 +46,7 @@ def _wants_sse() -> bool:
     return best == "text/event-stream"
 
 
-@blp.route("/<string:game_id>/events", parameters=[LAST_EVENT_ID])
+@blp.route("/<string:game_id>/events")
 @blp.doc(
     operationId="getGameEvents",
     security=SEAT_TOKEN_OPTIONAL,
@@ -74,13 +66,21 @@ def _wants_sse() -> bool:
     },
 )
 @blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
+@blp.arguments(EventsHeadersSchema(), location="headers", as_kwargs=True)
 @blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events")
-def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket: str | None = None) -> flask.Response:
+def get_events(
+    game_id: str,
+    wait: float = 0.0,
+    after: int | None = None,
+    ticket: str | None = None,
+    last_event_id: str | None = None,
+) -> flask.Response:
     """Follow a game's events: a long poll, or Server-Sent Events with `Accept: text/event-stream`
 
-    Each event is an `Event`: one schema per `type` (`#/components/schemas/Event`, a `oneOf` with a
-    `discriminator` on `type`); members may be added, so ignore those you do not know.
+    Each event is an `Event`: one schema per `type` (`#/components/schemas/Event`, their union with a
+    `discriminator` on `type`, and `OtherEvent` for types added later); ignore members and types you do not
+    know.
 
     **Long poll** (`application/json`): the events of versions after `after`, waiting up to `wait` seconds
     (at most 30) when there is none yet; `events` is empty when the wait ran out. Versions start at 0: the
@@ -105,8 +105,7 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     token = bearer_token()
     if after == -1:
         after = None
-    last = flask.request.headers.get("Last-Event-ID")
-    cursor = events.parse_last_event_id(last) if last is not None else events.cursor_after(after)
+    cursor = events.parse_last_event_id(last_event_id) if last_event_id is not None else events.cursor_after(after)
     if _wants_sse():
         seat, finished = events.resolve_seat(service, game_id, token, ticket)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}

@@ -38,6 +38,19 @@ class EventsQuerySchema(ma.Schema):
     )
 
 
+class EventsHeadersSchema(ma.Schema):
+    last_event_id = ma.fields.String(
+        data_key="Last-Event-ID",
+        validate=ma.validate.Regexp(STREAM_ID),
+        metadata={
+            "description": "resume after this event id (`EventSource` sends it when it reconnects): the events "
+            "after it, no gap, no duplicate; overrides `after`. Long poll and Server-Sent Events alike; an empty "
+            "value is no event id (422)",
+            "example": "17-2",
+        },
+    )
+
+
 # -- one schema per event type -----------------------------------------------------------------------------
 # Documentation only: events are built by hand (domino.engine, the variants, api.service, api.lobby,
 # api.turns) and rendered by api.events.render. Every schema lets unknown members through, so that a member

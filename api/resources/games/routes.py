@@ -7,7 +7,7 @@ import flask
 from api import errors as E
 from api.app import current_service
 from api.extensions import BODY_PROBLEMS, Blueprint
-from api.resources.common import SEAT_TOKEN_OPTIONAL, bearer_token, etag, idempotency_key, if_none_match_hits, json_response, view_headers
+from api.resources.common import IDEMPOTENCY_KEY_PATTERN, SEAT_TOKEN_OPTIONAL, bearer_token, etag, idempotency_key, if_none_match_hits, json_response, view_headers
 from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema, HistorySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
@@ -16,7 +16,8 @@ IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "maxLength": 255},
+    "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
+    "example": "8e0f6d1c-create-1",
     "description": "A retry with the same key gets the first answer.",
 }
 IF_NONE_MATCH = {
@@ -68,7 +69,7 @@ CREATED_LINKS = {
         "ETag": VIEW_HEADERS["ETag"],
     },
 )
-@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/games")
+@blp.problems(*BODY_PROBLEMS, E.IDEMPOTENCY_KEY_REUSED, E.UNAVAILABLE, path="/v1/games")
 def create_game(body: dict[str, Any]) -> flask.Response:
     """Create a game: a variant, rule overrides, seats (humans by name, bots by id) and an optional seed
 

@@ -7,7 +7,7 @@ import marshmallow as ma
 from apispec import APISpec
 
 import domino
-from api.resources.common import StrictBoolean, StrictFloat, name_field
+from api.resources.common import StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
 from api.webhooks import check_url
 
@@ -18,15 +18,14 @@ REF = "#/components/schemas/"
 
 def _bot(**kwargs: Any) -> ma.fields.String:
     return ma.fields.String(
-        validate=ma.validate.Length(min=1, max=64),
+        validate=ma.validate.OneOf(bot_ids()),
         metadata={"description": "a strategy id from `GET /v1/bots`", "example": "greedy"},
         **kwargs,
     )
 
 
 def _think_ms() -> ma.fields.Integer:
-    return ma.fields.Integer(
-        strict=True,
+    return WholeNumber(
         validate=ma.validate.Range(min=1, max=1000),
         metadata={
             "description": "milliseconds the computer player may think per move (default: the strategy's own, "
@@ -44,10 +43,14 @@ def _open(**kwargs: Any) -> StrictBoolean:
     )
 
 
+WEBHOOK_PATTERN = r"^https?://[^/?#@ ]+([/?#][^ ]*)?$"  # an http(s) URL with a host and no credentials
+
+
 def _webhook() -> ma.fields.String:
     return ma.fields.String(
-        validate=ma.validate.Length(min=1, max=2000),
+        validate=[ma.validate.Length(min=1, max=2000), ma.validate.Regexp(WEBHOOK_PATTERN)],
         metadata={
+            "pattern": WEBHOOK_PATTERN,
             "description": "a hosted bot: on its turn a worker POSTs a `turn` delivery here (see `webhooks` in "
             "this document), signed as Standard Webhooks with the seat's `webhook_secret` (returned once in "
             "`tokens`)",
@@ -141,9 +144,14 @@ class CreateGameSchema(ma.Schema):
         allow_none=True,
         validate=ma.validate.Range(min=0, max=7 * 24 * 3600, min_inclusive=False),
         metadata={
-            "description": "seconds a human or hosted-bot seat has for each move; past it the server moves for "
-            "it (the events say `auto: true`). Views and events carry the `deadline`",
-            "example": 60,
+            "schema": {
+                "type": ["number", "null"],
+                "exclusiveMinimum": 0,
+                "maximum": 7 * 24 * 3600,
+                "description": "seconds a human or hosted-bot seat has for each move; past it the server moves "
+                "for it (the events say `auto: true`). Views and events carry the `deadline`",
+                "example": 60,
+            }
         },
     )
 
@@ -357,6 +365,15 @@ class HistorySchema(ma.Schema):
     salt = ma.fields.String(metadata={"description": "finished games only"})
 
 
+def line_games_seat_at_most_four(member: str) -> dict[str, Any]:
+    """JSON Schema: `member` (the seats, or one strategy per seat) has at most 4 items unless the variant is
+    Mexican Train (2-10)."""
+    return {
+        "if": {"properties": {"variant": {"const": "mexican_train"}}},
+        "else": {"properties": {member: {"maxItems": 4}}},
+    }
+
+
 def document(spec: APISpec) -> None:
     """The named types the schemas above refer to by reference (`$ref`) only."""
     spec.components.schema("LineBoard", schema=LineBoardSchema)
@@ -364,6 +381,8 @@ def document(spec: APISpec) -> None:
     for name, schema in SEAT_DOCS.items():
         spec.components.schema(name, {"description": inspect.cleandoc(schema.__doc__ or "")}, schema=schema)
     spec.components.schema("GameStatus", {"type": "string", "enum": GAME_STATUSES})
+    spec.components.schemas["CreateGame"]["allOf"] = [line_games_seat_at_most_four("seats")]
+    del spec.components.schemas["Seat"]  # the request's seats are documented as the three kinds above
     spec.components.schema("TurnPhase", {"type": "string", "enum": TURN_PHASES})
 
 

@@ -3,7 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
+from apispec import APISpec
 
+from api.resources.common import WholeNumber
 from domino.moves import END_PATTERN
 
 TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
@@ -27,8 +29,7 @@ class MoveSchema(ma.Schema):
             "example": "left",
         },
     )
-    expected_version = ma.fields.Integer(
-        strict=True,
+    expected_version = WholeNumber(
         validate=ma.validate.Range(min=0, max=2**53),
         metadata={"description": "optional: 412 unless the game is at this version"},
     )
@@ -37,8 +38,38 @@ class MoveSchema(ma.Schema):
     def _tile_for_plays(self, data: dict[str, Any], **kwargs: object) -> None:
         if data.get("type") == "play" and "tile" not in data:
             raise ma.ValidationError("a play names its tile", "tile")
-        if data.get("type") in ("draw", "pass") and ("tile" in data or data.get("end") is not None):
+        if data.get("type") in ("draw", "pass") and ("tile" in data or "end" in data):
             raise ma.ValidationError(f"a {data['type']} has no tile or end", "tile")
+
+
+class PlayMoveSchema(MoveSchema):
+    """A play: a tile, and where it goes."""
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(["play"]))
+    tile = ma.fields.String(required=True, validate=ma.validate.Regexp(TILE_PATTERN), metadata=MoveSchema._declared_fields["tile"].metadata)
+
+
+class DrawOrPassSchema(MoveSchema):
+    """A draw from the boneyard, or a pass: nothing more."""
+
+    class Meta:
+        exclude = ("tile", "end")
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(["draw", "pass"]))
+
+
+def document(spec: APISpec) -> None:
+    """`Move` is one of `PlayMove` and `DrawOrPass` (MoveSchema checks the same when it loads a move)."""
+    spec.components.schema("PlayMove", {"description": PlayMoveSchema.__doc__}, schema=PlayMoveSchema)
+    spec.components.schema("DrawOrPass", {"description": DrawOrPassSchema.__doc__}, schema=DrawOrPassSchema)
+    spec.components.schemas["Move"] = {
+        "description": (MoveSchema.__doc__ or "").replace("\n   ", ""),
+        "oneOf": [{"$ref": "#/components/schemas/PlayMove"}, {"$ref": "#/components/schemas/DrawOrPass"}],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {t: f"#/components/schemas/{'PlayMove' if t == 'play' else 'DrawOrPass'}" for t in ("play", "draw", "pass")},
+        },
+    }
 
 
 class LogEntrySchema(MoveSchema):

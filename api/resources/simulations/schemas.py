@@ -1,23 +1,26 @@
 from __future__ import annotations
 
-import base64
-import math
 import re
 from typing import Any
 
 import marshmallow as ma
+from apispec import APISpec
 
 import domino
-from api.resources.common import StrictBoolean
+from api.resources.common import StrictBoolean, WholeNumber, bot_ids
+from api.resources.games.schemas import line_games_seat_at_most_four
 from api.simulations import STATUSES
 
-_SIM_ID = re.compile(r"[a-z2-7]{16}")
+# A list position: the creation time (Unix seconds, to the microsecond) and the id of the last simulation
+# shown. Every text of this form is a position (the page after it), so the document's pattern is exact.
+CURSOR_PATTERN = r"^\d{1,12}(\.\d{1,6})?_[a-z2-7]{16}$"
+_CURSOR = re.compile(CURSOR_PATTERN)
 
 
 def encode_cursor(position: tuple[float, str]) -> str:
-    """The opaque text of a list position (created_at, id): clients pass it back, never read it."""
+    """The text of a list position (created_at, id): clients pass it back as it came."""
     created_at, sim_id = position
-    return base64.urlsafe_b64encode(f"{created_at!r}:{sim_id}".encode()).decode().rstrip("=")
+    return f"{created_at:.6f}_{sim_id}"
 
 
 class Cursor(ma.fields.Field[tuple[float, str]]):
@@ -26,17 +29,10 @@ class Cursor(ma.fields.Field[tuple[float, str]]):
     default_error_messages = {"invalid": "not a cursor of this list: pass `next_before` as it came"}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[float, str]:
-        if not isinstance(value, str) or len(value) > 200:
+        if not isinstance(value, str) or not _CURSOR.fullmatch(value):
             raise self.make_error("invalid")
-        try:
-            raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode("ascii")
-            created, _, sim_id = raw.rpartition(":")
-            created_at = float(created)
-        except ValueError:  # not base64, not ASCII, or no number (binascii.Error is a ValueError too)
-            raise self.make_error("invalid") from None
-        if not math.isfinite(created_at) or not _SIM_ID.fullmatch(sim_id):
-            raise self.make_error("invalid")
-        return created_at, sim_id
+        created, _, sim_id = value.partition("_")
+        return float(created), sim_id
 
 
 class CreateSimulationSchema(ma.Schema):
@@ -49,7 +45,7 @@ class CreateSimulationSchema(ma.Schema):
         metadata={"description": "option overrides as for a game (see `GET /v1/variants`); `players` comes from `strategies`"},
     )
     strategies = ma.fields.List(
-        ma.fields.String(validate=ma.validate.Length(min=1, max=64)),
+        ma.fields.String(validate=ma.validate.OneOf(bot_ids())),
         required=True,
         validate=ma.validate.Length(min=2, max=10),
         metadata={
@@ -58,9 +54,8 @@ class CreateSimulationSchema(ma.Schema):
             "example": ["greedy", "random"],
         },
     )
-    games = ma.fields.Integer(
+    games = WholeNumber(
         required=True,
-        strict=True,
         validate=ma.validate.Range(min=1, max=10_000_000),
         metadata={"description": "games (whole matches) to play; in duplicate mode a multiple of `rotations`"},
     )
@@ -178,6 +173,10 @@ class SimulationSchema(ma.Schema):
     error = ma.fields.String(required=True, allow_none=True)
 
 
+def document(spec: APISpec) -> None:
+    spec.components.schemas["CreateSimulation"]["allOf"] = [line_games_seat_at_most_four("strategies")]
+
+
 class SimulationListQuerySchema(ma.Schema):
     status = ma.fields.String(
         validate=ma.validate.OneOf(STATUSES), metadata={"description": "only the simulations in this status"}
@@ -188,7 +187,11 @@ class SimulationListQuerySchema(ma.Schema):
         metadata={"description": "simulations per page (with `status`, a page may hold fewer; follow `next`)"},
     )
     before = Cursor(
-        metadata={"type": "string", "description": "the cursor of the next page (`next_before` of the previous one); opaque"}
+        metadata={
+            "type": "string",
+            "pattern": CURSOR_PATTERN,
+            "description": "the cursor of the next page: `next_before` of the previous one, as it came",
+        }
     )
 
 
