@@ -43,7 +43,8 @@ def _open(**kwargs: Any) -> StrictBoolean:
     )
 
 
-WEBHOOK_PATTERN = r"^https?://[^/?#@ ]+([/?#][^ ]*)?$"  # an http(s) URL with a host and no credentials
+# An http(s) URL naming a host (a DNS name or an IPv4 address) and no credentials, in printable ASCII.
+WEBHOOK_PATTERN = r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][!-~]*)?$"
 
 
 def _webhook() -> ma.fields.String:
