@@ -54,7 +54,7 @@ def _webhook() -> ma.fields.String:
             "pattern": WEBHOOK_PATTERN,
             "description": "a hosted bot: on its turn a worker POSTs a `turn` delivery here (see `webhooks` in "
             "this document), signed as Standard Webhooks with the seat's `webhook_secret` (returned once in "
-            "`tokens`)",
+            "`tokens`); the protocol: docs/hosted-bots.md",
             "example": "https://bots.example.com/domino",
         },
     )
@@ -115,12 +115,15 @@ class CreateGameSchema(ma.Schema):
     variant = ma.fields.String(
         required=True,
         validate=ma.validate.OneOf(domino.PRESETS),
-        metadata={"description": "a preset from `GET /v1/variants`"},
+        metadata={"description": "a preset from `GET /v1/variants` (its rules: docs/rules.md)"},
     )
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides (see `GET /v1/variants`); `players` comes from the seats"},
+        metadata={
+            "description": "option overrides (`GET /v1/variants`; what each does: docs/rules.md#options); "
+            "`players` comes from the seats"
+        },
     )
     seats = ma.fields.List(
         ma.fields.Nested(SeatSchema),
@@ -266,7 +269,7 @@ class GameViewSchema(ma.Schema):
 
     id = ma.fields.String(required=True)
     variant = ma.fields.String(required=True, validate=ma.validate.OneOf(domino.PRESETS))
-    rules = ma.fields.Dict(required=True, metadata={"description": "the resolved options"})
+    rules = ma.fields.Dict(required=True, metadata={"description": "the resolved options (docs/rules.md#options)"})
     status = ma.fields.String(required=True, validate=ma.validate.OneOf(GAME_STATUSES), metadata={"schema": STATUS_DOC})
     version = ma.fields.Integer(required=True)
     round = ma.fields.Integer(required=True)

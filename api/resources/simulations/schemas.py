@@ -42,7 +42,7 @@ class CreateSimulationSchema(ma.Schema):
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides as for a game (see `GET /v1/variants`); `players` comes from `strategies`"},
+        metadata={"description": "option overrides as for a game (docs/rules.md#options); `players` comes from `strategies`"},
     )
     strategies = ma.fields.List(
         ma.fields.String(validate=ma.validate.OneOf(bot_ids())),

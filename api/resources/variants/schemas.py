@@ -57,6 +57,9 @@ class VariantsSchema(ma.Schema):
     variants = ma.fields.List(ma.fields.Nested(VariantSchema), required=True, metadata={"description": "the presets"})
     options = ma.fields.Dict(
         required=True, keys=ma.fields.String(), values=ma.fields.Nested(OptionSchema),
-        metadata={"description": "every option of `rules`: allowed values and each variant's default"},
+        metadata={
+            "description": "every option of `rules`: allowed values and each variant's default (what each does: "
+            "docs/rules.md#options)"
+        },
     )  # fmt: skip
     limits = ma.fields.Nested(LimitsSchema, required=True)
