@@ -49,6 +49,7 @@ def before_call(context: Any, case: Any, kwargs: Any) -> None:
     success without the token and with a wrong one (both must be 401) instead of failing it outright."""
     if case.headers and "Authorization" in case.headers:
         case._has_explicit_auth = True
-    headers = kwargs.get("headers")
-    if isinstance(case.body, dict) and "expected_version" in case.body and isinstance(headers, dict):
-        headers.pop("If-Match", None)  # as in map_case, for the phases that do not map cases
+    if isinstance(case.body, dict) and "expected_version" in case.body:  # as in map_case, for every phase
+        for headers in (case.headers, kwargs.get("headers")):
+            if headers is not None and "If-Match" in headers:
+                del headers["If-Match"]

@@ -25,7 +25,8 @@ def test_schemathesis_all_checks_all_phases_find_nothing(served: str, tmp_path: 
     }
     run = subprocess.run(
         [
-            sys.executable, "-m", "schemathesis.cli", "run", f"{served}/openapi.json",
+            sys.executable, "-m", "schemathesis.cli", "--config-file", str(Path(__file__).with_name("schemathesis.toml")),
+            "run", f"{served}/openapi.json",
             "--checks", "all", "--phases", "examples,fuzzing,stateful",
             "--seed", "4242", "--max-examples", EXAMPLES, "--workers", "2", "--request-timeout", "10",
             "--report-dir", str(tmp_path),
