@@ -8,8 +8,10 @@ from api import errors as E
 from api import events
 from api.app import current_service
 from api.extensions import Blueprint, no_body
+from api.ratelimit import client_id
 from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response
 from api.resources.events.schemas import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, TicketSchema
+from api.stream_slots import StreamSlot, held
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
 
@@ -68,7 +70,9 @@ def _wants_sse() -> bool:
 @blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
 @blp.arguments(EventsHeadersSchema(), location="headers", as_kwargs=True)
 @blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events")
+@blp.problems(
+    E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events"
+)
 def get_events(
     game_id: str,
     wait: float = 0.0,
@@ -100,7 +104,11 @@ def get_events(
     seat (and the turn's `deadline`, if any). The seat's own copy also lists its `legal_moves`: post one
     with `expected_version` = the event's `version`, without reading the view first. Only the current
     turn's notice is kept: a client catching up on several changes gets the last one only, and the
-    history has none."""
+    history has none.
+
+    **Limits.** A client (its address) may hold 32 streams open at once (SSE streams and long polls that
+    wait), and a game may have 256 (both configurable); one more is a 429 `too-many-streams` with
+    `Retry-After`."""
     service = current_service()
     token = bearer_token()
     if after == -1:
@@ -108,11 +116,16 @@ def get_events(
     cursor = events.parse_last_event_id(last_event_id) if last_event_id is not None else events.cursor_after(after)
     if _wants_sse():
         seat, finished = events.resolve_seat(service, game_id, token, ticket)
+        slot = StreamSlot.take(service.store, client_id(), game_id)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
-        return flask.Response(
-            events.sse(service, game_id, seat, cursor, finished), mimetype="text/event-stream", headers=headers
-        )
-    page = events.long_poll(service, game_id, token, ticket, cursor, wait)
+        frames = held(slot, events.sse(service, game_id, seat, cursor, finished))
+        return flask.Response(frames, mimetype="text/event-stream", headers=headers)
+    waits = StreamSlot.take(service.store, client_id(), game_id) if wait else None  # no wait: a plain read
+    try:
+        page = events.long_poll(service, game_id, token, ticket, cursor, wait)
+    finally:
+        if waits is not None:
+            waits.release()
     return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
 
 
