@@ -21,7 +21,7 @@ import domino
 import domino.bots
 from api.config import Settings
 from api import bot_games, turns
-from api.errors import GameNotFound, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
+from api.errors import GameNotFound, IdempotencyKeyReused, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
 from api.store import Store
 
 log = logging.getLogger("api.service")
@@ -229,7 +229,7 @@ class Service:
             return None
         data = orjson.loads(_keystream_xor(key, sealed))
         if data["fp"] != fingerprint:
-            raise InvalidRequest("This Idempotency-Key was used with a different request.")
+            raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
     # -- reading ------------------------------------------------------------------------------------------
@@ -388,7 +388,7 @@ class Service:
                 if stored is not None:
                     answer = orjson.loads(stored)
                     if answer["fp"] != fingerprint:
-                        raise InvalidRequest("This Idempotency-Key was used with a different move.")
+                        raise IdempotencyKeyReused("This Idempotency-Key was used with a different move.")
                     view = answer["view"]
                     return ({k: view[k] for k in MINIMAL_VIEW} if minimal else view), answer["version"]
             if expected_version is not None and expected_version != version:

@@ -542,8 +542,9 @@ class Store:
         self.redis.set(self.ticket_key(game_id, ticket_hash), seat, ex=ttl)
 
     @_translated
-    def ticket_seat(self, game_id: str, ticket_hash: str) -> int | None:
-        raw = self.redis.get(self.ticket_key(game_id, ticket_hash))
+    def take_ticket(self, game_id: str, ticket_hash: str) -> int | None:
+        """The seat of a stream ticket, which this use spends (a ticket opens one stream)."""
+        raw = self.redis.getdel(self.ticket_key(game_id, ticket_hash))
         return None if raw is None else int(raw)
 
     @property
@@ -749,6 +750,15 @@ class Store:
         a simulation already over keeps its status."""
         raw = self._sim_end(keys=[self.simulation_key(sim_id)], args=[status, error])
         return None if not raw else raw.decode()
+
+    @_translated
+    def delete_simulation(self, sim_id: str) -> bool:
+        """Remove a simulation's record, chunk set and index entry; False when there was no record."""
+        pipe = self.queue_redis.pipeline(transaction=True)
+        pipe.delete(self.simulation_key(sim_id))
+        pipe.delete(self.simulation_chunks_key(sim_id))
+        pipe.zrem(self.simulations_key, sim_id)
+        return bool(pipe.execute()[0])
 
     # -- open event streams (api/stream_slots.py) ---------------------------------------------------------
     #
