@@ -1,4 +1,5 @@
-"""flask-smorest subclasses: RFC 9457 problem details for every error, and helpers to document them."""
+"""flask-smorest subclasses: RFC 9457 problem details for every error, helpers to document them, and
+:func:`current_service` (the app's one Service, for routes and hooks)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from api import errors
 from api.resources.moves.schemas import MoveSchema
+from api.service.service import Service
 
 log = logging.getLogger("api")
 
@@ -60,6 +62,11 @@ class ProblemSchema(ma.Schema):
         metadata={"description": "version-mismatch: the seat's last accepted move (null: none yet)"},
     )
     checks = ma.fields.Dict(metadata={"description": "readiness: what was checked"})
+
+
+def current_service() -> Service:
+    """The Service of the app handling this request (``create_app`` puts one in ``app.extensions``)."""
+    return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]
 
 
 def documented_as(converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -93,11 +93,12 @@ def run_bots(service):  # type: ignore[no-untyped-def]
     """Run the bots and bot-games queues to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
     from rq import SimpleWorker
 
-    from workers.queues import SERIALIZER, bot_games_queue, bots_queue
+    from api.queues import SERIALIZER, Queues
 
     def run(max_jobs: int | None = None) -> bool:
         conn = service.store.worker_connection()
-        names = [bots_queue(service.store).name, bot_games_queue(service.store).name]
+        queues = Queues(service.store)
+        names = [queues.bots.name, queues.bot_games.name]
         worker = SimpleWorker(names, connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
@@ -109,11 +110,11 @@ def run_simulations(service):  # type: ignore[no-untyped-def]
     """Run the simulations queue to empty with a real RQ SimpleWorker (burst mode)."""
     from rq import SimpleWorker
 
-    from workers.queues import SERIALIZER, simulations_queue
+    from api.queues import SERIALIZER, Queues
 
     def run(max_jobs: int | None = None) -> bool:
         conn = service.store.worker_connection()
-        worker = SimpleWorker([simulations_queue(service.store).name], connection=conn, serializer=SERIALIZER)
+        worker = SimpleWorker([Queues(service.store).simulations.name], connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
     return run
@@ -199,7 +200,9 @@ def served(settings: Settings) -> Iterator[str]:
 
     from api.app import create_app
 
-    app = create_app({"DOMINO": replace(settings, rate_limit="", max_wait=0.05, keepalive_interval=0.05)})
+    # The shortest turn as documented (the other tests lower it to play clocks in milliseconds).
+    served_settings = replace(settings, rate_limit="", max_wait=0.05, keepalive_interval=0.05, min_turn_timeout=1.0)
+    app = create_app({"DOMINO": served_settings})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="served-app", daemon=True)
     thread.start()

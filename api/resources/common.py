@@ -1,5 +1,6 @@
-"""Helpers shared by the routes and schemas: tokens from headers, fast JSON responses, version headers, and
-body fields exactly as strict as the OpenAPI document says (a JSON boolean is `true`/`false`, never `1`)."""
+"""What the routes and schemas share: OpenAPI parameters and headers, tokens from headers, fast JSON responses,
+version headers, and body fields exactly as strict as the OpenAPI document says (a JSON boolean is
+`true`/`false`, never `1`)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,19 @@ def bearer_token() -> str | None:
 
 IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"  # 1-255 printable ASCII characters, no outer space
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
+    "example": "8e0f6d1c-create-1",
+    "description": "A retry with the same key gets the first answer.",
+}
+VIEW_HEADERS = {
+    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
+    "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
+    "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
+}
 
 
 def idempotency_key() -> str | None:

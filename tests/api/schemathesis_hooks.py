@@ -12,7 +12,7 @@ from typing import Any
 
 import schemathesis
 
-from api.events import STREAM_ID
+from api.service.events import STREAM_ID
 
 
 @schemathesis.hook

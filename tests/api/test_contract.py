@@ -113,23 +113,23 @@ def test_9_the_turn_delivery_is_documented() -> None:
     assert {p["name"] for p in post["parameters"]} >= {"webhook-id", "webhook-signature", "webhook-attempt"}
 
 
-def test_9_a_failed_delivery_is_retried_one_backoff_step_after_the_failure(settings, create_game, service, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_9_a_failed_delivery_is_retried_one_backoff_step_after_the_failure(settings, create_game, caplog) -> None:  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
-    from api import webhooks
-    from api.service import Service
+    from api.service.service import Service
 
     slow = Service(replace(settings, webhook_timeout=3.0, webhook_backoff="1,5"))
     data, _, _ = create_game([{"name": "mybot", "webhook": "http://127.0.0.1:9/turn"}, {"name": "Bo"}], seed="hook1")
     game_id, version = data["game"]["id"], data["game"]["version"]
     assert data["game"]["turn"] == 0, "seeded so that the hosted bot moves first"
-    with caplog.at_level(logging.INFO, logger="api.webhooks"):
+    with caplog.at_level(logging.INFO, logger="api.service.webhooks"):
         failed_at = time.time()
-        assert webhooks.deliver(slow, game_id, version, 0).startswith("failed")
+        assert slow.deliver_webhook(game_id, version, 0).startswith("failed")
     assert "attempt 1 failed" in caplog.text and "attempt 0" not in caplog.text
-    due = dict(((g, v), a) for g, v, a in slow.store.overdue_hooks(failed_at + 1.5))
-    assert due.get((game_id, version)) == 1, "due one back-off step (1 s) after the failure, not timeout + 1 s"
-    assert (game_id, version) not in {(g, v) for g, v, _ in slow.store.overdue_hooks(failed_at + 0.5)}
+    member = f"{game_id}:{version}"
+    assert member in dict(slow.store.hooks_due.overdue(failed_at + 1.5))
+    assert slow.store.hooks_due.attempt(member) == 1, "the next try is the second"
+    assert member not in dict(slow.store.hooks_due.overdue(failed_at + 0.5)), "due 1 s after the failure, not timeout + 1 s"
 
 
 # 10. Names and shapes.

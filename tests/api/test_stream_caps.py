@@ -87,15 +87,15 @@ def test_a_slot_nobody_renews_lapses_with_its_lease(settings):
 
 
 def test_a_stream_renews_its_slot_while_it_runs(settings, service):
-    from api.stream_slots import StreamSlot
+    from api.service.streams import StreamSlot
 
     s = replace_settings(settings, stream_lease=0.3)
     store = type(service)(s).store
-    slot = StreamSlot.take(store, "10.0.2.1", "somegame")
+    slot = StreamSlot.take(store.streams, s, "10.0.2.1", "somegame")
     for _ in range(4):  # well past one lease, renewed each time a third of it has passed
         time.sleep(0.12)
         slot.renew_if_due()
-    held = store.rq_connection().zscore(store.stream_keys("10.0.2.1", "somegame")[0], slot.id)
+    held = store.rq_connection().zscore(store.streams.keys("10.0.2.1", "somegame")[0], slot.id)
     assert held is not None
     slot.release()
-    assert store.rq_connection().exists(*store.stream_keys("10.0.2.1", "somegame")) == 0
+    assert store.rq_connection().exists(*store.streams.keys("10.0.2.1", "somegame")) == 0

@@ -82,7 +82,7 @@ def streams_held(settings) -> int:  # type: ignore[no-untyped-def]
     from api.store import Store
 
     store = Store(settings)
-    return int(store.rq_connection().zcard(store.stream_keys("127.0.0.1", "x")[0]))
+    return int(store.rq_connection().zcard(store.streams.keys("127.0.0.1", "x")[0]))
 
 
 def test_500_idle_streams_leave_rest_answering(served, settings):  # type: ignore[no-untyped-def]

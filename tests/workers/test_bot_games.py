@@ -6,13 +6,13 @@ import domino
 import pytest
 from rq import SimpleWorker
 
-from workers.queues import SERIALIZER, bot_games_queue, bots_queue
+from api.queues import SERIALIZER, Queues
 
 SLOW = {"bot": "expert", "think_ms": 250}
 
 
 def _bot_to_move(service, game_id: str) -> bool:  # type: ignore[no-untyped-def]
-    rec = service.store.load(game_id)
+    rec = service.store.games.load(game_id)
     seat = domino.from_dict(rec.doc["state"]).to_move
     return seat is not None and rec.doc["seats"][seat]["kind"] == "bot"
 
@@ -32,22 +32,22 @@ def test_a_human_games_bot_turns_never_queue_behind_games_of_computer_players_on
     _until_a_bot_is_to_move(service, game_id, players[0])
 
     # Every bot-only game's turn waits on its own queue; the live queue holds the human game's turn alone.
-    assert sorted(j.split("-")[1] for j in bot_games_queue(service.store).job_ids) == sorted(bot_games)
-    assert [j.split("-")[1] for j in bots_queue(service.store).job_ids] == [game_id]
+    assert sorted(j.split("-")[1] for j in Queues(service.store).bot_games.job_ids) == sorted(bot_games)
+    assert [j.split("-")[1] for j in Queues(service.store).bots.job_ids] == [game_id]
 
     # A live worker plays the human game's bot turn, and runs no bot-only game's slow turn.
-    version = service.store.load(game_id).version
-    live = SimpleWorker([bots_queue(service.store).name], connection=service.store.worker_connection(), serializer=SERIALIZER)
+    version = service.store.games.load(game_id).version
+    live = SimpleWorker([Queues(service.store).bots.name], connection=service.store.worker_connection(), serializer=SERIALIZER)
     assert live.work(burst=True, logging_level="WARNING")
-    assert service.store.load(game_id).version > version
-    assert len(bot_games_queue(service.store)) == len(bot_games)
-    assert all(service.store.load(g).version == 0 for g in bot_games)
+    assert service.store.games.load(game_id).version > version
+    assert len(Queues(service.store).bot_games) == len(bot_games)
+    assert all(service.store.games.load(g).version == 0 for g in bot_games)
 
 
 def test_a_game_with_an_open_seat_becomes_live_when_a_human_claims_it(create_game, client, service):
     data, _, _ = create_game([{"bot": "greedy"}, {"open": True}], seed="claimed")
     game_id = data["game"]["id"]
-    assert len(bot_games_queue(service.store)) == 0 and len(bots_queue(service.store)) == 0  # waiting
+    assert len(Queues(service.store).bot_games) == 0 and len(Queues(service.store).bots) == 0  # waiting
     resp = client.post(f"/v1/games/{game_id}/seats/1", json={"name": "Bo"})
     assert resp.status_code in (200, 201), resp.get_json()
     token = resp.get_json()["token"]
@@ -62,8 +62,8 @@ def test_a_game_with_an_open_seat_becomes_live_when_a_human_claims_it(create_gam
             return client.post(f"/v1/games/{game_id}/moves", json=move, headers={"Authorization": f"Bearer {token}"})
 
     _until_a_bot_is_to_move(service, game_id, Bo)
-    assert len(bot_games_queue(service.store)) == 0
-    assert [j.split("-")[1] for j in bots_queue(service.store).job_ids] == [game_id]
+    assert len(Queues(service.store).bot_games) == 0
+    assert [j.split("-")[1] for j in Queues(service.store).bots.job_ids] == [game_id]
 
 
 def test_the_sweep_requeues_a_bot_only_games_turn_on_its_own_queue(create_game, service):
@@ -71,9 +71,9 @@ def test_the_sweep_requeues_a_bot_only_games_turn_on_its_own_queue(create_game, 
 
     data, _, _ = create_game([{"bot": "greedy"}, {"bot": "greedy"}])
     game_id = data["game"]["id"]
-    bot_games_queue(service.store).empty()  # the job was lost
-    assert service.sweep(now=time.time() + service.settings.bot_due_delay + 0.01) == [(game_id, 0)]
-    assert len(bot_games_queue(service.store)) == 1 and len(bots_queue(service.store)) == 0
+    Queues(service.store).bot_games.empty()  # the job was lost
+    assert service.sweep(now=time.time() + service.settings.bot_due_delay + 0.01).bots == [(game_id, 0, 1)]
+    assert len(Queues(service.store).bot_games) == 1 and len(Queues(service.store).bots) == 0
 
 
 @pytest.mark.parametrize(

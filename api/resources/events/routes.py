@@ -5,13 +5,11 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api import events
-from api.app import current_service
-from api.extensions import Blueprint, no_body
+from api.extensions import Blueprint, current_service, no_body
 from api.ratelimit import client_id
 from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response
 from api.resources.events.schemas import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, TicketSchema
-from api.stream_slots import StreamSlot, held
+from api.service.events import event_cursor
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
 
@@ -109,23 +107,13 @@ def get_events(
     **Limits.** A client (its address) may hold 32 streams open at once (SSE streams and long polls that
     wait), and a game may have 256 (both configurable); one more is a 429 `too-many-streams` with
     `Retry-After`."""
-    service = current_service()
     token = bearer_token()
-    if after == -1:
-        after = None
-    cursor = events.parse_last_event_id(last_event_id) if last_event_id is not None else events.cursor_after(after)
+    cursor = event_cursor(after, last_event_id)
     if _wants_sse():
-        seat, finished = events.resolve_seat(service, game_id, token, ticket)
-        slot = StreamSlot.take(service.store, client_id(), game_id)
+        frames = current_service().sse(game_id, token, ticket, cursor, client_id())
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
-        frames = held(slot, events.sse(service, game_id, seat, cursor, finished))
         return flask.Response(frames, mimetype="text/event-stream", headers=headers)
-    waits = StreamSlot.take(service.store, client_id(), game_id) if wait else None  # no wait: a plain read
-    try:
-        page = events.long_poll(service, game_id, token, ticket, cursor, wait)
-    finally:
-        if waits is not None:
-            waits.release()
+    page = current_service().long_poll(game_id, token, ticket, cursor, wait, client_id())
     return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
 
 
@@ -149,5 +137,5 @@ def create_ticket(game_id: str) -> flask.Response:
     `EventSource` cannot send an `Authorization` header: open `.../events?ticket=<ticket>` instead. The
     ticket is not the seat token, reads only this seat's events, and expires (`expires_in` seconds). No
     body is needed."""
-    body: dict[str, Any] = events.create_ticket(current_service(), game_id, bearer_token())
+    body: dict[str, Any] = current_service().stream_ticket(game_id, bearer_token())
     return json_response(body, status=201, headers={"Cache-Control": "no-store"})

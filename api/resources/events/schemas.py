@@ -6,7 +6,7 @@ from typing import Any
 import marshmallow as ma
 from apispec import APISpec
 
-from api.events import STREAM_ID
+from api.service.events import STREAM_ID
 from api.resources.moves.schemas import TILE_PATTERN as TILE
 from api.resources.moves.schemas import MoveSchema
 from api.resources.seats.schemas import LobbySeatSchema

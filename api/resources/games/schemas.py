@@ -9,7 +9,7 @@ from apispec import APISpec
 import domino
 from api.resources.common import StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
-from api.webhooks import check_url
+from api.service.webhooks import check_url
 
 
 SEAT_KINDS = ["human", "bot", "hosted", "open"]
@@ -150,10 +150,11 @@ class CreateGameSchema(ma.Schema):
         metadata={
             "schema": {
                 "type": ["number", "null"],
-                "exclusiveMinimum": 0,
+                "minimum": 1,
                 "maximum": 7 * 24 * 3600,
                 "description": "seconds a human or hosted-bot seat has for each move; past it the server moves "
-                "for it (the events say `auto: true`). Views and events carry the `deadline`",
+                "for it (the events say `auto: true`). Views and events carry the `deadline`. The least a server "
+                "accepts is its `DOMINO_MIN_TURN_TIMEOUT` (1 s unless configured)",
                 "example": 60,
             }
         },

@@ -9,7 +9,7 @@ from apispec import APISpec
 import domino
 from api.resources.common import StrictBoolean, WholeNumber, bot_ids
 from api.resources.games.schemas import line_games_seat_at_most_four
-from api.simulations import STATUSES
+from api.service.simulations.runner import STATUSES
 
 # A list position: the creation time (Unix seconds, to the microsecond) and the id of the last simulation
 # shown. Every text of this form is a position (the page after it), so the document's pattern is exact.

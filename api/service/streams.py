@@ -1,7 +1,7 @@
 """Caps on open event streams: per client and per game, counted in Redis so they hold across API processes.
 
 An SSE stream, or a long poll that waits, holds a *slot* in its client's set and in its game's set
-(``Store.take_stream_slot``) while it is open; a take beyond ``Settings.streams_per_client`` or
+(:class:`api.store.streams.StreamSlots`) while it is open; a take beyond ``Settings.streams_per_client`` or
 ``streams_per_game`` is a 429 ``too-many-streams`` with ``Retry-After``. A slot is a lease
 (``Settings.stream_lease``): an open stream renews it as it goes (an SSE stream wakes at least every
 keep-alive interval; a long poll is shorter than a lease), a stream that ends releases it (the client went
@@ -16,26 +16,28 @@ from collections.abc import Generator, Iterator
 
 from api.config import Settings
 from api.errors import TooManyStreams
-from api.store import Store, StoreUnavailable
+from api.store import StoreUnavailable
+from api.store.streams import StreamSlots
 
 
 class StreamSlot:
     """One open stream's place in its client's and its game's counts."""
 
-    def __init__(self, store: Store, client: str, game_id: str) -> None:
-        self.store = store
+    def __init__(self, slots: StreamSlots, settings: Settings, client: str, game_id: str) -> None:
+        self.slots = slots
+        self.settings = settings
         self.client = client
         self.game_id = game_id
         self.id = secrets.token_hex(8)
-        self.lease_ms = int(store.settings.stream_lease * 1000)
+        self.lease_ms = int(settings.stream_lease * 1000)
         self.renewed = time.monotonic()
 
     @classmethod
-    def take(cls, store: Store, client: str, game_id: str) -> StreamSlot:
+    def take(cls, slots: StreamSlots, settings: Settings, client: str, game_id: str) -> StreamSlot:
         """A slot for a new stream, or TooManyStreams (429) when the client or the game is at its cap."""
-        s: Settings = store.settings
-        slot = cls(store, client, game_id)
-        full = store.take_stream_slot(client, game_id, slot.id, (s.streams_per_client, s.streams_per_game), slot.lease_ms)
+        s = settings
+        slot = cls(slots, settings, client, game_id)
+        full = slots.take(client, game_id, slot.id, (s.streams_per_client, s.streams_per_game), slot.lease_ms)
         if full == 1:
             raise TooManyStreams(
                 f"This client has {s.streams_per_client} event streams open, as many as it may; close one first.",
@@ -51,16 +53,16 @@ class StreamSlot:
     def renew_if_due(self) -> None:
         """Renew the lease once a third of it has passed (cheap to call on every frame)."""
         now = time.monotonic()
-        if now - self.renewed >= self.store.settings.stream_lease / 3:
+        if now - self.renewed >= self.settings.stream_lease / 3:
             self.renewed = now
             try:
-                self.store.renew_stream_slot(self.client, self.game_id, self.id, self.lease_ms)
+                self.slots.renew(self.client, self.game_id, self.id, self.lease_ms)
             except StoreUnavailable:
                 pass  # the stream itself ends when Redis is gone; otherwise the next renewal catches up
 
     def release(self) -> None:
         try:
-            self.store.release_stream_slot(self.client, self.game_id, self.id)
+            self.slots.release(self.client, self.game_id, self.id)
         except StoreUnavailable:
             pass  # the lease lapses on its own
 

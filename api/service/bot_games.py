@@ -12,7 +12,7 @@ Long or many matches of computer players are what simulations are for (``POST /v
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import domino
@@ -20,7 +20,7 @@ from api.config import Settings
 from api.errors import InvalidRequest
 
 
-def bot_only(seats: Iterable[dict[str, Any]]) -> bool:
+def bot_only(seats: Iterable[Mapping[str, Any]]) -> bool:
     """Every seat (of a game document) is a computer player."""
     return all(s["kind"] == "bot" for s in seats)
 
