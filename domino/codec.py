@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from domino import variants
 from domino.errors import DominoError
-from domino.rules import Rules
-from domino.state import Deal, LineBoard, LogEntry, Outcome, RoundResult, State
-from domino.rules import MAX_SET
+from domino.rules import MAX_SET, Rules
+from domino.state import Deal, LogEntry, Outcome, RoundResult, State
 from domino.tiles import Tile, full_set
 
 FORMAT = 1
@@ -28,16 +28,6 @@ def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
 
 def _deal(d: dict[str, Any]) -> Deal:
     return Deal(tuple(_parse_tiles(h) for h in d["hands"]), _parse_tiles(d["boneyard"]))
-
-
-def _board_to(board: LineBoard) -> dict[str, Any]:
-    return {"line": [list(p) for p in board.line], "spinner": board.spinner, "up": [list(p) for p in board.up], "down": [list(p) for p in board.down]}
-
-
-def _board_from(d: dict[str, Any]) -> LineBoard:
-    return LineBoard(
-        tuple((a, b) for a, b in d["line"]), d["spinner"], tuple((a, b) for a, b in d["up"]), tuple((a, b) for a, b in d["down"])
-    )
 
 
 def _result_to(r: RoundResult) -> dict[str, Any]:
@@ -63,13 +53,7 @@ def _result_from(d: dict[str, Any]) -> RoundResult:
 
 def to_dict(state: State) -> dict[str, Any]:
     """Everything in the state, JSON-safe (hidden tiles included: this is for storage, never for clients)."""
-    if not state.rules.is_line:
-        from domino.variants import mexican_train
-
-        board: Any = mexican_train.board_to_dict(state.board)
-        variant: Any = mexican_train.variant_to_dict(state.variant)
-    else:
-        board, variant = _board_to(state.board), None
+    rules = variants.of(state.rules)
     return {
         "format": FORMAT,
         "rules": state.rules.to_dict(),
@@ -78,7 +62,7 @@ def to_dict(state: State) -> dict[str, Any]:
         "deal": state.deal.to_dict(),
         "hands": [_tiles(h) for h in state.hands],
         "boneyard": _tiles(state.boneyard),
-        "board": board,
+        "board": rules.board_to_dict(state.board),
         "turn": state.turn,
         "scores": list(state.scores),
         "lead": None if state.lead is None else str(state.lead),
@@ -89,7 +73,7 @@ def to_dict(state: State) -> dict[str, Any]:
         "rounds": [_result_to(r) for r in state.rounds],
         "outcome": None if state.outcome is None else state.outcome.to_dict(),
         "round_points": list(state.round_points),
-        "variant": variant,
+        "variant": rules.turn_to_dict(state.variant),
     }
 
 
@@ -103,13 +87,8 @@ def from_dict(data: dict[str, Any]) -> State:
     if data.get("format") != FORMAT:
         raise DominoError(f"unknown state format {data.get('format')!r}")
     rules = Rules.from_dict(data["rules"])
-    if not rules.is_line:
-        from domino.variants import mexican_train
-
-        board: Any = mexican_train.board_from_dict(data["board"])
-        variant: Any = mexican_train.variant_from_dict(data["variant"])
-    else:
-        board, variant = _board_from(data["board"]), None
+    variant = variants.of(rules)
+    rounds = tuple(_result_from(r) for r in data["rounds"])
     outcome = data["outcome"]
     return State(
         rules=rules,
@@ -118,7 +97,7 @@ def from_dict(data: dict[str, Any]) -> State:
         deal=_deal(data["deal"]),
         hands=tuple(_parse_tiles(h) for h in data["hands"]),
         boneyard=_parse_tiles(data["boneyard"]),
-        board=board,
+        board=variant.board_from_dict(data["board"]),
         turn=data["turn"],
         scores=tuple(data["scores"]),
         lead=None if data["lead"] is None else Tile.parse(data["lead"]),
@@ -126,8 +105,9 @@ def from_dict(data: dict[str, Any]) -> State:
         drawn=data["drawn"],
         extra_play=data["extra_play"],
         log=tuple(LogEntry(s, t, None if tile is None else Tile.parse(tile), end) for s, t, tile, end in data["log"]),
-        rounds=tuple(_result_from(r) for r in data["rounds"]),
+        rounds=rounds,
         outcome=None if outcome is None else Outcome(outcome["reason"], tuple(outcome["winners"]), outcome["team"]),
         round_points=tuple(data["round_points"]),
-        variant=variant,
+        variant=variant.turn_from_dict(data["variant"]),
+        last_round=rounds[-1] if rounds else None,
     )

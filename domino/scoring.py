@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from domino.rules import Rules
-from domino.variants.line import round5
+
+
+def round5(x: int) -> int:
+    """Round to the nearest multiple of five; 1–2 round down, 3–4 up (RULES.md §3.3.7)."""
+    return 5 * ((x + 2) // 5)
 
 
 def side_pips(rules: Rules, pips: tuple[int, ...]) -> list[int]:

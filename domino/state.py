@@ -123,6 +123,9 @@ class Event:
         return d
 
 
+Events = tuple[Event, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class State:
     """One moment of a match. Never mutated: every step returns a new State."""
@@ -145,6 +148,7 @@ class State:
     outcome: Outcome | None = None
     round_points: tuple[int, ...] = ()  # points scored during play in this round (All Fives)
     variant: Any = None  # variant-specific turn state (Mexican Train)
+    last_round: RoundResult | None = None  # the latest finished round (``rounds[-1]`` when the records are held)
 
     @property
     def finished(self) -> bool:

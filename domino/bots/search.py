@@ -34,14 +34,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from domino.bots import Budget
+from domino.bots import mexican
+from domino.bots.base import Budget
 from domino.bots.inference import Sampler, Tables, infer
 from domino.bots.linesim import LineSim
 from domino.core.codes import DRAW_CODE, LEFT, RIGHT, to_code, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.state import LineBoard, Placed
-from domino.variants import line
+from domino.variants import line_board as line
 
 __all__ = ["SearchBot", "rollout", "root_sim"]
 
@@ -357,8 +358,6 @@ class SearchBot:
         if deadline is not None:
             deadline -= _MARGIN_S  # finish the move and return before the deadline, not after it
         if view.rules.get("variant") == "mexican_train":
-            from domino.bots import mexican
-
             return mexican.choose(view, rng, budget, deadline, self)
         return self._line(view, rng, budget.nodes, deadline, legal_moves)
 

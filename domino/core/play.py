@@ -80,7 +80,7 @@ def _deal(cfg: Config, tab: Tables, seed: str, round_no: int) -> tuple[list[int]
 def _opener(
     cfg: Config, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
 ) -> tuple[int, int, bool]:
-    """(opening seat, tile it must lead or -1 for any, opened under starting_rule): engine._opener."""
+    """(opening seat, tile it must lead or -1 for any, opened under starting_rule): variants.line._opener."""
     if cfg.previous_winner and previous is not None and previous[0] == "domino" and previous[1] is not None:
         return previous[1], -1, False
     if cfg.lot:
@@ -322,7 +322,7 @@ def _general_round(
                     if M[dv] & b:
                         plays.append(t8 | DOWN)
                 c ^= b
-        # Draw and Pass, as engine._line_moves adds them (Config.options).
+        # Draw and Pass, as variants.line._moves adds them (Config.options).
         extras = options[extra << 3 | (not drawn) << 2 | (not plays) << 1 | (bi < draw_limit)] if ntiles else ()
         if is_random[p]:
             n = len(plays) + len(extras)
@@ -420,7 +420,7 @@ def _general_round(
             p = nxt[p]
             drawn = 0
             extra = False
-        # engine.is_blocked, after every move
+        # variants.line.is_blocked, after every move
         if ntiles and bi >= draw_limit:
             reach = M[lv] | M[rv]
             if arms:

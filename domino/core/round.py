@@ -30,7 +30,7 @@ class Config:
     may_draw: bool  # may_draw_when_playable
     may_pass: bool  # drawn_tile_play = may
     extra: bool  # opener_extra_play
-    # The draw and pass moves listed after the plays once the round is open (engine._line_moves, RULES.md
+    # The draw and pass moves listed after the plays once the round is open (variants.line._moves, RULES.md
     # §2.6), indexed by extra << 3 | (not drawn) << 2 | (not plays) << 1 | can_draw: the opener's extra
     # play is pending, no draw yet this turn, no placement fits, the boneyard allows a draw.
     options: tuple[tuple[int, ...], ...]
@@ -87,7 +87,7 @@ def round_award(
     rules: Rules, cfg: Config, out: int, pips: tuple[int, ...]
 ) -> tuple[int | None, int | None, tuple[int, ...]]:
     """(winner, team, award per seat) of a round that ended by a domino of seat ``out`` or blocked
-    (``out`` -1), as engine._end_round computes it with domino/scoring.py. Memoised per rules: the
+    (``out`` -1), as variants.line._end_round computes it with domino/scoring.py. Memoised per rules: the
     same pip counts recur all the time, and scoring builds lists and messages."""
     if cfg.plain_total:
         # The commonest rules, inlined (4 seats rarely repeat pip counts, so the memo misses there):
