@@ -61,7 +61,7 @@ def close_round(state: State, result: RoundResult, events: list[Event], next_rou
         return finish(state, outcome, events)
     fresh, started = next_round(state, result)
     events.extend(started)
-    return fresh
+    return fresh if state.has_records else replace(fresh, has_records=False)
 
 
 def resign(state: State, seat: int) -> tuple[State, Events]:

@@ -149,6 +149,8 @@ class State:
     round_points: tuple[int, ...] = ()  # points scored during play in this round (All Fives)
     variant: Any = None  # variant-specific turn state (Mexican Train)
     last_round: RoundResult | None = None  # the latest finished round (``rounds[-1]`` when the records are held)
+    # ``rounds`` holds every finished round's record (False for a state loaded from its live document alone).
+    has_records: bool = True
 
     @property
     def finished(self) -> bool:
