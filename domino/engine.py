@@ -40,9 +40,11 @@ def opening_events(state: State) -> Events:
 
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves the seat to move may make, sorted; ``()`` once the game is over."""
-    if state.outcome is not None:
-        return ()
-    return variants.of(state.rules).legal_moves(state)
+    memo = state.moves_memo
+    if memo is None:
+        memo = () if state.outcome is not None else variants.of(state.rules).legal_moves(state)
+        object.__setattr__(state, "moves_memo", memo)  # a cache, not part of the state's value
+    return memo
 
 
 def resolve(state: State, move: Move) -> Move:

@@ -3,7 +3,7 @@
 Each iteration samples one deal of the hidden tiles consistent with everything the seat has seen
 (:mod:`domino.bots.inference`), then plays every candidate move on that same deal (common random numbers:
 the candidates are compared on identical deals) and finishes the round with a fast heuristic playout
-policy on the perfect-information simulator (:mod:`domino.bots.linesim`). A move's value is the mean
+policy on the perfect-information simulator (:mod:`domino.core.position`). A move's value is the mean
 round result for the bot's side: the point margin over the best other side, plus ``win_bonus`` for a won
 round (minus for a lost one).
 
@@ -37,7 +37,7 @@ from typing import Any
 from domino.bots import mexican
 from domino.bots.base import Budget
 from domino.bots.inference import Sampler, Tables, infer
-from domino.bots.linesim import LineSim
+from domino.core.position import LineSim
 from domino.core.codes import DRAW_CODE, LEFT, RIGHT, to_code, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules

@@ -288,7 +288,7 @@ def _general_round(
     ldb = rdb = udb = ddb = False
     ucnt = dcnt = 0
     sp = -1
-    spl = spr = False
+    sp_at_left = sp_at_right = False
     arms = False
     drawn = 0
     extra = False
@@ -357,22 +357,22 @@ def _general_round(
                 lv, rv = tab.high[t], tab.low[t]
                 ldb = rdb = dbl
                 if spinner_game and dbl:
-                    sp, spl, spr = lv, True, True
+                    sp, sp_at_left, sp_at_right = lv, True, True
                     uv = dv = sp
             elif end == LEFT:
                 lv = PIPS[t] - lv
                 ldb = dbl
-                spl = spinner_game and sp < 0 and dbl
-                if spl:
+                sp_at_left = spinner_game and sp < 0 and dbl
+                if sp_at_left:
                     sp = uv = dv = lv
-                arms = sp >= 0 and not spl and not spr
+                arms = sp >= 0 and not sp_at_left and not sp_at_right
             elif end == RIGHT:
                 rv = PIPS[t] - rv
                 rdb = dbl
-                spr = spinner_game and sp < 0 and dbl
-                if spr:
+                sp_at_right = spinner_game and sp < 0 and dbl
+                if sp_at_right:
                     sp = uv = dv = rv
-                arms = sp >= 0 and not spl and not spr
+                arms = sp >= 0 and not sp_at_left and not sp_at_right
             elif end == UP:
                 uv = PIPS[t] - uv
                 udb = dbl

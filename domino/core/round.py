@@ -1,5 +1,5 @@
 """The rules of one round of a line game in the forms both simulators use: the match core
-(domino/core/play.py) and the search's mid-round simulator (domino/bots/linesim.py).
+(domino/core/play.py) and the mid-round kernel the search plays on (domino/core/position.py).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from domino import match, scoring, shuffle
 from domino.dealing import checked_deal, draw_tile, shuffled_deal
 from domino.errors import InvalidDealError
-from domino.moves import DRAW, PASS, Draw, Move, Play, move_key
+from domino.moves import DRAW, PASS, Draw, Move, Play
 from domino.rules import Rules
 from domino.state import Deal, Event, Events, LineBoard, LogEntry, RoundResult, State
 from domino.tiles import Tile, full_set, hand_pips, rank
@@ -118,8 +118,9 @@ def can_draw(state: State) -> bool:
 
 
 def legal_moves(state: State) -> tuple[Move, ...]:
-    """The moves the seat to move may make, sorted (the game is not over)."""
-    return tuple(sorted(_moves(state), key=move_key))
+    """The moves the seat to move may make, sorted (the game is not over): plays come in legal order (by
+    tile, then end), and a draw or a pass after them."""
+    return tuple(_moves(state))
 
 
 def _moves(state: State) -> list[Move]:
@@ -128,8 +129,8 @@ def _moves(state: State) -> list[Move]:
     board = state.board
     if not board.line:
         if state.lead is not None:
-            return [Play(state.lead)]
-        return [Play(t) for t in hand]
+            return [line_board.play(state.lead, None)]
+        return [line_board.play(t, None) for t in reversed(hand)]
     plays: list[Move] = list(line_board.placements(board, hand))
     if state.extra_play:
         return plays + [PASS]
@@ -154,7 +155,7 @@ def is_blocked(state: State) -> bool:
     """Nobody can draw and nobody holds a tile that fits (RULES.md §2.8)."""
     if not state.board.line or can_draw(state):
         return False
-    return not any(line_board.can_place(state.board, h) for h in state.hands)
+    return not line_board.anyone_can_place(state.board, state.hands)
 
 
 # -- stepping --------------------------------------------------------------------------------------
@@ -181,7 +182,6 @@ def _play(state: State, move: Play, events: list[Event]) -> State:
     hand.remove(tile)
     hands = state.hands[:p] + (tuple(hand),) + state.hands[p + 1 :]
     board = line_board.place(state.board, tile, move.end, r.spinner == "first_double")
-    log = state.log + (LogEntry(p, "play", tile, move.end),)
     points = 0
     if r.scoring == "all_fives":
         c = line_board.count(board)
@@ -192,15 +192,38 @@ def _play(state: State, move: Play, events: list[Event]) -> State:
     if points:
         scores = match.add_points(r, scores, p, points)
         round_points = match.add_points(r, round_points, p, points)
-    state = replace(state, hands=hands, board=board, log=log, scores=scores, round_points=round_points, drawn=0, extra_play=False)
-    if points and r.target_check == "immediate" and scores[p] >= (r.target_score or 0):
+    abandon = bool(points) and r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
+    ends_round = abandon or not hand
+    extra = bool(
+        not ends_round and opening and r.opener_extra_play and state.opened_by_rule and line_board.can_place(board, hands[p])
+    )
+    # One State built directly, not dataclasses.replace: this is the public API's hottest line.
+    state = State(
+        rules=r,
+        seed=state.seed,
+        round=state.round,
+        deal=state.deal,
+        hands=hands,
+        boneyard=state.boneyard,
+        board=board,
+        turn=p if ends_round or extra else (p + 1) % r.players,
+        scores=scores,
+        lead=state.lead,
+        opened_by_rule=state.opened_by_rule,
+        drawn=0,
+        extra_play=extra,
+        log=state.log + (LogEntry(p, "play", tile, move.end),),
+        rounds=state.rounds,
+        outcome=state.outcome,
+        round_points=round_points,
+        variant=state.variant,
+        last_round=state.last_round,
+        has_records=state.has_records,
+    )
+    if abandon:
         return _abandon(state, events)
     if not hand:
         return _end_round(state, "domino", p, events)
-    if opening and r.opener_extra_play and state.opened_by_rule and line_board.can_place(board, hands[p]):
-        state = replace(state, extra_play=True)
-    else:
-        state = replace(state, turn=(p + 1) % r.players)
     return settle_with(state, events)
 
 

@@ -24,15 +24,32 @@ def open_ends(board: LineBoard) -> list[tuple[str, int]]:
     return ends
 
 
+_PLAYS: dict[tuple[Tile, str | None], Play] = {}  # moves are immutable: one object per (tile, end)
+
+
+def play(tile: Tile, end: str | None) -> Play:
+    """The move laying ``tile`` at ``end``."""
+    move = _PLAYS.get((tile, end))
+    if move is None:
+        move = _PLAYS[(tile, end)] = Play(tile, end)
+    return move
+
+
 def placements(board: LineBoard, hand: tuple[Tile, ...]) -> list[Play]:
-    """Every (tile, end) pair that fits; two ends showing the same value are two moves (RULES.md §2.4)."""
+    """Every (tile, end) pair that fits, in legal-move order (``hand`` is heaviest first, so it is walked
+    backwards); two ends showing the same value are two moves (RULES.md §2.4)."""
     ends = open_ends(board)
-    return [Play(t, name) for t in hand for name, v in ends if t.high == v or t.low == v]
+    return [play(t, name) for t in reversed(hand) for name, v in ends if t.high == v or t.low == v]
 
 
 def can_place(board: LineBoard, hand: tuple[Tile, ...]) -> bool:
     values = {v for _, v in open_ends(board)}
     return any(t.high in values or t.low in values for t in hand)
+
+
+def anyone_can_place(board: LineBoard, hands: tuple[tuple[Tile, ...], ...]) -> bool:
+    values = {v for _, v in open_ends(board)}
+    return any(t.high in values or t.low in values for hand in hands for t in hand)
 
 
 def place(board: LineBoard, tile: Tile, end: str | None, spinner: bool) -> LineBoard:
