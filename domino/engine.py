@@ -52,6 +52,8 @@ def resolve(state: State, move: Move) -> Move:
     if state.outcome is not None:
         raise GameOverError("the game is over")
     legal = legal_moves(state)
+    if move in legal:
+        return move
     if isinstance(move, Play):
         top = state.rules.set_max_pips
         if move.tile.high > top or move.tile.low < 0:
@@ -59,8 +61,6 @@ def resolve(state: State, move: Move) -> Move:
         if move.end is not None and not valid_end(move.end):
             # A malformed end is malformed input, not an illegal placement (errors.InvalidMoveError).
             raise InvalidMoveError("'end' must be left, right, up, down, mexican or train:<seat>")
-        if move in legal:
-            return move
         if move.end is None:
             options = tuple(m for m in legal if isinstance(m, Play) and m.tile == move.tile)
             if len(options) == 1:
@@ -72,8 +72,6 @@ def resolve(state: State, move: Move) -> Move:
         raise IllegalMoveError(f"{move} is not legal now", legal)
     if not isinstance(move, (Draw, Pass)):
         raise InvalidMoveError("a move is a Play, a Draw or a Pass")
-    if move in legal:
-        return move
     raise IllegalMoveError(f"you may not {move} now", legal)
 
 

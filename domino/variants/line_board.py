@@ -39,7 +39,13 @@ def placements(board: LineBoard, hand: tuple[Tile, ...]) -> list[Play]:
     """Every (tile, end) pair that fits, in legal-move order (``hand`` is heaviest first, so it is walked
     backwards); two ends showing the same value are two moves (RULES.md §2.4)."""
     ends = open_ends(board)
-    return [play(t, name) for t in reversed(hand) for name, v in ends if t.high == v or t.low == v]
+    plays = _PLAYS
+    out: list[Play] = []
+    for t in reversed(hand):
+        for name, v in ends:
+            if t.high == v or t.low == v:
+                out.append(plays.get((t, name)) or play(t, name))
+    return out
 
 
 def can_place(board: LineBoard, hand: tuple[Tile, ...]) -> bool:
