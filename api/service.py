@@ -1,7 +1,7 @@
 """The application core: games, views, moves and history. Routes and jobs are thin and call one method.
 
 A move: load -> ``domino.step`` (raises on bad input, nothing written) -> mark the bot-due entry if a computer
-player is next (before the commit, DESIGN §4) -> ``store.commit`` (one compare-and-set) -> enqueue the bot's
+player is next (before the commit) -> ``store.commit`` (one compare-and-set) -> enqueue the bot's
 turn -> the seat's view. A computer player's move takes exactly this path (``play_move`` with ``seat=``).
 """
 

@@ -310,7 +310,7 @@ class Store:
             socket_connect_timeout=s.socket_connect_timeout,
             # Retry a dropped connection (a restarted Redis, a stale pooled socket) once, at once; never a
             # timeout: a Redis that does not answer within socket_timeout gets no second wait, so the 503 comes
-            # within a second (DESIGN §3).
+            # within a second.
             retry=Retry(NoBackoff(), s.redis_retries, supported_errors=(redis.exceptions.ConnectionError,)),
             health_check_interval=30,
         )

@@ -4,7 +4,7 @@ Every commit of a game (a move, a seat claim, a resignation, the creation) goes 
 
 - :func:`prepare` before the commit: writes the turn's ``deadline`` into the game document and marks the due
   entries (bot-due, turn deadline, webhook delivery) in Redis *before* the commit, so a crash in between
-  leaves at most a harmless no-op job for the sweep, never a stuck game (DESIGN §4);
+  leaves at most a harmless no-op job for the sweep, never a stuck game;
 - :func:`decorate` and :func:`notice`: the commit's events get the next turn's ``deadline``, and the commit
   ends with a ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``,
   so a client following the events can move without reading its view first (the store keeps only the

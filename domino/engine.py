@@ -1,4 +1,4 @@
-"""The public entry points of play: new games, legal moves, steps, resignation (RULES.md §2–§4).
+"""The public entry points of play: new games, legal moves, steps, resignation (docs/rules.md).
 
 Each dispatches through the variant registry (``domino.variants.of``); the rules themselves live in the
 variant modules, and what every variant shares in ``domino.match`` and ``domino.dealing``.

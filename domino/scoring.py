@@ -1,4 +1,4 @@
-"""Round scoring for the line games (RULES.md §4, §3.3.7, §3.5). Pure arithmetic on pip counts."""
+"""Round scoring for the line games (docs/rules.md#scoring-a-round, #all_fives, #team-play). Pure arithmetic on pip counts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from domino.rules import Rules
 
 
 def round5(x: int) -> int:
-    """Round to the nearest multiple of five; 1–2 round down, 3–4 up (RULES.md §3.3.7)."""
+    """Round to the nearest multiple of five; 1–2 round down, 3–4 up (docs/rules.md#all_fives)."""
     return 5 * ((x + 2) // 5)
 
 
@@ -60,7 +60,7 @@ def domino_award(rules: Rules, winner: int, pips: tuple[int, ...]) -> tuple[int,
 
 
 def blocked_award(rules: Rules, pips: tuple[int, ...]) -> tuple[int | None, list[int], str]:
-    """(winning seat or None, points per side, why) for a blocked round (RULES.md §4.3)."""
+    """(winning seat or None, points per side, why) for a blocked round (docs/rules.md#blocked_tie)."""
     sides = side_pips(rules, pips)
     low = min(sides)
     tied = [i for i, p in enumerate(sides) if p == low]

@@ -1,4 +1,4 @@
-"""Build any mid-round position for tests (RULES.md §7): ``position(rules, layout="[2-5][5-1]", ...)`` for the
+"""Build any mid-round position for tests: ``position(rules, layout="[2-5][5-1]", ...)`` for the
 line games, ``position(rules, trains=[...], markers=..., ...)`` for Mexican Train. Every fixture lives here."""
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def _train_position(
     seats that have not had their first turn (default: none, the opening cycle is over). ``phase``: ``start``,
     ``sequence`` (the seat to move is in a first-turn run) or ``follow`` (it has just played a double).
     ``rest``: ``"error"``, ``"boneyard"`` or ``"hand:<seat>"`` for the tiles not named.
-    The block test of §3.4.8 runs at once for a position at the start of a turn.
+    The block test runs at once for a position at the start of a turn.
     """
     n = rules.players
     e = mexican_train.engine_value(rules, round)

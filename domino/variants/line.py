@@ -1,4 +1,4 @@
-"""The line games (block, draw, draw_family, All Fives; RULES.md §2–§4, §3.1–3.3, §3.5): one line of play, the
+"""The line games (block, draw, draw_family, All Fives; docs/rules.md): one line of play, the
 All Fives spinner and its arms, drawing policies, in-play scoring, blocked rounds. A variant of the registry
 (``domino.variants``); the board's geometry is in :mod:`domino.variants.line_board`."""
 
@@ -152,7 +152,7 @@ def _moves(state: State) -> list[Move]:
 
 
 def is_blocked(state: State) -> bool:
-    """Nobody can draw and nobody holds a tile that fits (RULES.md §2.8)."""
+    """Nobody can draw and nobody holds a tile that fits (docs/rules.md#the-line-games)."""
     if not state.board.line or can_draw(state):
         return False
     return not line_board.anyone_can_place(state.board, state.hands)

@@ -1,4 +1,4 @@
-"""The line of play and the All Fives spinner (RULES.md §2.3–2.4, §3.3.5–3.3.6): where tiles go, the count,
+"""The line of play and the All Fives spinner (docs/rules.md#the-spinner): where tiles go, the count,
 and the board's stored and shown forms."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def play(tile: Tile, end: str | None) -> Play:
 
 def placements(board: LineBoard, hand: tuple[Tile, ...]) -> list[Play]:
     """Every (tile, end) pair that fits, in legal-move order (``hand`` is heaviest first, so it is walked
-    backwards); two ends showing the same value are two moves (RULES.md §2.4)."""
+    backwards); two ends showing the same value are two moves (docs/rules.md#seats-turns-and-moves)."""
     ends = open_ends(board)
     plays = _PLAYS
     out: list[Play] = []
@@ -83,7 +83,7 @@ def place(board: LineBoard, tile: Tile, end: str | None, spinner: bool) -> LineB
 
 
 def count(board: LineBoard) -> int:
-    """The All Fives count C of the open ends (RULES.md §3.3.6)."""
+    """The All Fives count C of the open ends (docs/rules.md#counting-the-ends)."""
     line = board.line
     if board.tile_count == 1:
         return line[0][0] + line[0][1]

@@ -1,4 +1,4 @@
-"""Mexican Train (RULES.md §3.4): the hub, one personal train per seat, the Mexican train, markers, doubles.
+"""Mexican Train (docs/rules.md#mexican_train): the hub, one personal train per seat, the Mexican train, markers, doubles.
 
 A variant of the registry (``domino.variants``). The State's ``board`` is a :class:`TrainBoard` (tiles on the
 table) and its ``variant`` a :class:`TrainTurn` (markers, uncovered doubles, who still has a first turn, the
@@ -93,7 +93,7 @@ class _Setup:
 
 
 def _setup(rules: Rules, round_no: int, deal: Deal) -> _Setup:
-    """Find and place the engine (RULES.md §3.4.5): from a hand, or by search draws from seat (r−1) mod N."""
+    """Find and place the engine (docs/rules.md#mexican_train, the engine double): from a hand, or by search draws from seat (r−1) mod N."""
     n = rules.players
     e = engine_value(rules, round_no)
     engine = Tile(e, e)
@@ -187,7 +187,7 @@ def _board(state: State) -> TrainBoard:
 
 
 def active_double(state: State) -> str | None:
-    """The train whose uncovered double binds the seat to move now, if any (RULES.md §3.4.7)."""
+    """The train whose uncovered double binds the seat to move now, if any (docs/rules.md#mexican_train, uncovered doubles)."""
     v = _turn(state)
     if not v.pending:
         return None
@@ -260,7 +260,7 @@ def places(state: State) -> tuple[tuple[str, int], ...]:
 
 
 def is_blocked(state: State) -> bool:
-    """RULES.md §3.4.8: after the opening cycle, nobody can draw and nobody holds a tile that can ever be played
+    """The end of a round (docs/rules.md#mexican_train): after the opening cycle, nobody can draw and nobody holds a tile that can ever be played
     (the oldest uncovered double's value if any, else the end of any train, regardless of markers)."""
     v = _turn(state)
     if v.first_turn or can_draw(state):
@@ -336,7 +336,7 @@ def _pass(state: State, kind: str, events: list[Event]) -> State:
 
 
 def _end_turn(state: State, events: list[Event]) -> State:
-    """The turn passes clockwise; after the opening cycle the block test of §3.4.8 runs."""
+    """The turn passes clockwise; after the opening cycle the block test runs."""
     p = state.turn
     v = _turn(state)
     turn = replace(v, first_turn=tuple(s for s in v.first_turn if s != p), phase="start")
@@ -345,7 +345,7 @@ def _end_turn(state: State, events: list[Event]) -> State:
 
 
 def settle(state: State) -> State:
-    """The block test of §3.4.8 for a position built by hand (``domino.testing``), at the start of a turn."""
+    """The block test for a position built by hand (``domino.testing``), at the start of a turn."""
     if _turn(state).phase == "start" and state.drawn == 0:
         return settle_with(state, [])
     return state
@@ -387,7 +387,7 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
 
 
 def board_view(state: State) -> dict[str, Any]:
-    """Mexican Train's ``board`` (DESIGN.md §3)."""
+    """Mexican Train's ``board`` in a view."""
     board = _board(state)
     v = _turn(state)
     trains: list[dict[str, Any]] = [

@@ -1,4 +1,4 @@
-"""Mexican Train's table (RULES.md §3.4): the hub with the engine double, one personal train per seat, the
+"""Mexican Train's table (docs/rules.md#mexican_train): the hub with the engine double, one personal train per seat, the
 Mexican train, and the turn state (markers, uncovered doubles, first turns, the turn's phase)."""
 
 from __future__ import annotations

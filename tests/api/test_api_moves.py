@@ -1,4 +1,4 @@
-"""POST /v1/games/{id}/moves: every error row of DESIGN §3 that applies, versions, idempotency, races."""
+"""POST /v1/games/{id}/moves: every error that applies, versions, idempotency, races."""
 
 from __future__ import annotations
 

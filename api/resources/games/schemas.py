@@ -39,7 +39,7 @@ class SeatSchema(ma.Schema):
         validate=ma.validate.Length(min=1, max=2000),
         metadata={
             "description": "with `name`: a hosted bot. On its turn a worker POSTs its view here, signed as Standard "
-            "Webhooks with the seat's `webhook_secret` (returned once in `tokens`)",
+            "Webhooks with the seat's `webhook_secret` (returned once in `tokens`); the protocol: docs/hosted-bots.md",
             "example": "https://bots.example.com/domino",
         },
     )
@@ -62,12 +62,14 @@ class SeatSchema(ma.Schema):
 
 class CreateGameSchema(ma.Schema):
     variant = ma.fields.String(
-        required=True, validate=ma.validate.Length(min=1, max=64), metadata={"description": "a preset from `GET /v1/variants`"}
+        required=True,
+        validate=ma.validate.Length(min=1, max=64),
+        metadata={"description": "a preset from `GET /v1/variants` (its rules: docs/rules.md)"},
     )
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides (RULES.md §6); `players` comes from the seats"},
+        metadata={"description": "option overrides (docs/rules.md#options); `players` comes from the seats"},
     )
     seats = ma.fields.List(
         ma.fields.Nested(SeatSchema),
@@ -156,14 +158,14 @@ class TrainBoardSchema(ma.Schema):
 
 
 class GameViewSchema(ma.Schema):
-    """A seat's or the spectator's view of a game (DESIGN §3)."""
+    """A seat's or the spectator's view of a game."""
 
     class Meta:
         unknown = ma.INCLUDE
 
     id = ma.fields.String()
     variant = ma.fields.String()
-    rules = ma.fields.Dict(metadata={"description": "the resolved options"})
+    rules = ma.fields.Dict(metadata={"description": "the resolved options (docs/rules.md#options)"})
     status = ma.fields.String(metadata={"enum": ["waiting", "playing", "finished", "aborted"]})
     version = ma.fields.Integer()
     round = ma.fields.Integer()
