@@ -26,32 +26,11 @@ from domino.moves import DRAW, PASS, Draw, Move, Play, move_key
 from domino.rules import Rules
 from domino.state import Deal, Event, Events, LogEntry, RoundResult, State, placed_str
 from domino.tiles import Tile, full_set, hand_pips
-from domino.variants.trains import (
-    MEXICAN,
-    TrainBoard,
-    TrainTurn,
-    board_from_dict,
-    board_to_dict,
-    train_name,
-    turn_from_dict,
-    turn_to_dict,
-)
-
-__all__ = [
-    "board_from_dict",
-    "board_to_dict",
-    "check_deal",
-    "deal_round",
-    "engine_value",
-    "legal_moves",
-    "opening_events",
-    "settle",
-    "start_round",
-    "step",
-    "table",
-    "turn_from_dict",
-    "turn_to_dict",
-]
+from domino.variants.trains import MEXICAN, TrainBoard, TrainTurn, train_name
+from domino.variants.trains import board_from_dict as board_from_dict  # the Variant protocol's stored forms
+from domino.variants.trains import board_to_dict as board_to_dict
+from domino.variants.trains import turn_from_dict as turn_from_dict
+from domino.variants.trains import turn_to_dict as turn_to_dict
 
 
 # -- rounds and engines ---------------------------------------------------------------------------
