@@ -111,21 +111,7 @@ def round_award(
     hit = cfg.awards.get(key)
     if hit is not None:
         return hit
-    players = cfg.players
-    team: int | None = None
-    if out >= 0:
-        winner: int | None = out
-        points, _ = scoring.domino_award(rules, out, pips)
-        award = tuple(points if (i % 2 == out % 2 if cfg.teams else i == out) else 0 for i in range(players))
-        if cfg.teams:
-            team = out % 2
-    else:
-        won, side_points, _ = scoring.blocked_award(rules, pips)
-        if cfg.teams:
-            team, winner = won, None
-            award = tuple(side_points[i % 2] for i in range(players))
-        else:
-            winner, award = won, tuple(side_points)
+    winner, team, award, _ = scoring.round_award(rules, out if out >= 0 else None, pips)
     if len(cfg.awards) >= 1 << 14:
         cfg.awards.clear()
     cfg.awards[key] = hit = (winner, team, award)

@@ -251,21 +251,7 @@ def settle_with(state: State, events: list[Event]) -> State:
 def _end_round(state: State, end: str, went_out: int | None, events: list[Event]) -> State:
     r = state.rules
     pips = tuple(hand_pips(h) for h in state.hands)
-    team: int | None = None
-    if end == "domino":
-        assert went_out is not None
-        winner: int | None = went_out
-        points, why = scoring.domino_award(r, went_out, pips)
-        award = match.add_points(r, (0,) * r.players, went_out, points)
-        if r.has_teams:
-            team = went_out % 2
-    else:
-        side, side_points, why = scoring.blocked_award(r, pips)
-        if r.has_teams:
-            team, winner = side, None
-            award = tuple(side_points[i % 2] for i in range(4))
-        else:
-            winner, award = side, tuple(side_points)
+    winner, team, award, why = scoring.round_award(r, went_out if end == "domino" else None, pips)
     result = RoundResult(
         round=state.round,
         end=end,
