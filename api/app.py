@@ -70,7 +70,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
             "tags": TAGS,
             "components": {
                 "securitySchemes": {
-                    "seatToken": {
+                    "bearer": {
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
@@ -94,14 +94,17 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     from api.resources import register_blueprints
 
     register_blueprints(api)
-    from api.resources.games.schemas import LineBoardSchema, TrainBoardSchema
-
-    # Named so that the view's `board` can say it is one of the two (a oneOf by reference).
-    api.spec.components.schema("LineBoard", schema=LineBoardSchema)
-    api.spec.components.schema("TrainBoard", schema=TrainBoardSchema)
+    from api.openapi import document_webhooks
     from api.resources.events import schemas as event_schemas
+    from api.resources.games import schemas as game_schemas
+    from api.resources.moves import schemas as move_schemas
+    from api.resources.simulations import schemas as simulation_schemas
 
-    event_schemas.document(api.spec)  # one schema per event type, and `Event`: one of them by `type`
+    # What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as
+    # a play or a draw/pass, one schema per event type and `Event`), per-variant limits, and the webhooks.
+    for document in (game_schemas.document, move_schemas.document, event_schemas.document, simulation_schemas.document):
+        document(api.spec)
+    document_webhooks(api.spec)
 
     from api import cors, metrics, ratelimit
 

@@ -73,27 +73,35 @@ def resolve_seat(service: Service, game_id: str, token: str | None, ticket: str 
     if token is not None:
         return service.authenticate(doc, token), finished
     if ticket is not None:
-        seat = service.store.ticket_seat(game_id, _ticket_hash(ticket))
+        seat = service.store.take_ticket(game_id, _ticket_hash(ticket))
         if seat is None:
-            raise Unauthorized("This stream ticket is unknown or expired; get a new one with POST .../events/ticket.")
+            raise Unauthorized(
+                "This stream ticket is unknown, used or expired; get a new one with POST .../events/ticket."
+            )
         return seat, finished
     return None, finished
 
 
 def long_poll(
-    service: Service, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float
+    service: Service, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float
 ) -> dict[str, Any]:
-    """The events of versions after ``after``, waiting up to ``wait`` seconds for the first; [] if none came."""
+    """The events after the stream id ``cursor`` (:func:`cursor_after` or a ``Last-Event-ID``), waiting up to
+    ``wait`` seconds for the first; [] if none came."""
     seat, finished = resolve_seat(service, game_id, token, ticket)
-    cursor = cursor_after(after)
     block_ms = 0 if finished else int(min(wait, service.settings.max_wait) * 1000)
     entries = service.store.read_events(game_id, cursor)
     if not entries and block_ms:
         entries = service.store.read_events(game_id, cursor, block_ms=block_ms)
     events = [render(sid, stored, seat) for sid, stored in entries]
-    last_version = events[-1]["version"] if events else after
+    last_version = events[-1]["version"] if events else _version_before(cursor)
     ended = finished or any(e["type"] == "game_ended" for e in events)
     return {"events": events, "last_version": last_version, "ended": ended, "seat": seat}
+
+
+def _version_before(cursor: str) -> int | None:
+    """The ``after`` a cursor stands for (None: from the start). A version's events are appended together, so
+    a ``Last-Event-ID`` with nothing after it means its whole version was read."""
+    return None if cursor == cursor_after(None) else int(cursor.partition("-")[0])
 
 
 def sse_frame(event: dict[str, Any]) -> bytes:

@@ -99,7 +99,7 @@ def _registry() -> CollectorRegistry:
 
 def install(app: flask.Flask) -> None:
     settings = app.extensions["domino.settings"]
-    queues = [settings.bots_queue, settings.simulations_queue, settings.webhooks_queue]
+    queues = [settings.bots_queue, settings.bot_games_queue, settings.simulations_queue, settings.webhooks_queue]
 
     # A labelled child per (method, route[, status]), kept: ``labels()`` validates and locks on every call.
     latency: dict[tuple[str, str], Any] = {}

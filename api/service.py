@@ -20,8 +20,8 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api import turns
-from api.errors import GameNotFound, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
+from api import bot_games, turns
+from api.errors import GameNotFound, IdempotencyKeyReused, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
 from api.store import Store
 
 log = logging.getLogger("api.service")
@@ -145,6 +145,7 @@ class Service:
                 errors={"json": {"turn_timeout_s": [f"at least {self.settings.min_turn_timeout}"]}},
             )
         game_rules = domino.Rules.preset(variant, players=len(seats), **rules)  # InvalidRulesError -> 422
+        bot_games.check_limits(self.settings, seats, game_rules)
 
         game_id = new_game_id()
         client_seeded = seed is not None
@@ -228,7 +229,7 @@ class Service:
             return None
         data = orjson.loads(_keystream_xor(key, sealed))
         if data["fp"] != fingerprint:
-            raise InvalidRequest("This Idempotency-Key was used with a different request.")
+            raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
     # -- reading ------------------------------------------------------------------------------------------
@@ -387,7 +388,7 @@ class Service:
                 if stored is not None:
                     answer = orjson.loads(stored)
                     if answer["fp"] != fingerprint:
-                        raise InvalidRequest("This Idempotency-Key was used with a different move.")
+                        raise IdempotencyKeyReused("This Idempotency-Key was used with a different move.")
                     view = answer["view"]
                     return ({k: view[k] for k in MINIMAL_VIEW} if minimal else view), answer["version"]
             if expected_version is not None and expected_version != version:
@@ -444,11 +445,11 @@ class Service:
 
     # -- computer players ----------------------------------------------------------------------------------
 
-    def _enqueue_bot(self, game_id: str, version: int, attempt: int) -> None:
+    def _enqueue_bot(self, game_id: str, version: int, attempt: int, bot_only: bool) -> None:
         from workers.queues import enqueue_bot_turn
 
         try:
-            enqueue_bot_turn(self.store, game_id, version, attempt)
+            enqueue_bot_turn(self.store, game_id, version, attempt, bot_only)
         except Exception:  # the move has landed; the bot-due entry lets the sweep enqueue it later
             log.warning("could not enqueue bot turn %s@%s; the sweep will", game_id, version, exc_info=True)
 
@@ -488,6 +489,6 @@ class Service:
                 continue
             attempt = self.store.next_bot_attempt(game_id, rec.version)
             self.store.mark_bot_due(game_id, now + self.settings.bot_due_delay)
-            enqueue_bot_turn(self.store, game_id, rec.version, attempt)
+            enqueue_bot_turn(self.store, game_id, rec.version, attempt, bot_games.bot_only(rec.doc["seats"]))
             requeued.append((game_id, rec.version))
         return requeued

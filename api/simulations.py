@@ -440,7 +440,7 @@ def render(sim_id: str, fields: dict[str, str], now: float) -> dict[str, Any]:
         "client_seeded": spec.client_seeded,
         "engine": spec.engine,
         "search_nodes": spec.search_nodes,
-        "games_total": spec.games,
+        "games": spec.games,
         "games_done": games,
         "deals_total": spec.deals,
         "deals_done": deals,
@@ -526,6 +526,13 @@ def cancel(store: Store, sim_id: str) -> dict[str, Any]:
         except Exception:  # they stay queued and do nothing when they run
             log.warning("could not drop the queued chunks of %s", sim_id, exc_info=True)
     return sim
+
+
+def delete(store: Store, sim_id: str) -> None:
+    """Cancel a simulation (its queued chunks never run, a running one adds nothing) and remove it: reading it
+    afterwards is a 404."""
+    cancel(store, sim_id)
+    store.delete_simulation(sim_id)
 
 
 def run_chunk(store: Store, sim_id: str, chunk: int) -> str:

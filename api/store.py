@@ -188,6 +188,24 @@ end
 return {n, ttl}
 """
 
+# KEYS: the client's and the game's open streams; ARGV: slot, lease (ms), the client's and the game's caps
+# (0 and 0: a renewal, never refused). Leases are on Redis's clock, the one clock every API process shares.
+_STREAM_TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local caps = {tonumber(ARGV[3]), tonumber(ARGV[4])}
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if caps[i] > 0 and redis.call('ZCARD', key) >= caps[i] then return i end
+end
+local lease = tonumber(ARGV[2])
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + lease, ARGV[1])
+  redis.call('PEXPIRE', key, lease)
+end
+return 0
+"""
+
 
 # Replies as our connections give them (none sets decode_responses, so strings come as bytes): redis-py's
 # types allow str too and do not follow WITHSCORES; a cast to one of these states what we asked for.
@@ -301,6 +319,7 @@ class Store:
         self._sim_add = self.queue_redis.register_script(_SIM_ADD)
         self._sim_end = self.queue_redis.register_script(_SIM_END)
         self._rate_hit = self.queue_redis.register_script(_RATE_HIT)
+        self._stream_take = self.queue_redis.register_script(_STREAM_TAKE)
 
     def _connect(self, url: str) -> redis.Redis:
         s = self.settings
@@ -313,6 +332,7 @@ class Store:
             # within a second.
             retry=Retry(NoBackoff(), s.redis_retries, supported_errors=(redis.exceptions.ConnectionError,)),
             health_check_interval=30,
+            max_connections=s.redis_max_connections,
         )
 
     def rq_connection(self) -> redis.Redis:
@@ -486,6 +506,7 @@ class Store:
                 socket_connect_timeout=s.socket_connect_timeout,
                 retry=Retry(NoBackoff(), s.redis_retries),
                 health_check_interval=30,
+                max_connections=s.redis_max_connections,
             )
             self._blocking = conn
         return conn
@@ -521,8 +542,9 @@ class Store:
         self.redis.set(self.ticket_key(game_id, ticket_hash), seat, ex=ttl)
 
     @_translated
-    def ticket_seat(self, game_id: str, ticket_hash: str) -> int | None:
-        raw = self.redis.get(self.ticket_key(game_id, ticket_hash))
+    def take_ticket(self, game_id: str, ticket_hash: str) -> int | None:
+        """The seat of a stream ticket, which this use spends (a ticket opens one stream)."""
+        raw = self.redis.getdel(self.ticket_key(game_id, ticket_hash))
         return None if raw is None else int(raw)
 
     @property
@@ -728,6 +750,41 @@ class Store:
         a simulation already over keeps its status."""
         raw = self._sim_end(keys=[self.simulation_key(sim_id)], args=[status, error])
         return None if not raw else raw.decode()
+
+    @_translated
+    def delete_simulation(self, sim_id: str) -> bool:
+        """Remove a simulation's record, chunk set and index entry; False when there was no record."""
+        pipe = self.queue_redis.pipeline(transaction=True)
+        pipe.delete(self.simulation_key(sim_id))
+        pipe.delete(self.simulation_chunks_key(sim_id))
+        pipe.zrem(self.simulations_key, sim_id)
+        return bool(pipe.execute()[0])
+
+    # -- open event streams (api/stream_slots.py) ---------------------------------------------------------
+    #
+    # Queue connection: ``<prefix>:streams:client:<address>`` and ``<prefix>:streams:game:<id>``, sorted sets
+    # slot id -> lease end (ms, Redis's clock); an entry past its lease is free, and each key expires with its
+    # last lease.
+
+    def stream_keys(self, client: str, game_id: str) -> list[str]:
+        return [f"{self.prefix}:streams:client:{client}", f"{self.prefix}:streams:game:{game_id}"]
+
+    @_translated
+    def take_stream_slot(self, client: str, game_id: str, slot: str, caps: tuple[int, int], lease_ms: int) -> int:
+        """Hold ``slot`` for ``lease_ms`` in the client's and the game's sets unless one is full: 0 when taken,
+        else 1 (the client's cap) or 2 (the game's). One script, so concurrent takes never overshoot."""
+        return int(self._stream_take(keys=self.stream_keys(client, game_id), args=[slot, lease_ms, *caps]))
+
+    @_translated
+    def renew_stream_slot(self, client: str, game_id: str, slot: str, lease_ms: int) -> None:
+        self._stream_take(keys=self.stream_keys(client, game_id), args=[slot, lease_ms, 0, 0])
+
+    @_translated
+    def release_stream_slot(self, client: str, game_id: str, slot: str) -> None:
+        with self.queue_redis.pipeline(transaction=False) as pipe:
+            for key in self.stream_keys(client, game_id):
+                pipe.zrem(key, slot)
+            pipe.execute()
 
     # -- rate limits and metrics (issue 8) ------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import domino
 import domino.bots
+from api.bot_games import bot_only
 from api.errors import GameNotFound, Unauthorized, VersionMismatch
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept a
 @dataclasses.dataclass(frozen=True)
 class Plan:
     bot: bool = False  # a computer player is to move: enqueue its turn
+    bot_only: bool = False  # ... in a game of computer players only: on their own queue
     hosted: bool = False  # a hosted bot is to move: deliver its webhook
     deadline: float | None = None
     seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
@@ -64,7 +66,7 @@ def prepare(service: Service, game_id: str, doc: dict[str, Any], state: Any, ver
     if kind == "bot":
         doc["deadline"] = None
         store.mark_bot_due(game_id, now + s.bot_due_delay)
-        return Plan(bot=True, seat=seat)
+        return Plan(bot=True, bot_only=bot_only(doc["seats"]), seat=seat)
     deadline = None
     timeout = doc.get("turn_timeout_s")
     if timeout:
@@ -117,7 +119,7 @@ def start(service: Service, game_id: str, version: int, plan: Plan) -> None:
     """After the commit of ``version``: enqueue what ``plan`` says is due. A failed enqueue is logged; the
     due entry written by :func:`prepare` lets the sweep do it later."""
     if plan.bot:
-        service._enqueue_bot(game_id, version, 0)
+        service._enqueue_bot(game_id, version, 0, plan.bot_only)
     if plan.hosted:
         from workers.queues import enqueue_webhook
 

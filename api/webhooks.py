@@ -140,13 +140,25 @@ def deliver(service: Service, game_id: str, version: int, attempt: int) -> str:
         with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
             resp = client.post(seat_doc["webhook"], content=body, headers=headers)
     except httpx.HTTPError as exc:
-        log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt, exc)
+        log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, exc)
+        _retry_after_failure(service, game_id, version, attempt)
         return f"failed: {type(exc).__name__}"
     if 200 <= resp.status_code < 300:
         store.clear_hook(game_id, version)
         return "delivered"
-    log.info("webhook %s@%s attempt %s answered %s", game_id, version, attempt, resp.status_code)
+    log.info("webhook %s@%s attempt %s answered %s", game_id, version, attempt + 1, resp.status_code)
+    _retry_after_failure(service, game_id, version, attempt)
     return f"failed: HTTP {resp.status_code}"
+
+
+def _retry_after_failure(service: Service, game_id: str, version: int, attempt: int) -> None:
+    """Due the next try one back-off step after this failure (``DOMINO_WEBHOOK_BACKOFF``: 1 s, then 5 s, ...).
+
+    Until a delivery ends, its due time also covers the delivery's own timeout (a worker that dies mid-request
+    is retried by the sweep); once it has failed, the back-off counts from the failure."""
+    delays = service.settings.webhook_delays
+    if attempt < len(delays):
+        service.store.mark_hook_due(game_id, version, time.time() + delays[attempt], attempt=attempt + 1)
 
 
 def sweep(service: Service, now: float | None = None) -> list[tuple[str, int, int]]:

@@ -53,20 +53,27 @@ def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
 
 
 def serve(argv: list[str] | None = None) -> int:
-    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep and a simulations
-    worker; stop on Ctrl-C."""
+    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
+    computer players only, a simulations worker and a webhooks worker; stop on Ctrl-C."""
     parser = argparse.ArgumentParser(prog="domino-serve", description=serve.__doc__)
     parser.add_argument("--host", default=os.environ.get("DOMINO_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("DOMINO_PORT", "8000")))
     parser.add_argument("--api-processes", type=int, default=2, help="gunicorn worker processes (default 2)")
     parser.add_argument(
-        "--api-threads",
+        "--api-connections",
         type=int,
-        default=64,
-        help="threads per API process (gthread; default 64): each open long poll or event stream holds one",
+        default=2000,
+        help="open connections per API process (gevent; default 2000): an idle event stream holds one, not a "
+        "thread; streams are capped per client and per game (DOMINO_STREAMS_PER_CLIENT, DOMINO_STREAMS_PER_GAME)",
     )
     parser.add_argument("--webhook-workers", type=int, default=1, help="RQ workers on the webhooks queue (default 1)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
+    parser.add_argument(
+        "--bot-game-workers",
+        type=int,
+        default=1,
+        help="RQ workers on the bot-games queue, games of computer players only (default 1)",
+    )
     parser.add_argument(
         "--simulation-workers", type=int, default=1, help="RQ workers on the simulations queue (default 1)"
     )
@@ -111,13 +118,16 @@ def serve(argv: list[str] | None = None) -> int:
                 sys.executable, "-m", "gunicorn",
                 "--workers", str(args.api_processes),
                 # One address and no proxy here, so the REST API and the event streams share one gunicorn:
-                # gthread, because a long poll (up to 30 s) or an SSE stream (a whole game) would hold a sync
-                # worker's only slot, and a sync worker is killed after --timeout. A waiting stream blocks in
-                # XREAD with the GIL released: a thread costs little. (docker-compose: separate gunicorns.)
-                "--worker-class", "gthread",
-                "--threads", str(args.api_threads),
+                # gevent, because a long poll (up to 30 s) or an SSE stream (a whole game) waits in XREAD
+                # almost all of its life. On gevent a waiting stream is a parked greenlet (a few KiB, no
+                # thread, no CPU), so thousands of them take nothing from REST requests, which run on the same
+                # loop and wait only for each other's CPU; on gthread each held a thread, and 128 streams
+                # took them all. (docker-compose: REST on sync workers, streams on gevent, behind nginx.)
+                "--worker-class", "gevent",
+                "--worker-connections", str(args.api_connections),
                 "--bind", f"{args.host}:{args.port}",
                 "--access-logfile", "-",
+                "--logger-class", "workers.accesslog.AccessLogger",  # stream tickets cut short in the log
                 "--graceful-timeout", "5",
                 "--no-control-socket",  # gunicorn 27's socket is one fixed path per user: two instances clash
                 "api.app:create_app()",
@@ -132,6 +142,10 @@ def serve(argv: list[str] | None = None) -> int:
                 subprocess.Popen(
                     [sys.executable, "-m", "workers.cli", "worker", "bots", *sweep], env=env, start_new_session=True
                 )
+            )
+        for _ in range(args.bot_game_workers):
+            children.append(
+                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bot-games", "--nice", "10"], env=env, start_new_session=True)
             )
         for _ in range(args.simulation_workers):
             children.append(
@@ -165,13 +179,27 @@ def serve(argv: list[str] | None = None) -> int:
 def worker(argv: list[str] | None = None) -> int:
     """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
     parser = argparse.ArgumentParser(prog="domino-worker", description=worker.__doc__)
-    parser.add_argument("queues", nargs="*", default=["bots"], help="queue names (bots, simulations, webhooks)")
+    parser.add_argument(
+        "queues",
+        nargs="*",
+        default=["bots"],
+        help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
+        "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
+        "webhooks",
+    )
     parser.add_argument(
         "--sweep",
         action="store_true",
         help="also run the sweep: stalled bot turns, turn timeouts, webhook retries, chunks of dead simulation workers",
     )
     parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="lower this worker's CPU priority by N (domino-serve runs the bot-games worker at 10, so that on a "
+        "busy machine live play's workers and the API get the CPU first)",
+    )
     parser.add_argument(
         "--fork",
         action=argparse.BooleanOptionalAction,
@@ -181,17 +209,24 @@ def worker(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default=os.environ.get("DOMINO_LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.nice:
+        os.nice(args.nice)
 
     from rq import Queue, SimpleWorker, Worker
 
     from api.service import Service
     from workers import sweep as sweep_mod
-    from workers.queues import BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+    from workers.queues import BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 
     settings = Settings.from_env()
     service = Service(settings)
     conn = service.store.worker_connection()
-    configured = {BOTS: settings.bots_queue, SIMULATIONS: settings.simulations_queue, WEBHOOKS: settings.webhooks_queue}
+    configured = {
+        BOTS: settings.bots_queue,
+        BOT_GAMES: settings.bot_games_queue,
+        SIMULATIONS: settings.simulations_queue,
+        WEBHOOKS: settings.webhooks_queue,
+    }
     names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
 

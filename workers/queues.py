@@ -11,7 +11,8 @@ from rq.timeouts import TimerDeathPenalty
 
 from api.store import Store
 
-BOTS = "bots"  # latency: computer players' turns (the name is Settings.bots_queue)
+BOTS = "bots"  # latency: computer players' turns in live games (the name is Settings.bots_queue)
+BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot_games_queue; api.bot_games)
 SIMULATIONS = "simulations"  # throughput
 WEBHOOKS = "webhooks"  # hosted bots' turns (the name is Settings.webhooks_queue)
 
@@ -22,20 +23,26 @@ def bots_queue(store: Store) -> Queue:
     return Queue(store.settings.bots_queue, connection=store.rq_connection(), serializer=SERIALIZER)
 
 
+def bot_games_queue(store: Store) -> Queue:
+    return Queue(store.settings.bot_games_queue, connection=store.rq_connection(), serializer=SERIALIZER)
+
+
 def bot_job_id(game_id: str, version: int, attempt: int) -> str:
     return f"bot-{game_id}-{version}-{attempt}"
 
 
-def enqueue_bot_turn(store: Store, game_id: str, version: int, attempt: int = 0) -> Job:
-    """Enqueue ``workers.jobs.bot_turn(game_id, version)``. No ``unique=True``: RQ 3 would refuse a re-enqueue
+def enqueue_bot_turn(store: Store, game_id: str, version: int, attempt: int = 0, bot_only: bool = False) -> Job:
+    """Enqueue ``workers.jobs.bot_turn(game_id, version)``: on the bot-games queue for a game of computer
+    players only, so that live games never wait behind one. No ``unique=True``: RQ 3 would refuse a re-enqueue
     while an old job hash lives; distinct attempts get distinct ids, and the job itself is idempotent."""
-    return _enqueue_turn(store, "workers.jobs.bot_turn", bot_job_id(game_id, version, attempt), game_id, version)
+    queue = bot_games_queue(store) if bot_only else bots_queue(store)
+    return _enqueue_turn(store, queue, "workers.jobs.bot_turn", bot_job_id(game_id, version, attempt), game_id, version)
 
 
-def _enqueue_turn(store: Store, func: str, job_id: str, game_id: str, version: int) -> Job:
-    """A turn job on the bots queue (latency, non-forking); it does nothing once the game has moved on."""
+def _enqueue_turn(store: Store, queue: Queue, func: str, job_id: str, game_id: str, version: int) -> Job:
+    """A turn job (latency, non-forking); it does nothing once the game has moved on."""
     s = store.settings
-    return bots_queue(store).enqueue(
+    return queue.enqueue(
         func,
         game_id,
         version,
@@ -130,7 +137,7 @@ def timeout_job_id(game_id: str, version: int, attempt: int) -> str:
 def enqueue_timeout_turn(store: Store, game_id: str, version: int, attempt: int = 0) -> Job:
     """Enqueue ``workers.jobs.timeout_turn(game_id, version)``: the sweep found the seat to move past its
     deadline. Idempotent like a bot turn."""
-    return _enqueue_turn(store, "workers.jobs.timeout_turn", timeout_job_id(game_id, version, attempt), game_id, version)
+    return _enqueue_turn(store, bots_queue(store), "workers.jobs.timeout_turn", timeout_job_id(game_id, version, attempt), game_id, version)
 
 
 def webhooks_queue(store: Store) -> Queue:

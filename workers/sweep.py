@@ -30,7 +30,7 @@ def sweep_once(service: Service, now: float | None = None) -> int:
         log.info("turn timeout %s@%s: moving for the seat", game_id, version)
     hooks = webhooks.sweep(service, now)
     for game_id, version, attempt in hooks:
-        log.info("webhook %s@%s: try %s", game_id, version, attempt + 1)
+        log.info("webhook %s@%s: attempt %s enqueued", game_id, version, attempt + 1)
     chunks = retry_abandoned_chunks(service.store, now)
     for job_id in chunks:
         log.warning("simulation chunk %s: its worker died; handed back to RQ", job_id)

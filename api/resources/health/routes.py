@@ -9,7 +9,7 @@ from api.extensions import Blueprint, problem_response
 from api.resources.common import json_response
 from api.resources.health.schemas import HealthSchema, ReadySchema
 from api.store import StoreUnavailable, translated
-from workers.queues import bots_queue, simulations_queue, webhooks_queue
+from workers.queues import bot_games_queue, bots_queue, simulations_queue, webhooks_queue
 
 blp = Blueprint("health", __name__, url_prefix="", description="Liveness and readiness.")
 
@@ -33,6 +33,7 @@ def healthz() -> flask.Response:
         "checks": {
             "redis": {"ok": True, "redis_ms": 0.21},
             "bots_workers": 1,
+            "bot_games_workers": 1,
             "simulations_workers": 2,
             "webhooks_workers": 1,
         },
@@ -42,8 +43,9 @@ def healthz() -> flask.Response:
 def readyz() -> flask.Response:
     """Readiness: Redis answers and at least one worker listens on the `bots` queue
 
-    `checks` also counts the workers on the `simulations` and `webhooks` queues, for information only:
-    readiness never fails when they are 0, since a deployment may run without simulations or hosted bots."""
+    `checks` also counts the workers on the `bot-games` (games of computer players only), `simulations` and
+    `webhooks` queues, for information only: readiness never fails when they are 0, since a deployment may
+    run without games of computer players only, simulations or hosted bots."""
     store = current_service().store
     checks: dict[str, object] = {}
     try:
@@ -52,6 +54,7 @@ def readyz() -> flask.Response:
         with translated():
             workers = Worker.count(connection=conn, queue=bots_queue(store))
             checks["bots_workers"] = workers
+            checks["bot_games_workers"] = Worker.count(connection=conn, queue=bot_games_queue(store))
             checks["simulations_workers"] = Worker.count(connection=conn, queue=simulations_queue(store))
             checks["webhooks_workers"] = Worker.count(connection=conn, queue=webhooks_queue(store))
     except StoreUnavailable as exc:
