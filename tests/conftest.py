@@ -48,6 +48,7 @@ def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
         redis_url=redis_url,
         key_prefix=f"test-{tag}",
         bots_queue=f"bots-{tag}",
+        bot_games_queue=f"bot-games-{tag}",
         simulations_queue=f"simulations-{tag}",
         webhooks_queue=f"webhooks-{tag}",
         bot_due_delay=0.2,
@@ -59,7 +60,7 @@ def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
         webhook_allow_private=True,  # the hosted bots of the tests listen on 127.0.0.1
     )
     for field in (
-        "redis_url", "key_prefix", "bots_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
+        "redis_url", "key_prefix", "bots_queue", "bot_games_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
         "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff", "webhook_allow_private",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
@@ -89,15 +90,16 @@ def service(app):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def run_bots(service):  # type: ignore[no-untyped-def]
-    """Run the bots queue to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
+    """Run the bots and bot-games queues to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
     from rq import SimpleWorker
 
-    from workers.queues import SERIALIZER, bots_queue
+    from api.queues import SERIALIZER, Queues
 
     def run(max_jobs: int | None = None) -> bool:
         conn = service.store.worker_connection()
-        queue = bots_queue(service.store)
-        worker = SimpleWorker([queue.name], connection=conn, serializer=SERIALIZER)
+        queues = Queues(service.store)
+        names = [queues.bots.name, queues.bot_games.name]
+        worker = SimpleWorker(names, connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
     return run
@@ -108,11 +110,11 @@ def run_simulations(service):  # type: ignore[no-untyped-def]
     """Run the simulations queue to empty with a real RQ SimpleWorker (burst mode)."""
     from rq import SimpleWorker
 
-    from workers.queues import SERIALIZER, simulations_queue
+    from api.queues import SERIALIZER, Queues
 
     def run(max_jobs: int | None = None) -> bool:
         conn = service.store.worker_connection()
-        worker = SimpleWorker([simulations_queue(service.store).name], connection=conn, serializer=SERIALIZER)
+        worker = SimpleWorker([Queues(service.store).simulations.name], connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
     return run
@@ -184,3 +186,35 @@ def create_game(client):  # type: ignore[no-untyped-def]
         return data, players, Player(client, game_id, None)
 
     return create
+
+
+@pytest.fixture
+def served(settings: Settings) -> Iterator[str]:
+    """The app served on 127.0.0.1:<free port> (threaded WSGI server), rate limits off and long polls capped
+    at 50 ms, with a real worker on the bots queue (so `/readyz` is ready and computer players move)."""
+    import subprocess
+    import sys
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from api.app import create_app
+
+    # The shortest turn as documented (the other tests lower it to play clocks in milliseconds).
+    served_settings = replace(settings, rate_limit="", max_wait=0.05, keepalive_interval=0.05, min_turn_timeout=1.0)
+    app = create_app({"DOMINO": served_settings})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="served-app", daemon=True)
+    thread.start()
+    env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
+    root = Path(__file__).resolve().parents[1]
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL, cwd=root
+    )
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        worker.terminate()
+        worker.wait(10)
+        server.shutdown()
+        thread.join(10)

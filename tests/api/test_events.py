@@ -125,25 +125,25 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
         assert players[view["seat"]].move({**view["legal_moves"][0], "expected_version": view["version"]}).status_code == 200
     import orjson
 
-    game_events = [i.decode() for i, _ in store.redis.xrange(store.events_key(game_id))]
-    latest_turn, notice = orjson.loads(store.redis.hget(store.state_key(game_id), "t"))
-    assert notice["public"]["type"] == "turn_started" and "turn_started" not in str(store.redis.xrange(store.events_key(game_id)))
+    game_events = [i.decode() for i, _ in store.redis.xrange(store.games.events_key(game_id))]
+    latest_turn, notice = orjson.loads(store.redis.hget(store.games.state_key(game_id), "t"))
+    assert notice["public"]["type"] == "turn_started" and "turn_started" not in str(store.redis.xrange(store.games.events_key(game_id)))
     last_version, last_n = map(int, game_events[-1].split("-"))
     assert latest_turn == f"{last_version}-{last_n + 1}", "the notice ends the latest commit"
     expected = game_events + [latest_turn]
     for count in (1, 2, 3, 500):  # page through everything, as SSE does with its cursor
         seen, cursor = [], "0-0"
-        while entries := store.read_events(game_id, cursor, count=count):
+        while entries := store.games.read_events(game_id, cursor, count=count):
             seen += [sid for sid, _ in entries]
             cursor = entries[-1][0]
         assert seen == expected, count
     # An event stream's follower (its own connection) reads exactly the same, and gives the connection back.
-    pool = store.blocking_connection().connection_pool
+    pool = store.connections.blocking().connection_pool
     for count in (1, 2, 500):
-        follower = store.follow(game_id)
+        follower = store.games.follow(game_id)
         seen, cursor = [], "0-0"
         while entries := follower.read(cursor, count=count):
-            assert entries == store.read_events(game_id, cursor, count=count)
+            assert entries == store.games.read_events(game_id, cursor, count=count)
             seen += [sid for sid, _ in entries]
             cursor = entries[-1][0]
         assert seen == expected and follower.read(cursor, block_ms=50) == []
@@ -151,8 +151,8 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
         follower.close()
         assert not pool._in_use_connections
     # A reader that stopped between the last event and its notice gets the notice at once.
-    assert [sid for sid, _ in store.read_events(game_id, game_events[-1])] == [latest_turn]
-    assert store.read_events(game_id, latest_turn) == []
+    assert [sid for sid, _ in store.games.read_events(game_id, game_events[-1])] == [latest_turn]
+    assert store.games.read_events(game_id, latest_turn) == []
     # A client far behind gets every event, but of the turn notices only the current one.
     page = client.get(events_url(game_id, after=0)).get_json()
     assert [e["type"] for e in page["events"]].count("turn_started") == 1
@@ -161,7 +161,7 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
 
 def play_to_the_end(service, players, game_id: str) -> None:  # type: ignore[no-untyped-def]
     for _ in range(500):
-        state = domino.from_dict(service.store.load(game_id).doc["state"])
+        state = domino.from_dict(service.store.games.load(game_id).doc["state"])
         if state.finished:
             return
         player = players[state.to_move]
@@ -256,8 +256,10 @@ def test_sse_keep_alive_while_waiting_and_stream_tickets(app, client, create_gam
     waited = time.perf_counter() - t0
     assert [json.loads(f["data"])["type"] for f in frames if "id" in f] == ["game_created", "round_started", "turn_started"]
     assert waited < 2, "a keep-alive comment within the configured interval (0.2 s in tests)"
-    page = client.get(events_url(game_id, ticket=ticket["ticket"])).get_json()
-    assert page["seat"] == 1
+    # A ticket opens one stream: used, it is spent (a leaked URL opens nothing).
+    assert client.get(events_url(game_id, ticket=ticket["ticket"])).status_code == 401
+    again = client.post(f"/v1/games/{game_id}/events/ticket", headers=players[1].headers).get_json()["ticket"]
+    assert client.get(events_url(game_id, ticket=again)).get_json()["seat"] == 1
 
 
 def sse_frames_iter(resp):  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from workers import sweep as sweep_mod
-from workers.queues import SERIALIZER, webhooks_queue
+from api.queues import SERIALIZER, Queues
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,7 +98,7 @@ def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]
     from rq import SimpleWorker
 
     conn = service.store.worker_connection()
-    SimpleWorker([webhooks_queue(service.store).name], connection=conn, serializer=SERIALIZER).work(
+    SimpleWorker([Queues(service.store).webhooks.name], connection=conn, serializer=SERIALIZER).work(
         burst=True, logging_level="WARNING"
     )
 
@@ -203,12 +203,20 @@ def test_the_reference_client_finishes_a_game_against_two_computer_players(live_
     assert view["status"] == "finished" and view["seats"][0]["name"] == "ref"
     events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
     assert any(e["type"] == "tile_played" and e["seat"] == 0 and not e.get("auto") for e in events)
+    # Claiming the seat again: 409 seat-taken, told in one line (the problem's detail), no traceback.
+    again = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "hosted_bot.py"), "--url", live_server, "--game", game_id,
+         "--claim", "0", "--name", "late"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert again.returncode == 1
+    assert "Traceback" not in again.stderr and "409" in again.stderr and "is taken" in again.stderr, again.stderr
 
 
 def test_webhooks_into_our_own_network_are_refused_unless_allowed(settings, monkeypatch):
     from dataclasses import replace
 
-    from api import webhooks
+    from api.service import webhooks
     from api.app import create_app
 
     for url in ("http://127.0.0.1:9/", "http://10.1.2.3/x", "http://[::1]/", "http://169.254.169.254/latest",

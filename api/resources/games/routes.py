@@ -5,21 +5,23 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.app import current_service
-from api.extensions import BODY_PROBLEMS, Blueprint
-from api.resources.common import bearer_token, etag, idempotency_key, if_none_match_hits, json_response, view_headers
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.resources.common import (
+    IDEMPOTENCY_KEY,
+    SEAT_TOKEN_OPTIONAL,
+    VIEW_HEADERS,
+    bearer_token,
+    etag,
+    idempotency_key,
+    if_none_match_hits,
+    json_response,
+    view_headers,
+)
+from api.service.create import GameRequest
 from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema, HistorySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
 
-SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's view
-IDEMPOTENCY_KEY = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "maxLength": 255},
-    "description": "A retry with the same key gets the first answer.",
-}
 IF_NONE_MATCH = {
     "name": "If-None-Match",
     "in": "header",
@@ -27,12 +29,6 @@ IF_NONE_MATCH = {
     "schema": {"type": "string"},
     "description": 'The view\'s ETag (`"<version>"`): 304 when unchanged.',
 }
-VIEW_HEADERS = {
-    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
-    "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
-    "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
-}
-
 CREATE_EXAMPLE = {
     "variant": "draw",
     "rules": {"target_score": 100},
@@ -40,8 +36,25 @@ CREATE_EXAMPLE = {
 }
 
 
+GAME_ID = "$response.body#/game/id"
+FIRST_TOKEN = "Bearer {$response.body#/tokens/0/token}"  # the first human seat's token
+# From a new game to what can be done with it (typed clients and stateful fuzzing follow these).
+CREATED_LINKS = {
+    "GetGame": {"operationId": "getGame", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN},
+                "description": "the first human seat's view"},
+    "PlayMove": {"operationId": "playMove", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN},
+                 "description": "a move for the first human seat"},
+    "GetEvents": {"operationId": "getGameEvents", "parameters": {"game_id": GAME_ID}, "description": "the public events"},
+    "GetHistory": {"operationId": "getGameHistory", "parameters": {"game_id": GAME_ID}},
+    "ClaimSeat": {"operationId": "claimSeat", "parameters": {"game_id": GAME_ID}, "description": "an open seat"},
+    "CreateStreamTicket": {"operationId": "createStreamTicket",
+                           "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+    "Resign": {"operationId": "resignGame", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+}  # fmt: skip
+
+
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
+@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY], responses={201: {"links": CREATED_LINKS}})
 @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE)
 @blp.response(
     201,
@@ -52,27 +65,27 @@ CREATE_EXAMPLE = {
         "ETag": VIEW_HEADERS["ETag"],
     },
 )
-@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/games")
+@blp.problems(*BODY_PROBLEMS, E.IDEMPOTENCY_KEY_REUSED, E.UNAVAILABLE, path="/v1/games")
 def create_game(body: dict[str, Any]) -> flask.Response:
     """Create a game: a variant, rule overrides, seats (humans by name, bots by id) and an optional seed
 
     Answers with the first human seat's view (else the spectator's) and one token per human seat.
     The tokens are shown only here."""
-    view, tokens, version, game_id = current_service().create_game(
+    request = GameRequest(
         body["variant"],
         body["seats"],
         rules=body.get("rules"),
         seed=body.get("seed"),
         unlisted=body.get("unlisted", False),
-        idempotency_key=idempotency_key(),
         turn_timeout_s=body.get("turn_timeout_s"),
     )
+    view, tokens, version, game_id = current_service().create_game(request, idempotency_key())
     headers = {"Location": f"/v1/games/{game_id}", "ETag": etag(version), "Cache-Control": "no-store"}
     return json_response({"game": view, "tokens": tokens}, status=201, headers=headers)
 
 
 @blp.route("/<string:game_id>")
-@blp.doc(operationId="getGame", security=SEAT_AUTH, parameters=[IF_NONE_MATCH])
+@blp.doc(operationId="getGame", security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
 @blp.response(200, GameViewSchema, example=VIEW_EXAMPLE, headers=VIEW_HEADERS)
 @blp.alt_response(304, description="Not modified (If-None-Match matched the current version)")
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt")
@@ -80,14 +93,14 @@ def get_game(game_id: str) -> flask.Response:
     """Read a game: a seat's view with its seat token, else the spectator's
 
     A seat's view shows its hand and, on its turn, its legal moves; nobody sees another seat's tiles."""
-    view, version, seat = current_service().get_view_unless(game_id, bearer_token(), if_none_match_hits)
+    view, version, seat = current_service().view(game_id, bearer_token(), if_none_match_hits)
     if view is None:
         return flask.Response(status=304, headers=view_headers(version, seat))
     return json_response(view, headers=view_headers(version, seat))
 
 
 @blp.route("/<string:game_id>/history")
-@blp.doc(operationId="getGameHistory", security=SEAT_AUTH)
+@blp.doc(operationId="getGameHistory", security=SEAT_TOKEN_OPTIONAL)
 @blp.response(
     200,
     HistorySchema,

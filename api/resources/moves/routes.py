@@ -5,12 +5,19 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api import metrics
-from api.app import current_service
 from api.errors import InvalidRequest
-from api.extensions import BODY_PROBLEMS, Blueprint
-from api.resources.common import bearer_token, idempotency_key, json_response, parse_if_match, view_headers
-from api.resources.games.routes import IDEMPOTENCY_KEY, VIEW_HEADERS
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.resources.common import (
+    IDEMPOTENCY_KEY,
+    IF_MATCH_PATTERN,
+    SEAT_TOKEN,
+    VIEW_HEADERS,
+    bearer_token,
+    idempotency_key,
+    json_response,
+    parse_if_match,
+    view_headers,
+)
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.moves.schemas import MoveSchema
 
@@ -29,13 +36,14 @@ IF_MATCH = {
     "name": "If-Match",
     "in": "header",
     "required": False,
-    "schema": {"type": "string"},
-    "description": 'The version the move expects (`"17"`), like `expected_version`.',
+    "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
+    "example": '"17"',
+    "description": 'The version the move expects (`"17"`), like `expected_version`; `*`: any version.',
 }
 
 
 @blp.route("/<string:game_id>/moves", methods=["POST"])
-@blp.doc(operationId="playMove", security=[{"seatToken": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
+@blp.doc(operationId="playMove", security=SEAT_TOKEN, parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
 @blp.arguments(
     MoveSchema(),
     examples={
@@ -61,6 +69,7 @@ IF_MATCH = {
     E.AMBIGUOUS_MOVE,
     E.NOT_YOUR_TURN,
     E.GAME_OVER,
+    E.IDEMPOTENCY_KEY_REUSED,
     E.VERSION_MISMATCH,
     E.UNAVAILABLE,
     path="/v1/games/h4k2mzq7c3x9b2rt/moves",
@@ -83,10 +92,7 @@ def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
         expected = header_version
     token = bearer_token()
     minimal = prefers_minimal(flask.request.headers.get("Prefer"))
-    view, version = current_service().play_move(
-        game_id, body, token=token, expected_version=expected, idempotency_key=idempotency_key(), minimal=minimal
-    )
-    metrics.count_move(view["variant"])
+    view, version = current_service().play_move(game_id, body, token, expected, idempotency_key(), minimal)
     headers = view_headers(version, view["seat"])
     headers["Vary"] += ", Prefer"
     if minimal:
