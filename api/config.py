@@ -31,6 +31,9 @@ class Settings:
     # --api-connections requests at once, and each open event stream holds a connection of its own.
     redis_max_connections: int = 2000
 
+    # Decoded game states kept per process (api/service/states.py), by game and version; 0 keeps none.
+    state_cache_size: int = 512
+
     # Expiry (seconds).
     game_ttl: int = 24 * 3600  # idle waiting/playing games
     finished_ttl: int = 7 * 24 * 3600
