@@ -31,15 +31,15 @@ from load_clients import SCENARIOS, Match  # noqa: E402
 
 
 def play_match(service, variant: str, seed: int, rng: random.Random) -> Match:  # type: ignore[no-untyped-def]
-    from api import events as api_events
+    from api.service.create import GameRequest
+    from api.service.views import render_event
 
     players, rules = SCENARIOS[variant]
-    _view, tokens, _version, game_id = service.create_game(
-        variant, [{"name": f"P{i}"} for i in range(players)], rules=dict(rules), seed=f"move-cpu-{seed}"
-    )
+    seats = [{"name": f"P{i}"} for i in range(players)]
+    view, tokens, _version, game_id = service.create_game(GameRequest(variant, seats, dict(rules), f"move-cpu-{seed}"))
     by_seat = {t["seat"]: t["token"] for t in tokens}
-    follower = service.store.follow(game_id)
-    match = Match(service.get_view(game_id)[0]["rules"].get("rounds"))
+    follower = service.store.games.follow(game_id)
+    match = Match(view["rules"].get("rounds"))
     cursor, round_ = "0-0", 1
 
     def next_turn() -> dict | None:  # type: ignore[type-arg]
@@ -48,7 +48,7 @@ def play_match(service, variant: str, seed: int, rng: random.Random) -> Match:  
         turn = None
         for stream_id, stored in follower.read(cursor):
             cursor = stream_id
-            event = api_events.render(stream_id, stored, stored.get("private_to"))
+            event = render_event(stream_id, stored, stored.get("private_to"))
             if event["type"] == "turn_started":
                 turn = event
             elif event["type"] == "round_started":
@@ -71,7 +71,7 @@ def play_match(service, variant: str, seed: int, rng: random.Random) -> Match:  
 
 def one_run(url: str, variant: str, matches: int) -> dict[str, float]:
     from api.config import Settings
-    from api.service import Service
+    from api.service.service import Service
 
     service = Service(Settings(redis_url=url, rate_limit=""))
     rng = random.Random(16)
