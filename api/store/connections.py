@@ -69,7 +69,8 @@ class Connections:
         queue_url = settings.effective_queue_url
         self.queue_redis = self.redis if queue_url == settings.redis_url else self._connect(queue_url)
         self._blocking: redis.Redis | None = None
-        self._own = threading.local()
+        self._idle: list[Any] = []  # connections for roundtrip(), last used first
+        self._idle_lock = threading.Lock()
 
     def _connect(self, url: str) -> redis.Redis:
         s = self.settings
@@ -86,26 +87,32 @@ class Connections:
         )
 
     def roundtrip(self, *commands: tuple[Any, ...]) -> list[Any]:
-        """Send ``commands`` to the game Redis and read their replies, in one round trip on this thread's own
-        connection (made on first use, kept for the thread's life): a move's load and commit skip the pool and
-        redis-py's per-call wrapping, which cost more CPU than the round trip itself. A reply that is an error
-        comes back as that exception, not raised. A dropped connection is retried, at once, as often as the
-        pooled connections are (``redis_retries``); a timeout is not."""
-        for attempt in range(self.settings.redis_retries + 1):
-            conn = getattr(self._own, "conn", None)
-            if conn is None:
-                conn = self._own.conn = self.redis.connection_pool.make_connection()
-            try:
-                conn.send_packed_command([packed(commands)])
-                return [_reply(conn) for _ in commands]
-            except redis.exceptions.ConnectionError:
-                conn.disconnect()  # reconnects on its next use
-                if attempt == self.settings.redis_retries:
+        """Send ``commands`` to the game Redis and read their replies, in one round trip on a connection of a
+        plain stack of idle ones (made when the stack is empty: as many as requests run at once, threads or
+        greenlets): a move's load and commit skip redis-py's pool and per-call wrapping, which cost more CPU
+        than the round trip itself. A reply that is an error comes back as that exception, not raised. A
+        dropped connection is retried, at once, as often as the pooled connections are (``redis_retries``);
+        a timeout is not."""
+        with self._idle_lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = self.redis.connection_pool.make_connection()
+        try:
+            for attempt in range(self.settings.redis_retries + 1):
+                try:
+                    conn.send_packed_command([packed(commands)])
+                    return [_reply(conn) for _ in commands]
+                except redis.exceptions.ConnectionError:
+                    conn.disconnect()  # reconnects on its next use
+                    if attempt == self.settings.redis_retries:
+                        raise
+                except BaseException:
+                    conn.disconnect()  # a half-read answer must not reach the next command
                     raise
-            except BaseException:
-                conn.disconnect()  # a half-read answer must not reach the next command
-                raise
-        raise AssertionError("unreachable")
+            raise AssertionError("unreachable")
+        finally:
+            with self._idle_lock:
+                self._idle.append(conn)
 
     def blocking(self) -> redis.Redis:
         """The connection for long polls and streams: its read timeout is above the longest wait, so a
