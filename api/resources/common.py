@@ -19,7 +19,7 @@ IDEMPOTENCY_KEY = {
     "in": "header",
     "required": False,
     "schema": {"type": "string", "maxLength": 255},
-    "description": "A retry with the same key gets the first answer.",
+    "description": "A retry with the same key from the same caller (address and `Authorization`) gets the first answer.",
 }
 VIEW_HEADERS = {
     "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},

@@ -56,9 +56,13 @@ class Service:
 
     # -- games ----------------------------------------------------------------------------------------------
 
-    def create_game(self, request: GameRequest, idempotency_key: str | None = None) -> Created:
-        """(the first human seat's view, else the spectator's; the tokens; the version; the game id)."""
-        return self.creation.create(request, idempotency_key)
+    def create_game(
+        self, request: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None
+    ) -> Created:
+        """(the first human seat's view, else the spectator's; the tokens; the version; the game id).
+        ``client`` (the caller's address) holds one of its game slots while the game is on; an
+        ``idempotency_key`` replays only to the same caller (``client`` and bearer ``token``)."""
+        return self.creation.create(request, client, idempotency_key, token)
 
     def view(
         self, game_id: str, token: str | None = None, unchanged: Callable[[int], bool] = lambda version: False
@@ -93,9 +97,10 @@ class Service:
     def resign(self, game_id: str, token: str | None) -> tuple[dict[str, Any], int]:
         return self.moves.resign(game_id, token)
 
-    def claim_seat(self, game_id: str, seat: int, name: str) -> tuple[dict[str, Any], str, int]:
-        """(that seat's view, its token, version)."""
-        return self.moves.claim_seat(game_id, seat, name)
+    def claim_seat(self, game_id: str, seat: int, name: str, client: str) -> tuple[dict[str, Any], str, int]:
+        """(that seat's view, its token, version). ``client`` (the caller's address) may hold only so many
+        seats of a listed game."""
+        return self.moves.claim_seat(game_id, seat, name, client)
 
     def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
         return list_waiting(self.store, before, limit)

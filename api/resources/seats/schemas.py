@@ -18,6 +18,12 @@ class ClaimedSeatSchema(ma.Schema):
     game = ma.fields.Nested(GameViewSchema, metadata={"description": "the claimed seat's view"})
     seat = ma.fields.Integer()
     token = ma.fields.String(metadata={"description": "shown once; send as `Authorization: Bearer <token>`"})
+    client_seeded = ma.fields.Boolean(
+        metadata={
+            "description": "`true`: the game's creator chose its seed and can know every hand, yours included, "
+            "and the draw order (such a game is never listed in the lobby; its link was shared with you)"
+        }
+    )
 
 
 class LobbyQuerySchema(ma.Schema):
