@@ -54,7 +54,7 @@ class Settings:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
     # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).
     games_per_client: int = 20
-    simulations_per_client: int = 2  # queued or running
+    simulations_per_client: int = 4  # queued or running
     seats_per_client: int = 1
     capacity_retry_after: int = 30
 

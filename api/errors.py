@@ -98,7 +98,11 @@ class ProblemType:
 # Every slug the API answers with, documented in the OpenAPI description (``PROBLEM_TYPES``).
 BAD_REQUEST = ProblemType(400, "bad-request", "Bad request", "The body is not valid JSON.")
 UNAUTHORIZED = ProblemType(
-    401, "unauthorized", "Unauthorized", "A seat token is needed, or the token is not one of this game's."
+    401,
+    "unauthorized",
+    "Unauthorized",
+    "A seat token (a simulation's token, to cancel it) is needed, or the token is not one of this game's "
+    "(simulation's).",
 )
 NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat or resource.")
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")

@@ -148,20 +148,23 @@ class Service:
 
     # -- simulations -----------------------------------------------------------------------------------------
 
-    def create_simulation(self, request: SimulationRequest) -> tuple[str, dict[str, Any]]:
-        """(its id, the simulation as queued)."""
-        return self.simulations.create(request)
+    def create_simulation(self, request: SimulationRequest, client: str) -> tuple[str, dict[str, Any], str]:
+        """(its id, the simulation as queued, its owner's token: shown once). ``client``: the caller's address,
+        which lists it and holds one of its simulation slots while it is queued or running."""
+        return self.simulations.create(request, client)
 
     def simulation(self, sim_id: str) -> dict[str, Any]:
         return self.simulations.get(sim_id)
 
     def list_simulations(
-        self, before: Cursor | None, limit: int, status: str | None = None
+        self, client: str, before: Cursor | None, limit: int, status: str | None = None
     ) -> tuple[list[dict[str, Any]], Cursor | None]:
-        return self.simulations.list_page(before, limit, status)
+        """The simulations ``client`` (an address) created."""
+        return self.simulations.list_page(client, before, limit, status)
 
-    def cancel_simulation(self, sim_id: str) -> dict[str, Any]:
-        return self.simulations.cancel(sim_id)
+    def cancel_simulation(self, sim_id: str, token: str | None) -> dict[str, Any]:
+        """Only with the token its creator was given."""
+        return self.simulations.cancel(sim_id, token)
 
     def run_chunk(self, sim_id: str, chunk: int) -> str:
         return self.simulations.run_chunk(sim_id, chunk)

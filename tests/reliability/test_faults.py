@@ -171,7 +171,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
 
     quick = Service(replace(settings, simulation_chunk_seconds=1.0))  # chunks of about half a second here
     body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 7000, "seed": "killed"}
-    sim_id, sim = quick.create_simulation(SimulationRequest(**body))
+    sim_id, sim, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
     assert sim["chunks_total"] >= 6
     worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
     env = _env(settings)
@@ -231,7 +231,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
                 proc.kill()
                 proc.wait(10)
     # The same simulation run by one worker that nobody killed: the same counts, every game once.
-    same_id, _ = quick.create_simulation(SimulationRequest(**body))
+    same_id, _, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
     assert run_simulations()
     same = service.simulation(same_id)
     keys = ("games_done", "deals_done", "chunks_done", "results", "draws", "rounds")
