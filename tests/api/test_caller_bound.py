@@ -3,7 +3,7 @@ client-seeded games kept out of the lobby, and seats of a listed game capped per
 
 from __future__ import annotations
 
-from conftest import replace_settings
+from dataclasses import replace
 
 from api.app import create_app
 
@@ -51,7 +51,7 @@ def test_the_same_address_with_another_bearer_token_is_another_caller(client):
 
 
 def test_games_waiting_or_playing_are_capped_per_client_and_an_ended_game_frees_its_slot(settings):
-    app = create_app({"DOMINO": replace_settings(settings, games_per_client=2, capacity_retry_after=7), "TESTING": True})
+    app = create_app({"DOMINO": replace(settings, games_per_client=2, capacity_retry_after=7), "TESTING": True})
     client = app.test_client()
     body = {"variant": "draw", "seats": [{"name": "Ana"}, {"open": True}]}
     games = [client.post("/v1/games", json=body, environ_base=ALICE) for _ in range(2)]

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import base64
 import time
+from dataclasses import replace
 
 import pytest
-
-from conftest import replace_settings
 
 from api.app import create_app
 from api.service.simulations import runner
@@ -19,7 +18,7 @@ LOCAL = "127.0.0.1"  # the test client's address: the client these simulations a
 @pytest.fixture
 def app(settings):  # type: ignore[no-untyped-def]
     """Many simulations queued at once from one client: no cap on them here."""
-    return create_app({"DOMINO": replace_settings(settings, simulations_per_client=0), "TESTING": True})
+    return create_app({"DOMINO": replace(settings, simulations_per_client=0), "TESTING": True})
 
 
 def _create(client, **body):  # type: ignore[no-untyped-def]

@@ -3,7 +3,7 @@ may have only so many queued or running at once."""
 
 from __future__ import annotations
 
-from conftest import replace_settings
+from dataclasses import replace
 
 from api.app import create_app
 
@@ -50,7 +50,7 @@ def test_a_client_lists_only_its_own_simulations(client):
 
 
 def test_simulations_queued_or_running_are_capped_per_client(settings):
-    app = create_app({"DOMINO": replace_settings(settings, simulations_per_client=2, capacity_retry_after=9), "TESTING": True})
+    app = create_app({"DOMINO": replace(settings, simulations_per_client=2, capacity_retry_after=9), "TESTING": True})
     client = app.test_client()
     first, _second = _create(client, ALICE), _create(client, ALICE)
     refused = client.post("/v1/simulations", json=BODY, environ_base=ALICE)

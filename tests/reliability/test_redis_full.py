@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 import redis
-
-from conftest import replace_settings
 
 from api.app import create_app
 from workers.redis_server import RedisServer
@@ -30,7 +29,7 @@ def test_our_redis_refuses_writes_when_full_instead_of_evicting(small_redis):
 
 
 def test_a_full_redis_answers_503_and_never_keeps_a_half_written_game(small_redis, settings):
-    s = replace_settings(settings, redis_url=small_redis, rate_limit="", games_per_client=0)
+    s = replace(settings, redis_url=small_redis, rate_limit="", games_per_client=0)
     client = create_app({"DOMINO": s, "TESTING": True}).test_client()
     conn = redis.Redis.from_url(small_redis)
     body = {"variant": "draw", "seats": [{"name": "Ana"}, {"open": True}, {"bot": "greedy"}]}

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import pytest
-
-from conftest import replace_settings
 
 import domino
 from api.app import create_app
@@ -17,7 +16,7 @@ from api.service.simulations import cost
 
 @pytest.fixture
 def app(settings):  # type: ignore[no-untyped-def]
-    s = replace_settings(settings, simulation_chunk_seconds=0.2, simulation_cancel_check=0.01)
+    s = replace(settings, simulation_chunk_seconds=0.2, simulation_cancel_check=0.01)
     return create_app({"DOMINO": s, "TESTING": True})
 
 
