@@ -59,6 +59,10 @@ class SeatTaken(ServiceError):
     pass
 
 
+class IdempotencyKeyReused(ServiceError):
+    pass
+
+
 class AtCapacity(ServiceError):
     """A client (or a game) holds as many of something as it may at once; ``headers`` carries ``Retry-After``."""
 
@@ -117,6 +121,9 @@ NOT_YOUR_TURN = ProblemType(409, "not-your-turn", "Not your turn", "Another seat
 GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no more moves are accepted.")
 NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
 SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
+IDEMPOTENCY_KEY_REUSED = ProblemType(
+    409, "idempotency-key-reused", "Idempotency key reused", "This `Idempotency-Key` came with a different request."
+)
 VERSION_MISMATCH = ProblemType(
     412,
     "version-mismatch",
@@ -190,6 +197,7 @@ PROBLEM_TYPES = [
     NOT_STARTED,
     SEAT_TAKEN,
     SEAT_LIMIT,
+    IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     PAYLOAD_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE,
@@ -209,7 +217,7 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, SEAT_LIMIT, TOO_MANY_STREAMS,
-        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS,
+        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -218,6 +226,8 @@ BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts
 def _members(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, ServiceError):
         return dict(exc.members)
+    if isinstance(exc, domino.InvalidRulesError):  # a 422 like any other: `errors` names the option
+        return {"errors": {"json": {"rules": {exc.option: [exc.reason]}}}}
     if isinstance(exc, domino.DominoError):
         return describe(exc)
     return {}
@@ -252,6 +262,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     NotStarted: NOT_STARTED,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
+    IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,
     TooManyStreams: TOO_MANY_STREAMS,
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
@@ -266,7 +277,10 @@ def problem_for(exc: BaseException) -> tuple[ProblemType, str, dict[str, Any]] |
     for cls in type(exc).__mro__:
         ptype = TABLE.get(cls)
         if ptype is not None:
-            return ptype, _detail(exc), _members(exc)
+            detail, members = _detail(exc), _members(exc)
+            if ptype is INVALID_REQUEST and "errors" not in members:  # every 422 says where, if only as a whole
+                members["errors"] = {"json": {"_schema": [detail]}}
+            return ptype, detail, members
     return None
 
 

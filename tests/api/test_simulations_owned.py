@@ -32,12 +32,17 @@ def test_only_the_creators_token_cancels_a_simulation(client):
     url = f"/v1/simulations/{sim['id']}"
     assert "token" not in client.get(url).get_json() and token not in client.get(url).get_data(as_text=True)
 
-    _problem(client.delete(url, environ_base=MALLORY), 401, "unauthorized")
-    _problem(client.delete(url, headers={"Authorization": f"Bearer {other['token']}"}, environ_base=MALLORY), 401, "unauthorized")
+    wrong = {"Authorization": f"Bearer {other['token']}"}
+    for method, path in (("POST", f"{url}/cancel"), ("DELETE", url)):
+        _problem(client.open(path, method=method, environ_base=MALLORY), 401, "unauthorized")
+        _problem(client.open(path, method=method, headers=wrong, environ_base=MALLORY), 401, "unauthorized")
     assert client.get(url).get_json()["status"] == "queued"  # untouched
 
-    done = client.delete(url, headers={"Authorization": f"Bearer {token}"}, environ_base=MALLORY)
+    owner = {"Authorization": f"Bearer {token}"}
+    done = client.post(f"{url}/cancel", headers=owner, environ_base=MALLORY)
     assert done.status_code == 200 and done.get_json()["status"] == "cancelled"  # the token, from anywhere
+    assert client.delete(url, headers=owner).status_code == 204
+    assert client.get(url).status_code == 404
 
 
 def test_a_client_lists_only_its_own_simulations(client):
@@ -58,5 +63,5 @@ def test_simulations_queued_or_running_are_capped_per_client(settings):
     assert refused.headers["Retry-After"] == "9"
     _create(client, MALLORY)  # another client is not held back
     # A simulation that ends (here: cancelled) frees its slot.
-    client.delete(f"/v1/simulations/{first['id']}", headers={"Authorization": f"Bearer {first['token']}"})
+    client.post(f"/v1/simulations/{first['id']}/cancel", headers={"Authorization": f"Bearer {first['token']}"})
     _create(client, ALICE)

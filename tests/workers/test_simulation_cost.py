@@ -66,7 +66,7 @@ def _cancel_mid_game(client, service, sim) -> float:  # type: ignore[no-untyped-
     runner.start()
     time.sleep(0.3)
     assert runner.is_alive(), "the game should still be on"
-    resp = client.delete(f"/v1/simulations/{sim['id']}", headers={"Authorization": f"Bearer {sim['token']}"})
+    resp = client.post(f"/v1/simulations/{sim['id']}/cancel", headers={"Authorization": f"Bearer {sim['token']}"})
     assert resp.status_code == 200
     t0 = time.perf_counter()
     runner.join(10)

@@ -5,7 +5,7 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
 from api.resources.common import bearer_token, json_response
 from api.service.simulations.spec import SimulationRequest
@@ -36,7 +36,7 @@ EXAMPLE = {
     "client_seeded": True,
     "engine": "playout",
     "search_nodes": None,
-    "games_total": 10000,
+    "games": 10000,
     "games_done": 10000,
     "deals_total": 5000,
     "deals_done": 5000,
@@ -80,6 +80,9 @@ EXAMPLE = {
     "error": None,
 }
 
+# Cancelling or deleting a simulation needs its creator's token (shown once, by POST /v1/simulations).
+SIMULATION_TOKEN: list[dict[str, list[str]]] = [{"simulationToken": []}]
+
 LIST_EXAMPLE = {
     "simulations": [EXAMPLE],
     "next_before": "MTczNTczMjgwMC4wOnE3eDJtems0YzNuOWIycnQ",
@@ -87,8 +90,16 @@ LIST_EXAMPLE = {
 }
 
 
+SIM_ID = {"sim_id": "$response.body#/id"}
+CREATED_LINKS = {
+    "GetSimulation": {"operationId": "getSimulation", "parameters": SIM_ID},
+    "CancelSimulation": {"operationId": "cancelSimulation", "parameters": SIM_ID},
+    "DeleteSimulation": {"operationId": "deleteSimulation", "parameters": SIM_ID},
+}
+
+
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createSimulation")
+@blp.doc(operationId="createSimulation", responses={202: {"links": CREATED_LINKS}})
 @blp.arguments(
     CreateSimulationSchema(),
     example={"variant": "draw", "strategies": ["greedy", "random"], "games": 10000, "seed": "bench-1", "duplicate": True},
@@ -162,15 +173,29 @@ def get_simulation(sim_id: str) -> flask.Response:
     return json_response(current_service().simulation(sim_id), headers={"Cache-Control": "no-store"})
 
 
-@blp.route("/<string:sim_id>", methods=["DELETE"])
-@blp.doc(operationId="cancelSimulation", security=[{"simulationToken": []}])
+@blp.route("/<string:sim_id>/cancel", methods=["POST"])
+@blp.doc(operationId="cancelSimulation", security=SIMULATION_TOKEN)
 @blp.response(200, SimulationSchema, example={**EXAMPLE, "status": "cancelled"})
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt/cancel")
+@no_body
 def cancel_simulation(sim_id: str) -> flask.Response:
     """Cancel a simulation with its creator's token: chunks not yet started never run, a running one stops
-    within a moment; the results so far stay readable
+    within a moment; it stays readable, with the results so far
 
-    Needs `Authorization: Bearer <token>` with the token `POST /v1/simulations` answered (401 without it).
-    A simulation already over keeps its status."""
+    Needs `Authorization: Bearer <token>` with the `token` `POST /v1/simulations` answered (401 without it).
+    Its status becomes `cancelled`; a simulation already over keeps its status. No body is needed."""
     sim = current_service().cancel_simulation(sim_id, bearer_token())
     return json_response(sim, headers={"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:sim_id>", methods=["DELETE"])
+@blp.doc(operationId="deleteSimulation", security=SIMULATION_TOKEN)
+@blp.response(204, description="Deleted: reading it now answers 404")
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
+def delete_simulation(sim_id: str) -> flask.Response:
+    """Delete a simulation with its creator's token: cancel it if it is still going, then remove it and its
+    results
+
+    Needs `Authorization: Bearer <token>` with the `token` `POST /v1/simulations` answered (401 without it)."""
+    current_service().delete_simulation(sim_id, bearer_token())
+    return flask.Response(status=204)

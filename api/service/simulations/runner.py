@@ -117,11 +117,26 @@ class Simulations:
         """Cancel a queued or running simulation with its owner's ``token``: chunks not started never run, a
         running chunk stops at its next check and adds nothing, the counts so far stay readable. A simulation
         already over is left as it is."""
+        self._owned(sim_id, token, "cancel")
+        return self._cancel(sim_id)
+
+    def delete(self, sim_id: str, token: str | None) -> None:
+        """Cancel a simulation (its queued chunks never run, a running one adds nothing) and remove it, with its
+        owner's ``token``: reading it afterwards is a 404."""
+        fields = self._owned(sim_id, token, "delete")
+        self._cancel(sim_id)
+        self.records.delete(sim_id, fields["client"])
+
+    def _owned(self, sim_id: str, token: str | None, what: str) -> dict[str, str]:
+        """The record of ``sim_id`` if ``token`` is its owner's; else SimulationNotFound or Unauthorized."""
         found = self.records.load(sim_id)
         if found is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
         if token is None or not owns(found[0].get("owner", ""), sim_id, token):
-            raise Unauthorized("Only its creator may cancel a simulation: send the token it was given.")
+            raise Unauthorized(f"Only its creator may {what} a simulation: send the token it was given.")
+        return found[0]
+
+    def _cancel(self, sim_id: str) -> dict[str, Any]:
         before = self.records.end(sim_id, "cancelled")
         if before is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
