@@ -24,6 +24,13 @@ def map_body(context: Any, body: Any) -> Any:
         # Duplicate mode plays every deal once per rotation of the strategies (documented under `games`):
         # a count that is a multiple of every possible number of rotations (1-10 seats).
         body = {**body, "games": 2520 * max(1, min(int(games), 10_000_000) // 2520)}
+    strategies = body.get("strategies") if isinstance(body, dict) else None
+    if isinstance(strategies, list) and isinstance(body.get("games"), (int, float)) and body["games"] >= 1:
+        # What one simulation may cost a worker is the cost model's (a 422 beyond: one game over a minute, or
+        # more games than its chunks can hold), not JSON Schema's: fast bots, and at most 2520 games (a
+        # multiple of every number of rotations).
+        fast = ["greedy" if isinstance(x, str) and x not in ("random", "greedy") else x for x in strategies]
+        body = {**body, "strategies": fast, "games": min(int(body["games"]), 2520)}
     return body
 
 
