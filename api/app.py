@@ -75,7 +75,12 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
-                    }
+                    },
+                    "simulationToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A simulation's token from `POST /v1/simulations` (`token`): its creator's.",
+                    },
                 }
             },
         },

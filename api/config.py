@@ -30,6 +30,9 @@ class Settings:
     # Connections per pool and process (redis-py's default is 100): on gevent one API process serves up to
     # --api-connections requests at once, and each open event stream holds a connection of its own.
     redis_max_connections: int = 2000
+    # domino-serve's own Redis (workers/redis_server.py): its maxmemory, with the noeviction policy, so a full
+    # Redis refuses writes (503 `unavailable`) instead of evicting games. docker-compose sets the same.
+    redis_maxmemory: str = "1gb"
 
     # Expiry (seconds).
     game_ttl: int = 24 * 3600  # idle waiting/playing games
@@ -47,10 +50,19 @@ class Settings:
     bot_game_max_target_score: int = 250
     bot_game_max_rounds: int = 16
 
+    # What one client (its address, as the rate limit sees it) may hold at once; 429 (Retry-After:
+    # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
+    # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).
+    games_per_client: int = 20
+    simulations_per_client: int = 4  # queued or running
+    seats_per_client: int = 1
+    capacity_retry_after: int = 30
+
     # Simulations (api/service/simulations/): chunks of a few seconds on their own queue.
     simulations_queue: str = "simulations"
     simulation_chunk_seconds: float = 2.0  # target work per chunk (estimated from a cost model)
     simulation_max_games: int = 10_000_000
+    simulation_max_game_seconds: float = 60.0  # one game (match) estimated above this is refused (422)
     simulation_max_chunks: int = 2000  # bigger chunks past this, so a huge simulation is not 100k jobs
     # Chunks of one simulation queued at once (at least twice the simulation workers): later ones queue behind
     # other simulations' chunks, so that simulations share the workers instead of waiting for each other.

@@ -195,6 +195,16 @@ class SimulationListQuerySchema(ma.Schema):
     )
 
 
+class CreatedSimulationSchema(SimulationSchema):
+    token = ma.fields.String(
+        required=True,
+        metadata={
+            "description": "shown once: the creator's token, needed to cancel the simulation "
+            "(`Authorization: Bearer <token>`)"
+        }
+    )
+
+
 class SimulationPageSchema(ma.Schema):
     simulations = ma.fields.List(
         ma.fields.Nested(SimulationSchema),
