@@ -86,10 +86,17 @@ class Settings:
 
     # HTTP.
     max_body_bytes: int = 16 * 1024
+    max_body_depth: int = 32  # arrays and objects nested deeper are refused (422); ours need about 4
     # Rate limit per client (its address; see proxy_hops), counted in Redis so it holds across API processes:
-    # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Health and metrics are exempt.
+    # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Only liveness is exempt: it does no I/O.
     rate_limit: str = "3000/60"
-    rate_limit_exempt: str = "/healthz,/readyz,/metrics"
+    rate_limit_exempt: str = "/healthz"
+    # An IPv6 client is its /64 (one subscriber's usual allocation): rotating addresses inside it is one client.
+    rate_limit_ipv6_prefix: int = 64
+    # GET /metrics answers the networks listed here (comma-separated CIDRs; loopback by default) and any
+    # client sending `Authorization: Bearer <metrics_token>` (when set); everyone else gets 403.
+    metrics_allow: str = "127.0.0.0/8,::1/128"
+    metrics_token: str = ""
     proxy_hops: int = 0  # trusted proxies in front: take the client's address from X-Forwarded-For
     cors_origins: str = "*"  # comma-separated origins for browsers ("": no CORS); tokens are headers, not cookies
     conflict_retries: int = 5  # reload-and-revalidate loops on a lost compare-and-set (no version named)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import http
+import json
 import logging
 import uuid
 from collections.abc import Callable, Iterable
@@ -16,8 +17,10 @@ import orjson
 from flask_smorest.utils import prepare_response
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.routing import IntegerConverter
 
 from api import errors
+from api.errors import InvalidRequest
 from api.service.service import Service
 
 log = logging.getLogger("api")
@@ -166,11 +169,27 @@ def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
 
 
 class BodyParser(FlaskParser):
-    """webargs' Flask parser, given the body :func:`json_body_guard` parsed instead of parsing it again."""
+    """webargs' Flask parser, given the body :func:`json_body_guard` parsed instead of parsing it again.
+
+    Query values must be ASCII: none of ours needs more, and Python reads "٥" as the number 5."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         body = flask.g.get("json_body", _NOT_PARSED)
         return super()._raw_load_json(req) if body is _NOT_PARSED else body
+
+    def load_querystring(self, req: flask.Request, schema: ma.Schema) -> Any:
+        wrong = sorted({name for name, value in req.args.items(multi=True) if not value.isascii()})
+        if wrong:
+            raise InvalidRequest(
+                "Query values are written in ASCII.", errors={"query": {name[:40]: ["ASCII only"] for name in wrong}}
+            )
+        return super().load_querystring(req, schema)
+
+
+class AsciiIntegerConverter(IntegerConverter):
+    """``<int:...>`` in paths, ASCII digits only (werkzeug's ``\\d`` also takes "٥" and reads it as 5)."""
+
+    regex = r"[0-9]+"
 
 
 _NOT_PARSED = object()
@@ -270,11 +289,12 @@ def no_body(func: Any) -> Any:
     return func
 
 
-def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
+def json_body_guard(app: flask.Flask, max_depth: int, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
     """Before any view: bodies must be JSON (415), at most the limit (413), and parse (400).
 
     The body is parsed once, here, with orjson, which also refuses what JSON does not allow (NaN,
-    Infinity, nesting deeper than 1024, invalid UTF-8); :class:`BodyParser` hands the result to webargs."""
+    Infinity, nesting deeper than 1024, invalid UTF-8); nesting deeper than ``max_depth`` is a 422.
+    :class:`BodyParser` hands the result to webargs."""
     methods = frozenset(methods)
 
     @app.before_request
@@ -299,10 +319,58 @@ def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "
             # A chunked body (no Content-Length) is cut at the limit by werkzeug, silently: more was sent.
             return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
         try:
-            flask.g.json_body = orjson.loads(raw)
+            body = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             if str(exc).startswith("number is infinity"):  # 1e999: valid JSON, but no number of ours
                 detail = "Numbers must be finite."
                 return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
             return problem_response(errors.BAD_REQUEST, "The body is not valid JSON.")
+        depth = nesting_depth(body)
+        if depth > max_depth:
+            # Deep nesting is valid JSON but no request of ours; unchecked, it overflows recursive code later.
+            detail = f"Arrays and objects may be nested at most {max_depth} deep."
+            return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
+        repeated = repeated_key(raw) if depth else None
+        if repeated is not None:
+            # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
+            return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
+        flask.g.json_body = body
         return None
+
+
+class _Repeated(Exception):
+    pass
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Repeated(key)
+        seen[key] = value
+    return seen
+
+
+def repeated_key(raw: bytes) -> str | None:
+    """The first key repeated within one object of a valid JSON body, or None (orjson cannot tell)."""
+    try:
+        json.loads(raw, object_pairs_hook=_no_repeats)
+    except _Repeated as exc:
+        return str(exc.args[0])
+    except ValueError:  # what orjson accepted and the standard library does not (an integer of 4300+ digits)
+        return None
+    return None
+
+
+def nesting_depth(value: Any) -> int:
+    """How deep arrays and objects nest in a parsed JSON value (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest

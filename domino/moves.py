@@ -10,7 +10,7 @@ from domino.errors import InvalidMoveError
 from domino.tiles import Tile
 
 LINE_ENDS = ("left", "right", "up", "down")
-_END = re.compile(r"^(left|right|up|down|mexican|train:\d{1,2})$")
+_END = re.compile(r"^(left|right|up|down|mexican|train:[0-9]{1,2})$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,6 @@ def parse_move(data: Any) -> Move:
         raise InvalidMoveError("'type' must be 'play', 'draw' or 'pass'")
     tile = Tile.parse(data.get("tile"))  # type: ignore[arg-type]
     end = data.get("end")
-    if end is not None and (not isinstance(end, str) or _END.match(end) is None):
+    if end is not None and (not isinstance(end, str) or _END.fullmatch(end) is None):
         raise InvalidMoveError("'end' must be left, right, up, down, mexican or train:<seat>")
     return Play(tile, end)

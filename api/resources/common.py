@@ -27,7 +27,7 @@ VIEW_HEADERS = {
     "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
 }
 # The ends a move may name (the engine parses the same): a line's four, Mexican Train's own train and trains.
-END = re.compile(r"^(left|right|up|down|mexican|train:\d{1,2})$")
+END = re.compile(r"^(left|right|up|down|mexican|train:[0-9]{1,2})$")
 
 
 def no_control_chars(value: str) -> None:
@@ -64,18 +64,17 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
+IF_MATCH_PATTERN = r'^(\*|"[0-9]{1,16}")$'
+_IF_MATCH = re.compile(IF_MATCH_PATTERN)
+
+
 def parse_if_match(header: str | None) -> int | None:
-    """The version an ``If-Match`` names (``"17"``); None without the header or with ``*``."""
+    """The version an ``If-Match`` names (``"17"``); None without the header or with ``*``. Anything else,
+    an empty header too, is what the document's pattern refuses: a 422."""
     if header is None:
         return None
-    header = header.strip()
-    if header == "*":
-        return None
-    tags = [t.strip() for t in header.split(",") if t.strip()]
-    if len(tags) == 1:
-        tag = tags[0]
-        if tag.startswith('"') and tag.endswith('"') and tag[1:-1].isdigit() and len(tag) < 20:
-            return int(tag[1:-1])
+    if _IF_MATCH.fullmatch(header.strip()):
+        return None if header.strip() == "*" else int(header.strip()[1:-1])
     raise InvalidRequest(
         'If-Match must be one strong ETag of a version, like "17".', errors={"headers": {"If-Match": ["not a version ETag"]}}
     )

@@ -15,7 +15,7 @@ from typing import Any
 from api.config import Settings
 from api.errors import SimulationNotFound
 from api.queues import Queues
-from api.service.security import new_id
+from api.service.security import is_id, new_id
 from api.service.simulations.play import play_chunk
 from api.service.simulations.render import render
 from api.service.simulations.spec import SimulationRequest, Spec, make_spec
@@ -55,7 +55,7 @@ class Simulations:
         return sim_id, self.get(sim_id)
 
     def get(self, sim_id: str) -> dict[str, Any]:
-        found = self.records.load(sim_id)
+        found = self.records.load(sim_id) if is_id(sim_id) else None
         if found is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
         fields, now = found
@@ -95,7 +95,7 @@ class Simulations:
         """Cancel a queued or running simulation: chunks not started never run, a running chunk stops at its
         next check and adds nothing, the counts so far stay readable. A simulation already over is left as
         it is."""
-        before = self.records.end(sim_id, "cancelled")
+        before = self.records.end(sim_id, "cancelled") if is_id(sim_id) else None
         if before is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
         sim = self.get(sim_id)
