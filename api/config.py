@@ -77,7 +77,11 @@ class Settings:
 
     # Hosted bots (api/service/webhooks.py): signed POSTs on the webhooks queue, retried with back-off by the sweep.
     webhooks_queue: str = "webhooks"
-    webhook_timeout: float = 3.0  # connect and read, seconds; redirects are never followed
+    webhook_timeout: float = 3.0  # read, seconds; redirects are never followed
+    webhook_connect_timeout: float = 1.0  # DNS, and connect, seconds each
+    # A webhook host that does not answer (DNS, connect or read) waits this long before it is called again,
+    # by its consecutive failures (seconds; the last repeats); an answer clears it.
+    webhook_host_backoff: str = "5,30,120,600"
     webhook_backoff: str = "1,5,15,60"  # seconds before retry 1, 2, ...; then no more tries
     webhook_job_timeout: int = 30
     # Webhooks reach only public addresses unless allowed (a game's creator must not make our workers call
@@ -109,6 +113,11 @@ class Settings:
     def webhook_delays(self) -> tuple[float, ...]:
         """The back-off before each retry of a webhook (``DOMINO_WEBHOOK_BACKOFF="1,5,15,60"``)."""
         return tuple(float(x) for x in self.webhook_backoff.split(",") if x.strip())
+
+    @property
+    def webhook_host_delays(self) -> tuple[float, ...]:
+        """A dead webhook host's back-off by consecutive failures (``DOMINO_WEBHOOK_HOST_BACKOFF``)."""
+        return tuple(float(x) for x in self.webhook_host_backoff.split(",") if x.strip())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
