@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import http
-import json
 import logging
 import uuid
 from collections.abc import Callable, Iterable
@@ -21,6 +20,8 @@ from werkzeug.routing import IntegerConverter
 
 from api import errors
 from api.errors import InvalidRequest
+from api.jsonbody import nesting_depth, repeated_key
+from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
 
 log = logging.getLogger("api")
@@ -30,8 +31,14 @@ PROBLEM_JSON = "application/problem+json"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class LastMoveSchema(ma.Schema):
+    version = ma.fields.Integer(required=True, metadata={"description": "the version the move produced"})
+    move = ma.fields.Nested(MoveSchema, required=True)
+
+
 class ProblemSchema(ma.Schema):
-    """RFC 9457 problem details; members beyond the five standard ones depend on the type."""
+    """RFC 9457 problem details, one shape for every error: the five standard members, and the members a type
+    adds (`errors` on every 422; `legal_moves`, `options`, `current_version`, `last_move`, `checks` where named)."""
 
     class Meta:
         unknown = ma.INCLUDE  # RFC 9457 extension members: the document allows more than those named here
@@ -41,13 +48,21 @@ class ProblemSchema(ma.Schema):
     status = ma.fields.Integer(required=True)
     detail = ma.fields.String(required=True)
     instance = ma.fields.String(required=True, metadata={"description": "request path and `#` request id"})
-    errors = ma.fields.Dict(metadata={"description": "422: where validation failed"})
-    legal_moves = ma.fields.List(ma.fields.Dict(), metadata={"description": "illegal-move: the seat's own legal moves"})
-    options = ma.fields.List(ma.fields.Dict(), metadata={"description": "ambiguous-move: the places that fit"})
+    errors = ma.fields.Dict(
+        metadata={
+            "description": "422 (always there): where validation failed, by location (`json`, `query`, "
+            "`headers`) and member, down to lists of messages"
+        }
+    )
+    legal_moves = ma.fields.List(
+        ma.fields.Nested(MoveSchema), metadata={"description": "illegal-move: the seat's own legal moves"}
+    )
+    options = ma.fields.List(ma.fields.Nested(MoveSchema), metadata={"description": "ambiguous-move: the places that fit"})
     current_version = ma.fields.Integer(metadata={"description": "version-mismatch: the game's version"})
-    last_move = ma.fields.Dict(
+    last_move = ma.fields.Nested(
+        LastMoveSchema,
         allow_none=True,
-        metadata={"description": "version-mismatch: the seat's last accepted move `{version, move}` (or null)"},
+        metadata={"description": "version-mismatch: the seat's last accepted move (null: none yet)"},
     )
     checks = ma.fields.Dict(metadata={"description": "readiness: what was checked"})
 
@@ -55,6 +70,16 @@ class ProblemSchema(ma.Schema):
 def current_service() -> Service:
     """The Service of the app handling this request (``create_app`` puts one in ``app.extensions``)."""
     return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]
+
+
+def documented_as(converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a field with ``metadata={"schema": {...}}`` is documented as exactly that
+    (a union, a reference to a named type) instead of what apispec derives from its marshmallow type."""
+    schema = field.metadata.get("schema")
+    if schema is None:
+        return {}
+    ret.clear()
+    return dict(schema)
 
 
 def request_id() -> str:
@@ -98,6 +123,13 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
 
     ERROR_SCHEMA = ProblemSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # each operation documents its own errors
+
+    def _init_spec(self, *args: Any, **kwargs: Any) -> None:
+        super()._init_spec(*args, **kwargs)
+        self.ma_plugin.converter.add_attribute_function(documented_as)
+
+    def _register_pagination_header(self) -> None:
+        """Our lists page with cursors of their own: flask-smorest's pagination header is not used."""
 
     def _register_error_handlers(self) -> None:
         self._app.register_error_handler(HTTPException, self.handle_http_exception)
@@ -171,17 +203,18 @@ def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
 class BodyParser(FlaskParser):
     """webargs' Flask parser, given the body :func:`json_body_guard` parsed instead of parsing it again.
 
-    Query values must be ASCII: none of ours needs more, and Python reads "٥" as the number 5."""
+    Numbers in the query must be written in ASCII: Python reads "٥" as the number 5."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         body = flask.g.get("json_body", _NOT_PARSED)
         return super()._raw_load_json(req) if body is _NOT_PARSED else body
 
     def load_querystring(self, req: flask.Request, schema: ma.Schema) -> Any:
-        wrong = sorted({name for name, value in req.args.items(multi=True) if not value.isascii()})
+        numbers = {f.data_key or name for name, f in schema.fields.items() if isinstance(f, ma.fields.Number)}
+        wrong = sorted({name for name, value in req.args.items(multi=True) if name in numbers and not value.isascii()})
         if wrong:
             raise InvalidRequest(
-                "Query values are written in ASCII.", errors={"query": {name[:40]: ["ASCII only"] for name in wrong}}
+                "Numbers are written in ASCII digits.", errors={"query": {name: ["ASCII digits only"] for name in wrong}}
             )
         return super().load_querystring(req, schema)
 
@@ -253,6 +286,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
         Documentation only: ``alt_response`` would wrap the view once per status, a call layer on every
         request; this adds the responses to the view's ``_apidoc`` and returns the view itself."""
+        if path.startswith("/v1/"):
+            ptypes = (*ptypes, errors.NOT_ACCEPTABLE)  # every API operation answers JSON only (accept_guard)
         by_status: dict[int, list[errors.ProblemType]] = {}
         for p in ptypes:
             by_status.setdefault(p.status, []).append(p)
@@ -289,8 +324,19 @@ def no_body(func: Any) -> Any:
     return func
 
 
+def _offered(req: flask.Request) -> tuple[str, ...]:
+    if req.path.endswith("/events"):
+        return ("application/json", PROBLEM_JSON, "text/event-stream")
+    return ("application/json", PROBLEM_JSON)
+
+
+def _acceptable(req: flask.Request) -> bool:
+    return req.accept_mimetypes.best_match(_offered(req)) is not None
+
+
 def json_body_guard(app: flask.Flask, max_depth: int, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
-    """Before any view: bodies must be JSON (415), at most the limit (413), and parse (400).
+    """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), and
+    parse (400).
 
     The body is parsed once, here, with orjson, which also refuses what JSON does not allow (NaN,
     Infinity, nesting deeper than 1024, invalid UTF-8); nesting deeper than ``max_depth`` is a 422.
@@ -301,6 +347,10 @@ def json_body_guard(app: flask.Flask, max_depth: int, methods: Iterable[str] = (
     def _guard() -> flask.Response | None:
         request_id()
         req = flask.request
+        if req.path.startswith("/v1/") and req.accept_mimetypes and not _acceptable(req):
+            return problem_response(
+                errors.NOT_ACCEPTABLE, f"This answers {' or '.join(_offered(req))}, not {req.headers['Accept']!r}."
+            )
         if req.method not in methods or req.url_rule is None:
             return None
         view = app.view_functions.get(req.endpoint or "")
@@ -338,39 +388,3 @@ def json_body_guard(app: flask.Flask, max_depth: int, methods: Iterable[str] = (
         return None
 
 
-class _Repeated(Exception):
-    pass
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _Repeated(key)
-        seen[key] = value
-    return seen
-
-
-def repeated_key(raw: bytes) -> str | None:
-    """The first key repeated within one object of a valid JSON body, or None (orjson cannot tell)."""
-    try:
-        json.loads(raw, object_pairs_hook=_no_repeats)
-    except _Repeated as exc:
-        return str(exc.args[0])
-    except ValueError:  # what orjson accepted and the standard library does not (an integer of 4300+ digits)
-        return None
-    return None
-
-
-def nesting_depth(value: Any) -> int:
-    """How deep arrays and objects nest in a parsed JSON value (a scalar is 0), without recursion."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children)
-    return deepest

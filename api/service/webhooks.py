@@ -120,8 +120,10 @@ class Webhooks:
         outcome = self._post(record.get("webhook", ""), body, headers)
         if outcome == "delivered":
             self.store.hooks_due.clear(member)
-        else:
-            log.info("webhook %s@%s attempt %s: %s", game_id, version, attempt, outcome)
+            return outcome
+        log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, outcome)
+        if not outcome.startswith("failed: points to"):  # a refused address is not tried again sooner
+            self._retry_after_failure(member, attempt)
         return outcome
 
     def _post(self, url: str, body: bytes, headers: dict[str, str]) -> str:
@@ -155,3 +157,12 @@ class Webhooks:
             return f"failed: {type(exc).__name__}"
         self.store.hook_hosts.answered(host)
         return "delivered" if 200 <= resp.status_code < 300 else f"failed: HTTP {resp.status_code}"
+
+    def _retry_after_failure(self, member: str, attempt: int) -> None:
+        """Due the next try one back-off step after this failure (``DOMINO_WEBHOOK_BACKOFF``: 1 s, then 5 s, ...).
+
+        Until a delivery ends, its due time also covers the delivery's own timeout (a worker that dies
+        mid-request is retried by the sweep); once it has failed, the back-off counts from the failure."""
+        delays = self.settings.webhook_delays
+        if attempt < len(delays):
+            self.store.hooks_due.mark(member, time.time() + delays[attempt], attempt=attempt + 1)
