@@ -89,7 +89,11 @@ class Settings:
 
     # Hosted bots (api/service/webhooks.py): signed POSTs on the webhooks queue, retried with back-off by the sweep.
     webhooks_queue: str = "webhooks"
-    webhook_timeout: float = 3.0  # connect and read, seconds; redirects are never followed
+    webhook_timeout: float = 3.0  # read, seconds; redirects are never followed
+    webhook_connect_timeout: float = 1.0  # DNS, and connect, seconds each
+    # A webhook host that does not answer (DNS, connect or read) waits this long before it is called again,
+    # by its consecutive failures (seconds; the last repeats); an answer clears it.
+    webhook_host_backoff: str = "5,30,120,600"
     webhook_backoff: str = "1,5,15,60"  # seconds before retry 1, 2, ...; then no more tries
     webhook_job_timeout: int = 30
     # Webhooks reach only public addresses unless allowed (a game's creator must not make our workers call
@@ -98,10 +102,17 @@ class Settings:
 
     # HTTP.
     max_body_bytes: int = 16 * 1024
+    max_body_depth: int = 32  # arrays and objects nested deeper are refused (422); ours need about 4
     # Rate limit per client (its address; see proxy_hops), counted in Redis so it holds across API processes:
-    # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Health and metrics are exempt.
+    # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Only liveness is exempt: it does no I/O.
     rate_limit: str = "3000/60"
-    rate_limit_exempt: str = "/healthz,/readyz,/metrics"
+    rate_limit_exempt: str = "/healthz"
+    # An IPv6 client is its /64 (one subscriber's usual allocation): rotating addresses inside it is one client.
+    rate_limit_ipv6_prefix: int = 64
+    # GET /metrics answers the networks listed here (comma-separated CIDRs; loopback by default) and any
+    # client sending `Authorization: Bearer <metrics_token>` (when set); everyone else gets 403.
+    metrics_allow: str = "127.0.0.0/8,::1/128"
+    metrics_token: str = ""
     proxy_hops: int = 0  # trusted proxies in front: take the client's address from X-Forwarded-For
     cors_origins: str = "*"  # comma-separated origins for browsers ("": no CORS); tokens are headers, not cookies
     conflict_retries: int = 5  # reload-and-revalidate loops on a lost compare-and-set (no version named)
@@ -114,6 +125,11 @@ class Settings:
     def webhook_delays(self) -> tuple[float, ...]:
         """The back-off before each retry of a webhook (``DOMINO_WEBHOOK_BACKOFF="1,5,15,60"``)."""
         return tuple(float(x) for x in self.webhook_backoff.split(",") if x.strip())
+
+    @property
+    def webhook_host_delays(self) -> tuple[float, ...]:
+        """A dead webhook host's back-off by consecutive failures (``DOMINO_WEBHOOK_HOST_BACKOFF``)."""
+        return tuple(float(x) for x in self.webhook_host_backoff.split(",") if x.strip())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -51,6 +51,10 @@ class NotStarted(ServiceError):
     pass
 
 
+class Forbidden(ServiceError):
+    """The client may not read this (``/metrics`` from outside its allowed networks, without its token)."""
+
+
 class SeatNotFound(ServiceError):
     pass
 
@@ -100,13 +104,18 @@ class ProblemType:
 
 
 # Every slug the API answers with, documented in the OpenAPI description (``PROBLEM_TYPES``).
-BAD_REQUEST = ProblemType(400, "bad-request", "Bad request", "The body is not valid JSON.")
+BAD_REQUEST = ProblemType(
+    400, "bad-request", "Bad request", "The body is not valid JSON, or an object in it repeats a key."
+)
 UNAUTHORIZED = ProblemType(
     401,
     "unauthorized",
     "Unauthorized",
     "A seat token (a simulation's token, to cancel it) is needed, or the token is not one of this game's "
     "(simulation's).",
+)
+FORBIDDEN = ProblemType(
+    403, "forbidden", "Forbidden", "Not for this client: `/metrics` answers its allowed networks or its bearer token."
 )
 NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat or resource.")
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
@@ -187,6 +196,7 @@ INTERNAL = ProblemType(500, "internal-error", "Internal server error", "A bug: p
 PROBLEM_TYPES = [
     BAD_REQUEST,
     UNAUTHORIZED,
+    FORBIDDEN,
     NOT_FOUND,
     METHOD_NOT_ALLOWED,
     NOT_ACCEPTABLE,
@@ -257,6 +267,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     GameNotFound: NOT_FOUND,
     SimulationNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
+    Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,

@@ -23,6 +23,7 @@ import domino
 from api.config import Settings
 from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyGames
 from api.service import bot_games, webhooks
+from api.service.addresses import literal_target
 from api.service.commits import Change, Commits
 from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
@@ -138,7 +139,7 @@ class Creation:
             if "bot" in seat:
                 check_strategy(seat["bot"], "seats", i, inner="bot")
             if seat.get("webhook") and not self.settings.webhook_allow_private:
-                why = webhooks.private_target(seat["webhook"], resolve=False)
+                why = literal_target(seat["webhook"])
                 if why:
                     raise InvalidRequest(f"Seat {i}'s webhook {why}.", errors={"json": {"seats": {str(i): {"webhook": [why]}}}})
         least = self.settings.min_turn_timeout

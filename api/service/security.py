@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from typing import Any
 
@@ -13,11 +14,18 @@ from api.errors import Unauthorized
 from api.service.records import GameRecord
 
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"
+_ID = re.compile(r"[a-z2-7]{16}")
 
 
 def new_id() -> str:
     """16 random lowercase base32 characters (80 bits): game and simulation ids."""
     return "".join(secrets.choice(_B32) for _ in range(16))
+
+
+def is_id(text: str) -> bool:
+    """Whether ``text`` is of :func:`new_id`'s form; anything else names nothing, and no key is built from it
+    (``<sim>:chunks`` would name a simulation's set of counted chunks)."""
+    return _ID.fullmatch(text) is not None
 
 
 def new_token() -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from api.config import Settings
 from api.errors import SimulationNotFound, TooManySimulations, Unauthorized
 from api.queues import Queues
-from api.service.security import new_id, new_token, owns, token_hash
+from api.service.security import is_id, new_id, new_token, owns, token_hash
 from api.service.simulations.play import play_chunk
 from api.service.simulations.render import render
 from api.service.simulations.spec import SimulationRequest, Spec, make_spec
@@ -77,7 +77,7 @@ class Simulations:
             )
 
     def get(self, sim_id: str) -> dict[str, Any]:
-        found = self.records.load(sim_id)
+        found = self.records.load(sim_id) if is_id(sim_id) else None
         if found is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
         fields, now = found
@@ -129,7 +129,7 @@ class Simulations:
 
     def _owned(self, sim_id: str, token: str | None, what: str) -> dict[str, str]:
         """The record of ``sim_id`` if ``token`` is its owner's; else SimulationNotFound or Unauthorized."""
-        found = self.records.load(sim_id)
+        found = self.records.load(sim_id) if is_id(sim_id) else None
         if found is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
         if token is None or not owns(found[0].get("owner", ""), sim_id, token):
