@@ -233,8 +233,11 @@ def main() -> int:
         redis_pid = redis_server.process.pid  # type: ignore[union-attr]
         metrics_dir = Path(tmp) / "metrics"
         metrics_dir.mkdir()
-        env = dict(os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
-                   DOMINO_STREAMS_PER_CLIENT=str(args.clients + 10))  # every client streams from 127.0.0.1
+        # Every client of the bench is 127.0.0.1: no rate limit, game cap or stream cap to speak of.
+        env = dict(
+            os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", DOMINO_GAMES_PER_CLIENT="0",
+            DOMINO_STREAMS_PER_CLIENT=str(args.clients + 10), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        )  # fmt: skip
         env["DOMINO_KEEPALIVE_INTERVAL"] = "1"  # seats still waiting when the time is up notice within a second
         env["PYTHONPATH"] = str(ROOT)
         bots_worker = subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep", "--log-level", "WARNING"],

@@ -264,10 +264,11 @@ def _check_value(option: str, value: Any, players: int) -> Any:
         if isinstance(value, Mapping):
             picked = None
             for key, v in value.items():
-                try:
-                    k = int(key)
-                except (TypeError, ValueError):
-                    raise InvalidRulesError(option, "a map from player counts to numbers") from None
+                k = key if isinstance(key, int) and not isinstance(key, bool) else None
+                if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 2:
+                    k = int(key)  # ASCII digits only: "٤" or " 4" is no player count
+                if k is None:
+                    raise InvalidRulesError(option, "a map from player counts to numbers")
                 if k == players:
                     picked = v
             if picked is None:
@@ -324,6 +325,8 @@ def _validate(r: Rules, overrides: Mapping[str, Any]) -> None:
         raise InvalidRulesError("target_check", "immediate needs scoring = all_fives")
     if r.blocked_tie == "split" and r.has_teams:
         raise InvalidRulesError("blocked_tie", "split is not allowed with teams")
+    if not line and r.match_end != "fixed_rounds":
+        raise InvalidRulesError("match_end", "Mexican Train plays a fixed number of rounds (no target score)")
     if r.match_end == "fixed_rounds" and r.rounds is None:
         raise InvalidRulesError("rounds", "needed with match_end = fixed_rounds")
     if line and r.match_end == "target_score" and "rounds" in overrides:

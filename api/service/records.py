@@ -27,6 +27,7 @@ class SeatRecord(TypedDict):
     token_hash: NotRequired[str]  # a human or hosted seat's token, hashed (never the token)
     webhook: NotRequired[str]  # a hosted bot's URL and signing secret
     webhook_secret: NotRequired[str]
+    client: NotRequired[str]  # the address that claimed an open seat (seats per client are capped)
 
 
 class LastMove(TypedDict):
@@ -44,6 +45,7 @@ class GameRecord(TypedDict):
     salt: str
     seed_commitment: str
     client_seeded: bool
+    creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
@@ -93,6 +95,12 @@ def leaving_rounds(before: dict[str, Any], after: dict[str, Any]) -> list[dict[s
     if old is None or new is None or old["round"] == new["round"]:
         return []
     return [old]
+
+
+def listed(doc: GameRecord) -> bool:
+    """Shown in the lobby while a seat is open: not ``unlisted``, and not client-seeded (its creator can know
+    every hand)."""
+    return not doc["unlisted"] and not doc["client_seeded"]
 
 
 def public_seats(doc: GameRecord) -> list[dict[str, Any]]:

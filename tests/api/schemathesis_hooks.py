@@ -24,7 +24,26 @@ def map_body(context: Any, body: Any) -> Any:
         # Duplicate mode plays every deal once per rotation of the strategies (documented under `games`):
         # a count that is a multiple of every possible number of rotations (1-10 seats).
         body = {**body, "games": 2520 * max(1, min(int(games), 10_000_000) // 2520)}
+    seats = body.get("seats") if isinstance(body, dict) else None
+    if isinstance(seats, list) and seats and all(isinstance(s, dict) and "bot" in s for s in seats):
+        # A game of computer players only may think at most 250 ms a move (documented under `think_ms`):
+        # a limit that depends on the other seats, which JSON Schema cannot tie together.
+        body = {**body, "seats": [_think_at_most(seat, 250) for seat in seats]}
+    strategies = body.get("strategies") if isinstance(body, dict) else None
+    if isinstance(strategies, list) and isinstance(body.get("games"), (int, float)) and body["games"] >= 1:
+        # What one simulation may cost a worker is the cost model's (a 422 beyond: one game over a minute, or
+        # more games than its chunks can hold), not JSON Schema's: fast bots, and at most 2520 games (a
+        # multiple of every number of rotations).
+        fast = ["greedy" if isinstance(x, str) and x not in ("random", "greedy") else x for x in strategies]
+        body = {**body, "strategies": fast, "games": min(int(body["games"]), 2520)}
     return body
+
+
+def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:
+    think = seat.get("think_ms")
+    if isinstance(think, (int, float)) and not isinstance(think, bool) and think > limit:
+        return {**seat, "think_ms": limit}
+    return seat
 
 
 @schemathesis.hook
