@@ -34,6 +34,9 @@ class Settings:
     # Redis refuses writes (503 `unavailable`) instead of evicting games. docker-compose sets the same.
     redis_maxmemory: str = "1gb"
 
+    # Decoded game states kept per process (api/service/states.py), by game and version; 0 keeps none.
+    state_cache_size: int = 512
+
     # Expiry (seconds).
     game_ttl: int = 24 * 3600  # idle waiting/playing games
     finished_ttl: int = 7 * 24 * 3600

@@ -37,7 +37,7 @@ def play(args: tuple[str, int, int, str]) -> int:
         by_seat = {t["seat"]: t["token"] for t in tokens}
         for n in range(1000):
             rec = service.store.games.load(game_id)
-            state = domino.from_dict(rec.doc["state"])
+            state = domino.from_live(rec.doc["state"])
             if state.finished:
                 break
             seat = state.to_move

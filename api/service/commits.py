@@ -21,6 +21,7 @@ import domino
 from api.config import Settings
 from api.errors import GameNotFound
 from api.service.records import GameRecord, StoredEvent, game_record
+from api.service.states import States
 from api.service.turns import Plan, Turns, decorate, notice
 from api.service.views import render_view
 from api.store import Store, StoreUnavailable
@@ -48,6 +49,7 @@ class Change:
     ttl: int
     auto: bool = False  # made by the server for a seat past its deadline
     answer: Answer | None = None
+    rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # round records leaving the live state
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,12 +67,17 @@ class Commits:
         self.store = store
         self.settings = settings
         self.turns = turns
+        self.states = States(settings.state_cache_size)
 
     def load(self, game_id: str) -> tuple[int, GameRecord]:
         found = self.store.games.load(game_id)
         if found is None:
             raise GameNotFound(f"No game {game_id!r} (it may have expired).")
         return found.version, game_record(found.doc)
+
+    def state(self, game_id: str, version: int, doc: GameRecord) -> domino.State:
+        """The engine's state of ``doc`` (``game_id`` at ``version``), decoded once per process."""
+        return self.states.of(game_id, version, doc)
 
     def current_version(self, game_id: str) -> int:
         version = self.store.games.version(game_id)
@@ -85,10 +92,17 @@ class Commits:
         conflict: Callable[[Change], Exception],
         retry: bool = True,
         loaded: tuple[int, GameRecord] | None = None,
+        expected: int | None = None,
     ) -> Committed:
         """Commit what ``decide`` makes of the current game. ``loaded``: the game as the caller already read it
-        (no second read). On a lost race: load and decide again when ``retry`` (at most
-        ``Settings.conflict_retries`` times), else raise ``conflict(change)``."""
+        (no second read). ``expected``: the version the caller names; when this process holds its record,
+        ``decide`` runs on it with no read, and the compare-and-set checks that it is still current. On a lost
+        race: load and decide again when ``retry`` (at most ``Settings.conflict_retries`` times), else raise
+        ``conflict(change)``."""
+        if loaded is None and expected is not None:
+            committed = self._on_kept(game_id, expected, decide, conflict, retry)
+            if committed is not None:
+                return committed
         for _ in range(self.settings.conflict_retries + 1):
             version, doc = loaded or self.load(game_id)
             loaded = None
@@ -99,6 +113,23 @@ class Commits:
             if not retry:
                 break
         raise conflict(change)
+
+    def _on_kept(
+        self, game_id: str, expected: int, decide: Decide, conflict: Callable[[Change], Exception], retry: bool
+    ) -> Committed | None:
+        """Decide and commit on the record of ``expected`` this process holds, if any, with no read; None to
+        go the usual way (no record kept, ``decide`` refused it, or, with ``retry``, the version is stale)."""
+        kept = self.states.record(game_id, expected)
+        if kept is None:
+            return None
+        try:
+            change = decide(expected, kept)
+        except Exception:  # whatever it was (a stale record, a replay), a fresh load decides, as always
+            return None
+        committed = self.apply(game_id, expected, change)
+        if committed is None and not retry:
+            raise conflict(change)
+        return committed
 
     def apply(self, game_id: str, version: int | None, change: Change) -> Committed | None:
         """Write ``change`` over ``version`` (None: a new game) with one compare-and-set; None when another
@@ -112,12 +143,13 @@ class Commits:
             ans.view = render_view(change.doc, new_version, change.state, change.seat)
             idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
         result = self.store.games.commit(
-            game_id, version, new_version, change.doc, events, change.ttl, idem, turn=notice(plan)
+            game_id, version, new_version, change.doc, events, change.ttl, idem, turn=notice(plan), rounds=change.rounds
         )
         if not result.ok:
             if result.current_version is None and version is not None:
                 raise GameNotFound(f"No game {game_id!r} (it may have expired).")
             return None
+        self.states.keep(game_id, new_version, change.doc, change.state)
         self.turns.start(game_id, new_version, plan)
         if change.state.finished and "creator" in change.doc:
             self._release_creator_slot(game_id, change.doc["creator"])

@@ -190,6 +190,6 @@ class Creation:
             "last_moves": {},
             "turn_timeout_s": req.turn_timeout_s,
             "deadline": None,
-            "state": domino.to_dict(state),
+            "state": domino.to_live(state),
         }
         return doc, state, tokens

@@ -22,7 +22,7 @@ from api.errors import (
 )  # fmt: skip
 from api.service import metrics
 from api.service.commits import Answer, Change, Commits, Committed
-from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, listed, state_of, stored_event, waiting
+from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
 from api.store import Store
@@ -57,9 +57,11 @@ class Moves:
         new_state, events = domino.step(state, move, seat=seat)  # raises: nothing written
         last: LastMove = {"version": version + 1, "move": move.to_dict()}
         last_moves = {**(doc.get("last_moves") or {}), str(seat): last}
-        new_doc: GameRecord = {**doc, "state": domino.to_dict(new_state), "last_moves": last_moves}
+        live = domino.to_live(new_state)
+        new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
         ttl = self.settings.finished_ttl if new_state.finished else self.settings.game_ttl
-        return Change(new_doc, new_state, [stored_event(e) for e in events], seat, ttl, auto=auto)
+        stored = [stored_event(e) for e in events]
+        return Change(new_doc, new_state, stored, seat, ttl, auto=auto, rounds=leaving_rounds(doc["state"], live))
 
     def _played(self, committed: Committed) -> None:
         change = committed.change
@@ -97,13 +99,13 @@ class Moves:
                     raise Replayed(first["view"], first["version"])
             if expected_version is not None and expected_version != version:
                 raise mismatch(doc, version, seat)
-            change = self._change(doc, state_of(doc), version, seat, move, auto=False)
+            change = self._change(doc, self.commits.state(game_id, version, doc), version, seat, move, auto=False)
             change.answer = answer
             return change
 
         try:
             committed = self.commits.run(
-                game_id, decide, self._mismatch_now(game_id), retry=expected_version is None
+                game_id, decide, self._mismatch_now(game_id), retry=expected_version is None, expected=expected_version
             )
         except Replayed as first:
             return ({k: first.view[k] for k in MINIMAL_VIEW} if minimal else first.view), first.version
@@ -125,13 +127,13 @@ class Moves:
     def play_for_seat(self, game_id: str, version: int, choose: Choose, auto: bool) -> str:
         """The server's move for a seat (a computer player's, or a timed-out seat's when ``auto``) if the game
         is still at ``version``: reads the game once. Returns what happened (RQ keeps it as the job's result)."""
-        found = self.store.games.load(game_id)
+        found = self.store.games.load(game_id)  # a stale job must stop before its strategy thinks
         if found is None:
             return "gone"
         if found.version != version:
             return "stale"
         doc = game_record(found.doc)
-        state = state_of(doc)
+        state = self.commits.state(game_id, version, doc)
         chosen = choose(doc, state)
         if isinstance(chosen, str):
             return chosen
@@ -158,9 +160,14 @@ class Moves:
         def decide(version: int, doc: GameRecord) -> Change:
             seat = authenticate(doc, token)
             assert seat is not None
-            new_state, events = domino.resign(state_of(doc), seat)  # GameOverError -> 409 game-over
-            new_doc: GameRecord = {**doc, "state": domino.to_dict(new_state)}
-            return Change(new_doc, new_state, [stored_event(e) for e in events], seat, self.settings.finished_ttl)
+            state = self.commits.state(game_id, version, doc)
+            new_state, events = domino.resign(state, seat)  # GameOverError -> 409 game-over
+            live = domino.to_live(new_state)
+            new_doc: GameRecord = {**doc, "state": live}
+            stored = [stored_event(e) for e in events]
+            return Change(
+                new_doc, new_state, stored, seat, self.settings.finished_ttl, rounds=leaving_rounds(doc["state"], live)
+            )
 
         committed = self.commits.run(game_id, decide, self._kept_changing(game_id))
         self.store.lobby.remove(game_id)
@@ -180,7 +187,7 @@ class Moves:
                 raise SeatNotFound(f"This game has seats 0 to {len(doc['seats']) - 1}.")
             if doc["seats"][seat]["kind"] != OPEN:
                 raise SeatTaken(f"Seat {seat} is taken.")
-            state = state_of(doc)
+            state = self.commits.state(game_id, version, doc)
             if state.finished:
                 raise domino.GameOverError("the game is over")
             held = sum(1 for x in doc["seats"] if x.get("client") == client)

@@ -1,7 +1,10 @@
 """The game record as the store keeps it (JSON in ``<prefix>:{<id>}:state``), typed.
 
-The live document holds what a move needs: the engine's state, the seats, the seed commitment, each seat's
-last accepted move and the current turn's deadline. Events are stored as :class:`StoredEvent`: the public
+The live document holds what a move needs: the engine's live state (``domino.to_live``: the current round,
+scores, turn and the latest finished round, the same size in round 13 as in round 1), the seats, the seed
+commitment, each seat's last accepted move and the current turn's deadline. The records of the finished
+rounds before the latest are kept apart (``GameStore.load_with_rounds``), appended as rounds end, read only
+by the history. Events are stored as :class:`StoredEvent`: the public
 form, and for an event with a private detail (the tile a seat drew) the full form and the seat it is for.
 """
 
@@ -46,7 +49,7 @@ class GameRecord(TypedDict):
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
-    state: dict[str, Any]  # domino.to_dict of the engine's state
+    state: dict[str, Any]  # domino.to_live of the engine's state
 
 
 class StoredEvent(TypedDict):
@@ -75,7 +78,23 @@ def waiting(doc: GameRecord) -> bool:
 
 
 def state_of(doc: GameRecord) -> domino.State:
-    return domino.from_dict(doc["state"])
+    """The engine's state from the live document alone: it plays and views as the whole state does."""
+    return domino.from_live(doc["state"])
+
+
+def whole_state(doc: GameRecord, earlier_rounds: list[dict[str, Any]]) -> domino.State:
+    """The whole state, every finished round's record included: the records kept apart, then the latest."""
+    latest = doc["state"]["last_round"]
+    return domino.from_live(doc["state"], [*earlier_rounds, *([latest] if latest is not None else [])])
+
+
+def leaving_rounds(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """Round records to keep apart when the live state goes from ``before`` to ``after``: when a round ends,
+    the record it replaces as the latest (so that no record is stored twice)."""
+    old, new = before["last_round"], after["last_round"]
+    if old is None or new is None or old["round"] == new["round"]:
+        return []
+    return [old]
 
 
 def listed(doc: GameRecord) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 import domino
 import domino.bots
 from api.config import Settings
+from api.errors import GameNotFound
 from api.queues import Queues
 from api.service import computer
 from api.service.commits import Commits
@@ -20,7 +21,7 @@ from api.service.create import Created, Creation, GameRequest
 from api.service.events import Events
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
-from api.service.records import state_of
+from api.service.records import game_record, whole_state
 from api.service.security import authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
@@ -73,13 +74,18 @@ class Service:
         seat = authenticate(doc, token)
         if unchanged(version):
             return None, version, seat
-        return render_view(doc, version, state_of(doc), seat), version, seat
+        return render_view(doc, version, self.commits.state(game_id, version, doc), seat), version, seat
 
     def history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         """Rounds, moves and results. Before the end: what the caller's seat may see; after: everything."""
-        version, doc = self.commits.load(game_id)
+        found = self.store.games.load_with_rounds(game_id)
+        if found is None:
+            raise GameNotFound(f"No game {game_id!r} (it may have expired).")
+        game, earlier_rounds = found
+        doc = game_record(game.doc)
         seat = authenticate(doc, token)
-        return render_history(doc, version, state_of(doc), seat, self.store.games.events(game_id))
+        state = whole_state(doc, earlier_rounds)
+        return render_history(doc, game.version, state, seat, self.store.games.events(game_id))
 
     def play_move(
         self,

@@ -2,8 +2,10 @@
 
 Per game (hash-tagged, so a game lives on one Cluster slot), on the game connection:
 
-- ``<prefix>:{<id>}:state``   hash ``v`` (version), ``doc`` (the game document, JSON), ``n`` (the nonce of the
-  last commit) and, while a seat is to move, ``t``: the turn notice ``[<stream id>, turn_started event]``,
+- ``<prefix>:{<id>}:state``   hash ``v`` (version), ``doc`` (the game document, JSON: the live state, whose
+  size does not grow with the match), ``n`` (the nonce of the last commit), ``r`` (the finished rounds'
+  records but the latest, which the live state holds: JSON lines, appended when a round ends, read only by
+  the history) and, while a seat is to move, ``t``: the turn notice ``[<stream id>, turn_started event]``,
   read together with ``events`` (only the latest is kept: an old one serves nobody, and a stream costs 4 KiB
   even for one entry)
 - ``<prefix>:{<id>}:events``  stream, ids ``<version>-<n>``, field ``e`` (one event, JSON)
@@ -21,13 +23,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import orjson
+from redis import exceptions as redis_errors
 
-from api.store.connections import Connections, Entries, translated, translating
+from api.store.connections import Connections, Entries, packed, translated, translating
 
 # KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
 # idem field ("" for none), idem value, a nonce of this call, the idempotency records' ttl (at most the
 # game's: a finished game is kept for days, its per-move answers only as long as a retry makes sense), the
-# turn notice ("" for none), then the events' payloads.
+# turn notice ("" for none), round records to append to ``r`` ("" for none), then the events' payloads.
 # Returns {1, new version} on success, {0, current version} on a conflict, {-1, -1} if the game is gone.
 # The nonce makes a retry safe: when redis-py retries a call whose first try landed but whose answer was
 # lost (a timeout), the retry finds its own nonce and reports success instead of a conflict (which the
@@ -45,8 +48,11 @@ else
   if tonumber(cur) ~= expected then return {0, tonumber(cur)} end
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3], 'n', ARGV[7])
-for i = 10, #ARGV do
-  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 9), 'e', ARGV[i])
+if ARGV[10] ~= '' then
+  redis.call('HSET', KEYS[1], 'r', (redis.call('HGET', KEYS[1], 'r') or '') .. ARGV[10])
+end
+for i = 11, #ARGV do
+  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 10), 'e', ARGV[i])
 end
 if ARGV[9] ~= '' then
   redis.call('HSET', KEYS[1], 't', ARGV[9])
@@ -108,17 +114,17 @@ class EventFollower:
     def read(
         self, after_id: str, block_ms: int | None = None, count: int | None = None
     ) -> list[tuple[str, dict[str, Any]]]:
-        xread: list[Any] = ["XREAD"]
+        xread: tuple[Any, ...] = ("XREAD",)
         if count is not None:
-            xread += ["COUNT", count]
+            xread += ("COUNT", count)
         if block_ms:
-            xread += ["BLOCK", block_ms]
-        xread += ["STREAMS", self.events_key, after_id]
+            xread += ("BLOCK", block_ms)
+        xread += ("STREAMS", self.events_key, after_id)
         with translated():
             if self.conn is None:
                 self.conn = self.pool.get_connection()
             try:
-                self.conn.send_packed_command(self.conn.pack_commands([xread, ("HGET", self.state_key, "t")]))
+                self.conn.send_packed_command([packed((xread, ("HGET", self.state_key, "t")))])
                 reply, notice = self.conn.read_response(), self.conn.read_response()
             except BaseException:
                 self.conn.disconnect()  # a half-read answer must not reach the next user of the connection
@@ -180,10 +186,18 @@ class GameStore:
 
     @translating
     def load(self, game_id: str) -> StoredGame | None:
-        version, doc = self.redis.hmget(self.state_key(game_id), ["v", "doc"])
+        ((version, doc),) = self.connections.roundtrip(("HMGET", self.state_key(game_id), "v", "doc"))
         if version is None or doc is None:
             return None
         return StoredGame(int(version), orjson.loads(doc))
+
+    @translating
+    def load_with_rounds(self, game_id: str) -> tuple[StoredGame, list[dict[str, Any]]] | None:
+        """The game and its finished rounds' records but the latest (which its live state holds), oldest first."""
+        version, doc, rounds = self.redis.hmget(self.state_key(game_id), ["v", "doc", "r"])
+        if version is None or doc is None:
+            return None
+        return StoredGame(int(version), orjson.loads(doc)), [orjson.loads(line) for line in (rounds or b"").splitlines()]
 
     @translating
     def version(self, game_id: str) -> int | None:
@@ -201,10 +215,12 @@ class GameStore:
         ttl: int,
         idempotency: tuple[str, bytes] | None = None,
         turn: Any = None,
+        rounds: Sequence[Any] = (),
     ) -> CommitResult:
         """Atomically: check the version (``None``: the game must not exist), write the document, append the
-        events as ``<version>-<n>`` (then ``turn``, the turn notice, replacing the previous one), record an
-        idempotent answer, refresh the expiry of every game key."""
+        round records ``rounds`` to the game's finished rounds, append the events as ``<version>-<n>`` (then
+        ``turn``, the turn notice, replacing the previous one), record an idempotent answer, refresh the
+        expiry of every game key. One round trip (on this thread's own connection)."""
         idem_field, idem_value = idempotency if idempotency else ("", b"")
         args: list[Any] = [
             -1 if expected_version is None else expected_version,
@@ -216,9 +232,16 @@ class GameStore:
             secrets.token_hex(8),
             self.idempotency_ttl,
             b"" if turn is None else orjson.dumps([f"{version}-{len(events) + 1}", turn]),
+            b"".join(orjson.dumps(r) + b"\n" for r in rounds),
         ]
         args.extend(orjson.dumps(e) for e in events)
-        status, current = self._commit(keys=self.keys(game_id), args=args)
+        keys = self.keys(game_id)
+        (reply,) = self.connections.roundtrip(("EVALSHA", self._commit.sha, len(keys), *keys, *args))
+        if isinstance(reply, redis_errors.NoScriptError):  # a restarted Redis: load the script, once
+            reply = self._commit(keys=keys, args=args)
+        elif isinstance(reply, Exception):
+            raise reply
+        status, current = reply
         if int(status) == 1:
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))

@@ -171,7 +171,7 @@ def test_seat_tokens_see_only_their_own_hand(create_game, service):
     data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
     import domino
 
-    state = domino.from_dict(service.store.games.load(data["game"]["id"]).doc["state"])
+    state = domino.from_live(service.store.games.load(data["game"]["id"]).doc["state"])
     for seat in (0, 1):
         view = players[seat].view().get_json()
         assert view["seat"] == seat

@@ -33,7 +33,7 @@ def to_move(players):  # type: ignore[no-untyped-def]
 def set_position(service, game_id: str, state) -> int:  # type: ignore[no-untyped-def]
     """Put a game in a crafted position (as a new version), the way a move would."""
     rec = service.store.games.load(game_id)
-    doc = {**rec.doc, "state": domino.to_dict(state)}
+    doc = {**rec.doc, "state": domino.to_live(state)}
     assert service.store.games.commit(game_id, rec.version, rec.version + 1, doc, [], 3600).ok
     return rec.version + 1
 
@@ -87,7 +87,7 @@ def test_illegal_move_lists_only_the_seats_own_legal_moves(create_game, service)
 
 def test_ambiguous_move_lists_the_places(create_game, service):
     game, players, _ = two_humans(create_game)
-    rules = domino.from_dict(service.store.games.load(game["id"]).doc["state"]).rules
+    rules = domino.from_live(service.store.games.load(game["id"]).doc["state"]).rules
     state = domino.testing.position(rules, layout="[6-6]", hands=["6-4 1-0", "2-2 3-3"], to_move=0, rest="boneyard")
     set_position(service, game["id"], state)
     body = assert_problem(players[0].move({"type": "play", "tile": "6-4"}), 409, "ambiguous-move")
@@ -198,7 +198,7 @@ def test_prefer_return_minimal_answers_a_move_without_the_view(create_game, serv
 
 def test_game_over_is_409(create_game, service):
     game, players, _ = two_humans(create_game)
-    rules = domino.from_dict(service.store.games.load(game["id"]).doc["state"]).rules
+    rules = domino.from_live(service.store.games.load(game["id"]).doc["state"]).rules
     # Seat 0 plays its last tile: the round (and with a target of 1 point, the game) ends.
     rules = domino.Rules.from_dict({**rules.to_dict(), "target_score": 1})
     state = domino.testing.position(rules, layout="[6-6]", hands=["6-4", "2-2 3-3"], to_move=0, rest="boneyard")
@@ -249,7 +249,7 @@ def test_20_concurrent_moves_exactly_one_lands(app, create_game, service, named_
     # The stored game is consistent: one version more, one tile fewer, the events of that version once.
     rec = service.store.games.load(game["id"])
     assert rec.version == own["version"] + 1
-    state = domino.from_dict(rec.doc["state"])
+    state = domino.from_live(rec.doc["state"])
     assert len(state.hands[seat]) == len(own["hand"]) - (1 if move["type"] == "play" else -1)
     events = service.store.games.events(game["id"], after_version=own["version"])
     assert events and all(eid.startswith(f"{own['version'] + 1}-") for eid, _ in events)

@@ -161,7 +161,7 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
 
 def play_to_the_end(service, players, game_id: str) -> None:  # type: ignore[no-untyped-def]
     for _ in range(500):
-        state = domino.from_dict(service.store.games.load(game_id).doc["state"])
+        state = domino.from_live(service.store.games.load(game_id).doc["state"])
         if state.finished:
             return
         player = players[state.to_move]

@@ -19,6 +19,7 @@ import pytest
 
 import domino
 from api.app import create_app
+from api.service.records import game_record, whole_state
 from workers.redis_server import find_redis_server, free_port
 
 HERE = Path(__file__).parent
@@ -99,8 +100,9 @@ def gunicorn_factory():  # type: ignore[no-untyped-def]
 
 
 def _state(service, game_id):  # type: ignore[no-untyped-def]
-    rec = service.store.games.load(game_id)
-    return rec.version, domino.from_dict(rec.doc["state"])
+    """(version, the whole state: the live one with every finished round's record)."""
+    rec, earlier_rounds = service.store.games.load_with_rounds(game_id)
+    return rec.version, whole_state(game_record(rec.doc), earlier_rounds)
 
 
 # -- a worker killed in the middle of a computer player's turn -------------------------------------------------

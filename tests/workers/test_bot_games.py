@@ -13,7 +13,7 @@ SLOW = {"bot": "expert", "think_ms": 250}
 
 def _bot_to_move(service, game_id: str) -> bool:  # type: ignore[no-untyped-def]
     rec = service.store.games.load(game_id)
-    seat = domino.from_dict(rec.doc["state"]).to_move
+    seat = domino.from_live(rec.doc["state"]).to_move
     return seat is not None and rec.doc["seats"][seat]["kind"] == "bot"
 
 

@@ -58,7 +58,7 @@ def test_bot_jobs_are_json_with_versioned_ids_and_idempotent(create_game, run_bo
     data, players, _ = create_game([{"bot": "greedy"}, {"name": "Ana"}], seed="bot-first-2")
     game_id = data["game"]["id"]
     queue = Queues(service.store).bots
-    state = domino.from_dict(service.store.games.load(game_id).doc["state"])
+    state = domino.from_live(service.store.games.load(game_id).doc["state"])
     if state.to_move != 0:  # the human opens: let it, so the bot is to move
         view = players[1].view().get_json()
         players[1].move(view["legal_moves"][0])
