@@ -38,6 +38,20 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A local Redis Cluster (three masters, a replica each) for the whole run, started by the first test
+    that asks for it (none asks: none is started)."""
+    from workers.redis_cluster import LocalCluster
+
+    cluster = LocalCluster(tmp_path_factory.mktemp("cluster"))
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 @pytest.fixture
 def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
     """Settings private to one test (own key prefix and bots queue), with millisecond intervals.

@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from api.store import ping_url, shutdown_url
@@ -41,10 +42,13 @@ def free_port() -> int:
 class RedisServer:
     """One redis-server child process on 127.0.0.1 and a free port."""
 
-    def __init__(self, data_dir: str | Path, persistent: bool = True, binary: str | None = None) -> None:
+    def __init__(
+        self, data_dir: str | Path, persistent: bool = True, binary: str | None = None, options: Sequence[str] = ()
+    ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.persistent = persistent
         self.binary = binary or find_redis_server()
+        self.options = list(options)  # more redis-server arguments (``--cluster-enabled yes``, ...)
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -72,6 +76,7 @@ class RedisServer:
                     "--protected-mode", "yes",
                     "--logfile", "",
                     *persistence,
+                    *self.options,
                 ],  # fmt: skip
                 stdout=log,
                 stderr=subprocess.STDOUT,
