@@ -23,16 +23,20 @@ import contextlib
 import dataclasses
 import functools
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
 
 import orjson
 import redis
+from redis import Redis
 from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from api.config import Settings
+from api.store_cluster import UNAVAILABLE, ReplicaWait, connect_cluster, is_cluster
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -47,7 +51,7 @@ def translated() -> Iterator[None]:
     """Translate Redis connection trouble into StoreUnavailable around calls RQ makes on our connections."""
     try:
         yield
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+    except UNAVAILABLE as exc:
         raise StoreUnavailable(type(exc).__name__) from exc
 
 
@@ -56,7 +60,7 @@ def _translated(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        except UNAVAILABLE as exc:
             raise StoreUnavailable(type(exc).__name__) from exc
 
     return wrapper
@@ -238,7 +242,9 @@ class EventFollower:
     lasts, and this way each wake is one round trip with no pool traffic or retry wrapping in between."""
 
     def __init__(self, store: Store, game_id: str) -> None:
-        self.pool = store.blocking_connection().connection_pool
+        self.store = store
+        self.game_id = game_id
+        self.pool: Any = None
         self.events_key = store.events_key(game_id)
         self.state_key = store.state_key(game_id)
         self.conn: Any = None
@@ -253,7 +259,12 @@ class EventFollower:
             xread += ["BLOCK", block_ms]
         xread += ["STREAMS", self.events_key, after_id]
         with translated():
+            if isinstance(self.store.blocking_connection(), RedisCluster):
+                # The game's node answers, through the cluster client: it follows a failover or a resharding
+                # of the game's slot between two reads (a connection held to one node would not).
+                return self.store.read_events(self.game_id, after_id, block_ms, count)
             if self.conn is None:
+                self.pool = cast(Redis, self.store.blocking_connection()).connection_pool
                 self.conn = self.pool.get_connection()
             try:
                 self.conn.send_packed_command(self.conn.pack_commands([xread, ("HGET", self.state_key, "t")]))
@@ -291,10 +302,13 @@ class Store:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.prefix = settings.key_prefix
-        self.redis = self._connect(settings.redis_url)
-        queue_url = settings.effective_queue_url
-        self.queue_redis = self.redis if queue_url == settings.redis_url else self._connect(queue_url)
-        self._commit = self.redis.register_script(_COMMIT)
+        self.queue_redis = self._connect(settings.effective_queue_url)
+        self._games: Redis | RedisCluster | None = None  # found out at first use (see ``redis``)
+        self._blocking: Redis | RedisCluster | None = None
+        self._connecting = threading.Lock()
+        self._replica_wait = ReplicaWait(settings.replica_wait_ms)
+        # Scripts are registered on the queue connection (no I/O) and run on whichever holds their keys.
+        self._commit = self.queue_redis.register_script(_COMMIT)
         self._clear_due_if = self.queue_redis.register_script(_CLEAR_DUE_IF)
         self._sim_create = self.queue_redis.register_script(_SIM_CREATE)
         self._sim_start = self.queue_redis.register_script(_SIM_START)
@@ -302,7 +316,30 @@ class Store:
         self._sim_end = self.queue_redis.register_script(_SIM_END)
         self._rate_hit = self.queue_redis.register_script(_RATE_HIT)
 
-    def _connect(self, url: str) -> redis.Redis:
+    @property
+    def redis(self) -> Redis | RedisCluster:
+        """The game state's connection: a plain Redis, or a cluster client when ``DOMINO_REDIS_URL`` names a
+        node of a cluster (asked once, at the first use; a Redis that does not answer is asked again at the
+        next). The queue connection is the same plain Redis unless ``DOMINO_QUEUE_URL`` names another."""
+        if self._games is None:
+            with self._connecting:
+                if self._games is None:
+                    self._games = self._connect_games()
+        return self._games
+
+    def _connect_games(self) -> Redis | RedisCluster:
+        s = self.settings
+        if not is_cluster(s.redis_url, s.socket_connect_timeout):
+            return self.queue_redis if s.effective_queue_url == s.redis_url else self._connect(s.redis_url)
+        if s.effective_queue_url == s.redis_url:
+            raise RuntimeError("DOMINO_REDIS_URL is a Redis Cluster: DOMINO_QUEUE_URL must name a plain Redis for the queues")
+        return connect_cluster(s.redis_url, s, s.socket_timeout)
+
+    @property
+    def cluster(self) -> bool:
+        return isinstance(self.redis, RedisCluster)
+
+    def _connect(self, url: str) -> Redis:
         s = self.settings
         return redis.Redis.from_url(
             url,
@@ -315,11 +352,11 @@ class Store:
             health_check_interval=30,
         )
 
-    def rq_connection(self) -> redis.Redis:
+    def rq_connection(self) -> Redis:
         """The connection RQ uses (queues, workers, the bot-due set). Bytes, not decoded strings."""
         return self.queue_redis
 
-    def worker_connection(self) -> redis.Redis:
+    def worker_connection(self) -> Redis:
         """A connection for a worker's blocking dequeue: no short read timeout (RQ blocks on BLMOVE)."""
         s = self.settings
         return redis.Redis.from_url(
@@ -396,8 +433,11 @@ class Store:
             b"" if turn is None else orjson.dumps([f"{version}-{len(events) + 1}", turn]),
         ]
         args.extend(orjson.dumps(e) for e in events)
-        status, current = self._commit(keys=self.game_keys(game_id), args=args)
+        games = self.redis
+        status, current = self._commit(keys=self.game_keys(game_id), args=args, client=games)
         if int(status) == 1:
+            if isinstance(games, RedisCluster):
+                self._replica_wait(games, self.state_key(game_id))
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
 
@@ -474,21 +514,24 @@ class Store:
     # ``<prefix>:turns:due`` (sorted set game id -> turn deadline) with ``<prefix>:turns:attempt``, and
     # ``<prefix>:hooks:due`` (sorted set "<game id>:<version>" -> next delivery) with ``<prefix>:hooks:attempt``.
 
-    def blocking_connection(self) -> redis.Redis:
+    def blocking_connection(self) -> Redis | RedisCluster:
         """The connection for long polls and streams: its read timeout is above the longest wait, so a
-        blocking XREAD is never cut short by the request connections' 0.5 s timeout."""
-        conn = getattr(self, "_blocking", None)
-        if conn is None:
+        blocking XREAD is never cut short by the request connections' 0.5 s timeout. On a cluster, a cluster
+        client of its own: each read goes to the node that owns the game."""
+        if self._blocking is None:
             s = self.settings
-            conn = redis.Redis.from_url(
-                s.redis_url,
-                socket_timeout=max(s.max_wait, s.keepalive_interval) + 5.0,
-                socket_connect_timeout=s.socket_connect_timeout,
-                retry=Retry(NoBackoff(), s.redis_retries),
-                health_check_interval=30,
-            )
-            self._blocking = conn
-        return conn
+            timeout = max(s.max_wait, s.keepalive_interval) + 5.0
+            if self.cluster:
+                self._blocking = connect_cluster(s.redis_url, s, timeout)
+            else:
+                self._blocking = redis.Redis.from_url(
+                    s.redis_url,
+                    socket_timeout=timeout,
+                    socket_connect_timeout=s.socket_connect_timeout,
+                    retry=Retry(NoBackoff(), s.redis_retries),
+                    health_check_interval=30,
+                )
+        return self._blocking
 
     @_translated
     def read_events(

@@ -9,6 +9,8 @@ import pytest
 from api import simulations
 from api.config import Settings
 
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
+
 
 @pytest.fixture
 def settings(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Settings:

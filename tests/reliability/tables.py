@@ -63,21 +63,21 @@ class Players:
     """``count`` threads, each playing tables one after another through ``client`` until :meth:`stop`.
     Every status is counted, with the longest any step took (a step is up to three requests)."""
 
-    def __init__(self, client: Any, count: int, pause: float = 0.0) -> None:
+    def __init__(self, client: Any, count: int, pause: float = 0.0, first: list[Table] | None = None) -> None:
         self.client = client
         self.pause = pause
-        self.tables: list[Table] = []
+        self.tables: list[Table] = list(first or [])  # thread i plays first[i] before opening tables of its own
         self.statuses: collections.Counter[int] = collections.Counter()
         self.slowest = 0.0
         self.errors: list[str] = []
         self.lock = threading.Lock()
         self.halt = threading.Event()
-        self.threads = [threading.Thread(target=self.play, daemon=True) for _ in range(count)]
+        starts = [*(first or []), *[None] * count][:count]
+        self.threads = [threading.Thread(target=self.play, args=(table,), daemon=True) for table in starts]
         for thread in self.threads:
             thread.start()
 
-    def play(self) -> None:
-        table: Table | None = None
+    def play(self, table: Table | None) -> None:
         while not self.halt.is_set():
             t0 = time.monotonic()
             try:

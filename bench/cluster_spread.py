@@ -1,0 +1,195 @@
+"""How games spread over a Redis Cluster's masters, and what one move costs Redis (issue 18).
+
+Starts a local cluster (three masters, a replica each: ``workers.redis_cluster.LocalCluster``, the suite's
+own) and a plain Redis for the queues, and drives the API in this process (Flask's test client, the
+production settings otherwise, rate limits on):
+
+1. Spread: creates ``--games`` games (two human seats) through ``POST /v1/games``, so every key comes from
+   the store's own key builders, then counts per master the games (their ``state`` keys), all keys, and the
+   memory used. Each master must hold its even share within +-10%.
+2. Per move: ``--moves`` moves on ``--tables`` games, each after the public view (whose turn) and the seat's
+   (``GET /v1/games/{id}`` with its token: the legal moves), ``POST .../moves`` (``Prefer:
+   return=minimal``); then as many pairs of views alone.
+   Between ``CONFIG RESETSTAT`` and ``INFO`` on every master and on the queue Redis: commands executed
+   (``INFO commandstats``: a script's own calls included, each script call counted once more as
+   EVALSHA; replication's REPLCONF left out) and the time spent executing them, client bytes in and out
+   (``total_net_*_bytes`` less replication), and the Redis processes' CPU (``used_cpu_user`` +
+   ``used_cpu_sys``: with the event loop, the cluster bus and replication, at this light load). A move's figure is the first window's per step less the second's
+   per view. The figures are counts (the same each run); CPU varies: ``--runs`` repeats the move windows
+   and prints the median and range.
+
+    python bench/cluster_spread.py [--games 10000] [--tables 40] [--moves 2000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from api.config import Settings  # noqa: E402
+from workers.redis_cluster import LocalCluster  # noqa: E402
+from workers.redis_server import RedisServer  # noqa: E402
+
+SEATS = [{"name": "Ana"}, {"name": "Bo"}]
+
+
+def counters(conn: redis.Redis) -> dict[str, float]:
+    stats = conn.info("stats")
+    cpu = conn.info("cpu")
+    commands = conn.info("commandstats")
+    out: dict[str, float] = {
+        "in": stats["total_net_input_bytes"] - stats.get("total_net_repl_input_bytes", 0),
+        "out": stats["total_net_output_bytes"] - stats.get("total_net_repl_output_bytes", 0),
+        "cpu": cpu["used_cpu_user"] + cpu["used_cpu_sys"],
+    }
+    out["usec"] = 0
+    for name, row in commands.items():
+        command = name.removeprefix("cmdstat_")
+        if command not in ("info", "config|resetstat", "replconf"):  # ours, and replication's own
+            out[f"cmd:{command}"] = row["calls"]
+            out["usec"] += row["usec"]
+    return out
+
+
+class Window:
+    """Counters of a set of Redis servers between its start and :meth:`close`."""
+
+    def __init__(self, conns: list[redis.Redis]) -> None:
+        self.conns = conns
+        for conn in conns:
+            conn.config_resetstat()
+        self.before = [counters(conn) for conn in conns]  # CPU is not reset
+
+    def close(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for conn, before in zip(self.conns, self.before):
+            after = counters(conn)
+            for key, value in after.items():
+                total[key] += value - (before.get(key, 0) if key == "cpu" else 0)
+        return total
+
+
+class Game:
+    def __init__(self, client: Any) -> None:
+        resp = client.post("/v1/games", json={"variant": "draw", "seats": SEATS})
+        assert resp.status_code == 201, resp.get_data(as_text=True)
+        data = resp.get_json()
+        self.client = client
+        self.id = data["game"]["id"]
+        self.tokens = {t["seat"]: t["token"] for t in data["tokens"]}
+        self.finished = False
+
+    def look(self) -> tuple[int, dict[str, Any]]:
+        """The public view (whose turn it is), then that seat's (its legal moves): what a client does."""
+        turn = self.client.get(f"/v1/games/{self.id}").get_json()["turn"]
+        resp = self.client.get(f"/v1/games/{self.id}", headers={"Authorization": f"Bearer {self.tokens[turn]}"})
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        return turn, resp.get_json()
+
+    def step(self) -> None:
+        turn, seen = self.look()
+        resp = self.client.post(
+            f"/v1/games/{self.id}/moves",
+            json=seen["legal_moves"][0],
+            headers={"Authorization": f"Bearer {self.tokens[turn]}", "Prefer": "return=minimal"},
+        )
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        self.finished = resp.get_json()["status"] == "finished"
+
+
+def per(total: Counter[str], n: int) -> dict[str, float]:
+    return {key: value / n for key, value in total.items()}
+
+
+def show(label: str, figures: dict[str, float]) -> None:
+    commands = {k.removeprefix("cmd:"): v for k, v in figures.items() if k.startswith("cmd:") and abs(v) >= 0.005}
+    listed = ", ".join(f"{k} {v:.2f}" for k, v in sorted(commands.items(), key=lambda kv: -kv[1]))
+    print(f"  {label}: {sum(commands.values()):.2f} commands ({listed}), {figures.get('usec', 0):.1f} us executing them; "
+          f"{figures.get('in', 0):.0f} B in, {figures.get('out', 0):.0f} B out")  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--tables", type=int, default=40)
+    parser.add_argument("--moves", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+
+    from api.app import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cluster = LocalCluster(Path(tmp) / "cluster")
+        queues = RedisServer(Path(tmp) / "queues", persistent=False)
+        try:
+            cluster.start()
+            queue_url = queues.start()
+            settings = Settings(redis_url=cluster.url, queue_url=queue_url)
+            client = create_app({"DOMINO": settings}).test_client()
+            masters = {node.port: redis.Redis(port=node.port) for node in cluster.masters()}
+            queue = redis.Redis.from_url(queue_url)
+
+            # 1. Spread.
+            memory_before = {port: conn.info("memory")["used_memory"] for port, conn in masters.items()}
+            for _ in range(args.games):
+                Game(client)
+            share = args.games / len(masters)
+            print(f"spread of {args.games} games over {len(masters)} masters (even share {share:.0f}):")
+            worst = 0.0
+            for port, conn in masters.items():
+                games = sum(1 for _ in conn.scan_iter(match="*:state", count=1000))
+                memory = conn.info("memory")["used_memory"] - memory_before[port]
+                off = games / share - 1
+                worst = max(worst, abs(off))
+                print(f"  master :{port}: {games} games ({off:+.1%}), {conn.dbsize()} keys, "
+                      f"{memory / games / 1024:.2f} KiB per game")  # fmt: skip
+            print(f"  largest deviation from the even share: {worst:.1%} ({'within' if worst <= 0.10 else 'OUTSIDE'} +-10%)")
+
+            # 2. Per move.
+            servers = list(masters.values())
+            cpu_moves, cpu_views = [], []
+            for run in range(args.runs):
+                games = [Game(client) for _ in range(args.tables)]
+                moves_window, queue_window = Window(servers), Window([queue])
+                for i in range(args.moves):
+                    game = games[i % len(games)]
+                    if game.finished:
+                        game = games[i % len(games)] = Game(client)
+                    game.step()
+                steps, steps_queue = moves_window.close(), queue_window.close()
+                views_window, queue_window = Window(servers), Window([queue])
+                for i in range(args.moves):
+                    games[i % len(games)].look()
+                views, views_queue = views_window.close(), queue_window.close()
+                step, view = per(steps, args.moves), per(views, args.moves)
+                move = {k: step.get(k, 0) - view.get(k, 0) for k in set(step) | set(view)}
+                cpu_moves.append(move["cpu"] * 1e6)
+                cpu_views.append(view["cpu"] * 1e6)
+                if run == 0:
+                    step_queue, view_queue = per(steps_queue, args.moves), per(views_queue, args.moves)
+                    move_queue = {k: step_queue.get(k, 0) - view_queue.get(k, 0) for k in set(step_queue) | set(view_queue)}
+                    print(f"per request, {args.moves} moves on {args.tables} games (games' masters; queue Redis):")
+                    show("a move (POST, return=minimal), masters", move)
+                    show("a move, queue Redis", move_queue)
+                    show("two views (public, then the seat's), masters", view)
+                    show("two views, queue Redis", view_queue)
+            print(f"Redis CPU per request on the masters, median of {args.runs} runs [range]: "
+                  f"a move {statistics.median(cpu_moves):.0f} us [{min(cpu_moves):.0f}-{max(cpu_moves):.0f}], "
+                  f"two views {statistics.median(cpu_views):.0f} us [{min(cpu_views):.0f}-{max(cpu_views):.0f}]")  # fmt: skip
+        finally:
+            cluster.stop()
+            queues.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
