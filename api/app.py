@@ -7,10 +7,13 @@ from typing import Any
 
 import flask
 
-from api import errors
+from api import cors, errors, metrics, ratelimit, web
 from api.config import Settings
 from api.extensions import Api, json_body_guard, request_id
-from api.service import Service
+from api.resources import register_blueprints
+from api.resources.events import schemas as event_schemas
+from api.resources.games.schemas import LineBoardSchema, TrainBoardSchema
+from api.service.service import Service
 
 API_DESCRIPTION = """\
 Dominoes as a service: create a game, seat humans and computer players, play moves and read scores.
@@ -49,14 +52,9 @@ def _swagger_assets_dir() -> str:
     return str(importlib_resources.files("flask_swagger_ui") / "dist")
 
 
-def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
-    """Build the app. ``config`` may hold Flask settings and ``"DOMINO"``: a :class:`Settings`
-    (default: ``Settings.from_env()``)."""
-    config = dict(config or {})
-    settings = config.pop("DOMINO", None) or Settings.from_env()
-    app = flask.Flask(__name__)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.config.update(
+def _openapi_config(settings: Settings) -> dict[str, Any]:
+    """flask-smorest's settings: the document, its description and tags, Swagger UI's paths."""
+    return dict(
         API_TITLE="domino-service",
         API_VERSION="1",
         OPENAPI_VERSION="3.1.0",
@@ -79,6 +77,16 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
             },
         },
     )
+
+
+def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
+    """Build the app. ``config`` may hold Flask settings and ``"DOMINO"``: a :class:`Settings`
+    (default: ``Settings.from_env()``)."""
+    config = dict(config or {})
+    settings = config.pop("DOMINO", None) or Settings.from_env()
+    app = flask.Flask(__name__)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.config.update(_openapi_config(settings))
     app.config.update(config)
     app.extensions["domino.settings"] = settings
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
@@ -91,19 +99,12 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
         return resp
 
     api = Api(app)
-    from api.resources import register_blueprints
-
     register_blueprints(api)
-    from api.resources.games.schemas import LineBoardSchema, TrainBoardSchema
 
     # Named so that the view's `board` can say it is one of the two (a oneOf by reference).
     api.spec.components.schema("LineBoard", schema=LineBoardSchema)
     api.spec.components.schema("TrainBoard", schema=TrainBoardSchema)
-    from api.resources.events import schemas as event_schemas
-
     event_schemas.document(api.spec)  # one schema per event type, and `Event`: one of them by `type`
-
-    from api import cors, metrics, ratelimit
 
     ratelimit.install(app, settings)  # before the views: a 429 is answered without touching the game
     ratelimit.document(api.spec, settings)
@@ -116,13 +117,8 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     def swagger_assets(filename: str) -> flask.Response:
         return flask.send_from_directory(assets, filename, max_age=3600)
 
-    from api import web
-
     web.register(app)  # the web client at /play and the landing page at / (static files, public API only)
 
     app.extensions["domino.api"] = api
     return app
 
-
-def current_service() -> Service:
-    return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]

@@ -1,4 +1,4 @@
-"""CORS for browser clients (DESIGN §3): origins from ``Settings.cors_origins``.
+"""CORS for browser clients: origins from ``Settings.cors_origins``.
 
 Seat tokens travel in ``Authorization``, never in cookies, so no credentials mode is needed and ``*`` is
 a safe default; set ``DOMINO_CORS_ORIGINS="https://a.example,https://b.example"`` to narrow it, or ``""``

@@ -1,7 +1,7 @@
 """The one table from exceptions (the engine's and the service's) to HTTP status and problem type.
 
 ``problem_for(exc)`` walks the exception's MRO, so a subclass maps like its base unless it has its own row.
-Extra members (``legal_moves``, ``current_version``, ...) come only from public facts (DESIGN §2 Views).
+Extra members (``legal_moves``, ``current_version``, ...) come only from public facts (what a seat may see: docs/rules.md#what-a-seat-may-see).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""flask-smorest subclasses: RFC 9457 problem details for every error, and helpers to document them."""
+"""flask-smorest subclasses: RFC 9457 problem details for every error, helpers to document them, and
+:func:`current_service` (the app's one Service, for routes and hooks)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from api import errors
+from api.service.service import Service
 
 log = logging.getLogger("api")
 
@@ -45,6 +47,11 @@ class ProblemSchema(ma.Schema):
         metadata={"description": "version-mismatch: the seat's last accepted move `{version, move}` (or null)"},
     )
     checks = ma.fields.Dict(metadata={"description": "readiness: what was checked"})
+
+
+def current_service() -> Service:
+    """The Service of the app handling this request (``create_app`` puts one in ``app.extensions``)."""
+    return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]
 
 
 def request_id() -> str:

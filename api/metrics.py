@@ -1,10 +1,9 @@
-"""Prometheus metrics (prometheus-client) at ``GET /metrics``.
+"""Prometheus metrics (prometheus-client) at ``GET /metrics``: the HTTP hooks, and the scrape.
 
 - ``domino_http_requests_total{method,route,status}`` and ``domino_http_request_duration_seconds{method,route}``
   (``route`` is the URL rule, e.g. ``/v1/games/<string:game_id>/moves``; unmatched paths are ``<unmatched>``);
-- ``domino_moves_total{variant,by}``: accepted moves, ``by`` = ``human`` (over HTTP), ``bot`` (a computer
-  player's job) or ``auto`` (a timed-out seat moved for);
-- ``domino_bot_turn_seconds{outcome}``: a computer player's turn from its job's enqueue to its end;
+- the application's counters (``domino_moves_total{variant,by}``, ``domino_bot_turn_seconds{outcome}``), kept
+  by :mod:`api.service.metrics`;
 - ``domino_queue_depth{queue}``: jobs waiting per RQ queue and entries in the due sets, read at scrape time;
   ``domino_redis_up``.
 
@@ -15,7 +14,6 @@ without it, each process shows its own.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Iterator
@@ -23,58 +21,30 @@ from typing import Any
 
 import flask
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
-BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+from api.extensions import current_service
+from api.service.metrics import BUCKETS
+from api.service.service import Service
+from api.store import StoreUnavailable
 
 REQUESTS = Counter("domino_http_requests", "HTTP requests answered", ["method", "route", "status"])
 LATENCY = Histogram(
     "domino_http_request_duration_seconds", "Time to answer an HTTP request", ["method", "route"], buckets=BUCKETS
 )
-MOVES = Counter("domino_moves", "Accepted moves", ["variant", "by"])
-BOT_TURN = Histogram(
-    "domino_bot_turn_seconds",
-    "A computer player's turn, from its job's enqueue to its end",
-    ["outcome"],
-    buckets=BUCKETS,
-)
-
-def move_played(variant: str, by: str) -> None:
-    MOVES.labels(variant=variant, by=by).inc()
-
-
-def count_move(variant: str) -> None:
-    """A move over HTTP: counted as ``human`` when its answer is a 200."""
-    flask.g.move_variant = variant
-
-
-@contextlib.contextmanager
-def bot_turn_timer(enqueued_at: Any = None) -> Iterator[dict[str, str]]:
-    """Time a bot-turn job: ``with bot_turn_timer(job.enqueued_at) as out: out["outcome"] = ...``."""
-    out = {"outcome": "error"}
-    start = time.time()
-    if enqueued_at is not None:
-        with contextlib.suppress(Exception):
-            start = enqueued_at.timestamp()
-    try:
-        yield out
-    finally:
-        BOT_TURN.labels(outcome=out["outcome"]).observe(max(0.0, time.time() - start))
 
 
 class QueueCollector:
     """Queue depths, read from Redis at scrape time."""
 
-    def __init__(self, store: Any, queues: list[str]) -> None:
-        self.store = store
-        self.queues = queues
+    def __init__(self, service: Service) -> None:
+        self.service = service
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        from api.store import StoreUnavailable
-
         up = GaugeMetricFamily("domino_redis_up", "1 when the queue Redis answered this scrape")
         try:
-            depths = self.store.queue_depths(self.queues)
+            depths = self.service.queue_depths()
         except StoreUnavailable:
             up.add_metric([], 0)
             yield up
@@ -89,8 +59,6 @@ class QueueCollector:
 
 def _registry() -> CollectorRegistry:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # unannotated upstream
         return registry
@@ -98,9 +66,6 @@ def _registry() -> CollectorRegistry:
 
 
 def install(app: flask.Flask) -> None:
-    settings = app.extensions["domino.settings"]
-    queues = [settings.bots_queue, settings.simulations_queue, settings.webhooks_queue]
-
     # A labelled child per (method, route[, status]), kept: ``labels()`` validates and locks on every call.
     latency: dict[tuple[str, str], Any] = {}
     answered: dict[tuple[str, str, int], Any] = {}
@@ -128,17 +93,12 @@ def install(app: flask.Flask) -> None:
         if counter is None:
             counter = answered[(*key, status)] = REQUESTS.labels(method=req.method, route=route, status=str(status))
         counter.inc()
-        variant = getattr(flask.g, "move_variant", None)
-        if variant is not None and status == 200:
-            move_played(variant, "human")
         return resp
 
     @app.get("/metrics")
     def metrics() -> flask.Response:
-        from api.app import current_service
-
         body = generate_latest(_registry())
         scrape = CollectorRegistry()
-        scrape.register(QueueCollector(current_service().store, queues))
+        scrape.register(QueueCollector(current_service()))
         body += generate_latest(scrape)
         return flask.Response(body, mimetype=CONTENT_TYPE_LATEST.split(";")[0], headers={"Cache-Control": "no-store"})

@@ -8,10 +8,10 @@ import json
 import sys
 from typing import Any
 
+from api.app import create_app
+
 
 def spec() -> dict[str, Any]:
-    from api.app import create_app
-
     app = create_app()
     return app.test_client().get("/openapi.json").get_json()  # type: ignore[no-any-return]
 

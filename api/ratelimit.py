@@ -1,4 +1,4 @@
-"""Rate limits per client, counted in Redis (``Store.rate_hit``) so that they hold across API processes.
+"""Rate limits per client, counted in Redis (``api.store.limits``) so that they hold across API processes.
 
 One policy, ``Settings.rate_limit`` = ``"<requests>/<seconds>"`` (default ``3000/60``: generous, a client
 playing flat out stays far below it), a fixed window that starts at the client's first request. Every
@@ -15,7 +15,7 @@ With a limit of 200 or more, an API process counts a client's requests in Redis 
 request; a client can then exceed the limit by at most a batch per API process (under 1% at 3000 with a
 few processes), and a batch not spent before the window ends is counted all the same.
 
-We count in ``api/store.py`` (one Lua script, one round trip) rather than through flask-limiter: its storage
+We count in ``api/store/limits.py`` (one Lua script, one round trip) rather than through flask-limiter: its storage
 would be a second Redis client outside the store, with its own timeouts and its own error path, and we need
 only one fixed window. When Redis does not answer, an endpoint that needs no Redis (variants, bots, the
 docs) is served uncounted; any other answers 503 at once instead of waiting for Redis a second time.
@@ -35,7 +35,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import errors
 from api.config import Settings
-from api.extensions import problem_response
+from api.extensions import current_service, problem_response
 from api.store import StoreUnavailable
 
 log = logging.getLogger("api.ratelimit")
@@ -129,15 +129,13 @@ def install(app: flask.Flask, settings: Settings) -> None:
         req = flask.request
         if req.method == "OPTIONS" or req.path in exempt:
             return None
-        from api.app import current_service
-
         client = client_id()
         leased = leases.take(client) if batch > 1 else None
         if leased is not None:
             count, reset_ms = leased
         else:
             try:
-                total, reset_ms = current_service().store.rate_hit(client, policy.window * 1000, batch)
+                total, reset_ms = current_service().count_request(client, policy.window * 1000, batch)
             except StoreUnavailable:
                 if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
                     return None

@@ -1,4 +1,4 @@
-"""The web client (issue 9): static HTML, CSS and JavaScript under ``api/static/play/``, served at ``/play``.
+"""The web client: static HTML, CSS and JavaScript under ``api/static/play/``, served at ``/play``.
 
 The page talks to the public API only (``/v1/...``, documented in the OpenAPI document); nothing here reads
 Redis. ``/`` is a small landing page linking to the client, the docs and the OpenAPI document. These routes

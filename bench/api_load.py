@@ -297,7 +297,7 @@ def main() -> int:
     parser.add_argument(
         "--wait", choices=("sse", "longpoll", "poll"), default="sse",
         help="how a seat learns that it is its turn: following the game's events (Server-Sent Events, or long "
-        "polls) on the gthread streams server (DESIGN §6) and moving on `turn_started`, which carries its legal "
+        "polls) on the gthread streams server and moving on `turn_started`, which carries its legal "
         "moves; or polling its view with If-None-Match every 2 ms",
     )  # fmt: skip
     parser.add_argument(

@@ -25,21 +25,18 @@ from api.config import Settings  # noqa: E402
 
 def play(args: tuple[str, int, int, str]) -> int:
     import domino
-    from api.service import Service
+    from api.service.create import GameRequest
+    from api.service.service import Service
 
     url, start, count, variant = args
     service = Service(Settings(redis_url=url))
     moves = 0
     for i in range(start, start + count):
-        _view, tokens, _v, game_id = service.create_game(
-            variant,
-            [{"name": "Ana"}, {"name": "Bo"}],
-            rules={"match_end": "fixed_rounds", "rounds": 1},
-            idempotency_key=f"create-{i}",
-        )
+        request = GameRequest(variant, [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 1})
+        _view, tokens, _v, game_id = service.create_game(request, idempotency_key=f"create-{i}")
         by_seat = {t["seat"]: t["token"] for t in tokens}
         for n in range(1000):
-            rec = service.store.load(game_id)
+            rec = service.store.games.load(game_id)
             state = domino.from_dict(rec.doc["state"])
             if state.finished:
                 break
@@ -57,7 +54,7 @@ def main() -> int:
     parser.add_argument("--variant", default="draw")
     args = parser.parse_args()
 
-    from api.service import Service
+    from api.service.service import Service
     from api.store import ping_url
     from workers.redis_server import RedisServer
 

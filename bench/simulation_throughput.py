@@ -37,7 +37,8 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import domino  # noqa: E402
-from api import simulations  # noqa: E402
+from api.service.simulations import play  # noqa: E402
+from api.service.simulations.spec import make_spec  # noqa: E402
 from api.config import Settings  # noqa: E402
 
 BODY = {"variant": "draw", "strategies": ["greedy", "random"], "seed": "bench-throughput", "duplicate": False}
@@ -50,11 +51,11 @@ def load() -> str:
 
 def raw_engine(settings: Settings, games: int) -> tuple[float, float]:
     """(games/s wall, games per CPU second) of domino.playout on the simulation's first ``games`` matches."""
-    spec = simulations.make_spec(settings, BODY["variant"], BODY["strategies"], games, seed=BODY["seed"])
+    spec = make_spec(settings, BODY["variant"], BODY["strategies"], games, seed=BODY["seed"])
     rules = domino.Rules.from_dict(spec.rules)
     t0, c0 = time.perf_counter(), time.process_time()
     for d in range(games):
-        domino.playout(rules, spec.lineup(0), simulations.game_seed(spec, d), rng=simulations.bots_rng(spec, d, 0))
+        domino.playout(rules, spec.lineup(0), play.game_seed(spec, d), rng=play.bots_rng(spec, d, 0))
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return games / wall, games / cpu
 
@@ -63,7 +64,7 @@ def start_workers(n: int, env: dict[str, str], settings: Settings) -> list[subpr
     from rq import Queue, Worker
 
     from api.store import Store
-    from workers.queues import SERIALIZER
+    from api.queues import SERIALIZER
 
     cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
     procs = [subprocess.Popen(cmd, env=env, start_new_session=True) for _ in range(n)]
@@ -112,7 +113,7 @@ def through_service(settings: Settings, workers: int, games: int) -> dict:  # ty
                 break
             time.sleep(0.2)
         assert sim["status"] == "finished", sim
-        fields, _ = client.application.extensions["domino.service"].store.load_simulation(sim["id"])
+        fields, _ = client.application.extensions["domino.service"].store.simulations.load(sim["id"])
         sim["_total_seconds"] = float(fields["finished_at"]) - float(fields["created_at"])
         return sim  # type: ignore[no-any-return]
     finally:
@@ -137,7 +138,7 @@ def main() -> int:
     settings = replace(Settings.from_env(), redis_url=url)
     try:
         print(f"simulation throughput: {BODY['variant']} 2 players, greedy vs random; python {sys.version.split()[0]}")
-        spec = simulations.make_spec(settings, BODY["variant"], BODY["strategies"], args.games, seed=BODY["seed"])
+        spec = make_spec(settings, BODY["variant"], BODY["strategies"], args.games, seed=BODY["seed"])
         print(f"{args.games} games in {spec.chunks} chunks of {spec.chunk_deals} (target {settings.simulation_chunk_seconds} s each)\n")
 
         raw_wall, raw_cpu = [], []

@@ -1,4 +1,4 @@
-"""domino: a pure, reproducible dominoes rules engine (RULES.md), with simple computer players.
+"""domino: a pure, reproducible dominoes rules engine (docs/rules.md), with simple computer players.
 
     rules = domino.Rules.preset("draw", players=2)
     state = domino.new_game(rules, seed="k3v9")

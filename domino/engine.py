@@ -1,4 +1,4 @@
-"""The rules of play: dealing, legal moves, steps, round ends and match ends (RULES.md §2–§4)."""
+"""The rules of play: dealing, legal moves, steps, round ends and match ends (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -205,7 +205,7 @@ def _line_moves(state: State) -> list[Move]:
 
 
 def is_blocked(state: State) -> bool:
-    """Line games: nobody can draw and nobody holds a tile that fits (RULES.md §2.8)."""
+    """Line games: nobody can draw and nobody holds a tile that fits (docs/rules.md#the-line-games)."""
     if not state.board.line or can_draw(state):
         return False
     return not any(line.can_place(state.board, h) for h in state.hands)

@@ -1,4 +1,4 @@
-"""The three atomic moves (RULES.md §2.6) and their JSON form."""
+"""The three atomic moves (docs/rules.md#seats-turns-and-moves) and their JSON form."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rules options and presets (RULES.md §6), validated once when built."""
+"""Rules options and presets (docs/rules.md#options), validated once when built."""
 
 from __future__ import annotations
 
@@ -206,8 +206,8 @@ class Rules:
                 values["rounds"] = values["set_max_pips"] + 1
             if values["set_max_pips"] != 12 and "hand_size" not in overrides:
                 raise InvalidRulesError("hand_size", "must be given for a set other than double-twelve")
-        # Presets without drawing options ("—" cells: block) still accept a draw_policy (RULES.md §6 lists
-        # it for block); the drawing options then take the plain defaults (reserve 0, draw only when unable).
+        # Presets without drawing options ("—" cells: block) still accept a draw_policy (docs/rules.md#draw_policy);
+        # the drawing options then take the plain defaults (reserve 0, draw only when unable).
         values.setdefault("boneyard_reserve", 0)
         values.setdefault("may_draw_when_playable", False)
         values.setdefault("drawn_tile_play", "must")

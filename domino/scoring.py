@@ -1,4 +1,4 @@
-"""Round scoring for the line games (RULES.md §4, §3.3.7, §3.5). Pure arithmetic on pip counts."""
+"""Round scoring for the line games (docs/rules.md#scoring-a-round, #all_fives, #team-play). Pure arithmetic on pip counts."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def domino_award(rules: Rules, winner: int, pips: tuple[int, ...]) -> tuple[int,
 
 
 def blocked_award(rules: Rules, pips: tuple[int, ...]) -> tuple[int | None, list[int], str]:
-    """(winning seat or None, points per side, why) for a blocked round (RULES.md §4.3)."""
+    """(winning seat or None, points per side, why) for a blocked round (docs/rules.md#blocked_tie)."""
     sides = side_pips(rules, pips)
     low = min(sides)
     tied = [i for i, p in enumerate(sides) if p == low]

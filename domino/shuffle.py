@@ -1,4 +1,4 @@
-"""Chance from the game's seed, portable and checkable (DESIGN.md §2).
+"""Chance from the game's seed, portable and checkable.
 
 Number i of a purpose in round r is drawn from SHA-256("<seed>|<r>|<purpose>|<i>|<attempt>") by rejection
 sampling: the first 8 bytes as a big-endian integer, rejected while they fall in the incomplete last block,

@@ -29,7 +29,7 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class LineBoard:
-    """The line of play (RULES.md §2.3, §3.3.5): tiles left to right; the spinner and its two arms."""
+    """The line of play (docs/rules.md#the-line-games, #the-spinner): tiles left to right; the spinner and its two arms."""
 
     line: tuple[Placed, ...] = ()
     spinner: int | None = None  # index of the spinner in ``line``
@@ -63,7 +63,7 @@ class LogEntry:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """How a round ended and what it was worth (RULES.md §2.8, §4)."""
+    """How a round ended and what it was worth (docs/rules.md#scoring-a-round)."""
 
     round: int
     end: str  # "domino" | "blocked" | "abandoned"

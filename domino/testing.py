@@ -1,4 +1,4 @@
-"""Build any mid-round position for tests (RULES.md §7): ``position(rules, layout="[2-5][5-1]", ...)``."""
+"""Build any mid-round position for tests: ``position(rules, layout="[2-5][5-1]", ...)``."""
 
 from __future__ import annotations
 

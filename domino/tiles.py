@@ -1,4 +1,4 @@
-"""Tiles and sets (RULES.md §1)."""
+"""Tiles and sets (docs/rules.md#tiles-and-sets)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def full_set(max_pips: int) -> tuple[Tile, ...]:
 
 
 def rank(tile: Tile) -> tuple[int, int, int]:
-    """Opening rank (RULES.md §1.4, §2.7): doubles first by value, then pip sum, then the higher half."""
+    """Opening rank (docs/rules.md#the-line-games): doubles first by value, then pip sum, then the higher half."""
     return (1 if tile.is_double else 0, tile.pips, tile.high)
 
 

@@ -1,4 +1,4 @@
-"""What one seat (or a spectator) may see (RULES.md §2.11): never another hand, the boneyard's tiles or the seed."""
+"""What one seat (or a spectator) may see (docs/rules.md#what-a-seat-may-see): never another hand, the boneyard's tiles or the seed."""
 
 from __future__ import annotations
 

@@ -127,11 +127,11 @@ def run_bots(service):  # type: ignore[no-untyped-def]
     """Run the bots queue to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
     from rq import SimpleWorker
 
-    from workers.queues import SERIALIZER, bots_queue
+    from api.queues import SERIALIZER, Queues
 
     def run(max_jobs: int | None = None) -> bool:
         conn = service.store.worker_connection()
-        queue = bots_queue(service.store)
+        queue = Queues(service.store).bots
         worker = SimpleWorker([queue.name], connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
@@ -143,11 +143,11 @@ def run_simulations(service):  # type: ignore[no-untyped-def]
     """Run the simulations queue to empty with a real RQ SimpleWorker (burst mode)."""
     from rq import SimpleWorker
 
-    from workers.queues import SERIALIZER, simulations_queue
+    from api.queues import SERIALIZER, Queues
 
     def run(max_jobs: int | None = None) -> bool:
         conn = service.store.worker_connection()
-        worker = SimpleWorker([simulations_queue(service.store).name], connection=conn, serializer=SERIALIZER)
+        worker = SimpleWorker([Queues(service.store).simulations.name], connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
     return run

@@ -10,13 +10,20 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
 from pathlib import Path
 from typing import cast
 
+from rq import Queue, SimpleWorker, Worker
+
 from api.config import Settings
+from api.queues import BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+from api.service.service import Service
+from workers import sweep as sweep_mod
+from workers.redis_server import RedisServer
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -89,15 +96,11 @@ def serve(argv: list[str] | None = None) -> int:
     if not env.get("PROMETHEUS_MULTIPROC_DIR"):
         # GET /metrics sums the counters of every API process and of the workers (prometheus-client's
         # multiprocess mode): a fresh folder per run, since the files of a previous run would be counted.
-        import tempfile
-
         env["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="domino-metrics-")
     redis_server = None
     children: list[subprocess.Popen[bytes]] = []
     try:
         if not env.get("DOMINO_REDIS_URL"):
-            from workers.redis_server import RedisServer
-
             redis_server = RedisServer(Path(args.data_dir), persistent=True)
             env["DOMINO_REDIS_URL"] = redis_server.start()
             print(f"domino-serve: redis {redis_server.binary} at {env['DOMINO_REDIS_URL']}, data in {redis_server.data_dir}")
@@ -182,12 +185,6 @@ def worker(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
-    from rq import Queue, SimpleWorker, Worker
-
-    from api.service import Service
-    from workers import sweep as sweep_mod
-    from workers.queues import BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
-
     settings = Settings.from_env()
     service = Service(settings)
     conn = service.store.worker_connection()
@@ -209,7 +206,7 @@ def worker(argv: list[str] | None = None) -> int:
     # worker's heartbeat while the chunk runs. So a worker on the simulations queue alone forks.
     fork = args.fork if args.fork is not None else set(args.queues) == {SIMULATIONS}
     if fork:
-        for module in ("workers.jobs", "api.simulations", "domino.core"):
+        for module in ("workers.jobs", "api.service.simulations.play", "domino.core"):
             importlib.import_module(module)  # once here, not in every work horse
 
         rq_worker: Worker | SimpleWorker = Worker(queues, connection=conn, serializer=SERIALIZER)

@@ -1,9 +1,7 @@
-"""The sweep: re-enqueues computer-player turns whose due time has passed (a killed worker, a lost enqueue),
-enforces turn deadlines (api.turns), retries failed webhook deliveries after their back-off (api.webhooks) and
-hands back the simulation chunks of a dead worker (workers.queues.retry_abandoned_chunks).
+"""The sweep loop: every ``DOMINO_SWEEP_INTERVAL`` seconds, one :meth:`Service.sweep` (bot turns lost with a
+killed worker, turn deadlines, webhook retries, simulation chunks of dead workers), logged.
 
-Runs as a loop beside the ``bots`` worker (``domino-worker bots --sweep``, and in ``domino-serve``). Several
-sweeps may run at once: a duplicate enqueue is a harmless no-op job.
+Runs as a thread beside the ``bots`` worker (``domino-worker bots --sweep``, and in ``domino-serve``).
 """
 
 from __future__ import annotations
@@ -11,30 +9,24 @@ from __future__ import annotations
 import logging
 import threading
 
-from api.service import Service
+from api.service.service import Service
 from api.store import StoreUnavailable
 
 log = logging.getLogger("workers.sweep")
 
 
 def sweep_once(service: Service, now: float | None = None) -> int:
-    """One sweep, as at ``now`` (a Unix time; default: now)."""
-    from api import turns, webhooks
-    from workers.queues import retry_abandoned_chunks
-
-    requeued = service.sweep(now)
-    for game_id, version in requeued:
-        log.info("re-enqueued bot turn %s@%s", game_id, version)
-    timeouts = turns.sweep_timeouts(service, now)
-    for game_id, version in timeouts:
+    """One sweep, as at ``now`` (a Unix time; default: now). Returns how many jobs it enqueued or handed back."""
+    report = service.sweep(now)
+    for game_id, version, attempt in report.bots:
+        log.info("re-enqueued bot turn %s@%s (attempt %s)", game_id, version, attempt)
+    for game_id, version, _ in report.timeouts:
         log.info("turn timeout %s@%s: moving for the seat", game_id, version)
-    hooks = webhooks.sweep(service, now)
-    for game_id, version, attempt in hooks:
+    for game_id, version, attempt in report.hooks:
         log.info("webhook %s@%s: try %s", game_id, version, attempt + 1)
-    chunks = retry_abandoned_chunks(service.store, now)
-    for job_id in chunks:
+    for job_id in report.chunks:
         log.warning("simulation chunk %s: its worker died; handed back to RQ", job_id)
-    return len(requeued) + len(timeouts) + len(hooks) + len(chunks)
+    return len(report)
 
 
 def run(service: Service, stop: threading.Event, interval: float | None = None) -> None:

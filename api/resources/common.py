@@ -1,13 +1,41 @@
-"""Helpers shared by the routes: tokens from headers, fast JSON responses, version headers."""
+"""What the routes share: OpenAPI parameters and headers, schema fields' validators, tokens from headers, fast
+JSON responses, version headers."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 import flask
+import marshmallow as ma
 import orjson
 
 from api.errors import InvalidRequest, Unauthorized
+
+SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "maxLength": 255},
+    "description": "A retry with the same key gets the first answer.",
+}
+VIEW_HEADERS = {
+    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
+    "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
+    "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
+}
+# The ends a move may name (the engine parses the same): a line's four, Mexican Train's own train and trains.
+END = re.compile(r"^(left|right|up|down|mexican|train:\d{1,2})$")
+
+
+def no_control_chars(value: str) -> None:
+    """A validator for names: printable, not blank."""
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in value):
+        raise ma.ValidationError("must not contain control or format characters")
+    if not value.strip():
+        raise ma.ValidationError("must not be blank")
 
 
 def bearer_token() -> str | None:

@@ -6,7 +6,7 @@ the boneyard and out-of-play counts and the round's public log. Nothing hidden i
 **Inference.** Each other seat's hand is modelled as *slots*, one per tile it holds, each with a mask of
 tiles it cannot be. A slot is made when the seat is dealt a tile or draws one. When the public log proves
 the seat held none of the open values at some moment (it passed without an excuse, or it drew when drawing
-was compulsory: RULES.md §2.6), every slot it holds at that moment forbids those values; a tile drawn later
+was compulsory: docs/rules.md#the-line-games), every slot it holds at that moment forbids those values; a tile drawn later
 is not constrained by it. A played tile removes the oldest slot it is compatible with: slot masks are
 nested (older slots forbid a superset of what newer ones forbid), so this keeps exactly the set of
 possible hands. The forced opening (``highest_double`` / ``highest_tile``) says no hand was dealt a tile

@@ -1,7 +1,7 @@
 """A compact perfect-information simulator of one round of a line game, for search on sampled deals.
 
 Tiles are indices into the canonical set (:func:`domino.core.tables.tables`), hands are bitmasks, a move
-is an int as in :mod:`domino.core.codes` (the end of a play indexes ``ev``/``dbl``/``has``). It follows RULES.md §2.6–2.8 and §3.3 exactly as ``domino.engine`` does for the current
+is an int as in :mod:`domino.core.codes` (the end of a play indexes ``ev``/``dbl``/``has``). It follows the turn, round-end and All Fives rules (docs/rules.md) exactly as ``domino.engine`` does for the current
 round (a test plays the same games through both); matches, and the All Fives ``immediate`` target
 mid-round, are left to the engine: the search values a round by its points.
 """

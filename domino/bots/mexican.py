@@ -1,4 +1,4 @@
-"""Mexican Train for the search levels: a train planner (RULES.md §3.4).
+"""Mexican Train for the search levels: a train planner (docs/rules.md#mexican_train).
 
 The planner finds, with a bounded depth-first search, the best chain of the seat's own tiles from its own
 train's end (most pips, then most tiles): those tiles can be laid one a turn on a train nobody else may

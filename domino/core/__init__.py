@@ -1,4 +1,4 @@
-"""The fast internal core of the line games (DESIGN.md §2 "Speed"): bitmask hands, built-in bots, whole
+"""The fast internal core of the line games: bitmask hands, built-in bots, whole
 matches in one call. The public immutable API in domino.engine stays the reference; the core agrees
 with it exactly (tests/engine/test_core_agrees.py)."""
 

@@ -274,7 +274,7 @@ def _general_round(
     side = cfg.side
     spinner_game, all_fives, immediate, target = cfg.spinner, cfg.all_fives, cfg.immediate, cfg.target
     options = cfg.options
-    # Draws are possible while the boneyard index is below this (RULES.md §2.2 can_draw).
+    # Draws are possible while the boneyard index is below this (engine.can_draw).
     draw_limit = len(bone) - cfg.reserve if cfg.draws else 0
     bi = 0
     cnt = [h.bit_count() for h in hands]

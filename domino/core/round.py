@@ -30,8 +30,8 @@ class Config:
     may_draw: bool  # may_draw_when_playable
     may_pass: bool  # drawn_tile_play = may
     extra: bool  # opener_extra_play
-    # The draw and pass moves listed after the plays once the round is open (engine._line_moves, RULES.md
-    # §2.6), indexed by extra << 3 | (not drawn) << 2 | (not plays) << 1 | can_draw: the opener's extra
+    # The draw and pass moves listed after the plays once the round is open (engine._line_moves),
+    # indexed by extra << 3 | (not drawn) << 2 | (not plays) << 1 | can_draw: the opener's extra
     # play is pending, no draw yet this turn, no placement fits, the boneyard allows a draw.
     options: tuple[tuple[int, ...], ...]
     lot: bool

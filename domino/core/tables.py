@@ -23,7 +23,7 @@ class Tables(NamedTuple):
     double_mask: int
     all_mask: int  # every tile of the set
     bit: tuple[int, ...]  # 1 << index
-    by_rank: tuple[int, ...]  # tile indices, best opening rank first (RULES.md §2.7)
+    by_rank: tuple[int, ...]  # tile indices, best opening rank first (docs/rules.md#the-line-games)
     index_of: dict[Tile, int]
 
 

@@ -1,4 +1,4 @@
-"""The line of play and the All Fives spinner (RULES.md §2.3–2.4, §3.3.5–3.3.6)."""
+"""The line of play and the All Fives spinner (docs/rules.md#the-spinner)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def open_ends(board: LineBoard) -> list[tuple[str, int]]:
 
 
 def placements(board: LineBoard, hand: tuple[Tile, ...]) -> list[Play]:
-    """Every (tile, end) pair that fits; two ends showing the same value are two moves (RULES.md §2.4)."""
+    """Every (tile, end) pair that fits; two ends showing the same value are two moves (docs/rules.md#seats-turns-and-moves)."""
     ends = open_ends(board)
     return [Play(t, name) for t in hand for name, v in ends if t.high == v or t.low == v]
 
@@ -57,7 +57,7 @@ def place(board: LineBoard, tile: Tile, end: str | None, spinner: bool) -> LineB
 
 
 def count(board: LineBoard) -> int:
-    """The All Fives count C of the open ends (RULES.md §3.3.6)."""
+    """The All Fives count C of the open ends (docs/rules.md#counting-the-ends)."""
     line = board.line
     if board.tile_count == 1:
         return line[0][0] + line[0][1]
@@ -72,5 +72,5 @@ def count(board: LineBoard) -> int:
 
 
 def round5(x: int) -> int:
-    """Round to the nearest multiple of five; 1–2 round down, 3–4 up (RULES.md §3.3.7)."""
+    """Round to the nearest multiple of five; 1–2 round down, 3–4 up (docs/rules.md#all_fives)."""
     return 5 * ((x + 2) // 5)

@@ -1,4 +1,4 @@
-"""Mexican Train (RULES.md §3.4): the hub, one personal train per seat, the Mexican train, markers, doubles.
+"""Mexican Train (docs/rules.md#mexican_train): the hub, one personal train per seat, the Mexican train, markers, doubles.
 
 The public engine (``domino.engine``, ``domino.views``, ``domino.codec``, ``domino.testing``) dispatches here
 when ``not rules.is_line``. The State's ``board`` is a :class:`TrainBoard` (tiles on the table) and its
@@ -136,7 +136,7 @@ class _Setup:
 
 
 def _setup(rules: Rules, round_no: int, deal: Deal) -> _Setup:
-    """Find and place the engine (RULES.md §3.4.5): from a hand, or by search draws from seat (r−1) mod N."""
+    """Find and place the engine (docs/rules.md#mexican_train, the engine double): from a hand, or by search draws from seat (r−1) mod N."""
     n = rules.players
     e = engine_value(rules, round_no)
     engine = Tile(e, e)
@@ -232,7 +232,7 @@ def _board(state: State) -> TrainBoard:
 
 
 def active_double(state: State) -> str | None:
-    """The train whose uncovered double binds the seat to move now, if any (RULES.md §3.4.7)."""
+    """The train whose uncovered double binds the seat to move now, if any (docs/rules.md#mexican_train, uncovered doubles)."""
     v = _turn(state)
     if not v.pending:
         return None
@@ -307,7 +307,7 @@ def places(state: State) -> tuple[tuple[str, int], ...]:
 
 
 def is_blocked(state: State) -> bool:
-    """RULES.md §3.4.8: after the opening cycle, nobody can draw and nobody holds a tile that can ever be played
+    """The end of a round (docs/rules.md#mexican_train): after the opening cycle, nobody can draw and nobody holds a tile that can ever be played
     (the oldest uncovered double's value if any, else the end of any train, regardless of markers)."""
     v = _turn(state)
     if v.first_turn or can_draw(state):
@@ -383,7 +383,7 @@ def _pass(state: State, kind: str, events: list[Event]) -> State:
 
 
 def _end_turn(state: State, events: list[Event]) -> State:
-    """The turn passes clockwise; after the opening cycle the block test of §3.4.8 runs."""
+    """The turn passes clockwise; after the opening cycle the block test runs."""
     p = state.turn
     v = _turn(state)
     turn = replace(v, first_turn=tuple(s for s in v.first_turn if s != p), phase="start")
@@ -432,7 +432,7 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
 
 
 def board_view(state: State) -> dict[str, Any]:
-    """Mexican Train's ``board`` (DESIGN.md §3)."""
+    """Mexican Train's ``board`` in a view."""
     board = _board(state)
     v = _turn(state)
     trains: list[dict[str, Any]] = [
@@ -542,7 +542,7 @@ def position(
     seats that have not had their first turn (default: none, the opening cycle is over). ``phase``: ``start``,
     ``sequence`` (the seat to move is in a first-turn run) or ``follow`` (it has just played a double).
     ``rest``: ``"error"``, ``"boneyard"`` or ``"hand:<seat>"`` for the tiles not named.
-    The block test of §3.4.8 runs at once for a position at the start of a turn.
+    The block test runs at once for a position at the start of a turn.
     """
     from domino.testing import account, mid_round, tiles
 

@@ -24,6 +24,7 @@ from schemathesis.checks import (
 
 from api.app import create_app
 from api.config import Settings
+from api.service.create import GameRequest
 
 EXAMPLES = int(os.environ.get("DOMINO_FUZZ_EXAMPLES", "220"))  # per operation: 16 operations, ~3,500 requests
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -52,7 +53,7 @@ def real_games(fuzz_app):  # type: ignore[no-untyped-def]
         [{"name": "Ana"}, {"bot": "greedy"}, {"bot": "random"}],
         [{"name": "Ana"}, {"open": True}, {"open": True}],
     ):
-        _view, tokens, _version, game_id = service.create_game("draw", seats)
+        _view, tokens, _version, game_id = service.create_game(GameRequest("draw", seats))
         games.append((game_id, tokens[0]["token"]))
     return games
 

@@ -69,7 +69,7 @@ def test_client_seed_is_marked_and_committed(client, service):
     body = {"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}], "seed": "my seed"}
     game = client.post("/v1/games", json=body).get_json()["game"]
     assert game["client_seeded"] is True
-    doc = service.store.load(game["id"]).doc
+    doc = service.store.games.load(game["id"]).doc
     expected = hashlib.sha256(f"my seed:{doc['salt']}".encode()).hexdigest()
     assert game["seed_commitment"] == expected
     # Same seed, same deal (but a new salt and commitment).
@@ -79,7 +79,7 @@ def test_client_seed_is_marked_and_committed(client, service):
 
 def test_tokens_are_stored_hashed(client, service):
     body = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}]}).get_json()
-    raw = service.store.redis.hget(service.store.state_key(body["game"]["id"]), "doc")
+    raw = service.store.redis.hget(service.store.games.state_key(body["game"]["id"]), "doc")
     for t in body["tokens"]:
         assert t["token"].encode() not in raw
 
@@ -173,7 +173,7 @@ def test_seat_tokens_see_only_their_own_hand(create_game, service):
     data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
     import domino
 
-    state = domino.from_dict(service.store.load(data["game"]["id"]).doc["state"])
+    state = domino.from_dict(service.store.games.load(data["game"]["id"]).doc["state"])
     for seat in (0, 1):
         view = players[seat].view().get_json()
         assert view["seat"] == seat
@@ -200,7 +200,7 @@ def test_create_idempotency_key_replays_the_first_answer(client, service):
 def test_a_bot_seat_may_set_its_think_time_and_only_a_bot_seat(client, service):
     resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"bot": "expert", "think_ms": 40}]})
     assert resp.status_code == 201, resp.get_json()
-    doc = service.store.load(resp.get_json()["game"]["id"]).doc
+    doc = service.store.games.load(resp.get_json()["game"]["id"]).doc
     assert doc["seats"][1]["think_ms"] == 40 and "think_ms" not in doc["seats"][0]
     for seat, field in (({"name": "Bo", "think_ms": 40}, "think_ms"), ({"bot": "expert", "think_ms": 0}, "think_ms"),
                         ({"bot": "expert", "think_ms": 1001}, "think_ms")):  # fmt: skip

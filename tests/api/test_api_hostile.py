@@ -20,7 +20,7 @@ def game(create_game, service):  # type: ignore[no-untyped-def]
 
 def snapshot(service, stored_keys, game_id):  # type: ignore[no-untyped-def]
     store = service.store
-    return stored_keys(), store.version(game_id), store.redis.xlen(store.events_key(game_id))
+    return stored_keys(), store.games.version(game_id), store.redis.xlen(store.games.events_key(game_id))
 
 
 def problem(resp, status: int, slug: str | None = None):  # type: ignore[no-untyped-def]
@@ -145,8 +145,8 @@ def test_bad_names_are_422_and_store_nothing(client, stored_keys, name):
 def test_hostile_moves_are_4xx_and_store_nothing(client, service, stored_keys, game, move):
     game_id, players = game
     before = snapshot(service, stored_keys, game_id)
-    state_before = service.store.load(game_id)
-    seat = service.store.load(game_id).doc["state"]["to_move"] if "to_move" in service.store.load(game_id).doc["state"] else 0
+    state_before = service.store.games.load(game_id)
+    seat = service.store.games.load(game_id).doc["state"]["to_move"] if "to_move" in service.store.games.load(game_id).doc["state"] else 0
     for player in players.values():  # the mover and the other seat
         resp = client.post(moves_url(game_id), json=move, headers=player.headers)
         assert 400 <= resp.status_code < 500 and resp.status_code != 404, (move, resp.status_code, resp.get_json())
@@ -154,7 +154,7 @@ def test_hostile_moves_are_4xx_and_store_nothing(client, service, stored_keys, g
         body = resp.get_json()
         assert body["title"] and body["detail"]
     assert snapshot(service, stored_keys, game_id) == before
-    assert service.store.load(game_id) == state_before
+    assert service.store.games.load(game_id) == state_before
     del seat
 
 

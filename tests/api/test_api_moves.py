@@ -1,4 +1,4 @@
-"""POST /v1/games/{id}/moves: every error row of DESIGN §3 that applies, versions, idempotency, races."""
+"""POST /v1/games/{id}/moves: every error that applies, versions, idempotency, races."""
 
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ def to_move(players):  # type: ignore[no-untyped-def]
 
 def set_position(service, game_id: str, state) -> int:  # type: ignore[no-untyped-def]
     """Put a game in a crafted position (as a new version), the way a move would."""
-    rec = service.store.load(game_id)
+    rec = service.store.games.load(game_id)
     doc = {**rec.doc, "state": domino.to_dict(state)}
-    assert service.store.commit(game_id, rec.version, rec.version + 1, doc, [], 3600).ok
+    assert service.store.games.commit(game_id, rec.version, rec.version + 1, doc, [], 3600).ok
     return rec.version + 1
 
 
@@ -72,7 +72,7 @@ def test_seat_zero_cannot_move_for_seat_one(create_game, service):
     move = players[seat].view().get_json()["legal_moves"][0]
     body = assert_problem(players[other].move(move), 409, "not-your-turn")
     assert "legal_moves" not in body  # never another seat's moves
-    assert service.store.load(game["id"]).version == view["version"]
+    assert service.store.games.load(game["id"]).version == view["version"]
 
 
 def test_illegal_move_lists_only_the_seats_own_legal_moves(create_game, service):
@@ -84,12 +84,12 @@ def test_illegal_move_lists_only_the_seats_own_legal_moves(create_game, service)
     body = assert_problem(players[seat].move({"type": "play", "tile": not_mine}), 409, "illegal-move")
     assert body["legal_moves"] == view["legal_moves"]
     assert all(m.get("tile") in own for m in body["legal_moves"] if m["type"] == "play")
-    assert service.store.load(game["id"]).version == view["version"]
+    assert service.store.games.load(game["id"]).version == view["version"]
 
 
 def test_ambiguous_move_lists_the_places(create_game, service):
     game, players, _ = two_humans(create_game)
-    rules = domino.from_dict(service.store.load(game["id"]).doc["state"]).rules
+    rules = domino.from_dict(service.store.games.load(game["id"]).doc["state"]).rules
     state = domino.testing.position(rules, layout="[6-6]", hands=["6-4 1-0", "2-2 3-3"], to_move=0, rest="boneyard")
     set_position(service, game["id"], state)
     body = assert_problem(players[0].move({"type": "play", "tile": "6-4"}), 409, "ambiguous-move")
@@ -119,7 +119,7 @@ def test_malformed_moves_are_422_and_change_nothing(create_game, service, move):
     game, players, _ = two_humans(create_game)
     seat, view = to_move(players)
     assert_problem(players[seat].move(move), 422, "invalid-request")
-    assert service.store.load(game["id"]).version == view["version"]
+    assert service.store.games.load(game["id"]).version == view["version"]
 
 
 def test_body_errors_on_moves(client, create_game):
@@ -167,7 +167,7 @@ def test_move_idempotency_key_replays_the_first_answer(create_game, service):
     again = players[seat].move(move, **{"Idempotency-Key": "m-1"})
     assert first.status_code == again.status_code == 200
     assert first.get_json() == again.get_json()
-    assert service.store.load(game["id"]).version == view["version"] + 1
+    assert service.store.games.load(game["id"]).version == view["version"] + 1
     assert_problem(players[seat].move({"type": "pass"}, **{"Idempotency-Key": "m-1"}), 422, "invalid-request")
 
 
@@ -195,12 +195,12 @@ def test_prefer_return_minimal_answers_a_move_without_the_view(create_game, serv
     again = players[seat].move(view["legal_moves"][0], **{"Idempotency-Key": "k"})
     assert set(first.get_json()) == {"id", "variant", "version", "seat", "status"}
     assert again.get_json()["hand"] == players[seat].view().get_json()["hand"]
-    assert again.get_json()["version"] == first.get_json()["version"] == service.store.load(game["id"]).version
+    assert again.get_json()["version"] == first.get_json()["version"] == service.store.games.load(game["id"]).version
 
 
 def test_game_over_is_409(create_game, service):
     game, players, _ = two_humans(create_game)
-    rules = domino.from_dict(service.store.load(game["id"]).doc["state"]).rules
+    rules = domino.from_dict(service.store.games.load(game["id"]).doc["state"]).rules
     # Seat 0 plays its last tile: the round (and with a target of 1 point, the game) ends.
     rules = domino.Rules.from_dict({**rules.to_dict(), "target_score": 1})
     state = domino.testing.position(rules, layout="[6-6]", hands=["6-4", "2-2 3-3"], to_move=0, rest="boneyard")
@@ -249,9 +249,9 @@ def test_20_concurrent_moves_exactly_one_lands(app, create_game, service, named_
     assert codes.count(200) == 1, codes
     assert all(code in (409, 412) for code in codes if code != 200), codes
     # The stored game is consistent: one version more, one tile fewer, the events of that version once.
-    rec = service.store.load(game["id"])
+    rec = service.store.games.load(game["id"])
     assert rec.version == own["version"] + 1
     state = domino.from_dict(rec.doc["state"])
     assert len(state.hands[seat]) == len(own["hand"]) - (1 if move["type"] == "play" else -1)
-    events = service.store.events(game["id"], after_version=own["version"])
+    events = service.store.games.events(game["id"], after_version=own["version"])
     assert events and all(eid.startswith(f"{own['version'] + 1}-") for eid, _ in events)

@@ -69,12 +69,12 @@ def _listening(service, *queues: str):  # type: ignore[no-untyped-def]
     """A registered (not working) RQ worker on each of this test's ``queues`` (bots, simulations, webhooks)."""
     from rq import SimpleWorker
 
-    from workers import queues as q
+    from api.queues import SERIALIZER, Queues
 
     store = service.store
-    names = {"bots": q.bots_queue, "simulations": q.simulations_queue, "webhooks": q.webhooks_queue}
+    names = Queues(store).by_purpose()
     workers = [
-        SimpleWorker([names[queue](store).name], connection=store.worker_connection(), serializer=q.SERIALIZER)
+        SimpleWorker([names[queue].name], connection=store.worker_connection(), serializer=SERIALIZER)
         for queue in queues
     ]
     for worker in workers:

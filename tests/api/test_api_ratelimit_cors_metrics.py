@@ -123,5 +123,5 @@ def test_a_big_limit_is_counted_in_batches_and_still_holds(settings, service):
     codes = [(a if i % 3 else b).get("/v1/bots").status_code for i in range(420)]
     assert codes[:390].count(200) == 390
     assert codes.count(200) <= 400 and codes[-1] == 429
-    counted = int(service.store.queue_redis.get(service.store.rate_key("127.0.0.1")))
+    counted = int(service.store.queue_redis.get(service.store.limits.key("127.0.0.1")))
     assert counted >= 400

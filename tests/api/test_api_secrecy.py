@@ -51,7 +51,7 @@ def test_spectator_and_opponent_never_see_a_hidden_tile(client, create_game, ser
     checked = 0
     illegal_tried = False
     for _ in range(200):
-        state = domino.from_dict(service.store.load(game_id).doc["state"])
+        state = domino.from_dict(service.store.games.load(game_id).doc["state"])
         if state.finished:
             break
         responses = []
@@ -81,10 +81,10 @@ def test_spectator_and_opponent_never_see_a_hidden_tile(client, create_game, ser
         resp = clients[mover].move(view["legal_moves"][-1])  # draws when it can: exercises private draws
         assert resp.status_code == 200
         # The mover's own answer shows its own hand, never the other's.
-        after = domino.from_dict(service.store.load(game_id).doc["state"])
+        after = domino.from_dict(service.store.games.load(game_id).doc["state"])
         if not after.finished:
             assert not tiles_in(resp.get_json()) & hidden_from(after, mover)
-    assert state.finished or domino.from_dict(service.store.load(game_id).doc["state"]).finished
+    assert state.finished or domino.from_dict(service.store.games.load(game_id).doc["state"]).finished
     assert checked > 20
 
 
@@ -95,7 +95,7 @@ def test_history_before_the_end_hides_others_draws_and_after_reveals_everything(
     game_id = data["game"]["id"]
     drawn_seen = False
     for _ in range(300):
-        state = domino.from_dict(service.store.load(game_id).doc["state"])
+        state = domino.from_dict(service.store.games.load(game_id).doc["state"])
         if state.finished:
             break
         mover = state.to_move
@@ -160,12 +160,12 @@ def test_events_stale_moves_and_out_of_turn_errors_never_show_a_hidden_tile_or_t
         [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 1}, seed="events-secrecy"
     )
     game_id = data["game"]["id"]
-    doc = service.store.load(game_id).doc
+    doc = service.store.games.load(game_id).doc
     secrets_ = (domino.from_dict(doc["state"]).seed, doc["salt"])
     clients = {0: players[0], 1: players[1], None: spectator}
     seen = 0
     for _ in range(200):
-        rec = service.store.load(game_id)
+        rec = service.store.games.load(game_id)
         state = domino.from_dict(rec.doc["state"])
         if state.finished:
             break
@@ -208,7 +208,7 @@ def test_tokens_are_stored_hashed_and_one_games_token_is_useless_in_another(clie
         assert secret.encode() not in stored, "a raw token or ticket is stored in Redis"
 
     a_id, b_id = a["game"]["id"], b["game"]["id"]
-    version_b = service.store.version(b_id)
+    version_b = service.store.games.version(b_id)
     for token in (a_players[0].token, a_players[1].token):
         auth = {"Authorization": f"Bearer {token}"}
         for resp in (
@@ -223,4 +223,4 @@ def test_tokens_are_stored_hashed_and_one_games_token_is_useless_in_another(clie
             assert resp.get_json()["type"] == "/problems/unauthorized"
     # A stream ticket of game A is no ticket in game B either.
     assert client.get(f"/v1/games/{b_id}/events?ticket={ticket}").status_code == 401
-    assert service.store.version(b_id) == version_b
+    assert service.store.games.version(b_id) == version_b

@@ -128,26 +128,26 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
         assert players[view["seat"]].move({**view["legal_moves"][0], "expected_version": view["version"]}).status_code == 200
     import orjson
 
-    game_events = [i.decode() for i, _ in store.redis.xrange(store.events_key(game_id))]
-    latest_turn, notice = orjson.loads(store.redis.hget(store.state_key(game_id), "t"))
-    assert notice["public"]["type"] == "turn_started" and "turn_started" not in str(store.redis.xrange(store.events_key(game_id)))
+    game_events = [i.decode() for i, _ in store.redis.xrange(store.games.events_key(game_id))]
+    latest_turn, notice = orjson.loads(store.redis.hget(store.games.state_key(game_id), "t"))
+    assert notice["public"]["type"] == "turn_started" and "turn_started" not in str(store.redis.xrange(store.games.events_key(game_id)))
     last_version, last_n = map(int, game_events[-1].split("-"))
     assert latest_turn == f"{last_version}-{last_n + 1}", "the notice ends the latest commit"
     expected = game_events + [latest_turn]
     for count in (1, 2, 3, 500):  # page through everything, as SSE does with its cursor
         seen, cursor = [], "0-0"
-        while entries := store.read_events(game_id, cursor, count=count):
+        while entries := store.games.read_events(game_id, cursor, count=count):
             seen += [sid for sid, _ in entries]
             cursor = entries[-1][0]
         assert seen == expected, count
     # An event stream's follower (its own connection) reads exactly the same, and gives the connection back.
     # (On a cluster it reads through the cluster client, which finds the game's node for each read.)
-    pool = None if store.cluster else store.blocking_connection().connection_pool
+    pool = None if store.connections.cluster else store.connections.blocking().connection_pool
     for count in (1, 2, 500):
-        follower = store.follow(game_id)
+        follower = store.games.follow(game_id)
         seen, cursor = [], "0-0"
         while entries := follower.read(cursor, count=count):
-            assert entries == store.read_events(game_id, cursor, count=count)
+            assert entries == store.games.read_events(game_id, cursor, count=count)
             seen += [sid for sid, _ in entries]
             cursor = entries[-1][0]
         assert seen == expected and follower.read(cursor, block_ms=50) == []
@@ -155,8 +155,8 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
         follower.close()
         assert pool is None or not pool._in_use_connections
     # A reader that stopped between the last event and its notice gets the notice at once.
-    assert [sid for sid, _ in store.read_events(game_id, game_events[-1])] == [latest_turn]
-    assert store.read_events(game_id, latest_turn) == []
+    assert [sid for sid, _ in store.games.read_events(game_id, game_events[-1])] == [latest_turn]
+    assert store.games.read_events(game_id, latest_turn) == []
     # A client far behind gets every event, but of the turn notices only the current one.
     page = client.get(events_url(game_id, after=0)).get_json()
     assert [e["type"] for e in page["events"]].count("turn_started") == 1
@@ -165,7 +165,7 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
 
 def play_to_the_end(service, players, game_id: str) -> None:  # type: ignore[no-untyped-def]
     for _ in range(500):
-        state = domino.from_dict(service.store.load(game_id).doc["state"])
+        state = domino.from_dict(service.store.games.load(game_id).doc["state"])
         if state.finished:
             return
         player = players[state.to_move]

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from api import simulations
+from api.service.simulations import play, stats
+from api.service.simulations.spec import make_spec
 from api.config import Settings
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
@@ -96,9 +97,9 @@ def test_cancel_stops_it_and_keeps_the_results(client, run_simulations, service)
     cancelled = resp.get_json()
     assert cancelled["status"] == "cancelled" and cancelled["finished_at"]
     assert cancelled["games_done"] == mid["games_done"] > 0
-    from workers.queues import simulations_queue
+    from api.queues import Queues
 
-    assert len(simulations_queue(service.store)) == 0, "the chunks not started were taken off the queue"
+    assert len(Queues(service.store).simulations) == 0, "the chunks not started were taken off the queue"
     run_simulations()  # and never run
     after = client.get(f"/v1/simulations/{sim['id']}").get_json()
     assert after["status"] == "cancelled"
@@ -111,17 +112,17 @@ def test_cancel_stops_it_and_keeps_the_results(client, run_simulations, service)
 def test_a_running_chunk_stops_at_a_cancel_and_adds_nothing(client, service, monkeypatch):
     sim = _create(client, games=200, seed="stop")
     store = service.store
-    real = simulations.play_game
+    real = play.play_game
     played = []
 
     def play_then_cancel(*args):  # type: ignore[no-untyped-def]
         played.append(args[2])
         if len(played) == 3:
-            store.end_simulation(sim["id"], "cancelled")
+            store.simulations.end(sim["id"], "cancelled")
         return real(*args)
 
-    monkeypatch.setattr(simulations, "play_game", play_then_cancel)
-    assert simulations.run_chunk(store, sim["id"], 0) == "stopped: cancelled"
+    monkeypatch.setattr(play, "play_game", play_then_cancel)
+    assert service.run_chunk(sim["id"], 0) == "stopped: cancelled"
     assert len(played) == 3
     after = client.get(f"/v1/simulations/{sim['id']}").get_json()
     assert after["status"] == "cancelled" and after["games_done"] == 0 and after["chunks_done"] == 0
@@ -164,19 +165,19 @@ def test_invalid_input_is_a_422_naming_the_field(client, body, field):
 
 
 def test_wilson_and_mean_intervals():
-    lo, hi = simulations.wilson(50, 100)  # type: ignore[misc]
+    lo, hi = stats.wilson(50, 100)  # type: ignore[misc]
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
-    lo, hi = simulations.wilson(0, 10)  # type: ignore[misc]
+    lo, hi = stats.wilson(0, 10)  # type: ignore[misc]
     assert lo == 0 and hi == pytest.approx(0.2775, abs=1e-4)
-    assert simulations.wilson(0, 0) is None
-    mean, ci = simulations.mean_ci(6, 14, 3)  # 1, 2, 3
+    assert stats.wilson(0, 0) is None
+    mean, ci = stats.mean_ci(6, 14, 3)  # 1, 2, 3
     assert mean == 2 and ci == pytest.approx((2 - 1.96 * (1 / 3) ** 0.5, 2 + 1.96 * (1 / 3) ** 0.5), abs=1e-3)
 
 
 def test_search_bots_default_to_the_budget_their_strength_was_measured_with() -> None:
     import domino.bots
 
-    spec = simulations.make_spec(Settings(), "block", ["expert", "club"], games=2)
+    spec = make_spec(Settings(), "block", ["expert", "club"], games=2)
     assert spec.search_nodes == {"expert": domino.bots.get("expert").bench_nodes, "club": domino.bots.get("club").bench_nodes}  # type: ignore[attr-defined]
     assert spec.search_nodes["expert"] > spec.search_nodes["club"] > 1
-    assert simulations.make_spec(Settings(), "block", ["greedy", "random"], games=2).search_nodes is None
+    assert make_spec(Settings(), "block", ["greedy", "random"], games=2).search_nodes is None

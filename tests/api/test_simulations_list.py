@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from api import simulations
+from api.service.simulations import runner
 
 
 def _create(client, **body):  # type: ignore[no-untyped-def]
@@ -44,8 +44,8 @@ def test_newest_first_in_pages_without_repeats_or_gaps(client):
 def test_a_cursor_between_simulations_of_one_instant_neither_repeats_nor_skips(client, service):
     ids = [_create(client) for _ in range(5)]
     store = service.store
-    instant = store.queue_redis.zscore(store.simulations_key, ids[2])
-    store.queue_redis.zadd(store.simulations_key, {sim_id: instant for sim_id in ids[1:4]})
+    instant = store.queue_redis.zscore(store.simulations.index_key, ids[2])
+    store.queue_redis.zadd(store.simulations.index_key, {sim_id: instant for sim_id in ids[1:4]})
     pages = _all_pages(client, "/v1/simulations?limit=2")
     listed = [sim_id for page in pages for sim_id in page]
     assert listed == [ids[4], *sorted(ids[1:4], reverse=True), ids[0]]
@@ -59,7 +59,7 @@ def test_status_filter(client, run_simulations):
     assert client.delete(f"/v1/simulations/{cancelled}").status_code == 200
     by_status = {
         status: [s["id"] for s in client.get(f"/v1/simulations?status={status}").get_json()["simulations"]]
-        for status in simulations.STATUSES
+        for status in runner.STATUSES
     }
     assert by_status == {"queued": [queued_new, queued_old], "running": [], "finished": [done], "cancelled": [cancelled], "failed": []}
     page = client.get("/v1/simulations?status=queued&limit=1").get_json()
@@ -73,7 +73,7 @@ def test_a_filtered_page_reads_a_bounded_part_of_the_index(client, run_simulatio
     run_simulations()
     for _ in range(5):
         _create(client)
-    monkeypatch.setattr(simulations, "LIST_SCAN", 2)
+    monkeypatch.setattr(runner, "LIST_SCAN", 2)
     pages = _all_pages(client, "/v1/simulations?status=finished&limit=10")
     assert pages == [[], [], [done]], "short pages with a next cursor, then the match"
 
@@ -81,13 +81,13 @@ def test_a_filtered_page_reads_a_bounded_part_of_the_index(client, run_simulatio
 def test_a_simulation_whose_record_expired_leaves_the_list_and_the_index(client, service):
     ids = [_create(client) for _ in range(4)]
     store = service.store
-    store.queue_redis.delete(store.simulation_key(ids[1]))
-    store.queue_redis.pexpire(store.simulation_key(ids[2]), 1)
+    store.queue_redis.delete(store.simulations.key(ids[1]))
+    store.queue_redis.pexpire(store.simulations.key(ids[2]), 1)
     time.sleep(0.05)
     assert _all_pages(client, "/v1/simulations?limit=1") == [[ids[3]], [ids[0]]]
     for gone in ids[1:3]:
-        assert store.queue_redis.zscore(store.simulations_key, gone) is None
-    assert store.queue_redis.zcard(store.simulations_key) == 2
+        assert store.queue_redis.zscore(store.simulations.index_key, gone) is None
+    assert store.queue_redis.zcard(store.simulations.index_key) == 2
 
 
 def test_creating_drops_index_entries_past_the_expiry_whose_records_are_gone(client, service):
@@ -96,23 +96,23 @@ def test_creating_drops_index_entries_past_the_expiry_whose_records_are_gone(cli
     gone, refreshed = _create(client), _create(client)
     now = time.time()
     # Both created long ago; `refreshed` still has its record (a chunk counted since renewed its expiry).
-    store.queue_redis.zadd(store.simulations_key, {gone: now - ttl - 60, refreshed: now - ttl - 30})
-    store.queue_redis.delete(store.simulation_key(gone))
+    store.queue_redis.zadd(store.simulations.index_key, {gone: now - ttl - 60, refreshed: now - ttl - 30})
+    store.queue_redis.delete(store.simulations.key(gone))
     new = _create(client)
-    assert store.queue_redis.zscore(store.simulations_key, gone) is None
+    assert store.queue_redis.zscore(store.simulations.index_key, gone) is None
     assert [s["id"] for s in client.get("/v1/simulations").get_json()["simulations"]] == [new, refreshed]
 
 
 def test_the_index_expires_and_every_write_to_a_record_renews_it(client, service, run_simulations):
     store, ttl = service.store, service.settings.simulation_ttl
     _create(client)
-    assert 0 < store.queue_redis.ttl(store.simulations_key) <= ttl
-    store.queue_redis.expire(store.simulations_key, 100)
+    assert 0 < store.queue_redis.ttl(store.simulations.index_key) <= ttl
+    store.queue_redis.expire(store.simulations.index_key, 100)
     _create(client)
-    assert store.queue_redis.ttl(store.simulations_key) > ttl - 10
-    store.queue_redis.expire(store.simulations_key, 100)
+    assert store.queue_redis.ttl(store.simulations.index_key) > ttl - 10
+    store.queue_redis.expire(store.simulations.index_key, 100)
     run_simulations(max_jobs=1)  # a counted chunk renews its record's expiry, and the index's
-    assert store.queue_redis.ttl(store.simulations_key) > ttl - 10
+    assert store.queue_redis.ttl(store.simulations.index_key) > ttl - 10
 
 
 def _cursor(text: str) -> str:

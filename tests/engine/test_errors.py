@@ -1,4 +1,4 @@
-"""The engine's error types (DESIGN.md §2), rules validation (RULES.md §6) and the tile text round trip."""
+"""The engine's error types, rules validation (docs/rules.md#options) and the tile text round trip."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from engine_helpers import DRAW, PASS, P, T, plays, position, rules
 
 
 def opened_draw_game() -> domino.State:
-    """draw, 2 players: B opened 6-6; A (seat 0) holds 6-1 and 6-3 among others (RULES.md W2)."""
+    """draw, 2 players: B opened 6-6; A (seat 0) holds 6-1 and 6-3 among others (worked example W2)."""
     r = rules("draw")
     a, b = "5-5 6-1 3-2 4-0 2-2 1-0 6-3", "6-6 5-4 3-1 0-0 4-2 6-5 2-1"
     hands = tuple(tuple(T(x) for x in h.split()) for h in (a, b))
@@ -192,7 +192,7 @@ def test_errors_share_one_base() -> None:
 # -- InvalidRulesError -----------------------------------------------------------------------------
 
 FORBIDDEN = [
-    # RULES.md §6 "Validation"
+    # Options refused in combination (docs/rules.md#options)
     ("teams needs 4 players", "draw", 2, {"teams": "partners_opposite"}, "teams"),
     ("teams needs 4 players (3)", "block", 3, {"teams": "partners_opposite"}, "teams"),
     ("teams only in line games", "mexican_train", 4, {"teams": "partners_opposite"}, "teams"),
@@ -270,7 +270,7 @@ ALLOWED = [
     ("draw_family", 2, {"match_end": "fixed_rounds", "rounds": 5}),
     ("draw", 2, {"set_max_pips": 1, "hand_size": 1}),
     ("draw", 2, {"set_max_pips": 18, "hand_size": 20}),
-    ("block", 2, {"draw_policy": "draw_one"}),  # draw_policy applies to block (RULES.md §6 table)
+    ("block", 2, {"draw_policy": "draw_one"}),  # draw_policy applies to block (docs/rules.md#draw_policy)
     ("block", 3, {"draw_policy": "draw_until_playable"}),
     ("draw", 2, {"draw_policy": "draw_one"}),
     ("mexican_train", 4, {"set_max_pips": 9, "hand_size": 8}),

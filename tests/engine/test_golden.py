@@ -126,7 +126,7 @@ def test_same_rules_seed_and_moves_give_the_same_state(preset: str, players: int
 
 
 def _reference_deal(seed: str, n: int, players: int, hand_size: int) -> tuple[list[list[str]], list[str]]:
-    """DESIGN.md §2, written out independently: Fisher–Yates over the set in canonical order (0-0, 1-0, 1-1,
+    """The shuffle, written out independently: Fisher–Yates over the set in canonical order (0-0, 1-0, 1-1,
     ...), draw i for position k taken from SHA-256("seed|round|deal|i|attempt"), first 8 bytes big-endian,
     rejected while in the incomplete last block."""
     import hashlib

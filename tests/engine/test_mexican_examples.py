@@ -1,4 +1,5 @@
-"""RULES.md §7 W18–W23 (Mexican Train) with their exact outcomes, plus the §3.4 rules they do not reach."""
+"""Worked examples W18–W23 (Mexican Train) with their exact outcomes, plus the rules they do not reach
+(docs/rules.md#mexican_train)."""
 
 from __future__ import annotations
 

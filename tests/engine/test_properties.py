@@ -2,7 +2,7 @@
 
 Every step of every game checks: all tiles accounted for once; the seat to move has a legal move; every
 legal move applies; illegal moves raise an engine error and change nothing; the codec round-trips; views
-hide every tile they must; scores change only as RULES.md §4 says (checked against an independent oracle).
+hide every tile they must; scores change only as docs/rules.md#scoring-a-round says (checked against an independent oracle).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def line_rules(draw: st.DrawFn) -> domino.Rules:
 
 
 def oracle_ends(board: domino.LineBoard) -> list[int]:
-    """Open end values: left, right, and up/down once both spinner sides are covered (RULES.md §3.3.5)."""
+    """Open end values: left, right, and up/down once both spinner sides are covered (docs/rules.md#the-spinner)."""
     if not board.line:
         return []
     ends = [board.line[0][0], board.line[-1][1]]
@@ -93,7 +93,7 @@ def oracle_ends(board: domino.LineBoard) -> list[int]:
 
 
 def oracle_count(board: domino.LineBoard) -> int:
-    """RULES.md §3.3.6."""
+    """The All Fives count (docs/rules.md#counting-the-ends)."""
     tiles = board.line + board.up + board.down
     if len(tiles) == 1:
         return tiles[0][0] + tiles[0][1]
@@ -106,7 +106,7 @@ def r5(x: int) -> int:
 
 
 def oracle_award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
-    """RULES.md §4, §3.3.7, §3.5: what each seat gains at the end of the round (a team's award on both)."""
+    """docs/rules.md#scoring-a-round, #all_fives, #team-play: what each seat gains at the end of the round (a team's award on both)."""
     n = r.players
     pips = res.pips_left
     out = [0] * n
@@ -171,7 +171,7 @@ def oracle_award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
 
 
 def oracle_legal(s: domino.State) -> set[Any]:
-    """RULES.md §2.6, written from its table: the legal moves of the seat to move."""
+    """docs/rules.md#the-line-games, written out independently: the legal moves of the seat to move."""
     r, hand, board = s.rules, s.hands[s.turn], s.board
     if not board.line:
         return {Play(s.lead)} if s.lead is not None else {Play(t) for t in hand}
@@ -255,7 +255,7 @@ def can_draw(s: domino.State) -> bool:
 
 
 def check_not_blocked(s: domino.State) -> None:
-    """While a round is on and the line has started, somebody can still draw or place (RULES.md §2.8)."""
+    """While a round is on and the line has started, somebody can still draw or place (docs/rules.md#the-line-games)."""
     if s.outcome is not None or not s.board.line:
         return
     ends = set(oracle_ends(s.board))
@@ -310,7 +310,7 @@ def check_step(before: domino.State, move: domino.Move, after: domino.State, eve
         c = oracle_count(after.board)
         pts = next(e.data["points"] for e in events if e.type == "tile_played")
         assert pts == (c if r.scoring == "all_fives" and c % 5 == 0 and c > 0 else 0)
-    # turn order (RULES.md §2.1, §2.6)
+    # turn order (docs/rules.md#seats-turns-and-moves)
     if not ended and after.outcome is None:
         if isinstance(move, Draw):
             assert after.turn == before.turn and after.drawn == before.drawn + 1
@@ -318,7 +318,7 @@ def check_step(before: domino.State, move: domino.Move, after: domino.State, eve
             assert after.turn == (before.turn + 1) % r.players
         else:
             assert after.turn == before.turn and not before.board.line
-    # the match end (RULES.md §2.10)
+    # the match end (docs/rules.md#the-match)
     if after.outcome is not None:
         o = after.outcome
         best = max(after.scores)
@@ -358,7 +358,7 @@ def play_random_game(r: domino.Rules, seed: int, check_all_moves: bool = True, m
             try:
                 domino.step(s, bad)
             except DominoError as e:
-                # Error messages name only public facts and the mover's own input (DESIGN.md §2, Views).
+                # Error messages name only public facts and the mover's own input (docs/rules.md#what-a-seat-may-see).
                 own_input = {bad.tile} if isinstance(bad, Play) else set()
                 assert tiles_named(str(e)) <= may_name | own_input, str(e)
                 for m in getattr(e, "legal_moves", ()) + getattr(e, "options", ()):

@@ -1,4 +1,4 @@
-"""DESIGN.md §7: ``mypy --strict domino/`` must pass."""
+"""``mypy --strict domino/`` must pass."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §7 worked examples for the line games (W1–W17, W24–W26), each with its exact expected outcome."""
+"""Worked examples for the line games (W1–W17, W24–W26), each with its exact expected outcome."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def last(state: domino.State) -> domino.RoundResult:
 
 
 BLOCKING_LAYOUT = "[0-6][6-5][5-0]"  # both ends show 0; the hands used with it hold no 0
-NO_DRAW = 100  # a boneyard_reserve larger than any boneyard: nobody may draw (RULES.md §6: allowed)
+NO_DRAW = 100  # a boneyard_reserve larger than any boneyard: nobody may draw (allowed: docs/rules.md#boneyard_reserve)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -643,7 +643,7 @@ def test_W26_2b_other_end() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Match ends beyond the worked examples (RULES.md §2.10, §3.5)
+# Match ends beyond the worked examples (docs/rules.md#the-match, #team-play)
 
 
 def test_fixed_rounds_team_tie_is_a_shared_win_with_no_team() -> None:
@@ -673,7 +673,7 @@ def test_target_tie_plays_another_round() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Later rounds: who opens (RULES.md §2.7 next_round_starter, §3.3.3)
+# Later rounds: who opens (docs/rules.md#next_round_starter)
 
 
 def test_all_fives_previous_winner_leads_any_tile_without_extra_play() -> None:
@@ -706,7 +706,7 @@ def test_draw_round_two_reapplies_the_starting_rule() -> None:
 
 
 def test_opener_without_a_placement_passes_the_turn_at_once() -> None:
-    # all_fives: A leads 6-6 and holds nothing with a 6, so the extra play ends with no move (RULES.md §2.7).
+    # all_fives: A leads 6-6 and holds nothing with a 6, so the extra play ends with no move (docs/rules.md#opener_extra_play).
     r = rules("all_fives")
     s = domino.new_game(r, deal=deal(r, "6-6 5-0 4-1 3-2 2-0 1-0 0-0", "6-5 5-5 4-4 3-3 2-2 1-1 5-4"))
     s = domino.apply(s, Play(T("6-6")))

@@ -21,7 +21,7 @@ def _app(settings, cluster: LocalCluster):  # type: ignore[no-untyped-def]
 
 def _owner(store, game_id: str) -> int:  # type: ignore[no-untyped-def]
     """The port of the master that holds the game now."""
-    return int(store.redis.get_node_from_key(store.state_key(game_id)).port)
+    return int(store.redis.get_node_from_key(store.games.state_key(game_id)).port)
 
 
 def test_a_master_killed_mid_game_play_goes_on_after_failover_with_503s_between_and_no_answered_move_lost(
@@ -80,7 +80,7 @@ def test_resharding_the_slots_of_live_games_loses_nothing_and_answers_no_503(set
     by_address = {m["address"]: m_id for m_id, m in masters.items()}
 
     def place(table: Table) -> tuple[str, int]:  # (master id, slot's offset in the master's first range)
-        key = store.state_key(table.game_id)
+        key = store.games.state_key(table.game_id)
         node = store.redis.get_node_from_key(key)
         m_id = by_address[f"{node.host}:{node.port}"]
         return m_id, store.redis.keyslot(key) - first_slot[m_id]

@@ -47,9 +47,9 @@ def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(se
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
         assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
-    assert 1 <= store.redis.ttl(store.state_key(game_id)) <= 2  # alive after 2.4 s: each move refreshed it
+    assert 1 <= store.redis.ttl(store.games.state_key(game_id)) <= 2  # alive after 2.4 s: each move refreshed it
     assert client.post(f"/v1/games/{game_id}/resign", headers=auth).status_code == 200
-    assert store.redis.ttl(store.state_key(game_id)) <= 1
+    assert store.redis.ttl(store.games.state_key(game_id)) <= 1
     time.sleep(1.3)
     assert client.get(f"/v1/games/{game_id}").status_code == 404
 
@@ -72,8 +72,8 @@ def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, ru
     service.sweep(now=time.time() + 3600)  # what a later sweep sees
     store = service.store
     q = store.queue_redis
-    assert q.zcard(store.due_key) == 0 and q.hlen(store.attempt_key) == 0
-    assert q.zcard(store.turns_due_key) == 0
+    assert q.zcard(store.bots_due.due_key) == 0 and q.hlen(store.bots_due.attempt_key) == 0
+    assert q.zcard(store.turns_due.due_key) == 0
     without_ttl = []
     for conn in (store.redis, q):
         for key in conn.scan_iter(match=f"{store.prefix}:*"):

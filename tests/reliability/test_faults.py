@@ -99,7 +99,7 @@ def gunicorn_factory():  # type: ignore[no-untyped-def]
 
 
 def _state(service, game_id):  # type: ignore[no-untyped-def]
-    rec = service.store.load(game_id)
+    rec = service.store.games.load(game_id)
     return rec.version, domino.from_dict(rec.doc["state"])
 
 
@@ -110,7 +110,7 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, creat
     from rq.registry import StartedJobRegistry
 
     from workers import sweep
-    from workers.queues import bots_queue
+    from api.queues import Queues
 
     # Every bot turn thinks 1 s (the longest a seat may ask for), so a kill lands mid-turn; the sweep
     # re-enqueues a turn not played 2 s after it became due.
@@ -125,7 +125,7 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, creat
     second = None
     stop = threading.Event()
     try:
-        registry = StartedJobRegistry(queue=bots_queue(service.store))
+        registry = StartedJobRegistry(queue=Queues(service.store).bots)
         started = _wait(lambda: registry.get_job_ids(), 30)
         assert started, "the worker never started a bot turn"
         time.sleep(0.3)  # well inside the 1 s think
@@ -162,14 +162,14 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
     from rq.job import Job
     from rq.registry import StartedJobRegistry
 
-    from api import simulations
-    from api.service import Service
+    from api.service.service import Service
+    from api.service.simulations.spec import SimulationRequest
     from workers import sweep
-    from workers.queues import SERIALIZER, simulations_queue
+    from api.queues import SERIALIZER, Queues
 
     quick = Service(replace(settings, simulation_chunk_seconds=1.0))  # chunks of about half a second here
     body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 7000, "seed": "killed"}
-    sim_id, sim = simulations.create(quick.store, **body)
+    sim_id, sim = quick.create_simulation(SimulationRequest(**body))
     assert sim["chunks_total"] >= 6
     worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
     env = _env(settings)
@@ -184,8 +184,8 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
         return found[0]
 
     try:
-        registry = StartedJobRegistry(queue=simulations_queue(service.store))
-        assert _wait(lambda: simulations.get(service.store, sim_id)["chunks_done"] >= 2, 60)
+        registry = StartedJobRegistry(queue=Queues(service.store).simulations)
+        assert _wait(lambda: service.simulation(sim_id)["chunks_done"] >= 2, 60)
         conn = service.store.rq_connection()
 
         def running() -> list[str]:  # a chunk its work horse has started (not one only taken off the queue)
@@ -199,7 +199,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
             os.kill(pid, signal.SIGKILL)
         first.wait(5)
         (killed,) = registry.get_job_ids(cleanup=False)
-        before = simulations.get(service.store, sim_id)
+        before = service.simulation(sim_id)
         assert before["status"] == "running" and before["chunks_done"] < before["chunks_total"]
         if last_try:
             job = Job.fetch(killed, connection=conn, serializer=SERIALIZER)
@@ -211,14 +211,14 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
         # hands it back to RQ, which queues it again (a retry: it had two), or fails it and the simulation.
         assert sweep_in_a_thread(time.time() + 3600) == 1
         if last_try:
-            failed = simulations.get(service.store, sim_id)
+            failed = service.simulation(sim_id)
             assert failed["status"] == "failed" and failed["error"].startswith(f"chunk {killed.rsplit('-', 1)[1]}: ")
             assert "AbandonedJobError" in failed["error"]
             return
-        assert killed in simulations_queue(service.store).job_ids
+        assert killed in Queues(service.store).simulations.job_ids
         second = subprocess.Popen([*worker_cmd, "--burst"], env=env, cwd=ROOT, start_new_session=True)
         assert second.wait(120) == 0
-        done = simulations.get(service.store, sim_id)
+        done = service.simulation(sim_id)
         print(f"\nfault: simulation worker and work horse SIGKILLed in {killed} after {before['chunks_done']} chunks; "
               f"the simulation finished with {done['games_done']} games")  # fmt: skip
         assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"]
@@ -229,9 +229,9 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
                 proc.kill()
                 proc.wait(10)
     # The same simulation run by one worker that nobody killed: the same counts, every game once.
-    same_id, _ = simulations.create(quick.store, **body)
+    same_id, _ = quick.create_simulation(SimulationRequest(**body))
     assert run_simulations()
-    same = simulations.get(service.store, same_id)
+    same = service.simulation(same_id)
     keys = ("games_done", "deals_done", "chunks_done", "results", "draws", "rounds")
     assert {k: done[k] for k in keys} == {k: same[k] for k in keys}
 
@@ -293,7 +293,7 @@ def test_redis_gone_is_a_fast_503_nothing_half_written_and_the_same_app_recovers
         seat, move, version = mover_and_move()
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         store = app.extensions["domino.service"].store
-        events_before = store.redis.xlen(store.events_key(game_id))
+        events_before = store.redis.xlen(store.games.events_key(game_id))
 
         timings = {}
         for how in ("killed", "frozen"):
@@ -323,7 +323,7 @@ def test_redis_gone_is_a_fast_503_nothing_half_written_and_the_same_app_recovers
             resp = _wait(lambda: (r := client.get(f"/v1/games/{game_id}", headers=auth)).status_code == 200 and r, 5)
             assert resp, "the app did not recover after Redis came back"
             assert resp.get_json()["version"] == version
-            assert store.redis.xlen(store.events_key(game_id)) == events_before
+            assert store.redis.xlen(store.games.events_key(game_id)) == events_before
         print(f"\nfault: Redis killed -> 503 in {timings['killed'] * 1000:.0f} ms; frozen -> 503 in {timings['frozen'] * 1000:.0f} ms")
         assert timings["killed"] < 1.0
         assert timings["frozen"] < 1.0  # one 0.5 s socket timeout: a timeout is not retried
@@ -374,7 +374,7 @@ def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the
     assert answers and isinstance(answers[0], httpx.HTTPError), "the client should have lost its answer"
 
     after, state_after = _state(service, game_id)
-    events = service.store.events(game_id)
+    events = service.store.games.events(game_id)
     last_event_version = int(events[-1][0].split("-")[0])
     assert last_event_version == after  # state and event stream agree: never in between
     if where == "before":
@@ -491,4 +491,4 @@ def test_a_chunked_body_over_the_limit_is_413_on_gunicorn(settings, create_game,
         timeout=10,
     )
     assert resp.status_code == 413 and resp.headers["content-type"].startswith("application/problem+json")
-    assert service.store.version(game_id) == 0
+    assert service.store.games.version(game_id) == 0

@@ -17,7 +17,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from workers import sweep as sweep_mod
-from workers.queues import SERIALIZER, webhooks_queue
+from api.queues import SERIALIZER, Queues
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -100,7 +100,7 @@ def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]
     from rq import SimpleWorker
 
     conn = service.store.worker_connection()
-    SimpleWorker([webhooks_queue(service.store).name], connection=conn, serializer=SERIALIZER).work(
+    SimpleWorker([Queues(service.store).webhooks.name], connection=conn, serializer=SERIALIZER).work(
         burst=True, logging_level="WARNING"
     )
 
@@ -210,7 +210,7 @@ def test_the_reference_client_finishes_a_game_against_two_computer_players(live_
 def test_webhooks_into_our_own_network_are_refused_unless_allowed(settings, monkeypatch):
     from dataclasses import replace
 
-    from api import webhooks
+    from api.service import webhooks
     from api.app import create_app
 
     for url in ("http://127.0.0.1:9/", "http://10.1.2.3/x", "http://[::1]/", "http://169.254.169.254/latest",

@@ -15,7 +15,7 @@ import pytest
 from rq.job import Job
 
 from workers import jobs
-from workers.queues import SERIALIZER, bot_job_id, bots_queue
+from api.queues import SERIALIZER, Queues, bot_job_id
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -54,18 +54,18 @@ def test_four_bots_finish_on_their_own(create_game, run_bots, service):
     final = spectator.view().get_json()
     assert final["status"] == "finished", final
     assert final["winners"]
-    assert len(bots_queue(service.store)) == 0
+    assert len(Queues(service.store).bots) == 0
 
 
 def test_bot_jobs_are_json_with_versioned_ids_and_idempotent(create_game, run_bots, service):
     data, players, _ = create_game([{"bot": "greedy"}, {"name": "Ana"}], seed="bot-first-2")
     game_id = data["game"]["id"]
-    queue = bots_queue(service.store)
-    state = domino.from_dict(service.store.load(game_id).doc["state"])
+    queue = Queues(service.store).bots
+    state = domino.from_dict(service.store.games.load(game_id).doc["state"])
     if state.to_move != 0:  # the human opens: let it, so the bot is to move
         view = players[1].view().get_json()
         players[1].move(view["legal_moves"][0])
-    version = service.store.load(game_id).version
+    version = service.store.games.load(game_id).version
     job_id = bot_job_id(game_id, version, 0)
     assert queue.job_ids == [job_id]
     raw = service.store.rq_connection().hget(f"rq:job:{job_id}", "data")
@@ -76,37 +76,37 @@ def test_bot_jobs_are_json_with_versioned_ids_and_idempotent(create_game, run_bo
     assert jobs.bot_turn(game_id, version - 1) == "stale"
     assert jobs.bot_turn(game_id, version) == "played"
     assert jobs.bot_turn(game_id, version) == "stale"
-    assert service.store.load(game_id).version == version + 1
+    assert service.store.games.load(game_id).version == version + 1
     run_bots()  # the queued original is now stale: a no-op
-    assert service.store.load(game_id).version == version + 1
+    assert service.store.games.load(game_id).version == version + 1
     assert jobs.bot_turn("nosuchgame000000", 3) == "gone"
 
 
 def test_the_sweep_re_enqueues_a_stalled_bot_turn(create_game, run_bots, service):
     data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "greedy"}])
     game_id = data["game"]["id"]
-    queue = bots_queue(service.store)
+    queue = Queues(service.store).bots
     # The worker was killed: the job is lost, only the bot-due entry remains.
     queue.empty()
-    assert service.store.bot_due(game_id) is not None
-    assert service.sweep() == []  # not due yet
+    assert service.store.bots_due.due_at(game_id) is not None
+    assert service.sweep().bots == []  # not due yet
     requeued = service.sweep(now=time.time() + service.settings.bot_due_delay + 0.01)
-    assert requeued == [(game_id, 0)]
+    assert requeued.bots == [(game_id, 0, 1)]
     assert queue.job_ids == [bot_job_id(game_id, 0, 1)]
     assert run_bots()
     assert spectator.view().get_json()["status"] == "finished"
     # Once the game is over, the sweep drops its entry.
     service.sweep(now=time.time() + 3600)
-    assert service.store.bot_due(game_id) is None
+    assert service.store.bots_due.due_at(game_id) is None
 
 
 def test_the_sweep_drops_entries_of_games_no_bot_waits_in(create_game, service):
     data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
     game_id = data["game"]["id"]
-    service.store.mark_bot_due(game_id, time.time() - 1)
-    service.store.mark_bot_due("nosuchgame000000", time.time() - 1)
-    assert service.sweep() == []
-    assert service.store.bot_due(game_id) is None and service.store.bot_due("nosuchgame000000") is None
+    service.store.bots_due.mark(game_id, time.time() - 1)
+    service.store.bots_due.mark("nosuchgame000000", time.time() - 1)
+    assert service.sweep().bots == []
+    assert service.store.bots_due.due_at(game_id) is None and service.store.bots_due.due_at("nosuchgame000000") is None
 
 
 def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-def]
@@ -118,7 +118,7 @@ def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-d
         [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL
     )
     deadline = time.monotonic() + 30
-    while Worker.count(connection=store.rq_connection(), queue=bots_queue(store)) < 1:
+    while Worker.count(connection=store.rq_connection(), queue=Queues(store).bots) < 1:
         if time.monotonic() > deadline or worker.poll() is not None:
             stop_worker(worker)
             raise AssertionError("the worker did not start")
@@ -128,7 +128,7 @@ def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-d
 
 def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
     """The human's POST returns at once and the bots' replies arrive within a fraction of a second."""
-    from api.service import Service
+    from api.service.service import Service
 
     worker = start_worker(Service(settings).store)
     try:
@@ -181,7 +181,7 @@ def stop_worker(worker: subprocess.Popen[bytes]) -> None:
 def test_an_idle_worker_stops_promptly_on_sigterm(settings):
     from rq import Worker
 
-    from api.service import Service
+    from api.service.service import Service
 
     store = Service(settings).store
     for _ in range(3):
@@ -192,7 +192,7 @@ def test_an_idle_worker_stops_promptly_on_sigterm(settings):
             worker.terminate()
             assert worker.wait(5) == 0, "a warm shutdown, not the default SIGTERM action"
             assert time.monotonic() - t0 < 2
-            assert Worker.count(connection=store.rq_connection(), queue=bots_queue(store)) == 0, "it deregistered"
+            assert Worker.count(connection=store.rq_connection(), queue=Queues(store).bots) == 0, "it deregistered"
         finally:
             if worker.poll() is None:
                 worker.kill()

@@ -12,10 +12,11 @@ from dataclasses import replace
 import pytest
 from rq.job import Job
 
-from api import simulations
+from api.service.simulations import play
+from api.service.simulations.spec import Spec, make_spec
 from api.config import Settings
 from workers import jobs
-from workers.queues import SERIALIZER, chunk_job_id, simulations_queue
+from api.queues import SERIALIZER, Queues, chunk_job_id
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -66,13 +67,13 @@ def test_a_seeded_simulation_gives_the_same_results_with_one_and_two_workers(cli
 
 
 def test_results_do_not_depend_on_the_chunk_size(settings):
-    spec = simulations.make_spec(settings, "draw", ["greedy", "random", "random"], 60, seed="chunks", duplicate=True)
+    spec = make_spec(settings, "draw", ["greedy", "random", "random"], 60, seed="chunks", duplicate=True)
     totals = []
     for chunk_deals in (1, 3, 7, 20):
         s = replace(spec, chunk_deals=chunk_deals, chunks=-(-spec.deals // chunk_deals))
         total: Counter[str] = Counter()
         for c in range(s.chunks):
-            total.update(simulations.play_chunk(s, c))
+            total.update(play.play_chunk(s, c))
         totals.append(total)
     assert all(t == totals[0] for t in totals)
     assert totals[0]["games"] == 60
@@ -87,15 +88,15 @@ def test_a_chunk_run_twice_is_counted_once(client, service, run_simulations):
     # Again by the job (a retry after its worker died): skipped before playing.
     assert jobs.run_chunk(sim["id"], 0) == "skipped: done"
     # Two workers that both played chunk 1 at the same time: only the first add counts.
-    spec = simulations.Spec.from_json(store.load_simulation(sim["id"])[0]["spec"])
-    counts = {f"c:{k}": v for k, v in simulations.play_chunk(spec, 1).items()}
-    assert store.add_simulation_chunk(sim["id"], 1, counts) == 1
-    assert store.add_simulation_chunk(sim["id"], 1, counts) == 0
+    spec = Spec.from_json(store.simulations.load(sim["id"])[0]["spec"])
+    counts = {f"c:{k}": v for k, v in play.play_chunk(spec, 1).items()}
+    assert store.simulations.add_chunk(sim["id"], 1, counts) == 1
+    assert store.simulations.add_chunk(sim["id"], 1, counts) == 0
     # And through RQ: the whole queue, then chunk 0's job requeued and run again.
     run_simulations()
     done = _get(client, sim["id"])
     assert done["status"] == "finished" and done["games_done"] == 500
-    queue = simulations_queue(store)
+    queue = Queues(store).simulations
     job = Job.fetch(chunk_job_id(sim["id"], 0), connection=store.rq_connection(), serializer=SERIALIZER)
     queue.enqueue_job(job)
     run_simulations()
@@ -105,14 +106,14 @@ def test_a_chunk_run_twice_is_counted_once(client, service, run_simulations):
 
 
 def test_duplicate_mode_plays_every_deal_in_every_rotation(client, run_simulations, monkeypatch):
-    real = simulations.play_game
+    real = play.play_game
     calls = []
 
     def record(spec, rules, deal, rotation):  # type: ignore[no-untyped-def]
-        calls.append((deal, rotation, simulations.game_seed(spec, deal), spec.lineup(rotation)))
+        calls.append((deal, rotation, play.game_seed(spec, deal), spec.lineup(rotation)))
         return real(spec, rules, deal, rotation)
 
-    monkeypatch.setattr(simulations, "play_game", record)
+    monkeypatch.setattr(play, "play_game", record)
     sim = _create(client, strategies=["greedy", "random", "random"], games=30, seed="dup", duplicate=True)
     assert sim["mode"] == "duplicate" and sim["rotations"] == 3 and sim["deals_total"] == 10
     run_simulations()  # SimpleWorker: the jobs run in this process, through the patched function
@@ -138,7 +139,7 @@ def test_a_chunk_that_fails_on_every_attempt_fails_the_simulation(client, servic
     def boom(*args):  # type: ignore[no-untyped-def]
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(simulations, "play_game", boom)
+    monkeypatch.setattr(play, "play_game", boom)
     run_simulations()  # chunk 0 fails, is retried twice, then chunk_failed marks the simulation failed
     failed = _get(client, sim["id"])
     assert failed["status"] == "failed"
@@ -148,7 +149,7 @@ def test_a_chunk_that_fails_on_every_attempt_fails_the_simulation(client, servic
 
 def _chunks_queued(store, sim_id: str) -> list[int]:  # type: ignore[no-untyped-def]
     prefix = f"sim-{sim_id}-"
-    return [int(j[len(prefix) :]) for j in simulations_queue(store).job_ids if j.startswith(prefix)]
+    return [int(j[len(prefix) :]) for j in Queues(store).simulations.job_ids if j.startswith(prefix)]
 
 
 def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client, service, run_simulations):
@@ -171,23 +172,23 @@ def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client,
     run_simulations()
     done = _get(client, big["id"])
     assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 3000
-    assert len(simulations_queue(store)) == 0
+    assert len(Queues(store).simulations) == 0
 
 
 def test_a_chunk_queues_the_next_once_even_when_run_again(client, service, monkeypatch):
     store = service.store
     sim = _create(client, games=3000, seed="again")
     window = store.settings.simulation_window
-    real = simulations.play_game
+    real = play.play_game
 
     def die(*args):  # type: ignore[no-untyped-def]
         raise RuntimeError("the worker died")
 
-    monkeypatch.setattr(simulations, "play_game", die)
+    monkeypatch.setattr(play, "play_game", die)
     with pytest.raises(RuntimeError):
         jobs.run_chunk(sim["id"], 0)  # a first attempt that dies while playing has queued the next chunk
     assert _chunks_queued(store, sim["id"]) == [*range(window), window]
-    monkeypatch.setattr(simulations, "play_game", real)
+    monkeypatch.setattr(play, "play_game", real)
     assert jobs.run_chunk(sim["id"], 0) == "counted"  # its retry does not queue it again
     assert jobs.run_chunk(sim["id"], 0) == "skipped: done"  # nor does a run of a chunk already counted
     assert _chunks_queued(store, sim["id"]) == [*range(window), window]
@@ -196,18 +197,18 @@ def test_a_chunk_queues_the_next_once_even_when_run_again(client, service, monke
 def test_the_window_grows_with_the_simulation_workers(service):
     from rq import Worker
 
-    from workers.queues import simulation_window
+    from api.queues import Queues
 
     store = service.store
-    assert simulation_window(store) == store.settings.simulation_window
+    assert Queues(store).simulation_window() == store.settings.simulation_window
     workers = [
-        Worker([simulations_queue(store)], connection=store.worker_connection(), serializer=SERIALIZER, name=f"w{i}-{store.prefix}")
+        Worker([Queues(store).simulations], connection=store.worker_connection(), serializer=SERIALIZER, name=f"w{i}-{store.prefix}")
         for i in range(3)
     ]
     for w in workers:
         w.register_birth()
     try:
-        assert simulation_window(store) == 6, "twice the workers listening, when that is more"
+        assert Queues(store).simulation_window() == 6, "twice the workers listening, when that is more"
     finally:
         for w in workers:
             w.register_death()

@@ -5,15 +5,12 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api import events
-from api.app import current_service
-from api.extensions import Blueprint, no_body
-from api.resources.common import bearer_token, json_response
+from api.extensions import Blueprint, current_service, no_body
+from api.resources.common import SEAT_AUTH, bearer_token, json_response
 from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, TicketSchema
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
 
-SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 LAST_EVENT_ID = {
     "name": "Last-Event-ID",
     "in": "header",
@@ -101,19 +98,15 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     with `expected_version` = the event's `version`, without reading the view first. Only the current
     turn's notice is kept: a client catching up on several changes gets the last one only, and the
     history has none."""
-    service = current_service()
     token = bearer_token()
     if after == -1:
         after = None
     if _wants_sse():
-        seat, finished = events.resolve_seat(service, game_id, token, ticket)
         last = flask.request.headers.get("Last-Event-ID")
-        cursor = events.parse_last_event_id(last) if last else events.cursor_after(after)
+        frames = current_service().sse(game_id, token, ticket, last, after)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
-        return flask.Response(
-            events.sse(service, game_id, seat, cursor, finished), mimetype="text/event-stream", headers=headers
-        )
-    page = events.long_poll(service, game_id, token, ticket, after, wait)
+        return flask.Response(frames, mimetype="text/event-stream", headers=headers)
+    page = current_service().long_poll(game_id, token, ticket, after, wait)
     return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
 
 
@@ -137,5 +130,5 @@ def create_ticket(game_id: str) -> flask.Response:
     `EventSource` cannot send an `Authorization` header: open `.../events?ticket=<ticket>` instead. The
     ticket is not the seat token, reads only this seat's events, and expires (`expires_in` seconds). No
     body is needed."""
-    body: dict[str, Any] = events.create_ticket(current_service(), game_id, bearer_token())
+    body: dict[str, Any] = current_service().stream_ticket(game_id, bearer_token())
     return json_response(body, status=201, headers={"Cache-Control": "no-store"})

@@ -6,10 +6,10 @@ from typing import Any
 import marshmallow as ma
 from apispec import APISpec
 
-from api.events import STREAM_ID
+from api.resources.common import END
 from api.resources.moves.schemas import MoveSchema
 from api.resources.seats.schemas import LobbySeatSchema
-from domino.moves import _END as END_TEXT
+from api.service.events import STREAM_ID
 
 TILE = r"^\d{1,2}-\d{1,2}$"
 
@@ -122,7 +122,7 @@ class TilePlayedEventSchema(_EventSchema):
     end = ma.fields.String(
         required=True,
         allow_none=True,
-        validate=ma.validate.Regexp(END_TEXT),
+        validate=ma.validate.Regexp(END),
         metadata={
             "description": "where: `left`, `right`, `up` or `down` in line games (null: the round's opening "
             "tile); `train:<seat>` or `mexican` in Mexican Train"

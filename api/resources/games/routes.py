@@ -5,21 +5,23 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.app import current_service
-from api.extensions import BODY_PROBLEMS, Blueprint
-from api.resources.common import bearer_token, etag, idempotency_key, if_none_match_hits, json_response, view_headers
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.resources.common import (
+    IDEMPOTENCY_KEY,
+    SEAT_AUTH,
+    VIEW_HEADERS,
+    bearer_token,
+    etag,
+    idempotency_key,
+    if_none_match_hits,
+    json_response,
+    view_headers,
+)
+from api.service.create import GameRequest
 from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema, HistorySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
 
-SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's view
-IDEMPOTENCY_KEY = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "maxLength": 255},
-    "description": "A retry with the same key gets the first answer.",
-}
 IF_NONE_MATCH = {
     "name": "If-None-Match",
     "in": "header",
@@ -27,12 +29,6 @@ IF_NONE_MATCH = {
     "schema": {"type": "string"},
     "description": 'The view\'s ETag (`"<version>"`): 304 when unchanged.',
 }
-VIEW_HEADERS = {
-    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
-    "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
-    "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
-}
-
 CREATE_EXAMPLE = {
     "variant": "draw",
     "rules": {"target_score": 100},
@@ -58,15 +54,15 @@ def create_game(body: dict[str, Any]) -> flask.Response:
 
     Answers with the first human seat's view (else the spectator's) and one token per human seat.
     The tokens are shown only here."""
-    view, tokens, version, game_id = current_service().create_game(
+    request = GameRequest(
         body["variant"],
         body["seats"],
         rules=body.get("rules"),
         seed=body.get("seed"),
         unlisted=body.get("unlisted", False),
-        idempotency_key=idempotency_key(),
         turn_timeout_s=body.get("turn_timeout_s"),
     )
+    view, tokens, version, game_id = current_service().create_game(request, idempotency_key())
     headers = {"Location": f"/v1/games/{game_id}", "ETag": etag(version), "Cache-Control": "no-store"}
     return json_response({"game": view, "tokens": tokens}, status=201, headers=headers)
 
@@ -80,7 +76,7 @@ def get_game(game_id: str) -> flask.Response:
     """Read a game: a seat's view with its seat token, else the spectator's
 
     A seat's view shows its hand and, on its turn, its legal moves; nobody sees another seat's tiles."""
-    view, version, seat = current_service().get_view_unless(game_id, bearer_token(), if_none_match_hits)
+    view, version, seat = current_service().view(game_id, bearer_token(), if_none_match_hits)
     if view is None:
         return flask.Response(status=304, headers=view_headers(version, seat))
     return json_response(view, headers=view_headers(version, seat))

@@ -1,23 +1,18 @@
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 import marshmallow as ma
 
-
-def _no_control_chars(value: str) -> None:
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in value):
-        raise ma.ValidationError("must not contain control or format characters")
-    if not value.strip():
-        raise ma.ValidationError("must not be blank")
+from api.resources.common import no_control_chars
+from api.service.webhooks import check_url
 
 
 class SeatSchema(ma.Schema):
     """A human (`name`) or a computer player (`bot`); exactly one of the two."""
 
     name = ma.fields.String(
-        validate=[ma.validate.Length(min=1, max=40), _no_control_chars],
+        validate=[ma.validate.Length(min=1, max=40), no_control_chars],
         metadata={"description": "a human's name, 1-40 characters, no control characters", "example": "Ana"},
     )
     bot = ma.fields.String(
@@ -39,7 +34,7 @@ class SeatSchema(ma.Schema):
         validate=ma.validate.Length(min=1, max=2000),
         metadata={
             "description": "with `name`: a hosted bot. On its turn a worker POSTs its view here, signed as Standard "
-            "Webhooks with the seat's `webhook_secret` (returned once in `tokens`)",
+            "Webhooks with the seat's `webhook_secret` (returned once in `tokens`); the protocol: docs/hosted-bots.md",
             "example": "https://bots.example.com/domino",
         },
     )
@@ -51,8 +46,6 @@ class SeatSchema(ma.Schema):
         if "think_ms" in data and "bot" not in data:
             raise ma.ValidationError("only a computer player (`bot`) has a think time", "think_ms")
         if "webhook" in data:
-            from api.webhooks import check_url
-
             if "name" not in data:
                 raise ma.ValidationError("a hosted bot has a `name` and a `webhook`", "webhook")
             problem = check_url(data["webhook"])
@@ -62,12 +55,14 @@ class SeatSchema(ma.Schema):
 
 class CreateGameSchema(ma.Schema):
     variant = ma.fields.String(
-        required=True, validate=ma.validate.Length(min=1, max=64), metadata={"description": "a preset from `GET /v1/variants`"}
+        required=True,
+        validate=ma.validate.Length(min=1, max=64),
+        metadata={"description": "a preset from `GET /v1/variants` (its rules: docs/rules.md)"},
     )
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides (RULES.md §6); `players` comes from the seats"},
+        metadata={"description": "option overrides (docs/rules.md#options); `players` comes from the seats"},
     )
     seats = ma.fields.List(
         ma.fields.Nested(SeatSchema),
@@ -156,14 +151,14 @@ class TrainBoardSchema(ma.Schema):
 
 
 class GameViewSchema(ma.Schema):
-    """A seat's or the spectator's view of a game (DESIGN §3)."""
+    """A seat's or the spectator's view of a game."""
 
     class Meta:
         unknown = ma.INCLUDE
 
     id = ma.fields.String()
     variant = ma.fields.String()
-    rules = ma.fields.Dict(metadata={"description": "the resolved options"})
+    rules = ma.fields.Dict(metadata={"description": "the resolved options (docs/rules.md#options)"})
     status = ma.fields.String(metadata={"enum": ["waiting", "playing", "finished", "aborted"]})
     version = ma.fields.Integer()
     round = ma.fields.Integer()

@@ -1,15 +1,11 @@
 from __future__ import annotations
 
 import flask
-from rq import Worker
 
 from api import errors as E
-from api.app import current_service
-from api.extensions import Blueprint, problem_response
+from api.extensions import Blueprint, current_service, problem_response
 from api.resources.common import json_response
 from api.resources.health.schemas import HealthSchema, ReadySchema
-from api.store import StoreUnavailable, translated
-from workers.queues import bots_queue, simulations_queue, webhooks_queue
 
 blp = Blueprint("health", __name__, url_prefix="", description="Liveness and readiness.")
 
@@ -44,21 +40,7 @@ def readyz() -> flask.Response:
 
     `checks` also counts the workers on the `simulations` and `webhooks` queues, for information only:
     readiness never fails when they are 0, since a deployment may run without simulations or hosted bots."""
-    store = current_service().store
-    checks: dict[str, object] = {}
-    try:
-        checks["redis"] = {"ok": True, **store.ping()}
-        conn = store.rq_connection()
-        with translated():
-            workers = Worker.count(connection=conn, queue=bots_queue(store))
-            checks["bots_workers"] = workers
-            checks["simulations_workers"] = Worker.count(connection=conn, queue=simulations_queue(store))
-            checks["webhooks_workers"] = Worker.count(connection=conn, queue=webhooks_queue(store))
-    except StoreUnavailable as exc:
-        checks.setdefault("redis", {"ok": False, "error": str(exc)})
-        return problem_response(E.UNAVAILABLE, "Redis does not answer.", {"checks": checks}, {"Cache-Control": "no-store"})
-    if workers < 1:
-        return problem_response(
-            E.UNAVAILABLE, "No worker listens on the bots queue.", {"checks": checks}, {"Cache-Control": "no-store"}
-        )
+    ready, why, checks = current_service().readiness()
+    if not ready:
+        return problem_response(E.UNAVAILABLE, why, {"checks": checks}, {"Cache-Control": "no-store"})
     return json_response({"status": "ready", "checks": checks}, headers={"Cache-Control": "no-store"})

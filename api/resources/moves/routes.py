@@ -5,12 +5,17 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api import metrics
-from api.app import current_service
 from api.errors import InvalidRequest
-from api.extensions import BODY_PROBLEMS, Blueprint
-from api.resources.common import bearer_token, idempotency_key, json_response, parse_if_match, view_headers
-from api.resources.games.routes import IDEMPOTENCY_KEY, VIEW_HEADERS
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.resources.common import (
+    IDEMPOTENCY_KEY,
+    VIEW_HEADERS,
+    bearer_token,
+    idempotency_key,
+    json_response,
+    parse_if_match,
+    view_headers,
+)
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.moves.schemas import MoveSchema
 
@@ -83,10 +88,7 @@ def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
         expected = header_version
     token = bearer_token()
     minimal = prefers_minimal(flask.request.headers.get("Prefer"))
-    view, version = current_service().play_move(
-        game_id, body, token=token, expected_version=expected, idempotency_key=idempotency_key(), minimal=minimal
-    )
-    metrics.count_move(view["variant"])
+    view, version = current_service().play_move(game_id, body, token, expected, idempotency_key(), minimal)
     headers = view_headers(version, view["seat"])
     headers["Vary"] += ", Prefer"
     if minimal:

@@ -5,11 +5,8 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api import lobby, turns
-from api.app import current_service
-from api.extensions import BODY_PROBLEMS, Blueprint, no_body
-from api.resources.common import bearer_token, json_response, view_headers
-from api.resources.games.routes import VIEW_HEADERS
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
+from api.resources.common import VIEW_HEADERS, bearer_token, json_response, view_headers
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
 
@@ -45,7 +42,7 @@ def list_games(status: str, limit: int, before: float | None = None) -> flask.Re
 
     Paginated: `limit` games (at most 100) per page; follow `next`. Games created with `"unlisted": true`
     never appear; a game leaves the lobby when its last seat is taken, it ends or it expires."""
-    games, next_before = lobby.list_waiting(current_service(), before, limit)
+    games, next_before = current_service().lobby(before, limit)
     next_url = None if next_before is None else f"/v1/games?status={status}&limit={limit}&before={next_before!r}"
     return json_response(
         {"games": games, "next_before": next_before, "next": next_url}, headers={"Cache-Control": "no-cache"}
@@ -70,7 +67,7 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
 
     Of many concurrent claims of one seat exactly one wins; the others get 409 `seat-taken`. When the last
     open seat is taken the game starts: turn clocks run and computer players move."""
-    view, token, _version = lobby.claim_seat(current_service(), game_id, seat, body["name"])
+    view, token, _version = current_service().claim_seat(game_id, seat, body["name"])
     headers = {"Location": f"/v1/games/{game_id}", "Cache-Control": "no-store"}
     return json_response({"game": view, "seat": seat, "token": token}, status=201, headers=headers)
 
@@ -84,5 +81,5 @@ def resign(game_id: str) -> flask.Response:
     """Resign for the token's seat: the game ends and the other side (seat or team) wins
 
     No body is needed. The events are `resigned` and `game_ended` (reason `resigned`)."""
-    view, version = turns.resign(current_service(), game_id, bearer_token())
+    view, version = current_service().resign(game_id, bearer_token())
     return json_response(view, headers=view_headers(version, view["seat"]))

@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from api.resources.games.schemas import GameViewSchema, _no_control_chars
+from api.resources.common import no_control_chars
+from api.resources.games.schemas import GameViewSchema
 
 
 class ClaimSeatSchema(ma.Schema):
     name = ma.fields.String(
         required=True,
-        validate=[ma.validate.Length(min=1, max=40), _no_control_chars],
+        validate=[ma.validate.Length(min=1, max=40), no_control_chars],
         metadata={"description": "the claimant's name, 1-40 characters, no control characters", "example": "Bo"},
     )
 

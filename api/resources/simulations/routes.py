@@ -5,10 +5,9 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api import simulations
-from api.app import current_service
-from api.extensions import BODY_PROBLEMS, Blueprint
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
 from api.resources.common import json_response
+from api.service.simulations.spec import SimulationRequest
 from api.resources.simulations.schemas import (
     CreateSimulationSchema,
     SimulationListQuerySchema,
@@ -105,8 +104,7 @@ def create_simulation(body: dict[str, Any]) -> flask.Response:
     The games are split into chunks of a few seconds on the `simulations` queue; any number of workers play
     them. With a `seed`, the results are the same however many workers run it. With `duplicate: true`, every
     deal is played once per rotation of the strategies over the seats."""
-    sim_id, sim = simulations.create(
-        current_service().store,
+    request = SimulationRequest(
         body["variant"],
         body["strategies"],
         body["games"],
@@ -114,6 +112,7 @@ def create_simulation(body: dict[str, Any]) -> flask.Response:
         seed=body.get("seed"),
         duplicate=body.get("duplicate", False),
     )
+    sim_id, sim = current_service().create_simulation(request)
     headers = {"Location": f"/v1/simulations/{sim_id}", "Cache-Control": "no-store"}
     return json_response(sim, status=202, headers=headers)
 
@@ -130,7 +129,7 @@ def list_simulations(limit: int, before: tuple[float, str] | None = None, status
     in that status; such a page may hold fewer than `limit` (even none) while `next` goes on. A simulation
     leaves the list when its record expires (`DOMINO_SIMULATION_TTL`: 7 days after its creation or its last
     counted chunk)."""
-    sims, next_before = simulations.list_page(current_service().store, before, limit, status)
+    sims, next_before = current_service().list_simulations(before, limit, status)
     cursor = None if next_before is None else encode_cursor(next_before)
     next_url = None
     if cursor is not None:
@@ -149,7 +148,7 @@ def get_simulation(sim_id: str) -> flask.Response:
 
     Per seat (or team) and strategy: wins, win rate with its 95% Wilson interval, mean points per game with
     its 95% interval; for the games: the share of blocked rounds, rounds per game and moves per round."""
-    return json_response(simulations.get(current_service().store, sim_id), headers={"Cache-Control": "no-store"})
+    return json_response(current_service().simulation(sim_id), headers={"Cache-Control": "no-store"})
 
 
 @blp.route("/<string:sim_id>", methods=["DELETE"])
@@ -160,4 +159,4 @@ def cancel_simulation(sim_id: str) -> flask.Response:
     """Cancel a simulation: chunks not yet started never run; the results so far stay readable
 
     A simulation already over keeps its status."""
-    return json_response(simulations.cancel(current_service().store, sim_id), headers={"Cache-Control": "no-store"})
+    return json_response(current_service().cancel_simulation(sim_id), headers={"Cache-Control": "no-store"})

@@ -7,7 +7,7 @@ from typing import Any
 
 import marshmallow as ma
 
-from api.simulations import STATUSES
+from api.service.simulations.runner import STATUSES
 
 _SIM_ID = re.compile(r"[a-z2-7]{16}")
 
@@ -44,7 +44,7 @@ class CreateSimulationSchema(ma.Schema):
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides (RULES.md §6), as for a game; `players` comes from `strategies`"},
+        metadata={"description": "option overrides (docs/rules.md#options), as for a game; `players` comes from `strategies`"},
     )
     strategies = ma.fields.List(
         ma.fields.String(validate=ma.validate.Length(min=1, max=64)),

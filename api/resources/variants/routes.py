@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import flask
 
-from api.app import current_service
 from api import errors as E
-from api.extensions import Blueprint
+from api.extensions import Blueprint, current_service
 from api.resources.common import json_response
 from api.resources.variants.schemas import VariantsSchema
 

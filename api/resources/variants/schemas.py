@@ -10,5 +10,7 @@ class VariantsSchema(ma.Schema):
         unknown = ma.INCLUDE
 
     presets = ma.fields.Raw(metadata={"description": "the presets (variants) and their defaults"})
-    options = ma.fields.Raw(metadata={"description": "every option: allowed values and defaults"})
+    options = ma.fields.Raw(
+        metadata={"description": "every option: allowed values and defaults (what each does: docs/rules.md#options)"}
+    )
     limits = ma.fields.Raw(metadata={"description": "seats per variant, sizes, ..."})

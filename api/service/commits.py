@@ -1,0 +1,119 @@
+"""The one way a game changes: load -> check -> change -> commit -> retry.
+
+A use case (a move, a resignation, a seat claim) is a ``decide`` function: given the game as loaded, it
+checks the request (raising on bad input: nothing is written) and returns the :class:`Change` to make.
+:meth:`Commits.run` prepares the next turn (:class:`api.service.turns.Turns`), writes the change with one
+compare-and-set, and, when another commit landed first, loads again and asks ``decide`` again, or gives up
+with the use case's own conflict error. The creation of a game commits its first record through
+:meth:`Commits.apply`, the same step without a load.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+import domino
+from api.config import Settings
+from api.errors import GameNotFound
+from api.service.records import GameRecord, StoredEvent, game_record
+from api.service.turns import Plan, Turns, decorate, notice
+from api.service.views import render_view
+from api.store import Store
+
+
+@dataclasses.dataclass
+class Answer:
+    """A move's first answer, kept with its commit so that a retry with the same Idempotency-Key gets it. The
+    view is rendered before the commit (it is written with it), after the turn is prepared (it shows the
+    deadline)."""
+
+    field: str
+    fingerprint: str
+    view: dict[str, Any] | None = None
+
+
+@dataclasses.dataclass
+class Change:
+    doc: GameRecord  # the new record (its deadline is set when the next turn is prepared)
+    state: domino.State  # the new state (also in ``doc``)
+    events: list[StoredEvent]
+    seat: int | None  # whose change it is (its view is the answer)
+    ttl: int
+    auto: bool = False  # made by the server for a seat past its deadline
+    answer: Answer | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Committed:
+    change: Change
+    version: int
+    plan: Plan
+
+
+Decide = Callable[[int, GameRecord], Change]
+
+
+class Commits:
+    def __init__(self, store: Store, settings: Settings, turns: Turns) -> None:
+        self.store = store
+        self.settings = settings
+        self.turns = turns
+
+    def load(self, game_id: str) -> tuple[int, GameRecord]:
+        found = self.store.games.load(game_id)
+        if found is None:
+            raise GameNotFound(f"No game {game_id!r} (it may have expired).")
+        return found.version, game_record(found.doc)
+
+    def current_version(self, game_id: str) -> int:
+        version = self.store.games.version(game_id)
+        if version is None:
+            raise GameNotFound(f"No game {game_id!r} (it may have expired).")
+        return version
+
+    def run(
+        self,
+        game_id: str,
+        decide: Decide,
+        conflict: Callable[[Change], Exception],
+        retry: bool = True,
+        loaded: tuple[int, GameRecord] | None = None,
+    ) -> Committed:
+        """Commit what ``decide`` makes of the current game. ``loaded``: the game as the caller already read it
+        (no second read). On a lost race: load and decide again when ``retry`` (at most
+        ``Settings.conflict_retries`` times), else raise ``conflict(change)``."""
+        for _ in range(self.settings.conflict_retries + 1):
+            version, doc = loaded or self.load(game_id)
+            loaded = None
+            change = decide(version, doc)
+            committed = self.apply(game_id, version, change)
+            if committed is not None:
+                return committed
+            if not retry:
+                break
+        raise conflict(change)
+
+    def apply(self, game_id: str, version: int | None, change: Change) -> Committed | None:
+        """Write ``change`` over ``version`` (None: a new game) with one compare-and-set; None when another
+        commit landed first. GameNotFound when the game has gone."""
+        new_version = 0 if version is None else version + 1
+        plan = self.turns.prepare(game_id, change.doc, change.state, new_version)
+        events = decorate(change.events, plan, change.auto)
+        idem = None
+        if change.answer is not None:
+            ans = change.answer
+            ans.view = render_view(change.doc, new_version, change.state, change.seat)
+            idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
+        result = self.store.games.commit(
+            game_id, version, new_version, change.doc, events, change.ttl, idem, turn=notice(plan)
+        )
+        if not result.ok:
+            if result.current_version is None and version is not None:
+                raise GameNotFound(f"No game {game_id!r} (it may have expired).")
+            return None
+        self.turns.start(game_id, new_version, plan)
+        return Committed(change, new_version, plan)

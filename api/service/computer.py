@@ -1,0 +1,66 @@
+"""What the server plays for a seat: a computer player's move, or a timed-out seat's (the fallback strategy).
+
+Each is a ``choose`` for :meth:`api.service.moves.Moves.play_for_seat`. Randomness is seeded by the game and
+its version, so a job run twice chooses the same move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+
+import domino
+import domino.bots
+from api.service.moves import Choose
+from api.service.records import BOT, MOVING_KINDS, GameRecord
+
+
+def think_budget(think_ms: int | None) -> domino.bots.Budget:
+    """A live computer player's budget: the seat's think time, else the strategy's own default."""
+    if think_ms is None:
+        return domino.bots.Budget()
+    return domino.bots.Budget(deadline=time.monotonic() + think_ms / 1000)
+
+
+def bot_to_move(doc: GameRecord, state: domino.State) -> int | None:
+    """The seat to move when a computer player holds it."""
+    seat = state.to_move
+    if seat is None or doc["seats"][seat]["kind"] != BOT:
+        return None
+    return int(seat)
+
+
+def _rng(salt: str) -> random.Random:
+    return random.Random(hashlib.sha256(salt.encode()).digest())
+
+
+def bot_move(game_id: str, version: int) -> Choose:
+    """The computer player to move chooses, within its seat's think time."""
+
+    def choose(doc: GameRecord, state: domino.State) -> tuple[int, domino.Move] | str:
+        seat = bot_to_move(doc, state)
+        if seat is None:
+            return "no-bot"
+        record = doc["seats"][seat]
+        strategy = domino.bots.get(record.get("bot", ""))
+        view = domino.view(state, seat)
+        return seat, strategy.choose(view, _rng(f"{game_id}:{version}"), think_budget(record.get("think_ms")))
+
+    return choose
+
+
+def timeout_move(game_id: str, version: int, strategy_id: str) -> Choose:
+    """``strategy_id`` moves for the human or hosted seat whose deadline has passed."""
+
+    def choose(doc: GameRecord, state: domino.State) -> tuple[int, domino.Move] | str:
+        deadline = doc.get("deadline")
+        seat = state.to_move
+        if deadline is None or seat is None or state.finished or doc["seats"][seat]["kind"] not in MOVING_KINDS:
+            return "no-deadline"
+        if deadline > time.time():
+            return "not-due"
+        strategy = domino.bots.get(strategy_id)
+        return seat, strategy.choose(domino.view(state, seat), _rng(f"timeout:{game_id}:{version}"), domino.bots.Budget())
+
+    return choose

@@ -1,0 +1,149 @@
+"""Creating a game: check the request, deal, build its first record, commit it; with an Idempotency-Key, the
+first answer (sealed with the key: it holds the seat tokens) answers every retry."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import secrets
+import time
+from typing import Any
+
+import orjson
+
+import domino
+from api.config import Settings
+from api.errors import InvalidRequest
+from api.service import webhooks
+from api.service.commits import Change, Commits
+from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, public_seats, stored_event, waiting
+from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
+from api.service.validation import check_strategy, check_variant, invalid, resolve_rules
+from api.service.views import render_view
+from api.store import Store
+
+Created = tuple[dict[str, Any], list[dict[str, Any]], int, str]  # (view, tokens, version, game id)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRequest:
+    variant: str
+    seats: list[dict[str, Any]]
+    rules: dict[str, Any] | None = None
+    seed: str | None = None
+    unlisted: bool = False
+    turn_timeout_s: float | None = None
+
+
+class Creation:
+    def __init__(self, store: Store, settings: Settings, commits: Commits) -> None:
+        self.store = store
+        self.settings = settings
+        self.commits = commits
+
+    def create(self, req: GameRequest, idempotency_key: str | None = None) -> Created:
+        """Returns (view of the first human seat or the spectator's, tokens, version, game id)."""
+        fp = fingerprint("create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s)
+        key_hash = hashlib.sha256(idempotency_key.encode()).hexdigest() if idempotency_key else None
+        if key_hash and idempotency_key:
+            replay = self._replay(key_hash, idempotency_key, fp)
+            if replay is not None:
+                return replay
+        rules = self._check(req)
+        game_id = new_id()
+        doc, state, tokens = self._first_record(game_id, req, rules)
+        created = {
+            "type": "game_created",
+            "seat": None,
+            "variant": req.variant,
+            "seats": public_seats(doc),
+            "seed_commitment": doc["seed_commitment"],
+            "client_seeded": doc["client_seeded"],
+        }
+        events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
+        first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
+        change = Change(doc, state, events, first_human, self.settings.game_ttl)
+        committed = self.commits.apply(game_id, None, change)
+        if committed is None:  # 80 random bits collided: astronomically unlikely
+            raise RuntimeError("game id collision")
+        if waiting(doc) and not req.unlisted:
+            self.store.lobby.add(game_id, doc["created_at"])
+        view = render_view(doc, committed.version, state, first_human)
+        if key_hash and idempotency_key:
+            blob = orjson.dumps({"fp": fp, "view": view, "tokens": tokens, "version": committed.version, "id": game_id})
+            if not self.store.games.put_create_answer(key_hash, seal(idempotency_key, blob)):
+                # A concurrent request with the same key won: answer as it did, and drop our game.
+                self.store.games.delete(game_id)
+                replay = self._replay(key_hash, idempotency_key, fp)
+                if replay is not None:
+                    return replay
+        return view, tokens, committed.version, game_id
+
+    def _replay(self, key_hash: str, key: str, fp: str) -> Created | None:
+        sealed = self.store.games.create_answer(key_hash)
+        if sealed is None:
+            return None
+        data = orjson.loads(seal(key, sealed))
+        if data["fp"] != fp:
+            raise InvalidRequest("This Idempotency-Key was used with a different request.")
+        return data["view"], data["tokens"], data["version"], data["id"]
+
+    def _check(self, req: GameRequest) -> domino.Rules:
+        """What the schema cannot check: known bots, public webhooks, the shortest turn, the rules."""
+        check_variant(req.variant, req.rules, "seats")
+        for i, seat in enumerate(req.seats):
+            if "bot" in seat:
+                check_strategy(seat["bot"], "seats", i, inner="bot")
+            if seat.get("webhook") and not self.settings.webhook_allow_private:
+                why = webhooks.private_target(seat["webhook"], resolve=False)
+                if why:
+                    raise InvalidRequest(f"Seat {i}'s webhook {why}.", errors={"json": {"seats": {str(i): {"webhook": [why]}}}})
+        least = self.settings.min_turn_timeout
+        if req.turn_timeout_s is not None and req.turn_timeout_s < least:
+            raise invalid("turn_timeout_s", f"at least {least}", f"`turn_timeout_s` must be at least {least}.")
+        return resolve_rules(req.variant, len(req.seats), req.rules, "seats")
+
+    def _first_record(
+        self, game_id: str, req: GameRequest, rules: domino.Rules
+    ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
+        """The game as dealt (version 0): its record, its state, and the tokens (and webhook secrets) shown
+        once."""
+        client_seeded = req.seed is not None
+        seed = req.seed if req.seed is not None else secrets.token_hex(16)  # 128 random bits
+        state = domino.new_game(rules, seed=seed)
+        salt = secrets.token_hex(16)
+        tokens: list[dict[str, Any]] = []
+        seats: list[SeatRecord] = []
+        for i, seat in enumerate(req.seats):
+            if "bot" in seat:
+                record: SeatRecord = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
+                if "think_ms" in seat:
+                    record["think_ms"] = seat["think_ms"]
+            elif seat.get("open"):
+                record = {"seat": i, "name": None, "kind": OPEN}
+            else:
+                token = new_token()
+                record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
+                if seat.get("webhook"):
+                    secret = webhooks.new_secret()  # shown once, like the token
+                    record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
+                    tokens.append({"seat": i, "token": token, "webhook_secret": secret})
+                else:
+                    tokens.append({"seat": i, "token": token})
+            seats.append(record)
+        doc: GameRecord = {
+            "format": 1,
+            "id": game_id,
+            "variant": req.variant,
+            "created_at": time.time(),
+            "unlisted": req.unlisted,
+            "seats": seats,
+            "salt": salt,
+            "seed_commitment": seed_commitment(seed, salt),
+            "client_seeded": client_seeded,
+            "last_moves": {},
+            "turn_timeout_s": req.turn_timeout_s,
+            "deadline": None,
+            "state": domino.to_dict(state),
+        }
+        return doc, state, tokens

@@ -1,0 +1,140 @@
+"""A game's events for clients: long polls and Server-Sent Events over the game's Redis Stream.
+
+Stream ids are ``<version>-<n>``; ``after=V`` means the events of versions greater than V (the XREAD id
+``V-<max>``), ``Last-Event-ID`` resumes after exactly that event. Waiting is a blocking XREAD on the store's
+blocking connection (no lock held, nothing polled). Private details (the tile a seat drew) reach only
+their seat: a seat token (or a stream ticket) gets its own, everyone else the public events.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+import domino.codec
+from api.config import Settings
+from api.errors import InvalidRequest, Unauthorized
+from api.service.commits import Commits
+from api.service.security import authenticate, ticket_hash
+from api.service.views import render_event
+from api.store import Store, StoreUnavailable
+
+MAX_SEQ = 2**64 - 1
+STREAM_ID = re.compile(r"^\d{1,19}-\d{1,19}$")
+
+
+def cursor_after(after: int | None) -> str:
+    """The XREAD id for "events of versions greater than ``after``" (all events for None)."""
+    return "0-0" if after is None else f"{after}-{MAX_SEQ}"
+
+
+def parse_last_event_id(value: str) -> str:
+    value = value.strip()
+    if not STREAM_ID.match(value):
+        raise InvalidRequest(
+            "`Last-Event-ID` must be an event id like `17-2`.", errors={"headers": {"Last-Event-ID": ["not an event id"]}}
+        )
+    return value
+
+
+def sse_frame(event: dict[str, Any]) -> bytes:
+    return b"id: %s\nevent: %s\ndata: %s\n\n" % (event["id"].encode(), event["type"].encode(), orjson.dumps(event))
+
+
+class Events:
+    def __init__(self, store: Store, settings: Settings, commits: Commits) -> None:
+        self.store = store
+        self.settings = settings
+        self.commits = commits
+
+    def ticket(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """A short-lived stream ticket for the token's seat, for ``EventSource`` (which cannot send headers)."""
+        if token is None:
+            raise Unauthorized("A seat token is needed for a stream ticket: `Authorization: Bearer <token>`.")
+        _, doc = self.commits.load(game_id)
+        seat = authenticate(doc, token)
+        assert seat is not None
+        ticket = secrets.token_urlsafe(24)
+        ttl = self.settings.stream_ticket_ttl
+        self.store.games.put_ticket(game_id, ticket_hash(ticket), seat, ttl)
+        return {"ticket": ticket, "seat": seat, "expires_in": ttl, "url": f"/v1/games/{game_id}/events?ticket={ticket}"}
+
+    def reader(self, game_id: str, token: str | None, ticket: str | None) -> tuple[int | None, bool]:
+        """(the caller's seat or None, whether the game is over). Raises 404 for no game, 401 for a bad token
+        or an unknown or expired ticket."""
+        _, doc = self.commits.load(game_id)
+        finished = domino.codec.is_finished(doc["state"])  # a long poll must not decode the whole game
+        if token is not None:
+            return authenticate(doc, token), finished
+        if ticket is not None:
+            seat = self.store.games.ticket_seat(game_id, ticket_hash(ticket))
+            if seat is None:
+                raise Unauthorized("This stream ticket is unknown or expired; get a new one with POST .../events/ticket.")
+            return seat, finished
+        return None, finished
+
+    def long_poll(
+        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float
+    ) -> dict[str, Any]:
+        """The events of versions after ``after``, waiting up to ``wait`` seconds for the first; [] if none
+        came."""
+        seat, finished = self.reader(game_id, token, ticket)
+        cursor = cursor_after(after)
+        block_ms = 0 if finished else int(min(wait, self.settings.max_wait) * 1000)
+        entries = self.store.games.read_events(game_id, cursor)
+        if not entries and block_ms:
+            entries = self.store.games.read_events(game_id, cursor, block_ms=block_ms)
+        events = [render_event(sid, stored, seat) for sid, stored in entries]
+        last_version = events[-1]["version"] if events else after
+        ended = finished or any(e["type"] == "game_ended" for e in events)
+        return {"events": events, "last_version": last_version, "ended": ended, "seat": seat}
+
+    def stream(
+        self, game_id: str, token: str | None, ticket: str | None, last_event_id: str | None, after: int | None
+    ) -> Iterator[bytes]:
+        """Server-Sent Events for the caller, from ``Last-Event-ID`` (else after version ``after``). The caller
+        is checked now, before the stream starts (a 401 or 404 is an answer, not a stream)."""
+        seat, finished = self.reader(game_id, token, ticket)
+        cursor = parse_last_event_id(last_event_id) if last_event_id else cursor_after(after)
+        return self._frames(game_id, seat, cursor, finished)
+
+    def _frames(self, game_id: str, seat: int | None, cursor: str, finished: bool) -> Iterator[bytes]:
+        """One frame per event (``id:`` the stream id), a keep-alive comment when nothing happened for
+        ``keepalive_interval``; the stream ends after ``game_ended`` (or at once when the game was already
+        over and nothing is left), when the game expires, or when Redis fails (the client reconnects with
+        ``Last-Event-ID``)."""
+        follower = self.store.games.follow(game_id)
+        block_ms = max(1, int(self.settings.keepalive_interval * 1000))
+        batch = 500
+        caught_up = False  # a wait is for the next commit: catch up without one first
+        yield b"retry: 2000\n\n"
+        try:
+            while True:
+                wait = caught_up and not finished
+                entries = follower.read(cursor, block_ms=block_ms if wait else None, count=batch)
+                caught_up = len(entries) < batch
+                if not entries:
+                    if not wait and not finished:
+                        continue
+                    if finished or self.store.games.version(game_id) is None:
+                        return
+                    yield b": keep-alive\n\n"
+                    continue
+                # One write per read: a commit's events (a move, then turn_started) arrive together.
+                frames = []
+                for sid, stored in entries:
+                    event = render_event(sid, stored, seat)
+                    frames.append(sse_frame(event))
+                    cursor = sid
+                    if event["type"] == "game_ended":
+                        yield b"".join(frames)
+                        return
+                yield b"".join(frames)
+        except StoreUnavailable:
+            return
+        finally:
+            follower.close()  # also when the client goes away: the server closes the generator

@@ -1,0 +1,41 @@
+"""The lobby: listed games with an open seat, newest first.
+
+A game created with ``{"open": true}`` seats is ``waiting`` (its first round is dealt at creation, nobody
+can move) and, unless ``unlisted``, is in the lobby index. Claiming a seat is a commit like a move
+(:meth:`api.service.moves.Moves.claim_seat`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.service.records import game_record, state_of, waiting
+from api.service.views import lobby_entry
+from api.store import Store
+
+
+def list_waiting(store: Store, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
+    """(games, the cursor of the next page or None). Entries of games that filled up, ended or expired are
+    dropped from the index as they are met."""
+    games: list[dict[str, Any]] = []
+    stale: list[str] = []
+    cursor = before
+    exhausted = False
+    while len(games) < limit and not exhausted:
+        rows = store.lobby.page(cursor, limit - len(games))
+        exhausted = len(rows) < limit - len(games)
+        for game_id, created_at in rows:
+            cursor = created_at
+            found = store.games.load(game_id)
+            doc = None if found is None else game_record(found.doc)
+            if found is None or doc is None or not waiting(doc):
+                stale.append(game_id)
+                continue
+            state = state_of(doc)
+            if state.finished:
+                stale.append(game_id)
+                continue
+            games.append(lobby_entry(doc, found.version, state))
+    store.lobby.remove(*stale)
+    more = len(games) == limit and bool(store.lobby.page(cursor, 1))
+    return games, cursor if more else None

@@ -1,0 +1,210 @@
+"""Changes to a game's play: a move (by a seat token, or for a seat by the server), a resignation, a seat
+claim. Each is a ``decide`` function for the one commit loop (:class:`api.service.commits.Commits`).
+
+A computer player's turn and a timed-out seat's turn are one routine, :meth:`Moves.play_for_seat`: read the
+game once, let a strategy choose, commit on exactly that version (a stale job does nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+import domino
+import domino.bots
+from api.config import Settings
+from api.errors import InvalidRequest, NotStarted, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch
+from api.service import metrics
+from api.service.commits import Answer, Change, Commits, Committed
+from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, state_of, stored_event, waiting
+from api.service.security import authenticate, fingerprint, new_token, token_hash
+from api.service.views import MINIMAL_VIEW, minimal_view, render_view
+from api.store import Store
+
+# What a seat's strategy is asked: the game as read, and its state; it answers (seat, move) or why not.
+Choose = Callable[[GameRecord, domino.State], "tuple[int, domino.Move] | str"]
+
+
+def mismatch(doc: GameRecord, current: int, seat: int | None) -> VersionMismatch:
+    """412: the game is at ``current``; ``seat``'s last accepted move tells a client whether its retry landed."""
+    last = (doc.get("last_moves") or {}).get(str(seat))
+    return VersionMismatch(f"The game is at version {current}.", current_version=current, last_move=last)
+
+
+def moved_by(doc: GameRecord, seat: int, auto: bool) -> str:
+    """The ``by`` label of a move: ``auto``, or the kind of the seat (``human``, ``hosted``, ``bot``)."""
+    return "auto" if auto else doc["seats"][seat]["kind"]
+
+
+class Moves:
+    def __init__(self, store: Store, settings: Settings, commits: Commits) -> None:
+        self.store = store
+        self.settings = settings
+        self.commits = commits
+
+    def _change(
+        self, doc: GameRecord, state: domino.State, version: int, seat: int, move: domino.Move, auto: bool
+    ) -> Change:
+        """``move`` for ``seat`` on the game as loaded at ``version`` (raises on an illegal move)."""
+        if waiting(doc):
+            raise NotStarted("The game is waiting for its open seats to be taken.")
+        new_state, events = domino.step(state, move, seat=seat)  # raises: nothing written
+        last: LastMove = {"version": version + 1, "move": move.to_dict()}
+        last_moves = {**(doc.get("last_moves") or {}), str(seat): last}
+        new_doc: GameRecord = {**doc, "state": domino.to_dict(new_state), "last_moves": last_moves}
+        ttl = self.settings.finished_ttl if new_state.finished else self.settings.game_ttl
+        return Change(new_doc, new_state, [stored_event(e) for e in events], seat, ttl, auto=auto)
+
+    def _played(self, committed: Committed) -> None:
+        change = committed.change
+        assert change.seat is not None
+        metrics.move_played(change.doc["variant"], moved_by(change.doc, change.seat, change.auto))
+
+    def play(
+        self,
+        game_id: str,
+        move_data: dict[str, Any],
+        token: str | None,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+        minimal: bool = False,
+    ) -> tuple[dict[str, Any], int]:
+        """Play, draw or pass for the token's seat: (its view, or the minimal one; the new version)."""
+        move = domino.parse_move(move_data)  # InvalidMoveError -> 422, before any I/O
+
+        def decide(version: int, doc: GameRecord) -> Change:
+            if token is None:
+                raise Unauthorized("A seat token is needed to move: `Authorization: Bearer <token>`.")
+            seat = authenticate(doc, token)
+            assert seat is not None
+            answer = None
+            if idempotency_key:
+                answer = Answer(
+                    hashlib.sha256(f"{seat}:{idempotency_key}".encode()).hexdigest(),
+                    fingerprint("move", move.to_dict(), expected_version),
+                )
+                stored = self.store.games.move_answer(game_id, answer.field)
+                if stored is not None:
+                    first = orjson.loads(stored)
+                    if first["fp"] != answer.fingerprint:
+                        raise InvalidRequest("This Idempotency-Key was used with a different move.")
+                    raise Replayed(first["view"], first["version"])
+            if expected_version is not None and expected_version != version:
+                raise mismatch(doc, version, seat)
+            change = self._change(doc, state_of(doc), version, seat, move, auto=False)
+            change.answer = answer
+            return change
+
+        try:
+            committed = self.commits.run(
+                game_id, decide, self._mismatch_now(game_id), retry=expected_version is None
+            )
+        except Replayed as first:
+            return ({k: first.view[k] for k in MINIMAL_VIEW} if minimal else first.view), first.version
+        self._played(committed)
+        change, version = committed.change, committed.version
+        if minimal:
+            return minimal_view(change.doc, version, change.state, change.seat), version
+        if change.answer is not None and change.answer.view is not None:
+            return change.answer.view, version
+        return render_view(change.doc, version, change.state, change.seat), version
+
+    def _mismatch_now(self, game_id: str) -> Callable[[Change], VersionMismatch]:
+        def conflict(change: Change) -> VersionMismatch:
+            current, doc = self.commits.load(game_id)
+            return mismatch(doc, current, change.seat)
+
+        return conflict
+
+    def play_for_seat(self, game_id: str, version: int, choose: Choose, auto: bool) -> str:
+        """The server's move for a seat (a computer player's, or a timed-out seat's when ``auto``) if the game
+        is still at ``version``: reads the game once. Returns what happened (RQ keeps it as the job's result)."""
+        found = self.store.games.load(game_id)
+        if found is None:
+            return "gone"
+        if found.version != version:
+            return "stale"
+        doc = game_record(found.doc)
+        state = state_of(doc)
+        chosen = choose(doc, state)
+        if isinstance(chosen, str):
+            return chosen
+        seat, move = chosen
+
+        def decide(current: int, doc: GameRecord) -> Change:
+            return self._change(doc, state, current, seat, move, auto)
+
+        def stale(change: Change) -> VersionMismatch:
+            return VersionMismatch("The game has moved on.", current_version=version)
+
+        try:
+            committed = self.commits.run(game_id, decide, stale, retry=False, loaded=(version, doc))
+        except VersionMismatch:
+            return "stale"
+        self._played(committed)
+        return "played"
+
+    def resign(self, game_id: str, token: str | None) -> tuple[dict[str, Any], int]:
+        """The token's seat resigns: the game ends and the other side wins. (view, version)."""
+        if token is None:
+            raise Unauthorized("A seat token is needed to resign: `Authorization: Bearer <token>`.")
+
+        def decide(version: int, doc: GameRecord) -> Change:
+            seat = authenticate(doc, token)
+            assert seat is not None
+            new_state, events = domino.resign(state_of(doc), seat)  # GameOverError -> 409 game-over
+            new_doc: GameRecord = {**doc, "state": domino.to_dict(new_state)}
+            return Change(new_doc, new_state, [stored_event(e) for e in events], seat, self.settings.finished_ttl)
+
+        committed = self.commits.run(game_id, decide, self._kept_changing(game_id))
+        self.store.lobby.remove(game_id)
+        change = committed.change
+        return render_view(change.doc, committed.version, change.state, change.seat), committed.version
+
+    def claim_seat(self, game_id: str, seat: int, name: str) -> tuple[dict[str, Any], str, int]:
+        """Claim open ``seat`` for ``name``: (that seat's view, its token, version). Of many concurrent claims
+        of one seat exactly one commits; the others find it taken when they load again."""
+        token = new_token()
+
+        def decide(version: int, doc: GameRecord) -> Change:
+            if not 0 <= seat < len(doc["seats"]):
+                raise SeatNotFound(f"This game has seats 0 to {len(doc['seats']) - 1}.")
+            if doc["seats"][seat]["kind"] != OPEN:
+                raise SeatTaken(f"Seat {seat} is taken.")
+            state = state_of(doc)
+            if state.finished:
+                raise domino.GameOverError("the game is over")
+            seats: list[SeatRecord] = [{**x} for x in doc["seats"]]
+            seats[seat] = {"seat": seat, "name": name, "kind": HUMAN, "token_hash": token_hash(game_id, token)}
+            new_doc: GameRecord = {**doc, "seats": seats}
+            events: list[Any] = [{"public": {"type": "seat_claimed", "seat": seat, "name": name}}]
+            if not waiting(new_doc):
+                events.append({"public": {"type": "game_started", "seat": None, "turn": state.to_move}})
+            return Change(new_doc, state, events, seat, self.settings.game_ttl)
+
+        committed = self.commits.run(game_id, decide, self._kept_changing(game_id))
+        change = committed.change
+        if not waiting(change.doc):
+            self.store.lobby.remove(game_id)
+        return render_view(change.doc, committed.version, change.state, seat), token, committed.version
+
+    def _kept_changing(self, game_id: str) -> Callable[[Change], VersionMismatch]:
+        def conflict(change: Change) -> VersionMismatch:
+            return VersionMismatch("The game kept changing; retry.", current_version=self.commits.current_version(game_id))
+
+        return conflict
+
+
+class Replayed(Exception):
+    """A retried move (same Idempotency-Key) found its first answer: nothing to commit, answer as then. An
+    exception because it ends the commit loop from inside ``decide`` (on a reload too: a concurrent twin of
+    the request may have committed first)."""
+
+    def __init__(self, view: dict[str, Any], version: int) -> None:
+        super().__init__(version)
+        self.view = view
+        self.version = version

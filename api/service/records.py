@@ -1,0 +1,80 @@
+"""The game record as the store keeps it (JSON in ``<prefix>:{<id>}:state``), typed.
+
+The live document holds what a move needs: the engine's state, the seats, the seed commitment, each seat's
+last accepted move and the current turn's deadline. Events are stored as :class:`StoredEvent`: the public
+form, and for an event with a private detail (the tile a seat drew) the full form and the seat it is for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict, cast
+
+import domino
+
+HUMAN, HOSTED, BOT, OPEN = "human", "hosted", "bot", "open"  # who holds a seat
+MOVING_KINDS = (HUMAN, HOSTED)  # seats that get a deadline; a computer player is moved by the workers
+
+
+class SeatRecord(TypedDict):
+    seat: int
+    name: str | None
+    kind: str  # HUMAN, HOSTED, BOT or OPEN
+    bot: NotRequired[str]  # a computer player's strategy
+    think_ms: NotRequired[int]
+    token_hash: NotRequired[str]  # a human or hosted seat's token, hashed (never the token)
+    webhook: NotRequired[str]  # a hosted bot's URL and signing secret
+    webhook_secret: NotRequired[str]
+
+
+class LastMove(TypedDict):
+    version: int
+    move: dict[str, Any]
+
+
+class GameRecord(TypedDict):
+    format: int
+    id: str
+    variant: str
+    created_at: float
+    unlisted: bool
+    seats: list[SeatRecord]
+    salt: str
+    seed_commitment: str
+    client_seeded: bool
+    last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
+    turn_timeout_s: float | None
+    deadline: float | None  # the current turn's, when it has one
+    state: dict[str, Any]  # domino.to_dict of the engine's state
+
+
+class StoredEvent(TypedDict):
+    public: dict[str, Any]
+    private_to: NotRequired[int]
+    full: NotRequired[dict[str, Any]]
+
+
+def game_record(doc: dict[str, Any]) -> GameRecord:
+    """A document read from the store, as the record it was written as."""
+    return cast(GameRecord, doc)
+
+
+def stored_event(event: domino.Event) -> StoredEvent:
+    """An engine event as stored: public, and in full for the seat its private detail belongs to."""
+    stored: StoredEvent = {"public": event.to_dict()}
+    if event.private_to is not None:
+        stored["private_to"] = event.private_to
+        stored["full"] = event.to_dict(for_seat=event.private_to)
+    return stored
+
+
+def waiting(doc: GameRecord) -> bool:
+    """A game is waiting while a seat is open."""
+    return any(s["kind"] == OPEN for s in doc["seats"])
+
+
+def state_of(doc: GameRecord) -> domino.State:
+    return domino.from_dict(doc["state"])
+
+
+def public_seats(doc: GameRecord) -> list[dict[str, Any]]:
+    return [{"seat": s["seat"], "name": s["name"], "kind": s["kind"]} for s in doc["seats"]]

@@ -1,0 +1,66 @@
+"""Ids, seat tokens, the seed commitment and sealed idempotent answers."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+import orjson
+
+from api.errors import Unauthorized
+from api.service.records import GameRecord
+
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def new_id() -> str:
+    """16 random lowercase base32 characters (80 bits): game and simulation ids."""
+    return "".join(secrets.choice(_B32) for _ in range(16))
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)  # 256 random bits, shown once
+
+
+def token_hash(game_id: str, token: str) -> str:
+    """What we store for a seat token: bound to its game, so a token is useless in another one."""
+    return hashlib.sha256(f"{game_id}:{token}".encode()).hexdigest()
+
+
+def ticket_hash(ticket: str) -> str:
+    return hashlib.sha256(ticket.encode()).hexdigest()
+
+
+def seed_commitment(seed: str, salt: str) -> str:
+    """SHA-256 (hex) of ``<seed>:<salt>``; both are revealed by the history once the game ends."""
+    return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
+
+
+def fingerprint(*parts: Any) -> str:
+    """What a request asked for, so that an Idempotency-Key reused for another request is caught."""
+    return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def seal(key: str, data: bytes) -> bytes:
+    """Seal (or open) a stored create answer (it holds seat tokens) with the client's Idempotency-Key:
+    without the key, the Redis record is useless. One record per key, so a SHAKE-256 keystream is a one-time
+    pad."""
+    pad = hashlib.shake_256(b"domino-idempotency:" + key.encode()).digest(len(data))
+    return bytes(a ^ b for a, b in zip(data, pad))
+
+
+def authenticate(doc: GameRecord, token: str | None) -> int | None:
+    """The seat a token belongs to; None for no token (a spectator); Unauthorized for a wrong one."""
+    if token is None:
+        return None
+    digest = token_hash(doc["id"], token)
+    found: int | None = None
+    for seat in doc["seats"]:
+        stored = seat.get("token_hash")
+        if stored is not None and hmac.compare_digest(stored, digest):
+            found = seat["seat"]
+    if found is None:
+        raise Unauthorized("This token is not a seat token of this game.")
+    return found

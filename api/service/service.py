@@ -1,0 +1,179 @@
+"""The application: one :class:`Service` with one method per use case, used by the routes and the jobs alike.
+
+A method checks its arguments, calls the collaborator that does the work, and returns plain data; the routes
+render it as HTTP, the jobs return it to RQ. The collaborators get the store, the settings and the queues
+(and each other), never the Service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import domino
+import domino.bots
+from api.config import Settings
+from api.queues import Queues
+from api.service import computer
+from api.service.commits import Commits
+from api.service.create import Created, Creation, GameRequest
+from api.service.events import Events
+from api.service.lobby import list_waiting
+from api.service.moves import Moves
+from api.service.records import state_of
+from api.service.security import authenticate
+from api.service.simulations.runner import Cursor, Simulations
+from api.service.simulations.spec import SimulationRequest
+from api.service.sweep import Sweep, SweepReport
+from api.service.turns import Turns
+from api.service.views import render_history, render_view
+from api.service.webhooks import Webhooks
+from api.store import Store, StoreUnavailable
+
+
+class Service:
+    def __init__(self, settings: Settings, store: Store | None = None) -> None:
+        self.settings = settings
+        self.store = store or Store(settings)
+        self.queues = Queues(self.store)
+        self.commits = Commits(self.store, settings, Turns(self.store, settings, self.queues))
+        self.creation = Creation(self.store, settings, self.commits)
+        self.moves = Moves(self.store, settings, self.commits)
+        self.events = Events(self.store, settings, self.commits)
+        self.webhooks = Webhooks(self.store, settings)
+        self.sweeper = Sweep(self.store, settings, self.queues)
+        self.simulations = Simulations(self.store, settings, self.queues)
+
+    # -- reference data -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def variants() -> dict[str, Any]:
+        return domino.describe_variants()
+
+    @staticmethod
+    def bots() -> list[dict[str, Any]]:
+        return list(domino.bots.catalog())
+
+    # -- games ----------------------------------------------------------------------------------------------
+
+    def create_game(self, request: GameRequest, idempotency_key: str | None = None) -> Created:
+        """(the first human seat's view, else the spectator's; the tokens; the version; the game id)."""
+        return self.creation.create(request, idempotency_key)
+
+    def view(
+        self, game_id: str, token: str | None = None, unchanged: Callable[[int], bool] = lambda version: False
+    ) -> tuple[dict[str, Any] | None, int, int | None]:
+        """(view, version, seat): the token's seat's view, or the spectator's without a token; no view (None)
+        when ``unchanged(version)`` (a 304 for ``If-None-Match``: the token is still checked)."""
+        version, doc = self.commits.load(game_id)
+        seat = authenticate(doc, token)
+        if unchanged(version):
+            return None, version, seat
+        return render_view(doc, version, state_of(doc), seat), version, seat
+
+    def history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
+        """Rounds, moves and results. Before the end: what the caller's seat may see; after: everything."""
+        version, doc = self.commits.load(game_id)
+        seat = authenticate(doc, token)
+        return render_history(doc, version, state_of(doc), seat, self.store.games.events(game_id))
+
+    def play_move(
+        self,
+        game_id: str,
+        move: dict[str, Any],
+        token: str | None,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+        minimal: bool = False,
+    ) -> tuple[dict[str, Any], int]:
+        """Play, draw or pass for the token's seat: (its view, or only ``id``, ``variant``, ``version``,
+        ``seat`` and ``status`` when ``minimal``; the new version)."""
+        return self.moves.play(game_id, move, token, expected_version, idempotency_key, minimal)
+
+    def resign(self, game_id: str, token: str | None) -> tuple[dict[str, Any], int]:
+        return self.moves.resign(game_id, token)
+
+    def claim_seat(self, game_id: str, seat: int, name: str) -> tuple[dict[str, Any], str, int]:
+        """(that seat's view, its token, version)."""
+        return self.moves.claim_seat(game_id, seat, name)
+
+    def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
+        return list_waiting(self.store, before, limit)
+
+    # -- events ---------------------------------------------------------------------------------------------
+
+    def stream_ticket(self, game_id: str, token: str | None) -> dict[str, Any]:
+        return self.events.ticket(game_id, token)
+
+    def long_poll(
+        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float
+    ) -> dict[str, Any]:
+        return self.events.long_poll(game_id, token, ticket, after, wait)
+
+    def sse(
+        self, game_id: str, token: str | None, ticket: str | None, last_event_id: str | None, after: int | None
+    ) -> Iterator[bytes]:
+        return self.events.stream(game_id, token, ticket, last_event_id, after)
+
+    # -- what the workers do ----------------------------------------------------------------------------------
+
+    def play_bot_turn(self, game_id: str, version: int) -> str:
+        """Play one computer player's move if the game is still at ``version`` with a bot to move."""
+        return self.moves.play_for_seat(game_id, version, computer.bot_move(game_id, version), auto=False)
+
+    def play_timeout(self, game_id: str, version: int) -> str:
+        """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
+        choose = computer.timeout_move(game_id, version, self.settings.timeout_strategy)
+        return self.moves.play_for_seat(game_id, version, choose, auto=True)
+
+    def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
+        return self.webhooks.deliver(game_id, version, attempt)
+
+    def sweep(self, now: float | None = None) -> SweepReport:
+        return self.sweeper.run(now)
+
+    # -- simulations -----------------------------------------------------------------------------------------
+
+    def create_simulation(self, request: SimulationRequest) -> tuple[str, dict[str, Any]]:
+        """(its id, the simulation as queued)."""
+        return self.simulations.create(request)
+
+    def simulation(self, sim_id: str) -> dict[str, Any]:
+        return self.simulations.get(sim_id)
+
+    def list_simulations(
+        self, before: Cursor | None, limit: int, status: str | None = None
+    ) -> tuple[list[dict[str, Any]], Cursor | None]:
+        return self.simulations.list_page(before, limit, status)
+
+    def cancel_simulation(self, sim_id: str) -> dict[str, Any]:
+        return self.simulations.cancel(sim_id)
+
+    def run_chunk(self, sim_id: str, chunk: int) -> str:
+        return self.simulations.run_chunk(sim_id, chunk)
+
+    def chunk_failed(self, sim_id: str, error: str) -> None:
+        self.simulations.chunk_failed(sim_id, error)
+
+    # -- operations ---------------------------------------------------------------------------------------------
+
+    def readiness(self) -> tuple[bool, str, dict[str, Any]]:
+        """(ready, why not, checks): Redis answers and a worker listens on the bots queue."""
+        checks: dict[str, Any] = {}
+        try:
+            checks["redis"] = {"ok": True, **self.store.ping()}
+            workers = self.queues.worker_counts()
+        except StoreUnavailable as exc:
+            checks.setdefault("redis", {"ok": False, "error": str(exc)})
+            return False, "Redis does not answer.", checks
+        checks.update({f"{purpose}_workers": n for purpose, n in workers.items()})
+        if workers["bots"] < 1:
+            return False, "No worker listens on the bots queue.", checks
+        return True, "", checks
+
+    def queue_depths(self) -> dict[str, int]:
+        return self.queues.depths()
+
+    def count_request(self, client: str, window_ms: int, n: int = 1) -> tuple[int, int]:
+        """Count ``n`` requests of ``client`` for its rate limit: (count in this window, ms until it resets)."""
+        return self.store.limits.hit(client, window_ms, n)

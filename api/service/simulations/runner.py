@@ -1,0 +1,156 @@
+"""Simulations with their records and queues: create, read, list, cancel, and the chunk job.
+
+Simulations share the workers: only the first ``window`` chunks are queued at creation, and chunk ``c``, when
+it starts, queues chunk ``c + window`` at the back of the queue, behind the chunks of every simulation
+created since. A small simulation therefore waits for a few chunks of each running one, not for all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import Any
+
+from api.config import Settings
+from api.errors import SimulationNotFound
+from api.queues import Queues
+from api.service.security import new_id
+from api.service.simulations.play import play_chunk
+from api.service.simulations.render import render
+from api.service.simulations.spec import SimulationRequest, Spec, make_spec
+from api.store import Store
+
+log = logging.getLogger("api.service.simulations")
+
+STATUSES = ("queued", "running", "finished", "cancelled", "failed")
+# Index entries one page may read: with a status filter a page can come back short (even empty) with a next
+# cursor, instead of one request reading a week of simulations to find a rare status.
+LIST_SCAN = 1000
+FILTERED_BATCH = 100
+OUTCOMES = {1: "counted", 0: "already counted", -1: "not counted: cancelled", -2: "not counted: gone"}
+
+Cursor = tuple[float, str]  # (created_at, id) of the last index entry read
+
+
+class Simulations:
+    def __init__(self, store: Store, settings: Settings, queues: Queues) -> None:
+        self.store = store
+        self.records = store.simulations
+        self.settings = settings
+        self.queues = queues
+
+    def create(self, request: SimulationRequest) -> tuple[str, dict[str, Any]]:
+        """Validate, write the record (``queued``) and enqueue its first ``window`` chunks. Returns (id, the
+        simulation)."""
+        spec = make_spec(self.settings, **dataclasses.asdict(request))
+        spec = dataclasses.replace(spec, window=self.queues.simulation_window())
+        sim_id = new_id()
+        self.records.create(sim_id, {"status": "queued", "spec": spec.to_json(), "chunks": spec.chunks, "chunks_done": 0})
+        try:
+            self.queues.enqueue_chunks(sim_id, range(min(spec.window, spec.chunks)))
+        except Exception:
+            self.records.end(sim_id, "failed", "could not enqueue its chunks")
+            raise
+        return sim_id, self.get(sim_id)
+
+    def get(self, sim_id: str) -> dict[str, Any]:
+        found = self.records.load(sim_id)
+        if found is None:
+            raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
+        fields, now = found
+        return render(sim_id, fields, now)
+
+    def list_page(
+        self, before: Cursor | None, limit: int, status: str | None = None
+    ) -> tuple[list[dict[str, Any]], Cursor | None]:
+        """Simulations newest first, each as :meth:`get` shows it, optionally only those in ``status``: (the
+        page, the cursor of the next page or None). Entries whose records have expired are dropped from the
+        index as they are met."""
+        sims: list[dict[str, Any]] = []
+        cursor = before
+        scanned = 0
+        exhausted = False
+        while len(sims) < limit and scanned < LIST_SCAN and not exhausted:
+            want = limit - len(sims) if status is None else min(FILTERED_BATCH, LIST_SCAN - scanned)
+            rows = self.records.index_page(cursor, want)
+            exhausted = len(rows) < want
+            records, now = self.records.load_many([sim_id for sim_id, _ in rows])
+            gone = []
+            for (sim_id, created_at), fields in zip(rows, records):
+                if len(sims) == limit:
+                    exhausted = False  # this batch has more than the page takes
+                    break
+                cursor = (created_at, sim_id)
+                scanned += 1
+                if fields is None:
+                    gone.append(sim_id)
+                elif status is None or fields.get("status") == status:
+                    sims.append(render(sim_id, fields, now))
+            self.records.forget(*gone)
+        more = not exhausted and cursor is not None and bool(self.records.index_page(cursor, 1))
+        return sims, cursor if more else None
+
+    def cancel(self, sim_id: str) -> dict[str, Any]:
+        """Cancel a queued or running simulation: chunks not started never run, a running chunk stops at its
+        next check and adds nothing, the counts so far stay readable. A simulation already over is left as
+        it is."""
+        before = self.records.end(sim_id, "cancelled")
+        if before is None:
+            raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
+        sim = self.get(sim_id)
+        if before in ("queued", "running"):
+            try:
+                self.queues.drop_chunks(sim_id, sim["chunks_total"])
+            except Exception:  # they stay queued and do nothing when they run
+                log.warning("could not drop the queued chunks of %s", sim_id, exc_info=True)
+        return sim
+
+    def run_chunk(self, sim_id: str, chunk: int) -> str:
+        """The job: play chunk ``chunk`` unless the simulation is over (or the chunk was counted), and add its
+        counts once. Returns what happened (RQ keeps it as the job's result).
+
+        First it queues the chunk a window later, so that a worker dying mid-chunk loses nothing: the retry
+        queues it if it is not queued yet. A chunk found counted queues it too (counted some other way, it
+        may never have)."""
+        status = self.records.start_chunk(sim_id, chunk)
+        if status not in ("queued", "running", "done"):
+            return f"skipped: {status}"
+        found = self.records.load(sim_id)
+        if found is None:
+            return "skipped: gone"
+        fields = found[0]
+        spec = Spec.from_json(fields["spec"])
+        later = chunk + spec.window
+        if later < spec.chunks and fields.get("status") in ("queued", "running"):
+            if not self.records.chunk_counted(sim_id, later):  # counted: it queued its own later chunk
+                self.queues.enqueue_later_chunk(sim_id, later)
+        if status == "done":
+            return "skipped: done"
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        # An exception fails the job: RQ retries it, then chunk_failed.
+        counts = play_chunk(spec, chunk, self._still_wanted(sim_id))
+        if counts is None:
+            return "stopped: cancelled"
+        counts["busy_ms"] = round((time.perf_counter() - t0) * 1000)
+        counts["cpu_ms"] = round((time.process_time() - cpu0) * 1000)
+        return OUTCOMES[self.records.add_chunk(sim_id, chunk, {f"c:{k}": v for k, v in counts.items()})]
+
+    def _still_wanted(self, sim_id: str) -> Any:
+        """A ``keep_going`` for a running chunk: looks for a cancel every ``simulation_cancel_check`` s."""
+        every = self.settings.simulation_cancel_check
+        next_check = time.monotonic() + every
+
+        def keep_going() -> bool:
+            nonlocal next_check
+            now = time.monotonic()
+            if now < next_check:
+                return True
+            next_check = now + every
+            return self.records.status(sim_id) in ("queued", "running")
+
+        return keep_going
+
+    def chunk_failed(self, sim_id: str, error: str) -> None:
+        """RQ's failure callback after the last attempt (a worker died mid-chunk, a timeout)."""
+        self.records.end(sim_id, "failed", error[:500])

@@ -1,0 +1,126 @@
+"""The sweep: one pass over the three due sets, and the simulation chunks of dead workers.
+
+Each due set (bot turns, turn deadlines, webhook deliveries) is swept the same way: for every entry due by
+now, a judge looks at the game and says drop the entry (nobody waits any more), wait (re-mark it later), or
+enqueue the job again and re-mark the entry, so that a job lost again is enqueued again. Several sweeps may
+run at once: a duplicate job is a harmless no-op.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+from api.config import Settings
+from api.queues import Queues
+from api.service.computer import bot_to_move
+from api.service.records import game_record, state_of
+from api.store import DueSet, Store
+
+Job = tuple[str, int, int]  # (game id, version, attempt) of a job enqueued again
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What to do with a due entry; dropped when the judge returns None."""
+
+    due_at: float | None = None  # re-mark the entry at this time
+    begun: int | None = None  # with the mark: deliveries begun (webhooks)
+    job: Job | None = None  # enqueue this job again (with ``enqueue``)
+    enqueue: Callable[[], object] | None = None
+
+
+Judge = Callable[[str, float, float], "Verdict | None"]  # (member, due at, now)
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepReport:
+    bots: list[Job]
+    timeouts: list[Job]
+    hooks: list[Job]
+    chunks: list[str]  # RQ job ids of simulation chunks handed back
+
+    def __len__(self) -> int:
+        return len(self.bots) + len(self.timeouts) + len(self.hooks) + len(self.chunks)
+
+
+class Sweep:
+    def __init__(self, store: Store, settings: Settings, queues: Queues) -> None:
+        self.store = store
+        self.settings = settings
+        self.queues = queues
+
+    def run(self, now: float | None = None) -> SweepReport:
+        """One sweep, as at ``now`` (a Unix time; default: now)."""
+        now = time.time() if now is None else now
+        return SweepReport(
+            bots=self._over(self.store.bots_due, self._bot_turn, now),
+            timeouts=self._over(self.store.turns_due, self._deadline, now),
+            hooks=self._over(self.store.hooks_due, self._webhook, now),
+            chunks=self.queues.retry_abandoned_chunks(now),
+        )
+
+    @staticmethod
+    def _over(due: DueSet, judge: Judge, now: float) -> list[Job]:
+        done = []
+        for member, due_at in due.overdue(now):
+            verdict = judge(member, due_at, now)
+            if verdict is None:
+                due.clear_if(member, due_at)  # unless re-marked since it was read
+                continue
+            if verdict.due_at is not None:
+                due.mark(member, verdict.due_at, verdict.begun)
+            if verdict.enqueue is not None and verdict.job is not None:
+                verdict.enqueue()
+                done.append(verdict.job)
+        return done
+
+    def _bot_turn(self, game_id: str, due_at: float, now: float) -> Verdict | None:
+        """A computer player's turn not played in time (a killed worker, a lost enqueue): enqueue it again."""
+        found = self.store.games.load(game_id)
+        if found is None:
+            return None
+        doc = game_record(found.doc)
+        if bot_to_move(doc, state_of(doc)) is None:
+            return None
+        version = found.version
+        attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
+        return Verdict(
+            due_at=now + self.settings.bot_due_delay,
+            job=(game_id, version, attempt),
+            enqueue=lambda: self.queues.enqueue_bot_turn(game_id, version, attempt),
+        )
+
+    def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:
+        """A seat past its turn's deadline: enqueue the move the server makes for it."""
+        found = self.store.games.load(game_id)
+        deadline = None if found is None else found.doc.get("deadline")
+        if found is None or deadline is None:
+            return None
+        if deadline > now:  # a later turn's deadline: wait for it
+            return Verdict(due_at=deadline if deadline != due_at else None)
+        version = found.version
+        attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
+        return Verdict(
+            due_at=now + self.settings.bot_due_delay,  # a lost job is enqueued again
+            job=(game_id, version, attempt),
+            enqueue=lambda: self.queues.enqueue_timeout_turn(game_id, version, attempt),
+        )
+
+    def _webhook(self, member: str, due_at: float, now: float) -> Verdict | None:
+        """A webhook delivery due again after its back-off; given up after the last step (the turn's timeout
+        rules then)."""
+        game_id, _, raw_version = member.rpartition(":")
+        version = int(raw_version)
+        begun = self.store.hooks_due.attempt(member) or 0
+        delays = self.settings.webhook_delays
+        if self.store.games.version(game_id) != version or begun > len(delays):
+            return None  # moved on, gone, or out of tries
+        delay = delays[begun] if begun < len(delays) else delays[-1] if delays else 0.0
+        return Verdict(
+            due_at=now + self.settings.webhook_timeout + delay,
+            begun=begun + 1,
+            job=(game_id, version, begun),
+            enqueue=lambda: self.queues.enqueue_webhook(game_id, version, begun),
+        )

@@ -1,0 +1,121 @@
+"""Whose turn comes next, and who must act on it: computer players, hosted bots, turn deadlines.
+
+Every commit of a game (a move, a seat claim, a resignation, the creation) goes through the same steps
+(:class:`api.service.commits.Commits`):
+
+- :meth:`Turns.prepare` before the commit: writes the turn's ``deadline`` into the game record and marks the
+  due entry (bot turn, turn deadline, webhook delivery) *before* the commit, so a crash in between leaves at
+  most a harmless no-op job for the sweep, never a stuck game;
+- :func:`decorate` and :func:`notice`: the commit's events get the next turn's ``deadline``, and the commit
+  ends with a ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``,
+  so a client following the events can move without reading its view first;
+- :meth:`Turns.start` after a successful commit: enqueues the computer player's turn or the webhook delivery.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import Any
+
+import domino
+from api.config import Settings
+from api.queues import Queues
+from api.service.records import BOT, HOSTED, GameRecord, StoredEvent, waiting
+from api.store import Store
+
+log = logging.getLogger("api.service.turns")
+
+TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept apart from the game's events
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    bot: bool = False  # a computer player is to move: enqueue its turn
+    hosted: bool = False  # a hosted bot is to move: deliver its webhook
+    deadline: float | None = None
+    seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
+    legal_moves: tuple[dict[str, Any], ...] = ()  # its legal moves, for a seat a client moves
+
+
+def webhook_member(game_id: str, version: int) -> str:
+    """The webhook due set's member for the turn of ``version``."""
+    return f"{game_id}:{version}"
+
+
+class Turns:
+    def __init__(self, store: Store, settings: Settings, queues: Queues) -> None:
+        self.store = store
+        self.settings = settings
+        self.queues = queues
+
+    def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
+        """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
+        seat = state.to_move
+        if state.finished or seat is None or waiting(doc):
+            doc["deadline"] = None
+            return Plan()
+        kind = doc["seats"][seat]["kind"]
+        now = time.time()
+        s = self.settings
+        if kind == BOT:
+            doc["deadline"] = None
+            self.store.bots_due.mark(game_id, now + s.bot_due_delay)
+            return Plan(bot=True, seat=seat)
+        deadline = None
+        timeout = doc.get("turn_timeout_s")
+        if timeout:
+            deadline = round(now + float(timeout), 3)
+            self.store.turns_due.mark(game_id, deadline)
+        doc["deadline"] = deadline
+        hosted = kind == HOSTED
+        if hosted:
+            delays = s.webhook_delays or (s.bot_due_delay,)
+            self.store.hooks_due.mark(webhook_member(game_id, version), now + s.webhook_timeout + delays[0], attempt=1)
+        legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
+        return Plan(hosted=hosted, deadline=deadline, seat=seat, legal_moves=legal_moves)
+
+    def start(self, game_id: str, version: int, plan: Plan) -> None:
+        """After the commit of ``version``: enqueue what ``plan`` says is due. A failed enqueue is logged; the
+        due entry written by :meth:`prepare` lets the sweep do it later."""
+        try:
+            if plan.bot:
+                self.queues.enqueue_bot_turn(game_id, version, 0)
+            if plan.hosted:
+                self.queues.enqueue_webhook(game_id, version, 0)
+        except Exception:  # the commit has landed; the sweep enqueues it later
+            log.warning("could not enqueue the turn after %s@%s; the sweep will", game_id, version, exc_info=True)
+
+
+def decorate(stored_events: list[StoredEvent], plan: Plan, auto: bool = False) -> list[StoredEvent]:
+    """Put the next turn's ``deadline`` (and ``auto`` for a move the server made) on a commit's events."""
+    extra: dict[str, Any] = {}
+    if plan.deadline is not None:
+        extra["deadline"] = plan.deadline
+    if auto:
+        extra["auto"] = True
+    if not extra:
+        return stored_events
+    out: list[StoredEvent] = []
+    for stored in stored_events:
+        copy: StoredEvent = {**stored, "public": {**stored["public"], **extra}}
+        if "full" in stored:
+            copy["full"] = {**stored["full"], **extra}
+        out.append(copy)
+    return out
+
+
+def notice(plan: Plan) -> dict[str, Any] | None:
+    """The ``turn_started`` event that ends a commit leaving ``plan.seat`` to move (its legal moves private
+    to it), or None when nobody is to move."""
+    if plan.seat is None:
+        return None
+    public: dict[str, Any] = {"type": TURN_STARTED, "seat": plan.seat}
+    if plan.deadline is not None:
+        public["deadline"] = plan.deadline
+    turn: dict[str, Any] = {"public": public}
+    if plan.legal_moves:
+        turn["private_to"] = plan.seat
+        turn["full"] = {**public, "legal_moves": list(plan.legal_moves)}
+    return turn

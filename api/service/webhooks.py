@@ -1,0 +1,157 @@
+"""Hosted bots: on their turn, a worker POSTs the seat's view to the seat's webhook.
+
+Signed as Standard Webhooks (https://www.standardwebhooks.com), with the ``standardwebhooks`` package:
+``webhook-id`` (the same on every retry of one turn), ``webhook-timestamp`` (Unix seconds) and
+``webhook-signature`` = ``v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`` with the seat's secret
+``whsec_<base64>``, returned once when the game is created. The bot answers through the move endpoint with
+its seat token.
+
+Deliveries run on the ``webhooks`` queue (the job calls :meth:`Webhooks.deliver`). Redirects are never
+followed, the timeout is short, only ``http``/``https`` URLs are accepted, and only public addresses are
+called (unless ``DOMINO_WEBHOOK_ALLOW_PRIVATE``). A failed delivery is tried again by the sweep
+(:mod:`api.service.sweep`) after ``Settings.webhook_delays`` (the due times live in Redis, so they survive
+restarts); a bot that never answers is covered by the game's turn timeout.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import logging
+import secrets
+import socket
+import time
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+from standardwebhooks.webhooks import Webhook
+
+import domino
+from api.config import Settings
+from api.service.records import HOSTED, GameRecord, game_record, state_of
+from api.service.turns import webhook_member
+from api.service.views import render_view
+from api.store import Store
+
+log = logging.getLogger("api.service.webhooks")
+
+USER_AGENT = "domino-service-webhooks/1"
+
+
+def new_secret() -> str:
+    """A per-seat signing secret in the Standard Webhooks format: ``whsec_`` + base64 of 24 random bytes."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def check_url(url: str) -> str | None:
+    """Why ``url`` cannot be a webhook (None when it can)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "not a URL"
+    if parts.scheme not in ("http", "https"):
+        return "must be an http:// or https:// URL"
+    if not parts.hostname:
+        return "has no host"
+    if parts.username or parts.password:
+        return "must not carry credentials"
+    return None
+
+
+def private_target(url: str, resolve: bool = True) -> str | None:
+    """Why ``url`` points into a non-public network (loopback, private, link-local, ...), or None.
+
+    Without ``resolve`` only a literal address is judged (creation must not wait on DNS); a delivery resolves
+    the name first. A name could still resolve differently at connect time; the short timeout bounds that.
+    """
+    host = urlsplit(url).hostname or ""
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
+        if host == "localhost" or host.endswith(".localhost"):
+            return "points to this machine"
+        if not resolve:
+            return None
+        try:
+            addresses = [ipaddress.ip_address(info[4][0]) for info in socket.getaddrinfo(host, None)]
+        except (socket.gaierror, UnicodeError, ValueError):
+            return "does not resolve"
+    for address in addresses:
+        if not address.is_global:
+            return f"points to a non-public address ({address})"
+    return None
+
+
+def message_id(game_id: str, version: int) -> str:
+    return f"turn_{game_id}_{version}"
+
+
+def signed_request(secret: str, msg_id: str, body: bytes, timestamp: float | None = None) -> dict[str, str]:
+    """The headers of a signed delivery of ``body``."""
+    ts = datetime.fromtimestamp(int(time.time() if timestamp is None else timestamp), tz=timezone.utc)
+    signature = Webhook(secret).sign(msg_id, ts, body.decode())
+    return {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(ts.timestamp())),
+        "webhook-signature": signature,
+    }
+
+
+def turn_payload(doc: GameRecord, version: int, state: domino.State, seat: int) -> dict[str, Any]:
+    game_id = doc["id"]
+    return {
+        "type": "turn",
+        "game_id": game_id,
+        "seat": seat,
+        "version": version,
+        "deadline": doc.get("deadline"),
+        "move_url": f"/v1/games/{game_id}/moves",
+        "view": render_view(doc, version, state, seat),
+    }
+
+
+class Webhooks:
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+
+    def deliver(self, game_id: str, version: int, attempt: int) -> str:
+        """POST the turn of ``version`` to the hosted bot to move. ``delivered`` clears the due entry; a
+        failure leaves it for the sweep, which tries again after the back-off."""
+        member = webhook_member(game_id, version)
+        found = self.store.games.load(game_id)
+        if found is None:
+            self.store.hooks_due.clear(member)
+            return "gone"
+        doc = game_record(found.doc)
+        state = state_of(doc)
+        seat = state.to_move
+        if found.version != version or state.finished or seat is None or doc["seats"][seat]["kind"] != HOSTED:
+            self.store.hooks_due.clear(member)
+            return "stale"
+        record = doc["seats"][seat]
+        url = record.get("webhook", "")
+        if not self.settings.webhook_allow_private:
+            why = private_target(url)
+            if why:
+                log.warning("webhook %s@%s not sent: %s", game_id, version, why)
+                return f"failed: {why}"
+        body = orjson.dumps(turn_payload(doc, version, state, seat))
+        headers = signed_request(record.get("webhook_secret", ""), message_id(game_id, version), body)
+        headers["webhook-attempt"] = str(attempt + 1)
+        try:
+            with httpx.Client(timeout=self.settings.webhook_timeout, follow_redirects=False, trust_env=False) as client:
+                resp = client.post(url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt, exc)
+            return f"failed: {type(exc).__name__}"
+        if 200 <= resp.status_code < 300:
+            self.store.hooks_due.clear(member)
+            return "delivered"
+        log.info("webhook %s@%s attempt %s answered %s", game_id, version, attempt, resp.status_code)
+        return f"failed: HTTP {resp.status_code}"

@@ -1,0 +1,60 @@
+"""Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
+
+:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
+:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``lobby``, ``simulations`` and ``limits``.
+Every Redis ``ConnectionError``/``TimeoutError`` surfaces as :class:`StoreUnavailable` (a fast 503).
+"""
+
+from __future__ import annotations
+
+from redis import Redis
+from redis.cluster import RedisCluster
+
+from api.config import Settings
+from api.store.connections import Connections, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.due import DueSet
+from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
+from api.store.limits import RateLimits
+from api.store.lobby import Lobby
+from api.store.simulations import SimulationStore
+
+__all__ = [
+    "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
+    "StoreUnavailable", "StoredGame", "ping_url", "shutdown_url", "translated",
+]  # fmt: skip
+
+
+class Store:
+    """The keys and atomic operations of domino-service. Connections are made lazily (no I/O here)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.prefix = prefix = settings.key_prefix
+        self.connections = Connections(settings)
+        self.queue_redis = queue = self.connections.queue_redis
+        self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
+        self.bots_due = DueSet(queue, prefix, "bots")
+        self.turns_due = DueSet(queue, prefix, "turns")
+        self.hooks_due = DueSet(queue, prefix, "hooks")
+        self.lobby = Lobby(queue, prefix)
+        self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
+        self.limits = RateLimits(queue, prefix)
+
+    @property
+    def redis(self) -> Redis | RedisCluster:
+        """The game state's connection (a cluster client on a cluster; found out at the first use)."""
+        return self.connections.redis
+
+    def rq_connection(self) -> Redis:
+        """The connection RQ uses (queues, workers) and the cross-game keys live on. Bytes, not strings."""
+        return self.queue_redis
+
+    def worker_connection(self) -> Redis:
+        return self.connections.worker()
+
+    def ping(self) -> dict[str, float]:
+        return self.connections.ping()
+
+    def due_counts(self) -> dict[str, int]:
+        """Entries of the due sets (bot turns, turn deadlines, webhooks)."""
+        return {"bots_due": self.bots_due.size(), "turns_due": self.turns_due.size(), "hooks_due": self.hooks_due.size()}

@@ -1,0 +1,168 @@
+"""Connections to Redis, and the one place where Redis trouble becomes :class:`StoreUnavailable` (a fast 503).
+
+Two Redis URLs: the game state (``DOMINO_REDIS_URL``, a plain Redis or any node of a Cluster, found out at the
+first use: see ``api.store.cluster``) and the queues with the cross-game keys (``DOMINO_QUEUE_URL``, one plain
+node, the same as the first by default; another one when the first is a cluster).
+Three kinds of connection: requests (short timeouts, at most one retry of a dropped connection), blocking
+reads for long polls and streams (a read timeout above the longest wait), and a worker's blocking dequeue.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
+
+import redis
+from redis import Redis
+from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
+from redis.retry import Retry
+
+from api.config import Settings
+from api.store.cluster import UNAVAILABLE, connect_cluster, is_cluster
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Replies as our connections give them (none sets decode_responses, so strings come as bytes): redis-py's
+# types allow str too and do not follow WITHSCORES; a cast to one of these states what we asked for.
+Entries: TypeAlias = list[tuple[bytes, dict[bytes, bytes]]]  # XRANGE
+Scored: TypeAlias = list[tuple[bytes, float]]  # Z*RANGEBYSCORE ... WITHSCORES
+
+
+class StoreUnavailable(Exception):
+    """Redis did not answer in time (or refused): nothing was changed by us."""
+
+
+@contextlib.contextmanager
+def translated() -> Iterator[None]:
+    """Translate Redis connection trouble into StoreUnavailable (around calls RQ makes on our connections)."""
+    try:
+        yield
+    except UNAVAILABLE as exc:
+        raise StoreUnavailable(type(exc).__name__) from exc
+
+
+def translating(fn: Callable[P, R]) -> Callable[P, R]:
+    """A store method whose Redis trouble surfaces as StoreUnavailable."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with translated():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def scored(rows: Any) -> list[tuple[str, float]]:
+    """A WITHSCORES reply as (member, score) pairs."""
+    return [(member.decode(), float(score)) for member, score in cast(Scored, rows)]
+
+
+class Connections:
+    """The connections of one process. Made lazily: creating them does no I/O (``create_app`` needs none)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.queue_redis = self._connect(settings.effective_queue_url)
+        self._games: Redis | RedisCluster | None = None  # found out at the first use (see ``redis``)
+        self._blocking: Redis | RedisCluster | None = None
+        self._connecting = threading.Lock()
+
+    @property
+    def redis(self) -> Redis | RedisCluster:
+        """The game state's connection: a plain Redis, or a cluster client when ``DOMINO_REDIS_URL`` names a
+        node of a cluster (asked once, at the first use; a Redis that does not answer is asked again at the
+        next). It is the queue connection itself when both URLs are the same."""
+        if self._games is None:
+            with self._connecting:
+                if self._games is None:
+                    self._games = self._connect_games()
+        return self._games
+
+    def _connect_games(self) -> Redis | RedisCluster:
+        s = self.settings
+        if not is_cluster(s.redis_url, s.socket_connect_timeout):
+            return self.queue_redis if s.effective_queue_url == s.redis_url else self._connect(s.redis_url)
+        if s.effective_queue_url == s.redis_url:
+            raise RuntimeError("DOMINO_REDIS_URL is a Redis Cluster: DOMINO_QUEUE_URL must name a plain Redis for the queues")
+        return connect_cluster(s.redis_url, s, s.socket_timeout)
+
+    @property
+    def cluster(self) -> bool:
+        return isinstance(self.redis, RedisCluster)
+
+    def _connect(self, url: str) -> Redis:
+        s = self.settings
+        return redis.Redis.from_url(
+            url,
+            socket_timeout=s.socket_timeout,
+            socket_connect_timeout=s.socket_connect_timeout,
+            # Retry a dropped connection (a restarted Redis, a stale pooled socket) once, at once; never a
+            # timeout: a Redis that does not answer within socket_timeout gets no second wait, so the 503 comes
+            # within a second.
+            retry=Retry(NoBackoff(), s.redis_retries, supported_errors=(redis.exceptions.ConnectionError,)),
+            health_check_interval=30,
+        )
+
+    def blocking(self) -> Redis | RedisCluster:
+        """The connection for long polls and streams: its read timeout is above the longest wait, so a
+        blocking XREAD is never cut short by the request connections' 0.5 s timeout. On a cluster, a cluster
+        client of its own: each read goes to the node that owns the game."""
+        if self._blocking is None:
+            s = self.settings
+            timeout = max(s.max_wait, s.keepalive_interval) + 5.0
+            if self.cluster:
+                self._blocking = connect_cluster(s.redis_url, s, timeout)
+            else:
+                self._blocking = redis.Redis.from_url(
+                    s.redis_url,
+                    socket_timeout=timeout,
+                    socket_connect_timeout=s.socket_connect_timeout,
+                    retry=Retry(NoBackoff(), s.redis_retries),
+                    health_check_interval=30,
+                )
+        return self._blocking
+
+    def worker(self) -> Redis:
+        """A connection for a worker's blocking dequeue: no short read timeout (RQ blocks on BLMOVE)."""
+        s = self.settings
+        return redis.Redis.from_url(
+            s.effective_queue_url,
+            socket_connect_timeout=max(s.socket_connect_timeout, 2.0),
+            retry=Retry(NoBackoff(), s.redis_retries),
+            health_check_interval=30,
+        )
+
+    @translating
+    def ping(self) -> dict[str, float]:
+        """Round-trip times in ms of the game and the queue connections."""
+        out = {}
+        t0 = time.perf_counter()
+        self.redis.ping()
+        out["redis_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        if self.queue_redis is not self.redis:
+            t0 = time.perf_counter()
+            self.queue_redis.ping()
+            out["queue_redis_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        return out
+
+
+def ping_url(url: str, timeout: float = 0.5) -> bool:
+    """True when a Redis answers at ``url`` (used by the launcher and the test fixtures)."""
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout).ping())
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+        return False
+
+
+def shutdown_url(url: str, save: bool = True) -> None:
+    """Ask a Redis we started to save and exit."""
+    try:
+        redis.Redis.from_url(url, socket_timeout=5).shutdown(save=save, nosave=not save)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+        pass

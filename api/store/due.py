@@ -1,0 +1,89 @@
+"""Due sets: what must happen by when, kept in Redis so that a lost job or a restart loses nothing.
+
+One type, used three times (on the queue connection): computer players' turns (``<prefix>:bots:due``, member
+the game id), turn deadlines (``<prefix>:turns:due``, the game id) and webhook deliveries
+(``<prefix>:hooks:due``, ``<game id>:<version>``). Each is a sorted set member -> due time, with a hash
+``<prefix>:<name>:attempt`` member -> the attempt the sweep is at, so that each re-enqueue gets its own job id.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import cast
+
+import redis
+
+from api.store.connections import scored, translating
+
+# KEYS: due set, attempt hash.  ARGV: member, score it had when read.  Removes only an unchanged entry.
+_CLEAR_IF = """
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+
+class DueSet:
+    def __init__(self, conn: redis.Redis, prefix: str, name: str) -> None:
+        self.conn = conn
+        self.due_key = f"{prefix}:{name}:due"
+        self.attempt_key = f"{prefix}:{name}:attempt"
+        self._clear_if = conn.register_script(_CLEAR_IF)
+
+    @translating
+    def mark(self, member: str, due_at: float, attempt: int | None = None) -> None:
+        """``member`` is due at ``due_at`` (and, when given, at ``attempt`` deliveries begun)."""
+        if attempt is None:
+            self.conn.zadd(self.due_key, {member: due_at})
+            return
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.zadd(self.due_key, {member: due_at})
+        pipe.hset(self.attempt_key, member, attempt)
+        pipe.execute()
+
+    @translating
+    def due_at(self, member: str) -> float | None:
+        return self.conn.zscore(self.due_key, member)
+
+    @translating
+    def attempt(self, member: str) -> int | None:
+        raw = cast("bytes | None", self.conn.hget(self.attempt_key, member))
+        return None if raw is None else int(raw)
+
+    @translating
+    def overdue(self, now: float | None = None, limit: int = 500) -> list[tuple[str, float]]:
+        """(member, due time) of the entries due by ``now``, soonest first."""
+        now = time.time() if now is None else now
+        return scored(self.conn.zrangebyscore(self.due_key, "-inf", now, start=0, num=limit, withscores=True))
+
+    @translating
+    def clear(self, member: str) -> None:
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.zrem(self.due_key, member)
+        pipe.hdel(self.attempt_key, member)
+        pipe.execute()
+
+    @translating
+    def clear_if(self, member: str, due_at: float) -> bool:
+        """Remove the entry only if nobody re-marked it since it was read as due at ``due_at``."""
+        return bool(self._clear_if(keys=[self.due_key, self.attempt_key], args=[member, repr(due_at)]))
+
+    @translating
+    def next_attempt(self, member: str, version: int, first: int) -> int:
+        """``first``, ``first + 1``, ... for the sweep's jobs of one game version (distinct job ids)."""
+        raw = cast("bytes | None", self.conn.hget(self.attempt_key, member))
+        attempt = first
+        if raw is not None:
+            v, _, a = raw.decode().partition(":")
+            if v == str(version):
+                attempt = int(a) + 1
+        self.conn.hset(self.attempt_key, member, f"{version}:{attempt}")
+        return attempt
+
+    @translating
+    def size(self) -> int:
+        return int(self.conn.zcard(self.due_key))

@@ -1,0 +1,306 @@
+"""A game's keys: its document and version, its event stream, its idempotent answers, its stream tickets.
+
+Per game (hash-tagged, so a game lives on one Cluster slot), on the game connection:
+
+- ``<prefix>:{<id>}:state``   hash ``v`` (version), ``doc`` (the game document, JSON), ``n`` (the nonce of the
+  last commit) and, while a seat is to move, ``t``: the turn notice ``[<stream id>, turn_started event]``,
+  read together with ``events`` (only the latest is kept: an old one serves nobody, and a stream costs 4 KiB
+  even for one entry)
+- ``<prefix>:{<id>}:events``  stream, ids ``<version>-<n>``, field ``e`` (one event, JSON)
+- ``<prefix>:{<id>}:idem``    hash: idempotency fingerprint -> first answer of a move
+- ``<prefix>:{<id>}:ticket:<sha>``  a stream ticket -> seat (short TTL)
+
+and on the queue connection ``<prefix>:idem:create:<sha>``: the sealed first answer of a create.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+import orjson
+from redis import Redis
+from redis.cluster import RedisCluster
+
+from api.store.cluster import ReplicaWait
+from api.store.connections import Connections, Entries, translated, translating
+
+# KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
+# idem field ("" for none), idem value, a nonce of this call, the idempotency records' ttl (at most the
+# game's: a finished game is kept for days, its per-move answers only as long as a retry makes sense), the
+# turn notice ("" for none), then the events' payloads.
+# Returns {1, new version} on success, {0, current version} on a conflict, {-1, -1} if the game is gone.
+# The nonce makes a retry safe: when redis-py retries a call whose first try landed but whose answer was
+# lost (a timeout), the retry finds its own nonce and reports success instead of a conflict (which the
+# service would answer by validating the same move again on the state that already has it).
+_COMMIT = """
+local cur = redis.call('HGET', KEYS[1], 'v')
+local expected = tonumber(ARGV[1])
+if cur and tonumber(cur) == tonumber(ARGV[2]) and redis.call('HGET', KEYS[1], 'n') == ARGV[7] then
+  return {1, tonumber(cur)}
+end
+if expected < 0 then
+  if cur then return {0, tonumber(cur)} end
+else
+  if not cur then return {-1, -1} end
+  if tonumber(cur) ~= expected then return {0, tonumber(cur)} end
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3], 'n', ARGV[7])
+for i = 10, #ARGV do
+  redis.call('XADD', KEYS[2], ARGV[2] .. '-' .. (i - 9), 'e', ARGV[i])
+end
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[1], 't', ARGV[9])
+else
+  redis.call('HDEL', KEYS[1], 't')
+end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[5], ARGV[6])
+end
+local ttl = tonumber(ARGV[4])
+for i = 1, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ttl) end
+end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], math.min(ttl, tonumber(ARGV[8]))) end
+return {1, tonumber(ARGV[2])}
+"""
+
+def _id_order(stream_id: str) -> tuple[int, int]:
+    version, _, n = stream_id.partition("-")
+    return int(version), int(n)
+
+
+def _stream_replies(reply: Any) -> Iterable[tuple[Any, list[Any]]]:
+    """XREAD's answer as (key, entries) pairs: a list of pairs in RESP2, a dict in RESP3."""
+    if not reply:
+        return ()
+    return reply.items() if isinstance(reply, dict) else reply
+
+
+def _with_notice(
+    events: list[tuple[str, dict[str, Any]]], notice: bytes | None, after_id: str, count: int | None
+) -> list[tuple[str, dict[str, Any]]]:
+    """``events`` read after ``after_id``, ended by the turn notice (read just after them) when it is due."""
+    if notice is None:
+        return events
+    notice_id, turn = orjson.loads(notice)
+    version = _id_order(notice_id)[0]
+    if events:
+        # It ends the commit whose events end this read, unless the read was cut at ``count`` (the notice
+        # then comes with the read that reaches it), or a newer commit landed between the XREAD and the HGET
+        # (its events come with the next read, then its notice).
+        due = version == _id_order(events[-1][0])[0] and (count is None or len(events) < count)
+    else:  # nothing new but the notice itself: the reader stopped between the events and their notice
+        due = version == _id_order(after_id)[0] and _id_order(notice_id) > _id_order(after_id)
+    return [*events, (notice_id, turn)] if due else events
+
+
+class EventFollower:
+    """Reads one game's events, as :meth:`GameStore.read_events` does, on a connection of its own from the
+    blocking pool, held until :meth:`close`: an event stream wakes once per commit for as long as a game
+    lasts, and this way each wake is one round trip with no pool traffic or retry wrapping in between."""
+
+    def __init__(self, games: GameStore, game_id: str) -> None:
+        self.games = games
+        self.game_id = game_id
+        self.pool: Any = None
+        self.events_key = games.events_key(game_id)
+        self.state_key = games.state_key(game_id)
+        self.conn: Any = None
+
+    def read(
+        self, after_id: str, block_ms: int | None = None, count: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        xread: list[Any] = ["XREAD"]
+        if count is not None:
+            xread += ["COUNT", count]
+        if block_ms:
+            xread += ["BLOCK", block_ms]
+        xread += ["STREAMS", self.events_key, after_id]
+        with translated():
+            blocking = self.games.connections.blocking()
+            if isinstance(blocking, RedisCluster):
+                # Through the cluster client, which finds the game's node for each read: it follows a failover
+                # or a resharding of the game's slot between two reads (a connection held to one node would not).
+                return self.games.read_events(self.game_id, after_id, block_ms, count)
+            if self.conn is None:
+                self.pool = blocking.connection_pool
+                self.conn = self.pool.get_connection()
+            try:
+                self.conn.send_packed_command(self.conn.pack_commands([xread, ("HGET", self.state_key, "t")]))
+                reply, notice = self.conn.read_response(), self.conn.read_response()
+            except BaseException:
+                self.conn.disconnect()  # a half-read answer must not reach the next user of the connection
+                self.close()
+                raise
+        events = [
+            (entry[0].decode(), orjson.loads(entry[1][1])) for _key, entries in _stream_replies(reply) for entry in entries
+        ]
+        return _with_notice(events, notice, after_id, count)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.pool.release(self.conn)
+            self.conn = None
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredGame:
+    version: int
+    doc: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class CommitResult:
+    ok: bool
+    current_version: int | None  # None: the game is gone
+
+
+class GameStore:
+    def __init__(self, connections: Connections, prefix: str, idempotency_ttl: int, replica_wait_ms: int) -> None:
+        self.connections = connections
+        self.queue_redis = connections.queue_redis
+        self.prefix = prefix
+        self.idempotency_ttl = idempotency_ttl
+        # Registered on the queue connection (no I/O, the game connection is found out at its first use); run
+        # on the game connection.
+        self._commit = self.queue_redis.register_script(_COMMIT)
+        self._replica_wait = ReplicaWait(replica_wait_ms)
+
+    @property
+    def redis(self) -> Redis | RedisCluster:
+        return self.connections.redis
+
+    # -- keys -------------------------------------------------------------------------------------------
+
+    def state_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:state"
+
+    def events_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:events"
+
+    def idem_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:idem"
+
+    def ticket_key(self, game_id: str, ticket_hash: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:ticket:{ticket_hash}"
+
+    def keys(self, game_id: str) -> list[str]:
+        return [self.state_key(game_id), self.events_key(game_id), self.idem_key(game_id)]
+
+    def create_idem_key(self, key_hash: str) -> str:
+        return f"{self.prefix}:idem:create:{key_hash}"
+
+    # -- the document -------------------------------------------------------------------------------------
+
+    @translating
+    def load(self, game_id: str) -> StoredGame | None:
+        version, doc = self.redis.hmget(self.state_key(game_id), ["v", "doc"])
+        if version is None or doc is None:
+            return None
+        return StoredGame(int(version), orjson.loads(doc))
+
+    @translating
+    def version(self, game_id: str) -> int | None:
+        v = self.redis.hget(self.state_key(game_id), "v")
+        return None if v is None else int(v)
+
+    @translating
+    def commit(
+        self,
+        game_id: str,
+        expected_version: int | None,
+        version: int,
+        doc: Any,
+        events: Sequence[Any],
+        ttl: int,
+        idempotency: tuple[str, bytes] | None = None,
+        turn: Any = None,
+    ) -> CommitResult:
+        """Atomically: check the version (``None``: the game must not exist), write the document, append the
+        events as ``<version>-<n>`` (then ``turn``, the turn notice, replacing the previous one), record an
+        idempotent answer, refresh the expiry of every game key."""
+        idem_field, idem_value = idempotency if idempotency else ("", b"")
+        args: list[Any] = [
+            -1 if expected_version is None else expected_version,
+            version,
+            orjson.dumps(doc),
+            ttl,
+            idem_field,
+            idem_value,
+            secrets.token_hex(8),
+            self.idempotency_ttl,
+            b"" if turn is None else orjson.dumps([f"{version}-{len(events) + 1}", turn]),
+        ]
+        args.extend(orjson.dumps(e) for e in events)
+        games = self.redis
+        status, current = self._commit(keys=self.keys(game_id), args=args, client=games)
+        if int(status) == 1:
+            if isinstance(games, RedisCluster):
+                self._replica_wait(games, self.state_key(game_id))
+            return CommitResult(True, int(current))
+        return CommitResult(False, None if int(status) < 0 else int(current))
+
+    @translating
+    def delete(self, game_id: str) -> None:
+        self.redis.delete(*self.keys(game_id))
+
+    # -- idempotent answers ---------------------------------------------------------------------------------
+
+    @translating
+    def move_answer(self, game_id: str, field: str) -> bytes | None:
+        return cast("bytes | None", self.redis.hget(self.idem_key(game_id), field))
+
+    @translating
+    def create_answer(self, key_hash: str) -> bytes | None:
+        return cast("bytes | None", self.queue_redis.get(self.create_idem_key(key_hash)))
+
+    @translating
+    def put_create_answer(self, key_hash: str, blob: bytes) -> bool:
+        """Record the first answer of a create; False when another request recorded one first."""
+        key = self.create_idem_key(key_hash)
+        return bool(self.queue_redis.set(key, blob, nx=True, ex=self.idempotency_ttl))
+
+    # -- events ---------------------------------------------------------------------------------------------
+
+    @translating
+    def events(self, game_id: str, after_version: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+        start = "-" if after_version is None else f"{after_version + 1}-0"
+        entries = self.redis.xrange(self.events_key(game_id), min=start, max="+")
+        return [(raw_id.decode(), orjson.loads(fields[b"e"])) for raw_id, fields in cast(Entries, entries)]
+
+    @translating
+    def read_events(
+        self, game_id: str, after_id: str, block_ms: int | None = None, count: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Events with stream ids greater than ``after_id``, ended by the turn notice when it is among them;
+        with ``block_ms``, wait up to that long for the next commit (XREAD BLOCK on the blocking connection:
+        no lock held, nothing polled). A notice already due is no commit: read without ``block_ms`` first."""
+        conn = self.connections.blocking() if block_ms else self.redis
+        # One round trip: Redis answers the HGET after the XREAD, blocked or not, so the notice read is the
+        # one committed with the events read (a commit is atomic).
+        pipe = conn.pipeline(transaction=False)
+        pipe.xread({self.events_key(game_id): after_id}, count=count, block=block_ms or None)
+        pipe.hget(self.state_key(game_id), "t")
+        reply, notice = pipe.execute()
+        events = [
+            (raw_id.decode(), orjson.loads(fields[b"e"])) for _key, entries in _stream_replies(reply) for raw_id, fields in entries
+        ]
+        return _with_notice(events, notice, after_id, count)
+
+    def follow(self, game_id: str) -> EventFollower:
+        """A reader of one game's events for as long as a stream lasts (see :class:`EventFollower`)."""
+        return EventFollower(self, game_id)
+
+    # -- stream tickets -------------------------------------------------------------------------------------
+
+    @translating
+    def put_ticket(self, game_id: str, ticket_hash: str, seat: int, ttl: int) -> None:
+        self.redis.set(self.ticket_key(game_id, ticket_hash), seat, ex=ttl)
+
+    @translating
+    def ticket_seat(self, game_id: str, ticket_hash: str) -> int | None:
+        raw = self.redis.get(self.ticket_key(game_id, ticket_hash))
+        return None if raw is None else int(raw)
