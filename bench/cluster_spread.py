@@ -12,18 +12,23 @@ production settings otherwise, rate limits on):
    return=minimal``); then as many pairs of views alone.
    Between ``CONFIG RESETSTAT`` and ``INFO`` on every master and on the queue Redis: commands executed
    (``INFO commandstats``: a script's own calls included, each script call counted once more as
-   EVALSHA; replication's REPLCONF left out) and the time spent executing them, client bytes in and out
+   EVALSHA, whose time includes theirs; replication's REPLCONF left out) and the time spent executing
+   them, client bytes in and out
    (``total_net_*_bytes`` less replication), and the Redis processes' CPU (``used_cpu_user`` +
    ``used_cpu_sys``: with the event loop, the cluster bus and replication, at this light load). A move's figure is the first window's per step less the second's
    per view. The figures are counts (the same each run); CPU varies: ``--runs`` repeats the move windows
    and prints the median and range.
 
-    python bench/cluster_spread.py [--games 10000] [--tables 40] [--moves 2000] [--runs 3]
+3. Per computer player's move: ``--bot-games`` games of two bots played to the end by an RQ worker in this
+   process, on the masters and on the queue Redis (RQ).
+
+    python bench/cluster_spread.py [--games 10000] [--tables 40] [--moves 2000] [--runs 3] [--bot-games 20]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -51,12 +56,11 @@ def counters(conn: redis.Redis) -> dict[str, float]:
         "out": stats["total_net_output_bytes"] - stats.get("total_net_repl_output_bytes", 0),
         "cpu": cpu["used_cpu_user"] + cpu["used_cpu_sys"],
     }
-    out["usec"] = 0
     for name, row in commands.items():
         command = name.removeprefix("cmdstat_")
         if command not in ("info", "config|resetstat", "replconf"):  # ours, and replication's own
             out[f"cmd:{command}"] = row["calls"]
-            out["usec"] += row["usec"]
+            out[f"usec:{command}"] = row["usec"]
     return out
 
 
@@ -79,8 +83,14 @@ class Window:
 
 
 class Game:
+    """One game and its client (an address of its own: rate limits count per client)."""
+
+    opened = 0
+
     def __init__(self, client: Any) -> None:
-        resp = client.post("/v1/games", json={"variant": "draw", "seats": SEATS})
+        Game.opened += 1
+        self.environ = {"REMOTE_ADDR": f"10.{Game.opened >> 16 & 255}.{Game.opened >> 8 & 255}.{Game.opened & 255}"}
+        resp = client.post("/v1/games", json={"variant": "draw", "seats": SEATS}, environ_base=self.environ)
         assert resp.status_code == 201, resp.get_data(as_text=True)
         data = resp.get_json()
         self.client = client
@@ -90,8 +100,9 @@ class Game:
 
     def look(self) -> tuple[int, dict[str, Any]]:
         """The public view (whose turn it is), then that seat's (its legal moves): what a client does."""
-        turn = self.client.get(f"/v1/games/{self.id}").get_json()["turn"]
-        resp = self.client.get(f"/v1/games/{self.id}", headers={"Authorization": f"Bearer {self.tokens[turn]}"})
+        turn = self.client.get(f"/v1/games/{self.id}", environ_base=self.environ).get_json()["turn"]
+        auth = {"Authorization": f"Bearer {self.tokens[turn]}"}
+        resp = self.client.get(f"/v1/games/{self.id}", headers=auth, environ_base=self.environ)
         assert resp.status_code == 200, resp.get_data(as_text=True)
         return turn, resp.get_json()
 
@@ -101,6 +112,7 @@ class Game:
             f"/v1/games/{self.id}/moves",
             json=seen["legal_moves"][0],
             headers={"Authorization": f"Bearer {self.tokens[turn]}", "Prefer": "return=minimal"},
+            environ_base=self.environ,
         )
         assert resp.status_code == 200, resp.get_data(as_text=True)
         self.finished = resp.get_json()["status"] == "finished"
@@ -111,10 +123,36 @@ def per(total: Counter[str], n: int) -> dict[str, float]:
 
 
 def show(label: str, figures: dict[str, float]) -> None:
+    """Commands per request, each with its execution time (a script's time includes its own calls')."""
     commands = {k.removeprefix("cmd:"): v for k, v in figures.items() if k.startswith("cmd:") and abs(v) >= 0.005}
-    listed = ", ".join(f"{k} {v:.2f}" for k, v in sorted(commands.items(), key=lambda kv: -kv[1]))
-    print(f"  {label}: {sum(commands.values()):.2f} commands ({listed}), {figures.get('usec', 0):.1f} us executing them; "
+    listed = ", ".join(
+        f"{k} {v:.2f} ({figures.get('usec:' + k, 0):.1f} us)" for k, v in sorted(commands.items(), key=lambda kv: -kv[1])
+    )
+    print(f"  {label}: {sum(commands.values()):.2f} commands: {listed}; "
           f"{figures.get('in', 0):.0f} B in, {figures.get('out', 0):.0f} B out")  # fmt: skip
+
+
+def bots(client: Any, masters: list[redis.Redis], queue: redis.Redis, queue_url: str, games: int) -> None:
+    """Games of two computer players, played to the end by an RQ worker in this process: per bot move, what
+    the masters and the queue Redis (RQ's jobs, the due set) do. Creating the games is in the window too,
+    spread over their moves."""
+    from rq import SimpleWorker
+
+    masters_window, queue_window = Window(masters), Window([queue])
+    ids = []
+    for _ in range(games):
+        resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "greedy"}]})
+        assert resp.status_code == 201, resp.get_data(as_text=True)
+        ids.append(resp.get_json()["game"]["id"])
+    worker = SimpleWorker(["bots"], connection=redis.Redis.from_url(queue_url), serializer="json")
+    worker.work(burst=True, logging_level="WARNING")
+    on_masters, on_queue = masters_window.close(), queue_window.close()
+    views = [client.get(f"/v1/games/{game_id}").get_json() for game_id in ids]
+    assert all(view["status"] == "finished" for view in views), "the worker stopped before the games ended"
+    moves = sum(view["version"] for view in views)
+    print(f"per computer player's move ({moves} moves in {games} games of two greedy bots, creates included):")
+    show("masters", per(on_masters, moves))
+    show("queue Redis", per(on_queue, moves))
 
 
 def main() -> int:
@@ -123,6 +161,7 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=40)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--bot-games", type=int, default=20)
     args = parser.parse_args()
 
     from api.app import create_app
@@ -134,6 +173,7 @@ def main() -> int:
             cluster.start()
             queue_url = queues.start()
             settings = Settings(redis_url=cluster.url, queue_url=queue_url)
+            os.environ.update({"DOMINO_REDIS_URL": cluster.url, "DOMINO_QUEUE_URL": queue_url})  # the jobs read it
             client = create_app({"DOMINO": settings}).test_client()
             masters = {node.port: redis.Redis(port=node.port) for node in cluster.masters()}
             queue = redis.Redis.from_url(queue_url)
@@ -166,6 +206,7 @@ def main() -> int:
                         game = games[i % len(games)] = Game(client)
                     game.step()
                 steps, steps_queue = moves_window.close(), queue_window.close()
+                games = [Game(client) if game.finished else game for game in games]
                 views_window, queue_window = Window(servers), Window([queue])
                 for i in range(args.moves):
                     games[i % len(games)].look()
@@ -182,6 +223,7 @@ def main() -> int:
                     show("a move, queue Redis", move_queue)
                     show("two views (public, then the seat's), masters", view)
                     show("two views, queue Redis", view_queue)
+            bots(client, servers, queue, queue_url, args.bot_games)
             print(f"Redis CPU per request on the masters, median of {args.runs} runs [range]: "
                   f"a move {statistics.median(cpu_moves):.0f} us [{min(cpu_moves):.0f}-{max(cpu_moves):.0f}], "
                   f"two views {statistics.median(cpu_views):.0f} us [{min(cpu_views):.0f}-{max(cpu_views):.0f}]")  # fmt: skip

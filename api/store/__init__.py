@@ -2,7 +2,8 @@
 
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
 :class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``lobby``, ``simulations`` and ``limits``.
-Every Redis ``ConnectionError``/``TimeoutError`` surfaces as :class:`StoreUnavailable` (a fast 503).
+Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
+ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The game state on a Redis Cluster: found out at start, from any node's ``INFO cluster``.
+"""The game state on a Redis Cluster, found out at the first use from the node's ``INFO cluster``.
 
 ``DOMINO_REDIS_URL`` names a plain Redis or any node of a cluster; on a cluster the game keys go through
 redis-py's :class:`~redis.cluster.RedisCluster`, which follows ``MOVED`` and ``ASK`` (a resharding) and
