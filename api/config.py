@@ -31,6 +31,9 @@ class Settings:
     # On a Redis Cluster, a commit waits at most this long (ms) for the game's replica to have it, so that a
     # failover loses no answered move (0: do not wait).
     replica_wait_ms: int = 100
+    # Connections per pool and process (redis-py's default is 100): on gevent one API process serves up to
+    # --api-connections requests at once, and each open event stream holds a connection of its own.
+    redis_max_connections: int = 2000
 
     # Expiry (seconds).
     game_ttl: int = 24 * 3600  # idle waiting/playing games
@@ -42,8 +45,13 @@ class Settings:
     sweep_interval: float = 2.0
     bot_job_timeout: int = 30
     bot_result_ttl: int = 60
+    # Games of computer players only (api/service/bot_games.py): their own queue and worker, and caps (422 beyond).
+    bot_games_queue: str = "bot-games"
+    bot_game_max_think_ms: int = 250
+    bot_game_max_target_score: int = 250
+    bot_game_max_rounds: int = 16
 
-    # Simulations (api/simulations.py): chunks of a few seconds on their own queue.
+    # Simulations (api/service/simulations/): chunks of a few seconds on their own queue.
     simulations_queue: str = "simulations"
     simulation_chunk_seconds: float = 2.0  # target work per chunk (estimated from a cost model)
     simulation_max_games: int = 10_000_000
@@ -56,16 +64,22 @@ class Settings:
     simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)
     simulation_ttl: int = 7 * 24 * 3600
 
-    # Events (api/events.py): long polls and Server-Sent Events on a blocking connection of their own.
+    # Events (api/service/events.py): long polls and Server-Sent Events on a blocking connection of their own.
     max_wait: float = 30.0  # the longest `wait` a long poll may ask for, seconds
     keepalive_interval: float = 15.0  # an SSE comment at least this often
     stream_ticket_ttl: int = 60  # a stream ticket for EventSource (`?ticket=`) lives this long, seconds
+    # Open event streams (SSE, and long polls that wait) at once, counted in Redis across API processes
+    # (api/service/streams.py): per client (its address, as the rate limit sees it) and per game; 429 beyond.
+    streams_per_client: int = 32
+    streams_per_game: int = 256
+    stream_lease: float = 60.0  # a slot not renewed for this long is free (a crashed process's); > max_wait
+    stream_retry_after: int = 5  # seconds, in the 429's Retry-After
 
-    # Turn timeouts (api/turns.py): a late human or hosted-bot seat is moved for with this strategy.
+    # Turn timeouts (api/service/turns.py, computer.py): a late human or hosted-bot seat is moved for with this strategy.
     timeout_strategy: str = "greedy"
     min_turn_timeout: float = 1.0  # the smallest `turn_timeout_s` a game may ask for (tests lower it)
 
-    # Hosted bots (api/webhooks.py): signed POSTs on the webhooks queue, retried with back-off by the sweep.
+    # Hosted bots (api/service/webhooks.py): signed POSTs on the webhooks queue, retried with back-off by the sweep.
     webhooks_queue: str = "webhooks"
     webhook_timeout: float = 3.0  # connect and read, seconds; redirects are never followed
     webhook_backoff: str = "1,5,15,60"  # seconds before retry 1, 2, ...; then no more tries

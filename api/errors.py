@@ -59,6 +59,14 @@ class SeatTaken(ServiceError):
     pass
 
 
+class TooManyStreams(ServiceError):
+    """A client or a game has as many event streams open as it may; ``headers`` carries ``Retry-After``."""
+
+    def __init__(self, detail: str, retry_after: int, **members: Any) -> None:
+        super().__init__(detail, **members)
+        self.headers = {"Retry-After": str(retry_after)}
+
+
 @dataclasses.dataclass(frozen=True)
 class ProblemType:
     status: int
@@ -113,6 +121,13 @@ RATE_LIMITED = ProblemType(
     "This client sent more requests than its limit in the current window; `Retry-After` says when to retry, "
     "`RateLimit` and `RateLimit-Policy` describe the limit.",
 )
+TOO_MANY_STREAMS = ProblemType(
+    429,
+    "too-many-streams",
+    "Too many streams",
+    "This client, or this game, has as many event streams (SSE, waiting long polls) open as it may; close one, "
+    "or retry after `Retry-After` seconds.",
+)
 UNAVAILABLE = ProblemType(
     503, "unavailable", "Service unavailable", "Redis is unreachable (or not ready); nothing was changed."
 )
@@ -135,12 +150,17 @@ PROBLEM_TYPES = [
     UNSUPPORTED_MEDIA_TYPE,
     INVALID_REQUEST,
     RATE_LIMITED,
+    TOO_MANY_STREAMS,
     UNAVAILABLE,
     INTERNAL,
 ]
 
 # HTTP errors raised by Flask/werkzeug/webargs, by status.
-BY_STATUS = {p.status: p for p in PROBLEM_TYPES if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN)}
+BY_STATUS = {
+    p.status: p
+    for p in PROBLEM_TYPES
+    if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, TOO_MANY_STREAMS)
+}
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
 
 
@@ -179,6 +199,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     NotStarted: NOT_STARTED,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
+    TooManyStreams: TOO_MANY_STREAMS,
     # store
     StoreUnavailable: UNAVAILABLE,
 }

@@ -107,7 +107,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
         ptype, detail, members = found
         if ptype.status >= 500:
             log.warning("%s %s: %s", flask.request.method, flask.request.path, exc)
-        return problem_response(ptype, detail, members)
+        return problem_response(ptype, detail, members, getattr(exc, "headers", None))
 
     def handle_http_exception(self, error: HTTPException) -> flask.Response:
         data = getattr(error, "data", None) or {}

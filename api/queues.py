@@ -15,7 +15,8 @@ from rq.timeouts import TimerDeathPenalty
 
 from api.store import Store, translated
 
-BOTS = "bots"  # latency: computer players' turns and turn timeouts (the name is Settings.bots_queue)
+BOTS = "bots"  # latency: computer players' turns in live games, and turn timeouts (Settings.bots_queue)
+BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot_games_queue; api.service.bot_games)
 SIMULATIONS = "simulations"  # throughput
 WEBHOOKS = "webhooks"  # hosted bots' turns (the name is Settings.webhooks_queue)
 
@@ -48,28 +49,31 @@ class Queues:
         conn = store.rq_connection()
         s = self.settings
         self.bots = Queue(s.bots_queue, connection=conn, serializer=SERIALIZER)
+        self.bot_games = Queue(s.bot_games_queue, connection=conn, serializer=SERIALIZER)
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
 
     def by_purpose(self) -> dict[str, Queue]:
-        return {BOTS: self.bots, SIMULATIONS: self.simulations, WEBHOOKS: self.webhooks}
+        return {BOTS: self.bots, BOT_GAMES: self.bot_games, SIMULATIONS: self.simulations, WEBHOOKS: self.webhooks}
 
     # -- turns --------------------------------------------------------------------------------------------
 
-    def enqueue_bot_turn(self, game_id: str, version: int, attempt: int = 0) -> Job:
-        """``workers.jobs.bot_turn(game_id, version)``. No ``unique=True``: RQ 3 would refuse a re-enqueue
+    def enqueue_bot_turn(self, game_id: str, version: int, attempt: int = 0, bot_only: bool = False) -> Job:
+        """``workers.jobs.bot_turn(game_id, version)``: on the bot-games queue for a game of computer players
+        only, so that live games never wait behind one. No ``unique=True``: RQ 3 would refuse a re-enqueue
         while an old job hash lives; distinct attempts get distinct ids, and the job itself is idempotent."""
-        return self._enqueue_turn("workers.jobs.bot_turn", bot_job_id(game_id, version, attempt), game_id, version)
+        queue = self.bot_games if bot_only else self.bots
+        return self._enqueue_turn(queue, "workers.jobs.bot_turn", bot_job_id(game_id, version, attempt), game_id, version)
 
     def enqueue_timeout_turn(self, game_id: str, version: int, attempt: int = 0) -> Job:
         """``workers.jobs.timeout_turn(game_id, version)``: the seat to move is past its deadline."""
         job_id = timeout_job_id(game_id, version, attempt)
-        return self._enqueue_turn("workers.jobs.timeout_turn", job_id, game_id, version)
+        return self._enqueue_turn(self.bots, "workers.jobs.timeout_turn", job_id, game_id, version)
 
-    def _enqueue_turn(self, func: str, job_id: str, game_id: str, version: int) -> Job:
-        """A turn job on the bots queue (latency, non-forking); it does nothing once the game has moved on."""
+    def _enqueue_turn(self, queue: Queue, func: str, job_id: str, game_id: str, version: int) -> Job:
+        """A turn job (latency, non-forking); it does nothing once the game has moved on."""
         s = self.settings
-        return self.bots.enqueue(
+        return queue.enqueue(
             func,
             game_id,
             version,
@@ -160,8 +164,8 @@ class Queues:
     # -- observing --------------------------------------------------------------------------------------------
 
     def worker_counts(self) -> dict[str, int]:
-        """Workers listening per purpose (``bots``, ``simulations``, ``webhooks``); StoreUnavailable when the
-        queue Redis does not answer."""
+        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``);
+        StoreUnavailable when the queue Redis does not answer."""
         conn = self.store.rq_connection()
         with translated():
             return {purpose: Worker.count(connection=conn, queue=q) for purpose, q in self.by_purpose().items()}

@@ -185,22 +185,24 @@ def document(spec: Any, settings: Settings) -> None:
             if method not in ("get", "post", "put", "patch", "delete") or not isinstance(operation, dict):
                 continue
             responses = operation.setdefault("responses", {})
-            responses.setdefault(
-                "429",
-                {
-                    "description": f"`{ptype.slug}`: {ptype.description}",
-                    "headers": RATE_HEADERS,
-                    "content": {
-                        "application/problem+json": {
-                            "schema": {"$ref": "#/components/schemas/Problem"},
-                            "example": {
-                                "type": ptype.type,
-                                "title": ptype.title,
-                                "status": ptype.status,
-                                "detail": "More than 3000 requests in 60 s from this client; retry in 12 s.",
-                                "instance": f"{path}#3f9c0d1e2a4b5c6d",
-                            },
-                        }
-                    },
+            example = {
+                "type": ptype.type,
+                "title": ptype.title,
+                "status": ptype.status,
+                "detail": "More than 3000 requests in 60 s from this client; retry in 12 s.",
+                "instance": f"{path}#3f9c0d1e2a4b5c6d",
+            }
+            description = f"`{ptype.slug}`: {ptype.description}"
+            other = responses.get("429")
+            if other is not None:  # the operation has a 429 of its own (too-many-streams): document both
+                other["description"] = f"{description}; {other['description']}"
+                other["headers"] = RATE_HEADERS
+                other["content"]["application/problem+json"]["examples"][ptype.slug] = {"value": example}
+                continue
+            responses["429"] = {
+                "description": description,
+                "headers": RATE_HEADERS,
+                "content": {
+                    "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}, "example": example}
                 },
-            )
+            }

@@ -79,6 +79,7 @@ def settings(backend: str, redis_url: str, request: pytest.FixtureRequest, monke
         queue_url=queue_url,
         key_prefix=f"test-{tag}",
         bots_queue=f"bots-{tag}",
+        bot_games_queue=f"bot-games-{tag}",
         simulations_queue=f"simulations-{tag}",
         webhooks_queue=f"webhooks-{tag}",
         bot_due_delay=0.2,
@@ -90,7 +91,7 @@ def settings(backend: str, redis_url: str, request: pytest.FixtureRequest, monke
         webhook_allow_private=True,  # the hosted bots of the tests listen on 127.0.0.1
     )
     for field in (
-        "redis_url", "key_prefix", "bots_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
+        "redis_url", "key_prefix", "bots_queue", "bot_games_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
         "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff", "webhook_allow_private",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
@@ -124,15 +125,16 @@ def service(app):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def run_bots(service):  # type: ignore[no-untyped-def]
-    """Run the bots queue to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
+    """Run the bots and bot-games queues to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
     from rq import SimpleWorker
 
     from api.queues import SERIALIZER, Queues
 
     def run(max_jobs: int | None = None) -> bool:
         conn = service.store.worker_connection()
-        queue = Queues(service.store).bots
-        worker = SimpleWorker([queue.name], connection=conn, serializer=SERIALIZER)
+        queues = Queues(service.store)
+        names = [queues.bots.name, queues.bot_games.name]
+        worker = SimpleWorker(names, connection=conn, serializer=SERIALIZER)
         return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
     return run

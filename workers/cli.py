@@ -20,7 +20,7 @@ from typing import cast
 from rq import Queue, SimpleWorker, Worker
 
 from api.config import Settings
-from api.queues import BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+from api.queues import BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 from api.service.service import Service
 from workers import sweep as sweep_mod
 from workers.redis_server import RedisServer
@@ -59,27 +59,86 @@ def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
         proc.wait()
 
 
-def serve(argv: list[str] | None = None) -> int:
-    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep and a simulations
-    worker; stop on Ctrl-C."""
+def _serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="domino-serve", description=serve.__doc__)
     parser.add_argument("--host", default=os.environ.get("DOMINO_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("DOMINO_PORT", "8000")))
     parser.add_argument("--api-processes", type=int, default=2, help="gunicorn worker processes (default 2)")
     parser.add_argument(
-        "--api-threads",
+        "--api-connections",
         type=int,
-        default=64,
-        help="threads per API process (gthread; default 64): each open long poll or event stream holds one",
+        default=2000,
+        help="open connections per API process (gevent; default 2000): an idle event stream holds one, not a "
+        "thread; streams are capped per client and per game (DOMINO_STREAMS_PER_CLIENT, DOMINO_STREAMS_PER_GAME)",
     )
     parser.add_argument("--webhook-workers", type=int, default=1, help="RQ workers on the webhooks queue (default 1)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
     parser.add_argument(
+        "--bot-game-workers",
+        type=int,
+        default=1,
+        help="RQ workers on the bot-games queue, games of computer players only (default 1)",
+    )
+    parser.add_argument(
         "--simulation-workers", type=int, default=1, help="RQ workers on the simulations queue (default 1)"
     )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn",
+            "--workers", str(args.api_processes),
+            # One address and no proxy here, so the REST API and the event streams share one gunicorn:
+            # gevent, because a long poll (up to 30 s) or an SSE stream (a whole game) waits in XREAD
+            # almost all of its life. On gevent a waiting stream is a parked greenlet (a few KiB, no
+            # thread, no CPU), so thousands of them take nothing from REST requests, which run on the same
+            # loop and wait only for each other's CPU; on gthread each held a thread, and 128 streams
+            # took them all. (docker-compose: REST on sync workers, streams on gevent, behind nginx.)
+            "--worker-class", "gevent",
+            "--worker-connections", str(args.api_connections),
+            "--bind", f"{args.host}:{args.port}",
+            "--access-logfile", "-",
+            "--graceful-timeout", "5",
+            "--no-control-socket",  # gunicorn 27's socket is one fixed path per user: two instances clash
+            "api.app:create_app()",
+        ],  # fmt: skip
+        env=env,
+        start_new_session=True,
+    )
+
+
+def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[subprocess.Popen[bytes]]:
+    """The RQ workers: bots (the first with the sweep), bot-games (at a lower CPU priority: on a busy machine
+    live play and the API get the CPU first), simulations, webhooks."""
+    commands = [["bots", "--sweep"] if i == 0 else ["bots"] for i in range(args.bot_workers)]
+    commands += [["bot-games", "--nice", "10"]] * args.bot_game_workers
+    commands += [["simulations"]] * args.simulation_workers
+    commands += [["webhooks"]] * args.webhook_workers
+    return [
+        subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", *command], env=env, start_new_session=True)
+        for command in commands
+    ]
+
+
+def _supervise(children: list[subprocess.Popen[bytes]], stopping: threading.Event) -> int:
+    """Wait for Ctrl-C (0), or for a child to exit (1: everything stops)."""
+    while not stopping.is_set():
+        for child in children:
+            if child.poll() is not None:
+                print(f"domino-serve: {cast('list[str]', child.args)[2:4]} exited with {child.returncode}; stopping", file=sys.stderr)
+                return 1
+        stopping.wait(0.5)
+    print("\ndomino-serve: stopping", flush=True)
+    return 0
+
+
+def serve(argv: list[str] | None = None) -> int:
+    """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
+    computer players only, a simulations worker and a webhooks worker; stop on Ctrl-C."""
+    args = _serve_parser().parse_args(argv)
     if not _port_free(args.host, args.port):
         print(f"domino-serve: port {args.port} on {args.host} is taken; use --port or DOMINO_PORT", file=sys.stderr)
         return 2
@@ -106,57 +165,16 @@ def serve(argv: list[str] | None = None) -> int:
             print(f"domino-serve: redis {redis_server.binary} at {env['DOMINO_REDIS_URL']}, data in {redis_server.data_dir}")
         else:
             print(f"domino-serve: using redis at {env['DOMINO_REDIS_URL']}")
-
         # Each child in its own session: Ctrl-C reaches only us, and we stop them in order (API and
         # workers first, Redis last, after it has saved).
-        api = subprocess.Popen(
-            [
-                sys.executable, "-m", "gunicorn",
-                "--workers", str(args.api_processes),
-                # One address and no proxy here, so the REST API and the event streams share one gunicorn:
-                # gthread, because a long poll (up to 30 s) or an SSE stream (a whole game) would hold a sync
-                # worker's only slot, and a sync worker is killed after --timeout. A waiting stream blocks in
-                # XREAD with the GIL released: a thread costs little. (docker-compose: separate gunicorns.)
-                "--worker-class", "gthread",
-                "--threads", str(args.api_threads),
-                "--bind", f"{args.host}:{args.port}",
-                "--access-logfile", "-",
-                "--graceful-timeout", "5",
-                "--no-control-socket",  # gunicorn 27's socket is one fixed path per user: two instances clash
-                "api.app:create_app()",
-            ],  # fmt: skip
-            env=env,
-            start_new_session=True,
-        )
-        children.append(api)
-        for i in range(args.bot_workers):
-            sweep = ["--sweep"] if i == 0 else []
-            children.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "workers.cli", "worker", "bots", *sweep], env=env, start_new_session=True
-                )
-            )
-        for _ in range(args.simulation_workers):
-            children.append(
-                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "simulations"], env=env, start_new_session=True)
-            )
-        for _ in range(args.webhook_workers):
-            children.append(
-                subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "webhooks"], env=env, start_new_session=True)
-            )
+        api = _start_api(args, env)
+        children = [api, *_start_workers(args, env)]
         base = f"http://{args.host}:{args.port}"
         if not _wait_http(f"{base}/healthz", 30, api):
             print("domino-serve: the API did not start", file=sys.stderr)
             return 1
         print(f"\ndomino-service is up: API {base}/v1  docs {base}/docs  (Ctrl-C stops everything)\n", flush=True)
-        while not stopping.is_set():
-            for child in children:
-                if child.poll() is not None:
-                    print(f"domino-serve: {cast('list[str]', child.args)[2:4]} exited with {child.returncode}; stopping", file=sys.stderr)
-                    return 1
-            stopping.wait(0.5)
-        print("\ndomino-serve: stopping", flush=True)
-        return 0
+        return _supervise(children, stopping)
     finally:
         for child in reversed(children):
             _stop(child)
@@ -168,13 +186,27 @@ def serve(argv: list[str] | None = None) -> int:
 def worker(argv: list[str] | None = None) -> int:
     """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
     parser = argparse.ArgumentParser(prog="domino-worker", description=worker.__doc__)
-    parser.add_argument("queues", nargs="*", default=["bots"], help="queue names (bots, simulations, webhooks)")
+    parser.add_argument(
+        "queues",
+        nargs="*",
+        default=["bots"],
+        help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
+        "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
+        "webhooks",
+    )
     parser.add_argument(
         "--sweep",
         action="store_true",
         help="also run the sweep: stalled bot turns, turn timeouts, webhook retries, chunks of dead simulation workers",
     )
     parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="lower this worker's CPU priority by N (domino-serve runs the bot-games worker at 10, so that on a "
+        "busy machine live play's workers and the API get the CPU first)",
+    )
     parser.add_argument(
         "--fork",
         action=argparse.BooleanOptionalAction,
@@ -184,11 +216,18 @@ def worker(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default=os.environ.get("DOMINO_LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.nice:
+        os.nice(args.nice)
 
     settings = Settings.from_env()
     service = Service(settings)
     conn = service.store.worker_connection()
-    configured = {BOTS: settings.bots_queue, SIMULATIONS: settings.simulations_queue, WEBHOOKS: settings.webhooks_queue}
+    configured = {
+        BOTS: settings.bots_queue,
+        BOT_GAMES: settings.bot_games_queue,
+        SIMULATIONS: settings.simulations_queue,
+        WEBHOOKS: settings.webhooks_queue,
+    }
     names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
 

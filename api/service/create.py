@@ -14,7 +14,7 @@ import orjson
 import domino
 from api.config import Settings
 from api.errors import InvalidRequest
-from api.service import webhooks
+from api.service import bot_games, webhooks
 from api.service.commits import Change, Commits
 from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, public_seats, stored_event, waiting
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
@@ -101,7 +101,9 @@ class Creation:
         least = self.settings.min_turn_timeout
         if req.turn_timeout_s is not None and req.turn_timeout_s < least:
             raise invalid("turn_timeout_s", f"at least {least}", f"`turn_timeout_s` must be at least {least}.")
-        return resolve_rules(req.variant, len(req.seats), req.rules, "seats")
+        rules = resolve_rules(req.variant, len(req.seats), req.rules, "seats")
+        bot_games.check_limits(self.settings, req.seats, rules)
+        return rules
 
     def _first_record(
         self, game_id: str, req: GameRequest, rules: domino.Rules

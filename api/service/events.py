@@ -20,6 +20,7 @@ from api.config import Settings
 from api.errors import InvalidRequest, Unauthorized
 from api.service.commits import Commits
 from api.service.security import authenticate, ticket_hash
+from api.service.streams import StreamSlot, held
 from api.service.views import render_event
 from api.store import Store, StoreUnavailable
 
@@ -78,10 +79,18 @@ class Events:
         return None, finished
 
     def long_poll(
-        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float
+        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float, client: str
     ) -> dict[str, Any]:
         """The events of versions after ``after``, waiting up to ``wait`` seconds for the first; [] if none
-        came."""
+        came. A poll that may wait holds a stream slot of ``client`` (and of the game) meanwhile."""
+        waits = self._slot(client, game_id) if wait else None  # no wait: a plain read
+        try:
+            return self._poll(game_id, token, ticket, after, wait)
+        finally:
+            if waits is not None:
+                waits.release()
+
+    def _poll(self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float) -> dict[str, Any]:
         seat, finished = self.reader(game_id, token, ticket)
         cursor = cursor_after(after)
         block_ms = 0 if finished else int(min(wait, self.settings.max_wait) * 1000)
@@ -94,13 +103,24 @@ class Events:
         return {"events": events, "last_version": last_version, "ended": ended, "seat": seat}
 
     def stream(
-        self, game_id: str, token: str | None, ticket: str | None, last_event_id: str | None, after: int | None
+        self,
+        game_id: str,
+        token: str | None,
+        ticket: str | None,
+        last_event_id: str | None,
+        after: int | None,
+        client: str,
     ) -> Iterator[bytes]:
-        """Server-Sent Events for the caller, from ``Last-Event-ID`` (else after version ``after``). The caller
-        is checked now, before the stream starts (a 401 or 404 is an answer, not a stream)."""
+        """Server-Sent Events for the caller, from ``Last-Event-ID`` (else after version ``after``), holding a
+        stream slot of ``client`` (and of the game) while open. The caller is checked now, before the stream
+        starts (a 401, 404 or 429 is an answer, not a stream)."""
         seat, finished = self.reader(game_id, token, ticket)
         cursor = parse_last_event_id(last_event_id) if last_event_id else cursor_after(after)
-        return self._frames(game_id, seat, cursor, finished)
+        slot = self._slot(client, game_id)
+        return held(slot, self._frames(game_id, seat, cursor, finished))
+
+    def _slot(self, client: str, game_id: str) -> StreamSlot:
+        return StreamSlot.take(self.store.streams, self.settings, client, game_id)
 
     def _frames(self, game_id: str, seat: int | None, cursor: str, finished: bool) -> Iterator[bytes]:
         """One frame per event (``id:`` the stream id), a keep-alive comment when nothing happened for

@@ -106,14 +106,23 @@ class Service:
         return self.events.ticket(game_id, token)
 
     def long_poll(
-        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float
+        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float, client: str
     ) -> dict[str, Any]:
-        return self.events.long_poll(game_id, token, ticket, after, wait)
+        """The events after version ``after``, waiting up to ``wait`` s for one; a wait holds one of
+        ``client``'s (and the game's) stream slots."""
+        return self.events.long_poll(game_id, token, ticket, after, wait, client)
 
     def sse(
-        self, game_id: str, token: str | None, ticket: str | None, last_event_id: str | None, after: int | None
+        self,
+        game_id: str,
+        token: str | None,
+        ticket: str | None,
+        last_event_id: str | None,
+        after: int | None,
+        client: str,
     ) -> Iterator[bytes]:
-        return self.events.stream(game_id, token, ticket, last_event_id, after)
+        """Server-Sent Events, holding one of ``client``'s (and the game's) stream slots while open."""
+        return self.events.stream(game_id, token, ticket, last_event_id, after, client)
 
     # -- what the workers do ----------------------------------------------------------------------------------
 
@@ -166,7 +175,7 @@ class Service:
         except StoreUnavailable as exc:
             checks.setdefault("redis", {"ok": False, "error": str(exc)})
             return False, "Redis does not answer.", checks
-        checks.update({f"{purpose}_workers": n for purpose, n in workers.items()})
+        checks.update({f"{purpose.replace('-', '_')}_workers": n for purpose, n in workers.items()})
         if workers["bots"] < 1:
             return False, "No worker listens on the bots queue.", checks
         return True, "", checks

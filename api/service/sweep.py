@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from api.config import Settings
 from api.queues import Queues
+from api.service.bot_games import bot_only
 from api.service.computer import bot_to_move
 from api.service.records import game_record, state_of
 from api.store import DueSet, Store
@@ -86,10 +87,11 @@ class Sweep:
             return None
         version = found.version
         attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
+        alone = bot_only(doc["seats"])
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue_bot_turn(game_id, version, attempt),
+            enqueue=lambda: self.queues.enqueue_bot_turn(game_id, version, attempt, alone),
         )
 
     def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:

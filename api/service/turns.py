@@ -22,6 +22,7 @@ from typing import Any
 import domino
 from api.config import Settings
 from api.queues import Queues
+from api.service.bot_games import bot_only
 from api.service.records import BOT, HOSTED, GameRecord, StoredEvent, waiting
 from api.store import Store
 
@@ -33,6 +34,7 @@ TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept a
 @dataclasses.dataclass(frozen=True)
 class Plan:
     bot: bool = False  # a computer player is to move: enqueue its turn
+    bot_only: bool = False  # ... in a game of computer players only: on their own queue
     hosted: bool = False  # a hosted bot is to move: deliver its webhook
     deadline: float | None = None
     seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
@@ -62,7 +64,7 @@ class Turns:
         if kind == BOT:
             doc["deadline"] = None
             self.store.bots_due.mark(game_id, now + s.bot_due_delay)
-            return Plan(bot=True, seat=seat)
+            return Plan(bot=True, bot_only=bot_only(doc["seats"]), seat=seat)
         deadline = None
         timeout = doc.get("turn_timeout_s")
         if timeout:
@@ -81,7 +83,7 @@ class Turns:
         due entry written by :meth:`prepare` lets the sweep do it later."""
         try:
             if plan.bot:
-                self.queues.enqueue_bot_turn(game_id, version, 0)
+                self.queues.enqueue_bot_turn(game_id, version, 0, plan.bot_only)
             if plan.hosted:
                 self.queues.enqueue_webhook(game_id, version, 0)
         except Exception:  # the commit has landed; the sweep enqueues it later

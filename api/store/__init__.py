@@ -1,7 +1,8 @@
 """Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
 
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
-:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``lobby``, ``simulations`` and ``limits``.
+:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``lobby``, ``simulations``, ``limits`` and
+``streams`` (open event streams).
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -18,10 +19,11 @@ from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
 from api.store.simulations import SimulationStore
+from api.store.streams import StreamSlots
 
 __all__ = [
     "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
-    "StoreUnavailable", "StoredGame", "ping_url", "shutdown_url", "translated",
+    "StoreUnavailable", "StoredGame", "StreamSlots", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
 
@@ -40,6 +42,7 @@ class Store:
         self.lobby = Lobby(queue, prefix)
         self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
         self.limits = RateLimits(queue, prefix)
+        self.streams = StreamSlots(queue, prefix)
 
     @property
     def redis(self) -> Redis | RedisCluster:

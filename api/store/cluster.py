@@ -56,6 +56,7 @@ def connect_cluster(url: str, settings: Settings, socket_timeout: float) -> Redi
         socket_connect_timeout=settings.socket_connect_timeout,
         retry=Retry(NoBackoff(), settings.redis_retries),
         health_check_interval=30,
+        max_connections=settings.redis_max_connections,  # per node
     )
 
 

@@ -107,6 +107,7 @@ class Connections:
             # within a second.
             retry=Retry(NoBackoff(), s.redis_retries, supported_errors=(redis.exceptions.ConnectionError,)),
             health_check_interval=30,
+            max_connections=s.redis_max_connections,
         )
 
     def blocking(self) -> Redis | RedisCluster:
@@ -125,6 +126,7 @@ class Connections:
                     socket_connect_timeout=s.socket_connect_timeout,
                     retry=Retry(NoBackoff(), s.redis_retries),
                     health_check_interval=30,
+                    max_connections=s.redis_max_connections,
                 )
         return self._blocking
 

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = {"api", "streams", "worker", "simulations", "webhooks"}
+APP_SERVICES = {"api", "streams", "worker", "bot-games", "simulations", "webhooks"}
 NODES = {f"redis-node-{n}" for n in range(1, 7)}
 
 

@@ -12,17 +12,17 @@ import time
 from typing import Any
 
 from api.app import create_app
-from api.store import Store
+from api.store import GameStore
 
-_commit = Store.commit
+_commit = GameStore.commit
 
 
-def _paused_commit(self: Store, *args: Any, **kwargs: Any) -> Any:
+def _paused_commit(self: GameStore, *args: Any, **kwargs: Any) -> Any:
     time.sleep(float(os.environ.get("DOMINO_TEST_PAUSE_BEFORE_COMMIT", "0")))
     result = _commit(self, *args, **kwargs)
     time.sleep(float(os.environ.get("DOMINO_TEST_PAUSE_AFTER_COMMIT", "0")))
     return result
 
 
-Store.commit = _paused_commit  # type: ignore[method-assign]
+GameStore.commit = _paused_commit  # type: ignore[method-assign]
 app = create_app()

@@ -106,26 +106,28 @@ def _state(service, game_id):  # type: ignore[no-untyped-def]
 # -- a worker killed in the middle of a computer player's turn -------------------------------------------------
 
 
-def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, create_game, service):
+def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, service):
     from rq.registry import StartedJobRegistry
 
-    from workers import sweep
     from api.queues import Queues
+    from api.service.create import GameRequest
+    from workers import sweep
 
-    # Every bot turn thinks 1 s (the longest a seat may ask for), so a kill lands mid-turn; the sweep
-    # re-enqueues a turn not played 2 s after it became due.
+    # Every bot turn thinks 1 s (the longest a seat may ask for; a game of computer players only may not by
+    # default, so the cap is raised here), so a kill lands mid-turn; the sweep re-enqueues a turn not played
+    # 2 s after it became due.
     due = "2.0"
     env = _env(settings, DOMINO_BOT_DUE_DELAY=due)
-    sweep_service = type(service)(replace(settings, bot_due_delay=float(due)))
+    sweep_service = type(service)(replace(settings, bot_due_delay=float(due), bot_game_max_think_ms=1000))
     slow = {"bot": "club", "think_ms": 1000}
-    data, _, _ = create_game([slow, dict(slow)], rules={"match_end": "fixed_rounds", "rounds": 1})
-    game_id = data["game"]["id"]
-    worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "bots", "--log-level", "WARNING"]
+    request = GameRequest("draw", [slow, dict(slow)], rules={"match_end": "fixed_rounds", "rounds": 1})
+    _, _, _, game_id = sweep_service.create_game(request)
+    worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "bot-games", "--log-level", "WARNING"]
     first = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
     second = None
     stop = threading.Event()
     try:
-        registry = StartedJobRegistry(queue=Queues(service.store).bots)
+        registry = StartedJobRegistry(queue=Queues(service.store).bot_games)
         started = _wait(lambda: registry.get_job_ids(), 30)
         assert started, "the worker never started a bot turn"
         time.sleep(0.3)  # well inside the 1 s think

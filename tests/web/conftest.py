@@ -73,7 +73,7 @@ class LiveServer:
         """An RQ worker on this test's bots queue (a subprocess, with the sweep): computer players move."""
         assert self.worker is None
         self.worker = subprocess.Popen(
-            [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep", "--log-level", "WARNING"],
+            [sys.executable, "-m", "workers.cli", "worker", "bots", "bot-games", "--sweep", "--log-level", "WARNING"],
             env=self.env,
             cwd=str(Path(__file__).resolve().parents[2]),
         )

@@ -85,7 +85,7 @@ def test_bot_jobs_are_json_with_versioned_ids_and_idempotent(create_game, run_bo
 def test_the_sweep_re_enqueues_a_stalled_bot_turn(create_game, run_bots, service):
     data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "greedy"}])
     game_id = data["game"]["id"]
-    queue = Queues(service.store).bots
+    queue = Queues(service.store).bot_games  # computer players only
     # The worker was killed: the job is lost, only the bot-due entry remains.
     queue.empty()
     assert service.store.bots_due.due_at(game_id) is not None
@@ -110,12 +110,12 @@ def test_the_sweep_drops_entries_of_games_no_bot_waits_in(create_game, service):
 
 
 def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-def]
-    """A `bots` worker process with the sweep, returned once it has registered with RQ."""
+    """A worker process on the `bots` and `bot-games` queues with the sweep, returned once it has registered."""
     from rq import Worker
 
     env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
     worker = subprocess.Popen(
-        [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL
+        [sys.executable, "-m", "workers.cli", "worker", "bots", "bot-games", "--sweep"], env=env, stdin=subprocess.DEVNULL
     )
     deadline = time.monotonic() + 30
     while Worker.count(connection=store.rq_connection(), queue=Queues(store).bots) < 1:

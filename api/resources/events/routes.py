@@ -6,6 +6,7 @@ import flask
 
 from api import errors as E
 from api.extensions import Blueprint, current_service, no_body
+from api.ratelimit import client_id
 from api.resources.common import SEAT_AUTH, bearer_token, json_response
 from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, TicketSchema
 
@@ -73,7 +74,9 @@ def _wants_sse() -> bool:
 )
 @blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events")
+@blp.problems(
+    E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events"
+)
 def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket: str | None = None) -> flask.Response:
     """Follow a game's events: a long poll, or Server-Sent Events with `Accept: text/event-stream`
 
@@ -97,16 +100,20 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     seat (and the turn's `deadline`, if any). The seat's own copy also lists its `legal_moves`: post one
     with `expected_version` = the event's `version`, without reading the view first. Only the current
     turn's notice is kept: a client catching up on several changes gets the last one only, and the
-    history has none."""
+    history has none.
+
+    **Limits.** A client (its address) may hold 32 streams open at once (SSE streams and long polls that
+    wait), and a game may have 256 (both configurable); one more is a 429 `too-many-streams` with
+    `Retry-After`."""
     token = bearer_token()
     if after == -1:
         after = None
     if _wants_sse():
         last = flask.request.headers.get("Last-Event-ID")
-        frames = current_service().sse(game_id, token, ticket, last, after)
+        frames = current_service().sse(game_id, token, ticket, last, after, client_id())
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
         return flask.Response(frames, mimetype="text/event-stream", headers=headers)
-    page = current_service().long_poll(game_id, token, ticket, after, wait)
+    page = current_service().long_poll(game_id, token, ticket, after, wait, client_id())
     return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
 
 

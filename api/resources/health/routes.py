@@ -29,6 +29,7 @@ def healthz() -> flask.Response:
         "checks": {
             "redis": {"ok": True, "redis_ms": 0.21},
             "bots_workers": 1,
+            "bot_games_workers": 1,
             "simulations_workers": 2,
             "webhooks_workers": 1,
         },
@@ -38,8 +39,9 @@ def healthz() -> flask.Response:
 def readyz() -> flask.Response:
     """Readiness: Redis answers and at least one worker listens on the `bots` queue
 
-    `checks` also counts the workers on the `simulations` and `webhooks` queues, for information only:
-    readiness never fails when they are 0, since a deployment may run without simulations or hosted bots."""
+    `checks` also counts the workers on the `bot-games` (games of computer players only), `simulations` and
+    `webhooks` queues, for information only: readiness never fails when they are 0, since a deployment may
+    run without games of computer players only, simulations or hosted bots."""
     ready, why, checks = current_service().readiness()
     if not ready:
         return problem_response(E.UNAVAILABLE, why, {"checks": checks}, {"Cache-Control": "no-store"})

@@ -12,6 +12,9 @@ class ReadyChecksSchema(ma.Schema):
         metadata={"description": "`ok`, and the round trips in ms of the game (`redis_ms`) and queue (`queue_redis_ms`) connections"}
     )
     bots_workers = ma.fields.Integer(metadata={"description": "workers listening on `bots`: ready needs at least one"})
+    bot_games_workers = ma.fields.Integer(
+        metadata={"description": "workers listening on `bot-games`, games of computer players only (information only)"}
+    )
     simulations_workers = ma.fields.Integer(
         metadata={"description": "workers listening on `simulations` (information only: 0 is still ready)"}
     )

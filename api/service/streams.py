@@ -1,0 +1,81 @@
+"""Caps on open event streams: per client and per game, counted in Redis so they hold across API processes.
+
+An SSE stream, or a long poll that waits, holds a *slot* in its client's set and in its game's set
+(:class:`api.store.streams.StreamSlots`) while it is open; a take beyond ``Settings.streams_per_client`` or
+``streams_per_game`` is a 429 ``too-many-streams`` with ``Retry-After``. A slot is a lease
+(``Settings.stream_lease``): an open stream renews it as it goes (an SSE stream wakes at least every
+keep-alive interval; a long poll is shorter than a lease), a stream that ends releases it (the client went
+away, the game ended, the server stops), and the slots of a process that died lapse with their lease.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Generator, Iterator
+
+from api.config import Settings
+from api.errors import TooManyStreams
+from api.store import StoreUnavailable
+from api.store.streams import StreamSlots
+
+
+class StreamSlot:
+    """One open stream's place in its client's and its game's counts."""
+
+    def __init__(self, slots: StreamSlots, settings: Settings, client: str, game_id: str) -> None:
+        self.slots = slots
+        self.settings = settings
+        self.client = client
+        self.game_id = game_id
+        self.id = secrets.token_hex(8)
+        self.lease_ms = int(settings.stream_lease * 1000)
+        self.renewed = time.monotonic()
+
+    @classmethod
+    def take(cls, slots: StreamSlots, settings: Settings, client: str, game_id: str) -> StreamSlot:
+        """A slot for a new stream, or TooManyStreams (429) when the client or the game is at its cap."""
+        s = settings
+        slot = cls(slots, settings, client, game_id)
+        full = slots.take(client, game_id, slot.id, (s.streams_per_client, s.streams_per_game), slot.lease_ms)
+        if full == 1:
+            raise TooManyStreams(
+                f"This client has {s.streams_per_client} event streams open, as many as it may; close one first.",
+                s.stream_retry_after,
+            )
+        if full == 2:
+            raise TooManyStreams(
+                f"This game has {s.streams_per_game} event streams open, as many as it may; retry later.",
+                s.stream_retry_after,
+            )
+        return slot
+
+    def renew_if_due(self) -> None:
+        """Renew the lease once a third of it has passed (cheap to call on every frame)."""
+        now = time.monotonic()
+        if now - self.renewed >= self.settings.stream_lease / 3:
+            self.renewed = now
+            try:
+                self.slots.renew(self.client, self.game_id, self.id, self.lease_ms)
+            except StoreUnavailable:
+                pass  # the stream itself ends when Redis is gone; otherwise the next renewal catches up
+
+    def release(self) -> None:
+        try:
+            self.slots.release(self.client, self.game_id, self.id)
+        except StoreUnavailable:
+            pass  # the lease lapses on its own
+
+
+def held(slot: StreamSlot, frames: Iterator[bytes]) -> Generator[bytes, None, None]:
+    """``frames`` while holding ``slot``, renewing it as frames go out; released when the stream ends, also
+    when the server closes it because the client went away (then ``frames`` is closed first)."""
+    try:
+        for frame in frames:
+            yield frame
+            slot.renew_if_due()
+    finally:
+        close = getattr(frames, "close", None)
+        if close is not None:
+            close()
+        slot.release()

@@ -1,0 +1,121 @@
+"""A real `domino-serve` (gevent API processes) holds 500 idle event streams while REST requests keep
+answering, and the stream caps count across its processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from workers.redis_server import free_port
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+STREAMS = 500
+
+
+@pytest.fixture
+def served(settings, tmp_path):  # type: ignore[no-untyped-def]
+    """`domino-serve` on the test's Redis (its prefix and queues, exported by the settings fixture), with the
+    per-client stream cap raised: every stream of this test comes from 127.0.0.1."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DOMINO_STREAMS_PER_CLIENT": str(2 * STREAMS),
+        "DOMINO_STREAMS_PER_GAME": "200",
+        "DOMINO_KEEPALIVE_INTERVAL": "0.5",  # a stream notices its client went away within half a second
+        "PYTHONPATH": str(ROOT),
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "workers.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path),
+            "--simulation-workers", "0", "--webhook-workers", "0", "--bot-game-workers", "0",
+        ],  # fmt: skip
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if http.get("/healthz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline and proc.poll() is None, "domino-serve did not start"
+            time.sleep(0.2)
+        yield http
+    finally:
+        http.close()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def open_stream(port: int, game_id: str) -> socket.socket:
+    """A spectator's SSE stream, returned once the server has sent its first frame."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"GET /v1/games/{game_id}/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+    head = b""
+    while b"retry:" not in head:
+        chunk = sock.recv(4096)
+        assert chunk, f"the stream closed: {head!r}"
+        head += chunk
+    assert head.startswith(b"HTTP/1.1 200"), head[:200]
+    return sock
+
+
+def streams_held(settings) -> int:  # type: ignore[no-untyped-def]
+    from api.store import Store
+
+    store = Store(settings)
+    return int(store.rq_connection().zcard(store.streams.keys("127.0.0.1", "x")[0]))
+
+
+def test_500_idle_streams_leave_rest_answering(served, settings):  # type: ignore[no-untyped-def]
+    port = served.base_url.port
+    seats = [{"name": "Ana"}, {"name": "Bo"}]
+    games = [served.post("/v1/games", json={"variant": "draw", "seats": seats}).json()["game"]["id"] for _ in range(5)]
+    socks = [open_stream(port, games[i % len(games)]) for i in range(STREAMS)]
+    try:
+        assert streams_held(settings) == STREAMS
+        slowest = 0.0
+        for i in range(60):  # REST answers while every stream is open
+            t0 = time.perf_counter()
+            resp = served.get("/v1/variants" if i % 3 else "/healthz") if i % 2 else served.get(f"/v1/games/{games[0]}")
+            slowest = max(slowest, time.perf_counter() - t0)
+            assert resp.status_code == 200
+        created = served.post("/v1/games", json={"variant": "draw", "seats": seats})
+        assert created.status_code == 201
+        # 12 s was the timeout the issue saw; a REST request here waits for no stream at all.
+        assert slowest < 5.0, f"a REST request took {slowest:.1f} s with {STREAMS} streams open"
+        # One game's cap holds across the API processes: its 100 streams plus 100 more reach 200, then 429.
+        more = [open_stream(port, games[0]) for _ in range(100)]
+        socks += more
+        refused = served.get(f"/v1/games/{games[0]}/events", headers={"Accept": "text/event-stream"})
+        assert refused.status_code == 429 and refused.json()["type"] == "/problems/too-many-streams"
+        assert int(refused.headers["Retry-After"]) > 0
+        # /metrics still sums the gevent processes' counters (prometheus multiprocess mode).
+        metrics = served.get("/metrics").text
+        assert 'domino_http_requests_total{method="GET",route="/v1/variants",status="200"}' in metrics
+    finally:
+        for sock in socks:
+            sock.close()
+    # Clients gone: each stream notices at its next keep-alive and releases its slot.
+    deadline = time.monotonic() + 15
+    while streams_held(settings) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert streams_held(settings) == 0
