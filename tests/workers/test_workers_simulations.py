@@ -18,8 +18,6 @@ from api.config import Settings
 from workers import jobs
 from api.queues import SERIALIZER, Queues, chunk_job_id
 
-pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
-
 # What must agree between two runs of one seeded simulation (not ids, times or speeds).
 SAME = ("status", "games_done", "deals_done", "chunks_done", "results", "draws", "rounds", "lineups", "seed")
 
