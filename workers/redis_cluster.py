@@ -57,8 +57,8 @@ class LocalCluster:
 
     @property
     def url(self) -> str:
-        """A URL of one node (any node will do: clients learn the rest from it)."""
-        return self.nodes[0].url
+        """A URL of a live node (any will do: clients learn the rest from it)."""
+        return self.alive()[0].url
 
     def start(self, timeout: float = 60.0) -> str:
         try:
