@@ -144,7 +144,8 @@ def bots(client: Any, masters: list[redis.Redis], queue: redis.Redis, queue_url:
         resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "greedy"}]})
         assert resp.status_code == 201, resp.get_data(as_text=True)
         ids.append(resp.get_json()["game"]["id"])
-    worker = SimpleWorker(["bots"], connection=redis.Redis.from_url(queue_url), serializer="json")
+    names = [Settings().bots_queue, Settings().bot_games_queue]  # a game of bots only plays on the second
+    worker = SimpleWorker(names, connection=redis.Redis.from_url(queue_url), serializer="json")
     worker.work(burst=True, logging_level="WARNING")
     on_masters, on_queue = masters_window.close(), queue_window.close()
     views = [client.get(f"/v1/games/{game_id}").get_json() for game_id in ids]
@@ -153,6 +154,54 @@ def bots(client: Any, masters: list[redis.Redis], queue: redis.Redis, queue_url:
     print(f"per computer player's move ({moves} moves in {games} games of two greedy bots, creates included):")
     show("masters", per(on_masters, moves))
     show("queue Redis", per(on_queue, moves))
+
+
+def spread(client: Any, masters: dict[int, redis.Redis], count: int) -> None:
+    memory_before = {port: conn.info("memory")["used_memory"] for port, conn in masters.items()}
+    for _ in range(count):
+        Game(client)
+    share = count / len(masters)
+    print(f"spread of {count} games over {len(masters)} masters (even share {share:.0f}):")
+    worst = 0.0
+    for port, conn in masters.items():
+        games = sum(1 for _ in conn.scan_iter(match="*:state", count=1000))
+        memory = conn.info("memory")["used_memory"] - memory_before[port]
+        off = games / share - 1
+        worst = max(worst, abs(off))
+        print(f"  master :{port}: {games} games ({off:+.1%}), {conn.dbsize()} keys, "
+              f"{memory / games / 1024:.2f} KiB per game")  # fmt: skip
+    print(f"  largest deviation from the even share: {worst:.1%} ({'within' if worst <= 0.10 else 'OUTSIDE'} +-10%)")
+
+
+def less(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    return {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+
+
+def human_moves(client: Any, masters: list[redis.Redis], queue: redis.Redis, tables: int, moves: int, show_counts: bool) -> tuple[float, float]:
+    """One run of the per-move windows; (CPU per move, per two views) on the masters, in us."""
+    games = [Game(client) for _ in range(tables)]
+    moves_window, queue_window = Window(masters), Window([queue])
+    for i in range(moves):
+        game = games[i % len(games)]
+        if game.finished:
+            game = games[i % len(games)] = Game(client)
+        game.step()
+    steps, steps_queue = moves_window.close(), queue_window.close()
+    games = [Game(client) if game.finished else game for game in games]
+    views_window, queue_window = Window(masters), Window([queue])
+    for i in range(moves):
+        games[i % len(games)].look()
+    views, views_queue = views_window.close(), queue_window.close()
+    view = per(views, moves)
+    move = less(per(steps, moves), view)
+    if show_counts:
+        view_queue = per(views_queue, moves)
+        print(f"per request, {moves} moves on {tables} games (games' masters; queue Redis):")
+        show("a move (POST, return=minimal), masters", move)
+        show("a move, queue Redis", less(per(steps_queue, moves), view_queue))
+        show("two views (public, then the seat's), masters", view)
+        show("two views, queue Redis", view_queue)
+    return move["cpu"] * 1e6, view["cpu"] * 1e6
 
 
 def main() -> int:
@@ -177,53 +226,10 @@ def main() -> int:
             client = create_app({"DOMINO": settings}).test_client()
             masters = {node.port: redis.Redis(port=node.port) for node in cluster.masters()}
             queue = redis.Redis.from_url(queue_url)
-
-            # 1. Spread.
-            memory_before = {port: conn.info("memory")["used_memory"] for port, conn in masters.items()}
-            for _ in range(args.games):
-                Game(client)
-            share = args.games / len(masters)
-            print(f"spread of {args.games} games over {len(masters)} masters (even share {share:.0f}):")
-            worst = 0.0
-            for port, conn in masters.items():
-                games = sum(1 for _ in conn.scan_iter(match="*:state", count=1000))
-                memory = conn.info("memory")["used_memory"] - memory_before[port]
-                off = games / share - 1
-                worst = max(worst, abs(off))
-                print(f"  master :{port}: {games} games ({off:+.1%}), {conn.dbsize()} keys, "
-                      f"{memory / games / 1024:.2f} KiB per game")  # fmt: skip
-            print(f"  largest deviation from the even share: {worst:.1%} ({'within' if worst <= 0.10 else 'OUTSIDE'} +-10%)")
-
-            # 2. Per move.
-            servers = list(masters.values())
-            cpu_moves, cpu_views = [], []
-            for run in range(args.runs):
-                games = [Game(client) for _ in range(args.tables)]
-                moves_window, queue_window = Window(servers), Window([queue])
-                for i in range(args.moves):
-                    game = games[i % len(games)]
-                    if game.finished:
-                        game = games[i % len(games)] = Game(client)
-                    game.step()
-                steps, steps_queue = moves_window.close(), queue_window.close()
-                games = [Game(client) if game.finished else game for game in games]
-                views_window, queue_window = Window(servers), Window([queue])
-                for i in range(args.moves):
-                    games[i % len(games)].look()
-                views, views_queue = views_window.close(), queue_window.close()
-                step, view = per(steps, args.moves), per(views, args.moves)
-                move = {k: step.get(k, 0) - view.get(k, 0) for k in set(step) | set(view)}
-                cpu_moves.append(move["cpu"] * 1e6)
-                cpu_views.append(view["cpu"] * 1e6)
-                if run == 0:
-                    step_queue, view_queue = per(steps_queue, args.moves), per(views_queue, args.moves)
-                    move_queue = {k: step_queue.get(k, 0) - view_queue.get(k, 0) for k in set(step_queue) | set(view_queue)}
-                    print(f"per request, {args.moves} moves on {args.tables} games (games' masters; queue Redis):")
-                    show("a move (POST, return=minimal), masters", move)
-                    show("a move, queue Redis", move_queue)
-                    show("two views (public, then the seat's), masters", view)
-                    show("two views, queue Redis", view_queue)
-            bots(client, servers, queue, queue_url, args.bot_games)
+            spread(client, masters, args.games)
+            runs = [human_moves(client, list(masters.values()), queue, args.tables, args.moves, run == 0) for run in range(args.runs)]
+            bots(client, list(masters.values()), queue, queue_url, args.bot_games)
+            cpu_moves, cpu_views = [m for m, _ in runs], [v for _, v in runs]
             print(f"Redis CPU per request on the masters, median of {args.runs} runs [range]: "
                   f"a move {statistics.median(cpu_moves):.0f} us [{min(cpu_moves):.0f}-{max(cpu_moves):.0f}], "
                   f"two views {statistics.median(cpu_views):.0f} us [{min(cpu_views):.0f}-{max(cpu_views):.0f}]")  # fmt: skip
