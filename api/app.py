@@ -12,7 +12,10 @@ from api.config import Settings
 from api.extensions import Api, json_body_guard, request_id
 from api.resources import register_blueprints
 from api.resources.events import schemas as event_schemas
-from api.resources.games.schemas import LineBoardSchema, TrainBoardSchema
+from api.resources.games import schemas as game_schemas
+from api.resources.moves import schemas as move_schemas
+from api.resources.simulations import schemas as simulation_schemas
+from api.resources.webhooks import schemas as webhook_schemas
 from api.service.service import Service
 
 API_DESCRIPTION = """\
@@ -68,7 +71,7 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
             "tags": TAGS,
             "components": {
                 "securitySchemes": {
-                    "seatToken": {
+                    "bearer": {
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
@@ -101,10 +104,16 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     api = Api(app)
     register_blueprints(api)
 
-    # Named so that the view's `board` can say it is one of the two (a oneOf by reference).
-    api.spec.components.schema("LineBoard", schema=LineBoardSchema)
-    api.spec.components.schema("TrainBoard", schema=TrainBoardSchema)
-    event_schemas.document(api.spec)  # one schema per event type, and `Event`: one of them by `type`
+    # What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as
+    # a play or a draw/pass, one schema per event type and `Event`), per-variant limits, and the webhooks.
+    for document in (
+        game_schemas.document,
+        move_schemas.document,
+        event_schemas.document,
+        simulation_schemas.document,
+        webhook_schemas.document,
+    ):
+        document(api.spec)
 
     ratelimit.install(app, settings)  # before the views: a 429 is answered without touching the game
     ratelimit.document(api.spec, settings)

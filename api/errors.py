@@ -59,6 +59,10 @@ class SeatTaken(ServiceError):
     pass
 
 
+class IdempotencyKeyReused(ServiceError):
+    pass
+
+
 class TooManyStreams(ServiceError):
     """A client or a game has as many event streams open as it may; ``headers`` carries ``Retry-After``."""
 
@@ -97,6 +101,9 @@ NOT_YOUR_TURN = ProblemType(409, "not-your-turn", "Not your turn", "Another seat
 GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no more moves are accepted.")
 NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
 SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
+IDEMPOTENCY_KEY_REUSED = ProblemType(
+    409, "idempotency-key-reused", "Idempotency key reused", "This `Idempotency-Key` came with a different request."
+)
 VERSION_MISMATCH = ProblemType(
     412,
     "version-mismatch",
@@ -145,6 +152,7 @@ PROBLEM_TYPES = [
     GAME_OVER,
     NOT_STARTED,
     SEAT_TAKEN,
+    IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     PAYLOAD_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE,
@@ -159,7 +167,7 @@ PROBLEM_TYPES = [
 BY_STATUS = {
     p.status: p
     for p in PROBLEM_TYPES
-    if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, TOO_MANY_STREAMS)
+    if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, TOO_MANY_STREAMS, IDEMPOTENCY_KEY_REUSED)
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
 
@@ -167,6 +175,8 @@ BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts
 def _members(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, ServiceError):
         return dict(exc.members)
+    if isinstance(exc, domino.InvalidRulesError):  # a 422 like any other: `errors` names the option
+        return {"errors": {"json": {"rules": {exc.option: [exc.reason]}}}}
     if isinstance(exc, domino.DominoError):
         return describe(exc)
     return {}
@@ -199,6 +209,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     NotStarted: NOT_STARTED,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
+    IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,
     TooManyStreams: TOO_MANY_STREAMS,
     # store
     StoreUnavailable: UNAVAILABLE,
@@ -210,7 +221,10 @@ def problem_for(exc: BaseException) -> tuple[ProblemType, str, dict[str, Any]] |
     for cls in type(exc).__mro__:
         ptype = TABLE.get(cls)
         if ptype is not None:
-            return ptype, _detail(exc), _members(exc)
+            detail, members = _detail(exc), _members(exc)
+            if ptype is INVALID_REQUEST and "errors" not in members:  # every 422 says where, if only as a whole
+                members["errors"] = {"json": {"_schema": [detail]}}
+            return ptype, detail, members
     return None
 
 

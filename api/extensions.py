@@ -18,6 +18,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from api import errors
+from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
 
 log = logging.getLogger("api")
@@ -27,8 +28,14 @@ PROBLEM_JSON = "application/problem+json"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class LastMoveSchema(ma.Schema):
+    version = ma.fields.Integer(required=True, metadata={"description": "the version the move produced"})
+    move = ma.fields.Nested(MoveSchema, required=True)
+
+
 class ProblemSchema(ma.Schema):
-    """RFC 9457 problem details; members beyond the five standard ones depend on the type."""
+    """RFC 9457 problem details, one shape for every error: the five standard members, and the members a type
+    adds (`errors` on every 422; `legal_moves`, `options`, `current_version`, `last_move`, `checks` where named)."""
 
     class Meta:
         unknown = ma.INCLUDE  # RFC 9457 extension members: the document allows more than those named here
@@ -38,13 +45,21 @@ class ProblemSchema(ma.Schema):
     status = ma.fields.Integer(required=True)
     detail = ma.fields.String(required=True)
     instance = ma.fields.String(required=True, metadata={"description": "request path and `#` request id"})
-    errors = ma.fields.Dict(metadata={"description": "422: where validation failed"})
-    legal_moves = ma.fields.List(ma.fields.Dict(), metadata={"description": "illegal-move: the seat's own legal moves"})
-    options = ma.fields.List(ma.fields.Dict(), metadata={"description": "ambiguous-move: the places that fit"})
+    errors = ma.fields.Dict(
+        metadata={
+            "description": "422 (always there): where validation failed, by location (`json`, `query`, "
+            "`headers`) and member, down to lists of messages"
+        }
+    )
+    legal_moves = ma.fields.List(
+        ma.fields.Nested(MoveSchema), metadata={"description": "illegal-move: the seat's own legal moves"}
+    )
+    options = ma.fields.List(ma.fields.Nested(MoveSchema), metadata={"description": "ambiguous-move: the places that fit"})
     current_version = ma.fields.Integer(metadata={"description": "version-mismatch: the game's version"})
-    last_move = ma.fields.Dict(
+    last_move = ma.fields.Nested(
+        LastMoveSchema,
         allow_none=True,
-        metadata={"description": "version-mismatch: the seat's last accepted move `{version, move}` (or null)"},
+        metadata={"description": "version-mismatch: the seat's last accepted move (null: none yet)"},
     )
     checks = ma.fields.Dict(metadata={"description": "readiness: what was checked"})
 
@@ -52,6 +67,16 @@ class ProblemSchema(ma.Schema):
 def current_service() -> Service:
     """The Service of the app handling this request (``create_app`` puts one in ``app.extensions``)."""
     return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]
+
+
+def documented_as(converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a field with ``metadata={"schema": {...}}`` is documented as exactly that
+    (a union, a reference to a named type) instead of what apispec derives from its marshmallow type."""
+    schema = field.metadata.get("schema")
+    if schema is None:
+        return {}
+    ret.clear()
+    return dict(schema)
 
 
 def request_id() -> str:
@@ -95,6 +120,13 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
 
     ERROR_SCHEMA = ProblemSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # each operation documents its own errors
+
+    def _init_spec(self, *args: Any, **kwargs: Any) -> None:
+        super()._init_spec(*args, **kwargs)
+        self.ma_plugin.converter.add_attribute_function(documented_as)
+
+    def _register_pagination_header(self) -> None:
+        """Our lists page with cursors of their own: flask-smorest's pagination header is not used."""
 
     def _register_error_handlers(self) -> None:
         self._app.register_error_handler(HTTPException, self.handle_http_exception)
@@ -234,6 +266,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
         Documentation only: ``alt_response`` would wrap the view once per status, a call layer on every
         request; this adds the responses to the view's ``_apidoc`` and returns the view itself."""
+        if path.startswith("/v1/"):
+            ptypes = (*ptypes, errors.NOT_ACCEPTABLE)  # every API operation answers JSON only (accept_guard)
         by_status: dict[int, list[errors.ProblemType]] = {}
         for p in ptypes:
             by_status.setdefault(p.status, []).append(p)
@@ -270,8 +304,19 @@ def no_body(func: Any) -> Any:
     return func
 
 
+def _offered(req: flask.Request) -> tuple[str, ...]:
+    if req.path.endswith("/events"):
+        return ("application/json", PROBLEM_JSON, "text/event-stream")
+    return ("application/json", PROBLEM_JSON)
+
+
+def _acceptable(req: flask.Request) -> bool:
+    return req.accept_mimetypes.best_match(_offered(req)) is not None
+
+
 def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
-    """Before any view: bodies must be JSON (415), at most the limit (413), and parse (400).
+    """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), and
+    parse (400).
 
     The body is parsed once, here, with orjson, which also refuses what JSON does not allow (NaN,
     Infinity, nesting deeper than 1024, invalid UTF-8); :class:`BodyParser` hands the result to webargs."""
@@ -281,6 +326,10 @@ def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "
     def _guard() -> flask.Response | None:
         request_id()
         req = flask.request
+        if req.path.startswith("/v1/") and req.accept_mimetypes and not _acceptable(req):
+            return problem_response(
+                errors.NOT_ACCEPTABLE, f"This answers {' or '.join(_offered(req))}, not {req.headers['Accept']!r}."
+            )
         if req.method not in methods or req.url_rule is None:
             return None
         view = app.view_functions.get(req.endpoint or "")

@@ -10,7 +10,8 @@ from domino.errors import InvalidMoveError
 from domino.tiles import Tile
 
 LINE_ENDS = ("left", "right", "up", "down")
-_END = re.compile(r"^(left|right|up|down|mexican|train:\d{1,2})$")
+END_PATTERN = r"^(left|right|up|down|mexican|train:\d{1,2})$"  # also published in the OpenAPI document
+_END = re.compile(END_PATTERN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,20 +356,29 @@ def describe_variants() -> dict[str, Any]:
             allowed = "integer"
         options[f.name] = {
             "allowed": allowed,
-            "defaults": {p: _jsonable(_PRESETS[p][f.name]) for p in PRESETS if f.name in _PRESETS[p]},
+            "defaults": {p: _shown_default(p, f.name) for p in PRESETS if f.name in _PRESETS[p]},
         }
     return {
         "variants": [
             {
                 "id": p,
                 "players": {"min": PLAYER_RANGE[p][0], "max": PLAYER_RANGE[p][1], "advertised_max": ADVERTISED_PLAYERS[p][1]},
-                "defaults": {k: _jsonable(v) for k, v in _PRESETS[p].items() if v is not None},
+                "defaults": {k: _shown_default(p, k) for k, v in _PRESETS[p].items() if _shown_default(p, k) is not None},
             }
             for p in PRESETS
         ],
         "options": options,
         "limits": {"set_max_pips": {"min": 1, "max": MAX_SET}, "teams_players": 4},
     }
+
+
+def _shown_default(preset: str, option: str) -> Any:
+    """A preset's default as a game resolves it: a null default that depends on another option (Mexican
+    Train's `rounds`: one more than the set's highest pip) is shown as the value it takes."""
+    value = _PRESETS[preset][option]
+    if value is None:
+        value = getattr(Rules.preset(preset, PLAYER_RANGE[preset][0]), option)
+    return _jsonable(value)
 
 
 def _jsonable(value: Any) -> Any:

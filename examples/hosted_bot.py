@@ -22,6 +22,25 @@ from typing import Any
 import httpx
 
 
+class ProblemError(Exception):
+    """The service answered with a problem (RFC 9457): its ``detail`` says what went wrong."""
+
+    def __init__(self, resp: httpx.Response) -> None:
+        try:
+            body = resp.json()
+        except ValueError:
+            body = {}
+        self.status = resp.status_code
+        self.detail = body.get("detail") or resp.reason_phrase
+        super().__init__(f"{resp.status_code} {body.get('title', resp.reason_phrase)}: {self.detail}")
+
+
+def checked(resp: httpx.Response) -> httpx.Response:
+    if resp.status_code >= 400:
+        raise ProblemError(resp)
+    return resp
+
+
 def pips(tile: str) -> int:
     return sum(int(half) for half in tile.split("-"))
 
@@ -47,13 +66,11 @@ class Bot:
 
     def claim(self, seat: int, name: str) -> None:
         resp = self.http.post(f"/v1/games/{self.game_id}/seats/{seat}", json={"name": name})
-        resp.raise_for_status()  # 409 seat-taken: someone was faster
-        self.token = resp.json()["token"]
+        self.token = checked(resp).json()["token"]  # 409 seat-taken: someone was faster
 
     def view(self) -> dict[str, Any]:
         resp = self.http.get(f"/v1/games/{self.game_id}", headers=self.auth)
-        resp.raise_for_status()
-        return resp.json()  # type: ignore[no-any-return]
+        return checked(resp).json()  # type: ignore[no-any-return]
 
     def move(self, legal_moves: list[dict[str, Any]], version: int) -> None:
         move = {**choose(legal_moves), "expected_version": version}
@@ -62,7 +79,7 @@ class Bot:
         resp = self.http.post(f"/v1/games/{self.game_id}/moves", json=move, headers=headers)
         if resp.status_code in (409, 412):  # the game moved on (e.g. our clock ran out): read it again
             return
-        resp.raise_for_status()
+        checked(resp)
 
     def events(self, after: int) -> dict[str, Any]:
         """Long poll: returns as soon as something happens after version ``after`` (or empty after the wait)."""
@@ -71,8 +88,7 @@ class Bot:
             try:
                 resp = self.http.get(f"/v1/games/{self.game_id}/events", params=params, headers=self.auth)
                 if resp.status_code != 503:
-                    resp.raise_for_status()
-                    return resp.json()  # type: ignore[no-any-return]
+                    return checked(resp).json()  # type: ignore[no-any-return]
             except httpx.TransportError:
                 pass
             time.sleep(delay)
@@ -106,11 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     bot = Bot(args.url, args.game, os.environ.get("DOMINO_TOKEN"), wait=args.wait)
-    if args.claim is not None:
-        bot.claim(args.claim, args.name)
-    elif not bot.token:
+    if args.claim is None and not bot.token:
         parser.error("give --claim SEAT or set DOMINO_TOKEN")
-    final = bot.play()
+    try:
+        if args.claim is not None:
+            bot.claim(args.claim, args.name)
+        final = bot.play()
+    except ProblemError as problem:  # e.g. 409 seat-taken: say why, no traceback
+        print(f"hosted_bot: {problem}", file=sys.stderr)
+        return 1
     won = final["seat"] in final["winners"]
     print(f"game {args.game}: {final['status']}, scores {final['scores']}, winners {final['winners']}"
           f" ({'we won' if won else 'we lost'})")

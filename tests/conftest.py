@@ -221,3 +221,35 @@ def create_game(client):  # type: ignore[no-untyped-def]
         return data, players, Player(client, game_id, None)
 
     return create
+
+
+@pytest.fixture
+def served(settings: Settings) -> Iterator[str]:
+    """The app served on 127.0.0.1:<free port> (threaded WSGI server), rate limits off and long polls capped
+    at 50 ms, with a real worker on the bots queue (so `/readyz` is ready and computer players move)."""
+    import subprocess
+    import sys
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from api.app import create_app
+
+    # The shortest turn as documented (the other tests lower it to play clocks in milliseconds).
+    served_settings = replace(settings, rate_limit="", max_wait=0.05, keepalive_interval=0.05, min_turn_timeout=1.0)
+    app = create_app({"DOMINO": served_settings})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="served-app", daemon=True)
+    thread.start()
+    env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
+    root = Path(__file__).resolve().parents[1]
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL, cwd=root
+    )
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        worker.terminate()
+        worker.wait(10)
+        server.shutdown()
+        thread.join(10)

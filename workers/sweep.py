@@ -23,7 +23,7 @@ def sweep_once(service: Service, now: float | None = None) -> int:
     for game_id, version, _ in report.timeouts:
         log.info("turn timeout %s@%s: moving for the seat", game_id, version)
     for game_id, version, attempt in report.hooks:
-        log.info("webhook %s@%s: try %s", game_id, version, attempt + 1)
+        log.info("webhook %s@%s: attempt %s enqueued", game_id, version, attempt + 1)
     for job_id in report.chunks:
         log.warning("simulation chunk %s: its worker died; handed back to RQ", job_id)
     return len(report)

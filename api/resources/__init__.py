@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-from api.extensions import Api
+if TYPE_CHECKING:  # resources' schemas are imported by api.extensions (the problem schema names Move)
+    from api.extensions import Api
 
 MODULES = ("variants", "bots", "games", "seats", "moves", "events", "simulations", "health")
 

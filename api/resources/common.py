@@ -1,41 +1,76 @@
-"""What the routes share: OpenAPI parameters and headers, schema fields' validators, tokens from headers, fast
-JSON responses, version headers."""
+"""What the routes and schemas share: OpenAPI parameters and headers, tokens from headers, fast JSON responses,
+version headers, and body fields exactly as strict as the OpenAPI document says (a JSON boolean is
+`true`/`false`, never `1`)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
 
 import flask
 import marshmallow as ma
 import orjson
 
+import domino.bots
+
 from api.errors import InvalidRequest, Unauthorized
 
-SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, {}]  # a token is optional: without it, the spectator's
-IDEMPOTENCY_KEY = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "maxLength": 255},
-    "description": "A retry with the same key gets the first answer.",
-}
-VIEW_HEADERS = {
-    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
-    "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
-    "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
-}
-# The ends a move may name (the engine parses the same): a line's four, Mexican Train's own train and trains.
-END = re.compile(r"^(left|right|up|down|mexican|train:\d{1,2})$")
+
+# Security of the operations: a seat token required, or optional (without it, the spectator's answer).
+SEAT_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
+SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+
+# A human's name: 1-40 characters, not all spaces, none of Unicode's control, format or line/paragraph separator
+# characters (categories Cc, Cf, Zl, Zp of the Basic Multilingual Plane; JSON bodies carry no lone surrogates).
+# The same pattern is checked here and published in the document, so a client can check a name before sending it.
+_NOT_IN_NAMES = (
+    r"\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    r"\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+)
+NAME_PATTERN = rf"^[^{_NOT_IN_NAMES}]*[^{_NOT_IN_NAMES}\s][^{_NOT_IN_NAMES}]*$"  # one character at least is no space
 
 
-def no_control_chars(value: str) -> None:
-    """A validator for names: printable, not blank."""
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in value):
-        raise ma.ValidationError("must not contain control or format characters")
-    if not value.strip():
-        raise ma.ValidationError("must not be blank")
+def name_field(description: str, example: str, **kwargs: Any) -> ma.fields.String:
+    return ma.fields.String(
+        validate=[ma.validate.Length(min=1, max=40), ma.validate.Regexp(re.compile(NAME_PATTERN), error="must not be blank "
+                  "or contain control or format characters")],
+        metadata={"description": description, "example": example, "pattern": NAME_PATTERN},
+        **kwargs,
+    )  # fmt: skip
+
+
+def bot_ids() -> list[str]:
+    """The computer players' strategy ids (`GET /v1/bots`): an enum in the document."""
+    return [bot["id"] for bot in domino.bots.catalog()]
+
+
+class StrictBoolean(ma.fields.Boolean):
+    """A JSON boolean only (marshmallow's also takes 1, "yes", "on", ...)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class WholeNumber(ma.fields.Integer):
+    """A JSON integer: `17`, or `17.0`, which JSON Schema counts as an integer too; no string, no boolean."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+class StrictFloat(ma.fields.Float):
+    """A JSON number only (marshmallow's also takes "1.5"; it refuses booleans itself)."""
+
+    def _validated(self, value: Any) -> float:
+        if not isinstance(value, (int, float)):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
 
 
 def bearer_token() -> str | None:
@@ -50,13 +85,32 @@ def bearer_token() -> str | None:
     return token
 
 
+IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"  # 1-255 printable ASCII characters, no outer space
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
+    "example": "8e0f6d1c-create-1",
+    "description": "A retry with the same key gets the first answer.",
+}
+VIEW_HEADERS = {
+    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
+    "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
+    "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
+}
+
+
 def idempotency_key() -> str | None:
     key = flask.request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    key = key.strip().strip('"')
-    if not key or len(key) > 255:
-        raise InvalidRequest("`Idempotency-Key` must be 1-255 characters.", errors={"headers": {"Idempotency-Key": ["1-255 characters"]}})
+    if not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise InvalidRequest(
+            "`Idempotency-Key` must be 1-255 printable ASCII characters.",
+            errors={"headers": {"Idempotency-Key": ["1-255 printable ASCII characters"]}},
+        )
     return key
 
 
@@ -64,18 +118,17 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
+IF_MATCH_PATTERN = r'^(\*|"[0-9]{1,16}")$'
+_IF_MATCH = re.compile(IF_MATCH_PATTERN)
+
+
 def parse_if_match(header: str | None) -> int | None:
-    """The version an ``If-Match`` names (``"17"``); None without the header or with ``*``."""
+    """The version an ``If-Match`` names (``"17"``); None without the header or with ``*``. Anything else,
+    an empty header too, is what the document's pattern refuses: a 422."""
     if header is None:
         return None
-    header = header.strip()
-    if header == "*":
-        return None
-    tags = [t.strip() for t in header.split(",") if t.strip()]
-    if len(tags) == 1:
-        tag = tags[0]
-        if tag.startswith('"') and tag.endswith('"') and tag[1:-1].isdigit() and len(tag) < 20:
-            return int(tag[1:-1])
+    if _IF_MATCH.fullmatch(header.strip()):
+        return None if header.strip() == "*" else int(header.strip()[1:-1])
     raise InvalidRequest(
         'If-Match must be one strong ETag of a version, like "17".', errors={"headers": {"If-Match": ["not a version ETag"]}}
     )

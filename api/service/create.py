@@ -13,7 +13,7 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import InvalidRequest
+from api.errors import IdempotencyKeyReused, InvalidRequest
 from api.service import bot_games, webhooks
 from api.service.commits import Change, Commits
 from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, public_seats, stored_event, waiting
@@ -85,7 +85,7 @@ class Creation:
             return None
         data = orjson.loads(seal(key, sealed))
         if data["fp"] != fp:
-            raise InvalidRequest("This Idempotency-Key was used with a different request.")
+            raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
     def _check(self, req: GameRequest) -> domino.Rules:

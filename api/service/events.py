@@ -33,6 +33,20 @@ def cursor_after(after: int | None) -> str:
     return "0-0" if after is None else f"{after}-{MAX_SEQ}"
 
 
+def event_cursor(after: int | None, last_event_id: str | None) -> str:
+    """Where a read starts: after exactly ``last_event_id`` when given, else after version ``after`` (-1 or
+    None: from the start)."""
+    if last_event_id is not None:
+        return parse_last_event_id(last_event_id)
+    return cursor_after(None if after == -1 else after)
+
+
+def version_before(cursor: str) -> int | None:
+    """The ``after`` a cursor stands for (None: from the start). A version's events are appended together, so
+    a ``Last-Event-ID`` with nothing after it means its whole version was read."""
+    return None if cursor == cursor_after(None) else int(cursor.partition("-")[0])
+
+
 def parse_last_event_id(value: str) -> str:
     value = value.strip()
     if not STREAM_ID.match(value):
@@ -72,33 +86,35 @@ class Events:
         if token is not None:
             return authenticate(doc, token), finished
         if ticket is not None:
-            seat = self.store.games.ticket_seat(game_id, ticket_hash(ticket))
+            seat = self.store.games.take_ticket(game_id, ticket_hash(ticket))
             if seat is None:
-                raise Unauthorized("This stream ticket is unknown or expired; get a new one with POST .../events/ticket.")
+                raise Unauthorized(
+                    "This stream ticket is unknown, used or expired; get a new one with POST .../events/ticket."
+                )
             return seat, finished
         return None, finished
 
     def long_poll(
-        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float, client: str
+        self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float, client: str
     ) -> dict[str, Any]:
-        """The events of versions after ``after``, waiting up to ``wait`` seconds for the first; [] if none
-        came. A poll that may wait holds a stream slot of ``client`` (and of the game) meanwhile."""
+        """The events after the stream id ``cursor`` (:func:`event_cursor`), waiting up to ``wait`` seconds for
+        the first; [] if none came. A poll that may wait holds a stream slot of ``client`` (and of the game)
+        meanwhile."""
         waits = self._slot(client, game_id) if wait else None  # no wait: a plain read
         try:
-            return self._poll(game_id, token, ticket, after, wait)
+            return self._poll(game_id, token, ticket, cursor, wait)
         finally:
             if waits is not None:
                 waits.release()
 
-    def _poll(self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float) -> dict[str, Any]:
+    def _poll(self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float) -> dict[str, Any]:
         seat, finished = self.reader(game_id, token, ticket)
-        cursor = cursor_after(after)
         block_ms = 0 if finished else int(min(wait, self.settings.max_wait) * 1000)
         entries = self.store.games.read_events(game_id, cursor)
         if not entries and block_ms:
             entries = self.store.games.read_events(game_id, cursor, block_ms=block_ms)
         events = [render_event(sid, stored, seat) for sid, stored in entries]
-        last_version = events[-1]["version"] if events else after
+        last_version = events[-1]["version"] if events else version_before(cursor)
         ended = finished or any(e["type"] == "game_ended" for e in events)
         return {"events": events, "last_version": last_version, "ended": ended, "seat": seat}
 
@@ -107,15 +123,13 @@ class Events:
         game_id: str,
         token: str | None,
         ticket: str | None,
-        last_event_id: str | None,
-        after: int | None,
+        cursor: str,
         client: str,
     ) -> Iterator[bytes]:
-        """Server-Sent Events for the caller, from ``Last-Event-ID`` (else after version ``after``), holding a
+        """Server-Sent Events for the caller after the stream id ``cursor`` (:func:`event_cursor`), holding a
         stream slot of ``client`` (and of the game) while open. The caller is checked now, before the stream
         starts (a 401, 404 or 429 is an answer, not a stream)."""
         seat, finished = self.reader(game_id, token, ticket)
-        cursor = parse_last_event_id(last_event_id) if last_event_id else cursor_after(after)
         slot = self._slot(client, game_id)
         return held(slot, self._frames(game_id, seat, cursor, finished))
 

@@ -17,7 +17,7 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import InvalidRequest, NotStarted, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch
+from api.errors import IdempotencyKeyReused, InvalidRequest, NotStarted, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch
 from api.service import metrics
 from api.service.commits import Answer, Change, Commits, Committed
 from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, state_of, stored_event, waiting
@@ -91,7 +91,7 @@ class Moves:
                 if stored is not None:
                     first = orjson.loads(stored)
                     if first["fp"] != answer.fingerprint:
-                        raise InvalidRequest("This Idempotency-Key was used with a different move.")
+                        raise IdempotencyKeyReused("This Idempotency-Key was used with a different move.")
                     raise Replayed(first["view"], first["version"])
             if expected_version is not None and expected_version != version:
                 raise mismatch(doc, version, seat)

@@ -106,23 +106,23 @@ class Service:
         return self.events.ticket(game_id, token)
 
     def long_poll(
-        self, game_id: str, token: str | None, ticket: str | None, after: int | None, wait: float, client: str
+        self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float, client: str
     ) -> dict[str, Any]:
-        """The events after version ``after``, waiting up to ``wait`` s for one; a wait holds one of
+        """The events after the stream id ``cursor``, waiting up to ``wait`` s for one; a wait holds one of
         ``client``'s (and the game's) stream slots."""
-        return self.events.long_poll(game_id, token, ticket, after, wait, client)
+        return self.events.long_poll(game_id, token, ticket, cursor, wait, client)
 
     def sse(
         self,
         game_id: str,
         token: str | None,
         ticket: str | None,
-        last_event_id: str | None,
-        after: int | None,
+        cursor: str,
         client: str,
     ) -> Iterator[bytes]:
-        """Server-Sent Events, holding one of ``client``'s (and the game's) stream slots while open."""
-        return self.events.stream(game_id, token, ticket, last_event_id, after, client)
+        """Server-Sent Events after the stream id ``cursor``, holding one of ``client``'s (and the game's)
+        stream slots while open."""
+        return self.events.stream(game_id, token, ticket, cursor, client)
 
     # -- what the workers do ----------------------------------------------------------------------------------
 
@@ -157,6 +157,9 @@ class Service:
 
     def cancel_simulation(self, sim_id: str) -> dict[str, Any]:
         return self.simulations.cancel(sim_id)
+
+    def delete_simulation(self, sim_id: str) -> None:
+        self.simulations.delete(sim_id)
 
     def run_chunk(self, sim_id: str, chunk: int) -> str:
         return self.simulations.run_chunk(sim_id, chunk)

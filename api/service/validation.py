@@ -1,6 +1,6 @@
 """Checks a request needs beyond its schema, shared by games and simulations, so that the same mistake gets
 the same 422 problem on ``POST /v1/games`` and ``POST /v1/simulations``: ``detail``, ``errors`` (where, as
-webargs names places) and, for a bad rule option, ``option``."""
+webargs names places: a bad rule option under ``errors.json.rules.<option>``)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def resolve_rules(variant: str, players: int, overrides: dict[str, Any] | None, 
         where: dict[str, Any] = (
             {players_field: [exc.reason]} if exc.option == "players" else {"rules": {exc.option: [exc.reason]}}
         )
-        raise InvalidRequest(f"{exc.option}: {exc.reason}", errors={"json": where}, option=exc.option) from exc
+        raise InvalidRequest(f"{exc.option}: {exc.reason}", errors={"json": where}) from exc
 
 
 def check_strategy(strategy: str, field: str, index: int, inner: str | None = None) -> None:

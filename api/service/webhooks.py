@@ -148,10 +148,21 @@ class Webhooks:
             with httpx.Client(timeout=self.settings.webhook_timeout, follow_redirects=False, trust_env=False) as client:
                 resp = client.post(url, content=body, headers=headers)
         except httpx.HTTPError as exc:
-            log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt, exc)
+            log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, exc)
+            self._retry_after_failure(member, attempt)
             return f"failed: {type(exc).__name__}"
         if 200 <= resp.status_code < 300:
             self.store.hooks_due.clear(member)
             return "delivered"
-        log.info("webhook %s@%s attempt %s answered %s", game_id, version, attempt, resp.status_code)
+        log.info("webhook %s@%s attempt %s answered %s", game_id, version, attempt + 1, resp.status_code)
+        self._retry_after_failure(member, attempt)
         return f"failed: HTTP {resp.status_code}"
+
+    def _retry_after_failure(self, member: str, attempt: int) -> None:
+        """Due the next try one back-off step after this failure (``DOMINO_WEBHOOK_BACKOFF``: 1 s, then 5 s, ...).
+
+        Until a delivery ends, its due time also covers the delivery's own timeout (a worker that dies
+        mid-request is retried by the sweep); once it has failed, the back-off counts from the failure."""
+        delays = self.settings.webhook_delays
+        if attempt < len(delays):
+            self.store.hooks_due.mark(member, time.time() + delays[attempt], attempt=attempt + 1)

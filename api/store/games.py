@@ -301,6 +301,7 @@ class GameStore:
         self.redis.set(self.ticket_key(game_id, ticket_hash), seat, ex=ttl)
 
     @translating
-    def ticket_seat(self, game_id: str, ticket_hash: str) -> int | None:
-        raw = self.redis.get(self.ticket_key(game_id, ticket_hash))
+    def take_ticket(self, game_id: str, ticket_hash: str) -> int | None:
+        """The seat of a stream ticket, which this use spends (a ticket opens one stream)."""
+        raw = self.redis.getdel(self.ticket_key(game_id, ticket_hash))
         return None if raw is None else int(raw)

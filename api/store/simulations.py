@@ -142,6 +142,15 @@ class SimulationStore:
         return [_decoded(raw) if raw else None for raw in raws], sec + usec / 1e6
 
     @translating
+    def delete(self, sim_id: str) -> bool:
+        """Remove a simulation's record, chunk set and index entry; False when there was no record."""
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.delete(self.key(sim_id))
+        pipe.delete(self.chunks_key(sim_id))
+        pipe.zrem(self.index_key, sim_id)
+        return bool(pipe.execute()[0])
+
+    @translating
     def forget(self, *sim_ids: str) -> None:
         """Drop index entries (of records that are gone)."""
         if sim_ids:

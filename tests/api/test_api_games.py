@@ -192,7 +192,7 @@ def test_create_idempotency_key_replays_the_first_answer(client, service):
     for key in service.store.queue_redis.keys(f"{service.store.prefix}:idem:*"):
         assert token not in service.store.queue_redis.get(key)
     other = client.post("/v1/games", json={**body, "seed": "s"}, headers={"Idempotency-Key": "k-123"})
-    assert_problem(other, 422, "invalid-request")
+    assert_problem(other, 409, "idempotency-key-reused")
     fresh = client.post("/v1/games", json=body, headers={"Idempotency-Key": "k-456"})
     assert fresh.get_json()["game"]["id"] != first.get_json()["game"]["id"]
 

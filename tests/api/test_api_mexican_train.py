@@ -11,7 +11,14 @@ from conftest import schema_validator as validator
 def test_boards_are_exactly_one_of_the_documented_kinds() -> None:
     line, trains = validator("LineBoard"), validator("TrainBoard")
     line_board = {"line": ["6-6", "6-4"], "ends": {"left": 6, "right": 4}}
-    train_board = {"engine_double": "12-12", "trains": [{"owner": 0, "tiles": [], "end": 12, "marker": False}]}
+    train_board = {
+        "engine_double": "12-12",
+        "trains": [{"owner": 0, "tiles": [], "end": 12, "marker": False}],
+        "pending_doubles": [],
+        "active_double": None,
+        "first_turn_pending": [0],
+        "phase": "first",
+    }
     assert line.is_valid(line_board) and not trains.is_valid(line_board)
     assert trains.is_valid(train_board) and not line.is_valid(train_board)
 

@@ -168,7 +168,7 @@ def test_move_idempotency_key_replays_the_first_answer(create_game, service):
     assert first.status_code == again.status_code == 200
     assert first.get_json() == again.get_json()
     assert service.store.games.load(game["id"]).version == view["version"] + 1
-    assert_problem(players[seat].move({"type": "pass"}, **{"Idempotency-Key": "m-1"}), 422, "invalid-request")
+    assert_problem(players[seat].move({"type": "pass"}, **{"Idempotency-Key": "m-1"}), 409, "idempotency-key-reused")
 
 
 def test_prefer_return_minimal_answers_a_move_without_the_view(create_game, service):

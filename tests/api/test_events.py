@@ -260,8 +260,10 @@ def test_sse_keep_alive_while_waiting_and_stream_tickets(app, client, create_gam
     waited = time.perf_counter() - t0
     assert [json.loads(f["data"])["type"] for f in frames if "id" in f] == ["game_created", "round_started", "turn_started"]
     assert waited < 2, "a keep-alive comment within the configured interval (0.2 s in tests)"
-    page = client.get(events_url(game_id, ticket=ticket["ticket"])).get_json()
-    assert page["seat"] == 1
+    # A ticket opens one stream: used, it is spent (a leaked URL opens nothing).
+    assert client.get(events_url(game_id, ticket=ticket["ticket"])).status_code == 401
+    again = client.post(f"/v1/games/{game_id}/events/ticket", headers=players[1].headers).get_json()["ticket"]
+    assert client.get(events_url(game_id, ticket=again)).get_json()["seat"] == 1
 
 
 def sse_frames_iter(resp):  # type: ignore[no-untyped-def]

@@ -53,7 +53,7 @@ def test_a_small_simulation_runs_to_finished_with_consistent_counts(client, run_
     assert run_simulations()
     done = client.get(f"/v1/simulations/{sim['id']}").get_json()
     assert done["status"] == "finished", done
-    assert done["games_done"] == done["games_total"] == 300
+    assert done["games_done"] == done["games"] == 300
     assert done["chunks_done"] == done["chunks_total"]
     assert done["finished_at"] and done["elapsed_seconds"] > 0 and done["games_per_second"] > 0
     _consistent(done)
@@ -92,7 +92,7 @@ def test_cancel_stops_it_and_keeps_the_results(client, run_simulations, service)
     run_simulations(max_jobs=3)
     mid = client.get(f"/v1/simulations/{sim['id']}").get_json()
     assert mid["status"] == "running" and mid["chunks_done"] == 3
-    resp = client.delete(f"/v1/simulations/{sim['id']}")
+    resp = client.post(f"/v1/simulations/{sim['id']}/cancel")
     assert resp.status_code == 200
     cancelled = resp.get_json()
     assert cancelled["status"] == "cancelled" and cancelled["finished_at"]
@@ -106,7 +106,7 @@ def test_cancel_stops_it_and_keeps_the_results(client, run_simulations, service)
     assert after["games_done"] == mid["games_done"] and after["chunks_done"] == 3
     _consistent(after)
     # Cancelling again, or a finished simulation, changes nothing.
-    assert client.delete(f"/v1/simulations/{sim['id']}").get_json()["status"] == "cancelled"
+    assert client.post(f"/v1/simulations/{sim['id']}/cancel").get_json()["status"] == "cancelled"
 
 
 def test_a_running_chunk_stops_at_a_cancel_and_adds_nothing(client, service, monkeypatch):

@@ -3,7 +3,6 @@ expired records (and expires itself)."""
 
 from __future__ import annotations
 
-import base64
 import time
 
 import pytest
@@ -56,7 +55,7 @@ def test_status_filter(client, run_simulations):
     done = _create(client)
     run_simulations()
     queued_old, queued_new, cancelled = _create(client), _create(client), _create(client)
-    assert client.delete(f"/v1/simulations/{cancelled}").status_code == 200
+    assert client.post(f"/v1/simulations/{cancelled}/cancel").status_code == 200
     by_status = {
         status: [s["id"] for s in client.get(f"/v1/simulations?status={status}").get_json()["simulations"]]
         for status in runner.STATUSES
@@ -115,8 +114,6 @@ def test_the_index_expires_and_every_write_to_a_record_renews_it(client, service
     assert store.queue_redis.ttl(store.simulations.index_key) > ttl - 10
 
 
-def _cursor(text: str) -> str:
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
 @pytest.mark.parametrize(
@@ -132,11 +129,12 @@ def _cursor(text: str) -> str:
         ("before=", "before"),
         ("before=not-a-cursor", "before"),
         ("before=%FF%FE", "before"),
-        (f"before={_cursor('1700000000.5')}", "before"),
-        (f"before={_cursor('nan:abcdefghijklmnop')}", "before"),
-        (f"before={_cursor('inf:abcdefghijklmnop')}", "before"),
-        (f"before={_cursor('1700000000.5:ABCDEFGHIJKLMNOP')}", "before"),
-        (f"before={_cursor('1700000000.5:abcdefghijklmnop' + 'x' * 200)}", "before"),
+        ("before=1700000000.5", "before"),
+        ("before=nan_abcdefghijklmnop", "before"),
+        ("before=inf_abcdefghijklmnop", "before"),
+        ("before=1e9_abcdefghijklmnop", "before"),
+        ("before=1700000000.5_ABCDEFGHIJKLMNOP", "before"),
+        ("before=1700000000.5_abcdefghijklmnop" + "x" * 200, "before"),
     ],
 )
 def test_bad_query_is_a_422_problem_naming_the_parameter(client, query, field):
@@ -153,5 +151,5 @@ def test_limit_bounds_and_a_valid_cursor_of_a_gone_simulation(client):
     assert len(client.get("/v1/simulations?limit=1").get_json()["simulations"]) == 1
     assert len(client.get("/v1/simulations?limit=100").get_json()["simulations"]) == 3
     # A well-formed cursor needs no live entry behind it: the list goes on from its place.
-    page = client.get(f"/v1/simulations?before={_cursor('1e300:abcdefghijklmnop')}").get_json()
+    page = client.get("/v1/simulations?before=999999999999.999999_abcdefghijklmnop").get_json()
     assert [s["id"] for s in page["simulations"]] == ids[::-1] and page["next"] is None

@@ -205,6 +205,14 @@ def test_the_reference_client_finishes_a_game_against_two_computer_players(live_
     assert view["status"] == "finished" and view["seats"][0]["name"] == "ref"
     events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
     assert any(e["type"] == "tile_played" and e["seat"] == 0 and not e.get("auto") for e in events)
+    # Claiming the seat again: 409 seat-taken, told in one line (the problem's detail), no traceback.
+    again = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "hosted_bot.py"), "--url", live_server, "--game", game_id,
+         "--claim", "0", "--name", "late"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert again.returncode == 1
+    assert "Traceback" not in again.stderr and "409" in again.stderr and "is taken" in again.stderr, again.stderr
 
 
 def test_webhooks_into_our_own_network_are_refused_unless_allowed(settings, monkeypatch):

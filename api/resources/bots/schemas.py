@@ -8,5 +8,5 @@ class BotSchema(ma.Schema):
         unknown = ma.INCLUDE
 
     id = ma.fields.String(required=True, metadata={"description": "use as `{\"bot\": id}` in a seat"})
-    description = ma.fields.String()
-    strength = ma.fields.Raw(metadata={"description": "measured strength"})
+    description = ma.fields.String(required=True)
+    strength = ma.fields.String(required=True, metadata={"description": "measured strength, in words"})

@@ -7,18 +7,12 @@ import flask
 from api import errors as E
 from api.extensions import Blueprint, current_service, no_body
 from api.ratelimit import client_id
-from api.resources.common import SEAT_AUTH, bearer_token, json_response
-from api.resources.events.schemas import EventsPageSchema, EventsQuerySchema, TicketSchema
+from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response
+from api.resources.events.schemas import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, TicketSchema
+from api.service.events import event_cursor
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game: long poll or Server-Sent Events.")
 
-LAST_EVENT_ID = {
-    "name": "Last-Event-ID",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "pattern": r"^\d+-\d+$"},
-    "description": "SSE: resume after this event id (sent by `EventSource` when it reconnects); overrides `after`.",
-}
 SSE_EXAMPLE = (
     "retry: 2000\n\n"
     'id: 18-1\nevent: tile_played\ndata: {"id":"18-1","version":18,"type":"tile_played","seat":1,"tile":"4-1",'
@@ -55,8 +49,7 @@ def _wants_sse() -> bool:
 @blp.route("/<string:game_id>/events")
 @blp.doc(
     operationId="getGameEvents",
-    security=SEAT_AUTH,
-    parameters=[LAST_EVENT_ID],
+    security=SEAT_TOKEN_OPTIONAL,
     responses={
         200: {
             "content": {
@@ -73,19 +66,28 @@ def _wants_sse() -> bool:
     },
 )
 @blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
+@blp.arguments(EventsHeadersSchema(), location="headers", as_kwargs=True)
 @blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
 @blp.problems(
     E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events"
 )
-def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket: str | None = None) -> flask.Response:
+def get_events(
+    game_id: str,
+    wait: float = 0.0,
+    after: int | None = None,
+    ticket: str | None = None,
+    last_event_id: str | None = None,
+) -> flask.Response:
     """Follow a game's events: a long poll, or Server-Sent Events with `Accept: text/event-stream`
 
-    Each event is an `Event`: one schema per `type` (`#/components/schemas/Event`, a `oneOf` with a
-    `discriminator` on `type`); members may be added, so ignore those you do not know.
+    Each event is an `Event`: one schema per `type` (`#/components/schemas/Event`, their union with a
+    `discriminator` on `type`, and `OtherEvent` for types added later); ignore members and types you do not
+    know.
 
     **Long poll** (`application/json`): the events of versions after `after`, waiting up to `wait` seconds
-    (at most 30) when there is none yet; `events` is empty when the wait ran out. Continue with
-    `after=<last_version>`. The wait holds no lock: it is a blocking read of the game's Redis Stream.
+    (at most 30) when there is none yet; `events` is empty when the wait ran out. Versions start at 0: the
+    first call omits `after` (every event from the start, `game_created` included); then continue with
+    `after=<last_version>` (or `Last-Event-ID: <id of the last event>`). The wait holds no lock: it is a blocking read of the game's Redis Stream.
 
     **Server-Sent Events** (`Accept: text/event-stream`): one message per event, `id:` the event id
     `<version>-<n>`, `event:` its type, `data:` the `Event` as JSON; a `: keep-alive` comment at least every
@@ -93,7 +95,7 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     reconnects): no gap, no duplicate.
 
     With a seat token (or `?ticket=` from `POST .../events/ticket`, for `EventSource`, which cannot send
-    headers) private details (the tile that seat drew) are included for that seat only; without, the
+    headers; a ticket opens one stream, once) private details (the tile that seat drew) are included for that seat only; without, the
     public events. Tokens never go in URLs.
 
     **Whose turn.** Every change that leaves a seat to move ends with a `turn_started` event naming that
@@ -106,19 +108,17 @@ def get_events(game_id: str, wait: float = 0.0, after: int | None = None, ticket
     wait), and a game may have 256 (both configurable); one more is a 429 `too-many-streams` with
     `Retry-After`."""
     token = bearer_token()
-    if after == -1:
-        after = None
+    cursor = event_cursor(after, last_event_id)
     if _wants_sse():
-        last = flask.request.headers.get("Last-Event-ID")
-        frames = current_service().sse(game_id, token, ticket, last, after, client_id())
+        frames = current_service().sse(game_id, token, ticket, cursor, client_id())
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
         return flask.Response(frames, mimetype="text/event-stream", headers=headers)
-    page = current_service().long_poll(game_id, token, ticket, after, wait, client_id())
+    page = current_service().long_poll(game_id, token, ticket, cursor, wait, client_id())
     return json_response(page, headers={"Cache-Control": "no-store", "Vary": "Authorization, Accept"})
 
 
 @blp.route("/<string:game_id>/events/ticket", methods=["POST"])
-@blp.doc(operationId="createStreamTicket", security=[{"seatToken": []}])
+@blp.doc(operationId="createStreamTicket", security=SEAT_TOKEN)
 @blp.response(
     201,
     TicketSchema,

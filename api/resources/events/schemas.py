@@ -6,28 +6,48 @@ from typing import Any
 import marshmallow as ma
 from apispec import APISpec
 
-from api.resources.common import END
+from api.service.events import STREAM_ID
+from api.resources.moves.schemas import TILE_PATTERN as TILE
 from api.resources.moves.schemas import MoveSchema
 from api.resources.seats.schemas import LobbySeatSchema
-from api.service.events import STREAM_ID
+from domino.moves import END_PATTERN
 
-TILE = r"^\d{1,2}-\d{1,2}$"
 
 
 class EventsQuerySchema(ma.Schema):
     after = ma.fields.Integer(
         strict=False,
         validate=ma.validate.Range(min=-1, max=2**53),
-        metadata={"description": "the events of versions greater than this (omit for all; `-1` too)"},
+        metadata={
+            "description": "the events of versions greater than this. Versions start at 0 (`game_created`, "
+            "`round_started` and the first `turn_started` are version 0): omit `after` (or send `-1`) on the "
+            "first call to get every event from the start; then pass the page's `last_version`"
+        },
     )
     wait = ma.fields.Float(
         load_default=0.0,
         validate=ma.validate.Range(min=0, max=30),
-        metadata={"description": "seconds to wait when there is no event yet (at most 30)"},
+        metadata={"description": "long poll: seconds to wait when there is no event yet (at most 30; default 0)"},
     )
     ticket = ma.fields.String(
         validate=ma.validate.Length(min=1, max=100),
-        metadata={"description": "a stream ticket from `POST .../events/ticket` (for `EventSource`; never a token)"},
+        metadata={
+            "description": "a stream ticket from `POST .../events/ticket`, for `EventSource` (which cannot send "
+            "headers); single use, never a seat token"
+        },
+    )
+
+
+class EventsHeadersSchema(ma.Schema):
+    last_event_id = ma.fields.String(
+        data_key="Last-Event-ID",
+        validate=ma.validate.Regexp(STREAM_ID),
+        metadata={
+            "description": "resume after this event id (`EventSource` sends it when it reconnects): the events "
+            "after it, no gap, no duplicate; overrides `after`. Long poll and Server-Sent Events alike; an empty "
+            "value is no event id (422)",
+            "example": "17-2",
+        },
     )
 
 
@@ -122,7 +142,7 @@ class TilePlayedEventSchema(_EventSchema):
     end = ma.fields.String(
         required=True,
         allow_none=True,
-        validate=ma.validate.Regexp(END),
+        validate=ma.validate.Regexp(END_PATTERN),
         metadata={
             "description": "where: `left`, `right`, `up` or `down` in line games (null: the round's opening "
             "tile); `train:<seat>` or `mexican` in Mexican Train"
@@ -258,6 +278,17 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
 }
 
 
+class OtherEventSchema(_EventSchema):
+    """An event of a type this document does not list yet.
+
+    New event types may be added within v1: each gets a schema of its own in this document and joins `Event`,
+    and no existing type changes meaning. A client built from an older document gets such events as
+    `OtherEvent` (listed last in `Event`, so every known type matches its own schema first) and should skip
+    them."""
+
+    type = ma.fields.String(required=True, metadata={"description": "the new type's name"})
+
+
 def document(spec: APISpec) -> None:
     """Name each type's schema and make `Event` the union of them, told apart by `type` (for typed clients)."""
     mapping = {}
@@ -266,12 +297,17 @@ def document(spec: APISpec) -> None:
         spec.components.schema(name, {"description": inspect.cleandoc(schema.__doc__ or "")}, schema=schema)
         mapping[event_type] = f"#/components/schemas/{name}"
     spec.components.schema(
+        "OtherEvent", {"description": inspect.cleandoc(OtherEventSchema.__doc__ or "")}, schema=OtherEventSchema
+    )
+    spec.components.schema(
         "Event",
         {
             "description": "One event: `type` says which, and so which members it has. Private details (the "
             "tile a seat drew, its legal moves) are only in that seat's copy, and in the history once the game "
-            "is over; the spectator's copy never has them.",
-            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "is over; the spectator's copy never has them. Events may gain members, and new types may be "
+            "added (see `OtherEvent`): ignore what you do not know. `anyOf`, not `oneOf`: an event of a known "
+            "type also matches `OtherEvent`, the catch-all.",
+            "anyOf": [{"$ref": ref} for ref in mapping.values()] + [{"$ref": "#/components/schemas/OtherEvent"}],
             "discriminator": {"propertyName": "type", "mapping": mapping},
         },
     )
@@ -279,16 +315,27 @@ def document(spec: APISpec) -> None:
 
 class EventsPageSchema(ma.Schema):
     # Built by hand: documented by reference to the `Event` union (see document()).
-    events = ma.fields.Raw(metadata={"type": "array", "items": {"$ref": "#/components/schemas/Event"}})
-    last_version = ma.fields.Integer(
-        allow_none=True, metadata={"description": "pass as `after` next time (the `after` given when no event came)"}
+    events = ma.fields.Raw(
+        required=True,
+        metadata={"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}},
     )
-    ended = ma.fields.Boolean(metadata={"description": "the game is over: no more events will come"})
-    seat = ma.fields.Integer(allow_none=True, metadata={"description": "whose private details are included"})
+    last_version = ma.fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "pass as `after` next time (the `after` given when no event came; null when neither)"
+        },
+    )
+    ended = ma.fields.Boolean(required=True, metadata={"description": "the game is over: no more events will come"})
+    seat = ma.fields.Integer(
+        required=True, allow_none=True, metadata={"description": "whose private details are included"}
+    )
 
 
 class TicketSchema(ma.Schema):
-    ticket = ma.fields.String(metadata={"description": "use as `?ticket=`; it is not the seat token"})
-    seat = ma.fields.Integer()
-    expires_in = ma.fields.Integer(metadata={"description": "seconds"})
-    url = ma.fields.String(metadata={"description": "the stream's URL with the ticket"})
+    ticket = ma.fields.String(
+        required=True, metadata={"description": "use once as `?ticket=`; it is not the seat token"}
+    )
+    seat = ma.fields.Integer(required=True)
+    expires_in = ma.fields.Integer(required=True, metadata={"description": "seconds"})
+    url = ma.fields.String(required=True, metadata={"description": "the stream's URL with the ticket"})

@@ -8,7 +8,7 @@ from api import errors as E
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
 from api.resources.common import (
     IDEMPOTENCY_KEY,
-    SEAT_AUTH,
+    SEAT_TOKEN_OPTIONAL,
     VIEW_HEADERS,
     bearer_token,
     etag,
@@ -36,8 +36,25 @@ CREATE_EXAMPLE = {
 }
 
 
+GAME_ID = "$response.body#/game/id"
+FIRST_TOKEN = "Bearer {$response.body#/tokens/0/token}"  # the first human seat's token
+# From a new game to what can be done with it (typed clients and stateful fuzzing follow these).
+CREATED_LINKS = {
+    "GetGame": {"operationId": "getGame", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN},
+                "description": "the first human seat's view"},
+    "PlayMove": {"operationId": "playMove", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN},
+                 "description": "a move for the first human seat"},
+    "GetEvents": {"operationId": "getGameEvents", "parameters": {"game_id": GAME_ID}, "description": "the public events"},
+    "GetHistory": {"operationId": "getGameHistory", "parameters": {"game_id": GAME_ID}},
+    "ClaimSeat": {"operationId": "claimSeat", "parameters": {"game_id": GAME_ID}, "description": "an open seat"},
+    "CreateStreamTicket": {"operationId": "createStreamTicket",
+                           "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+    "Resign": {"operationId": "resignGame", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+}  # fmt: skip
+
+
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY])
+@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY], responses={201: {"links": CREATED_LINKS}})
 @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE)
 @blp.response(
     201,
@@ -48,7 +65,7 @@ CREATE_EXAMPLE = {
         "ETag": VIEW_HEADERS["ETag"],
     },
 )
-@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/games")
+@blp.problems(*BODY_PROBLEMS, E.IDEMPOTENCY_KEY_REUSED, E.UNAVAILABLE, path="/v1/games")
 def create_game(body: dict[str, Any]) -> flask.Response:
     """Create a game: a variant, rule overrides, seats (humans by name, bots by id) and an optional seed
 
@@ -68,7 +85,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
 
 
 @blp.route("/<string:game_id>")
-@blp.doc(operationId="getGame", security=SEAT_AUTH, parameters=[IF_NONE_MATCH])
+@blp.doc(operationId="getGame", security=SEAT_TOKEN_OPTIONAL, parameters=[IF_NONE_MATCH])
 @blp.response(200, GameViewSchema, example=VIEW_EXAMPLE, headers=VIEW_HEADERS)
 @blp.alt_response(304, description="Not modified (If-None-Match matched the current version)")
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt")
@@ -83,7 +100,7 @@ def get_game(game_id: str) -> flask.Response:
 
 
 @blp.route("/<string:game_id>/history")
-@blp.doc(operationId="getGameHistory", security=SEAT_AUTH)
+@blp.doc(operationId="getGameHistory", security=SEAT_TOKEN_OPTIONAL)
 @blp.response(
     200,
     HistorySchema,

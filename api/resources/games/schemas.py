@@ -1,47 +1,82 @@
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import marshmallow as ma
+from apispec import APISpec
 
-from api.resources.common import no_control_chars
+import domino
+from api.resources.common import StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field
+from api.resources.moves.schemas import LogEntrySchema, MoveSchema
 from api.service.webhooks import check_url
 
 
-class SeatSchema(ma.Schema):
-    """A human (`name`) or a computer player (`bot`); exactly one of the two."""
+SEAT_KINDS = ["human", "bot", "hosted", "open"]
+REF = "#/components/schemas/"
 
-    name = ma.fields.String(
-        validate=[ma.validate.Length(min=1, max=40), no_control_chars],
-        metadata={"description": "a human's name, 1-40 characters, no control characters", "example": "Ana"},
-    )
-    bot = ma.fields.String(
-        validate=ma.validate.Length(min=1, max=64),
+
+def _bot(**kwargs: Any) -> ma.fields.String:
+    return ma.fields.String(
+        validate=ma.validate.OneOf(bot_ids()),
         metadata={"description": "a strategy id from `GET /v1/bots`", "example": "greedy"},
+        **kwargs,
     )
-    think_ms = ma.fields.Integer(
+
+
+def _think_ms() -> ma.fields.Integer:
+    return WholeNumber(
         validate=ma.validate.Range(min=1, max=1000),
         metadata={
-            "description": "with `bot`: milliseconds the computer player may think per move (default: the "
-            "strategy's own, see `GET /v1/bots`)",
+            "description": "milliseconds the computer player may think per move (default: the strategy's own, "
+            "see `GET /v1/bots`)",
             "example": 100,
         },
     )
-    open = ma.fields.Boolean(
-        metadata={"description": "`true`: an open seat, claimed later with `POST /v1/games/{id}/seats/{seat}`"}
+
+
+def _open(**kwargs: Any) -> StrictBoolean:
+    return StrictBoolean(
+        validate=ma.validate.Equal(True),
+        metadata={"description": "`true`: claimed later with `POST /v1/games/{id}/seats/{seat}`", "enum": [True]},
+        **kwargs,
     )
-    webhook = ma.fields.String(
-        validate=ma.validate.Length(min=1, max=2000),
+
+
+# An http(s) URL naming a host (a DNS name or an IPv4 address) and no credentials, in printable ASCII.
+WEBHOOK_PATTERN = r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][!-~]*)?$"
+
+
+def _webhook() -> ma.fields.String:
+    return ma.fields.String(
+        validate=[ma.validate.Length(min=1, max=2000), ma.validate.Regexp(WEBHOOK_PATTERN)],
         metadata={
-            "description": "with `name`: a hosted bot. On its turn a worker POSTs its view here, signed as Standard "
-            "Webhooks with the seat's `webhook_secret` (returned once in `tokens`); the protocol: docs/hosted-bots.md",
+            "pattern": WEBHOOK_PATTERN,
+            "description": "a hosted bot: on its turn a worker POSTs a `turn` delivery here (see `webhooks` in "
+            "this document), signed as Standard Webhooks with the seat's `webhook_secret` (returned once in "
+            "`tokens`); the protocol: docs/hosted-bots.md",
             "example": "https://bots.example.com/domino",
         },
     )
 
+
+def _name(**kwargs: Any) -> ma.fields.String:
+    return name_field("a human's (or hosted bot's) name, 1-40 characters, no control characters", "Ana", **kwargs)
+
+
+class SeatSchema(ma.Schema):
+    """A human (`name`; with `webhook` a hosted bot), a computer player (`bot`) or an open seat (`open: true`):
+    exactly one of the three. Documented as the `oneOf` of `HumanSeat`, `BotSeat` and `OpenSeat`."""
+
+    name = _name()
+    webhook = _webhook()
+    bot = _bot()
+    think_ms = _think_ms()
+    open = _open()
+
     @ma.validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: object) -> None:
-        if sum(1 for k in ("name", "bot") if k in data) + (1 if data.get("open") else 0) != 1:
+        if sum(1 for k in ("name", "bot", "open") if k in data) != 1:
             raise ma.ValidationError("a seat has exactly one of `name`, `bot` or `open: true`")
         if "think_ms" in data and "bot" not in data:
             raise ma.ValidationError("only a computer player (`bot`) has a think time", "think_ms")
@@ -53,51 +88,103 @@ class SeatSchema(ma.Schema):
                 raise ma.ValidationError(problem, "webhook")
 
 
+class HumanSeatSchema(ma.Schema):
+    """A human, or with `webhook` a hosted bot."""
+
+    name = _name(required=True)
+    webhook = _webhook()
+
+
+class BotSeatSchema(ma.Schema):
+    """A computer player."""
+
+    bot = _bot(required=True)
+    think_ms = _think_ms()
+
+
+class OpenSeatSchema(ma.Schema):
+    """An open seat, claimed later."""
+
+    open = _open(required=True)
+
+
+SEAT_DOCS = {"HumanSeat": HumanSeatSchema, "BotSeat": BotSeatSchema, "OpenSeat": OpenSeatSchema}
+
+
 class CreateGameSchema(ma.Schema):
     variant = ma.fields.String(
         required=True,
-        validate=ma.validate.Length(min=1, max=64),
+        validate=ma.validate.OneOf(domino.PRESETS),
         metadata={"description": "a preset from `GET /v1/variants` (its rules: docs/rules.md)"},
     )
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides (docs/rules.md#options); `players` comes from the seats"},
+        metadata={
+            "description": "option overrides (`GET /v1/variants`; what each does: docs/rules.md#options); "
+            "`players` comes from the seats"
+        },
     )
     seats = ma.fields.List(
         ma.fields.Nested(SeatSchema),
         required=True,
         validate=ma.validate.Length(min=2, max=10),
-        metadata={"description": "2-4 seats for line games, 2-10 for Mexican Train"},
+        metadata={
+            "schema": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 10,
+                "description": "2-4 seats for line games, 2-10 for Mexican Train; each exactly one kind",
+                "items": {"oneOf": [{"$ref": REF + name} for name in SEAT_DOCS]},
+            }
+        },
     )
     seed = ma.fields.String(
         validate=ma.validate.Length(min=1, max=256),
         metadata={"description": "optional; the game is then marked `client_seeded`"},
     )
-    unlisted = ma.fields.Boolean(load_default=False, metadata={"description": "`true`: never in the lobby"})
-    turn_timeout_s = ma.fields.Float(
+    unlisted = StrictBoolean(load_default=False, metadata={"description": "`true`: never in the lobby"})
+    turn_timeout_s = StrictFloat(
         allow_none=True,
         validate=ma.validate.Range(min=0, max=7 * 24 * 3600, min_inclusive=False),
         metadata={
-            "description": "seconds a human or hosted-bot seat has for each move; past it the server moves for "
-            "it (the events say `auto: true`). Views and events carry the `deadline`",
-            "example": 60,
+            "schema": {
+                "type": ["number", "null"],
+                "minimum": 1,
+                "maximum": 7 * 24 * 3600,
+                "description": "seconds a human or hosted-bot seat has for each move; past it the server moves "
+                "for it (the events say `auto: true`). Views and events carry the `deadline`. The least a server "
+                "accepts is its `DOMINO_MIN_TURN_TIMEOUT` (1 s unless configured)",
+                "example": 60,
+            }
         },
     )
 
 
+def _nullable(ref: str, description: str) -> dict[str, Any]:
+    """One named type or null: generators make one `X | None` (an inline nullable enum makes several)."""
+    return {"anyOf": [{"$ref": REF + ref}, {"type": "null"}], "description": description}
+
+
+
+
 class ViewSeatSchema(ma.Schema):
-    seat = ma.fields.Integer()
-    name = ma.fields.String(allow_none=True, metadata={"description": "null for an open seat"})
-    kind = ma.fields.String(metadata={"enum": ["human", "bot", "hosted", "open"]})
-    hand_count = ma.fields.Integer()
+    seat = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True, metadata={"description": "null for an open seat"})
+    kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
+    hand_count = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "tiles in that seat's hand"})
 
 
 class EndsSchema(ma.Schema):
-    left = ma.fields.Integer(allow_none=True, metadata={"description": "the value the left end shows"})
-    right = ma.fields.Integer(allow_none=True)
+    left = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "the value the left end shows"})
+    right = ma.fields.Integer(required=True, allow_none=True)
     up = ma.fields.Integer(allow_none=True, metadata={"description": "All Fives: the spinner's up arm (null until open)"})
     down = ma.fields.Integer(allow_none=True)
+
+
+class ArmsSchema(ma.Schema):
+    up = ma.fields.List(ma.fields.String(), required=True)
+    down = ma.fields.List(ma.fields.String(), required=True)
 
 
 class LineBoardSchema(ma.Schema):
@@ -105,131 +192,203 @@ class LineBoardSchema(ma.Schema):
     spinner (also in `line`), its `up`/`down` arms (the tiles beyond its ends) and the current count."""
 
     class Meta:
-        unknown = ma.INCLUDE
+        unknown = ma.INCLUDE  # members may be added later: ignore those you do not know
 
     line = ma.fields.List(ma.fields.String(), required=True, metadata={"example": ["6-6", "6-4", "4-1"]})
     ends = ma.fields.Nested(EndsSchema, required=True)
     spinner = ma.fields.String(allow_none=True, metadata={"description": "All Fives: the spinner tile"})
     spinner_index = ma.fields.Integer(allow_none=True, metadata={"description": "its position in `line`"})
-    arms = ma.fields.Dict(
-        keys=ma.fields.String(), values=ma.fields.List(ma.fields.String()),
-        metadata={"description": "All Fives: `up` and `down`, each the tiles outward from the spinner"},
-    )  # fmt: skip
+    arms = ma.fields.Nested(
+        ArmsSchema, metadata={"description": "All Fives: `up` and `down`, each the tiles outward from the spinner"}
+    )
     count = ma.fields.Integer(metadata={"description": "All Fives: the sum of the open ends (scores when a multiple of 5)"})
 
 
 class TrainSchema(ma.Schema):
-    owner = ma.fields.Integer(allow_none=True, metadata={"description": "the seat it belongs to; null: the Mexican train"})
-    tiles = ma.fields.List(ma.fields.String(), metadata={"description": "from the hub outward, oriented"})
-    end = ma.fields.Integer(metadata={"description": "the value a tile must match (the engine's when empty)"})
-    marker = ma.fields.Boolean(metadata={"description": "open to everyone (always true for the Mexican train)"})
+    owner = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "the seat it belongs to; null: the Mexican train"})
+    tiles = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "from the hub outward, oriented"})
+    end = ma.fields.Integer(required=True, metadata={"description": "the value a tile must match (the engine's when empty)"})
+    marker = ma.fields.Boolean(required=True, metadata={"description": "open to everyone (always true for the Mexican train)"})
 
 
 class ActiveDoubleSchema(ma.Schema):
-    train = ma.fields.String(metadata={"example": "train:2"})
-    tile = ma.fields.String(metadata={"example": "7-7"})
+    train = ma.fields.String(required=True, metadata={"example": "train:2"})
+    tile = ma.fields.String(required=True, metadata={"example": "7-7"})
+
+
+TURN_PHASES = ["start", "first", "sequence", "cover", "play", "follow"]
 
 
 class TrainBoardSchema(ma.Schema):
     """Mexican Train's table: the engine double in the hub and one train per seat plus the Mexican train."""
 
     class Meta:
-        unknown = ma.INCLUDE
+        unknown = ma.INCLUDE  # members may be added later: ignore those you do not know
 
     engine_double = ma.fields.String(required=True, metadata={"example": "12-12"})
     trains = ma.fields.List(ma.fields.Nested(TrainSchema), required=True)
     pending_doubles = ma.fields.List(
-        ma.fields.String(), metadata={"description": "uncovered doubles still to be covered, oldest first"}
+        ma.fields.String(), required=True, metadata={"description": "uncovered doubles still to be covered, oldest first"}
     )
     active_double = ma.fields.Nested(
-        ActiveDoubleSchema, allow_none=True, metadata={"description": "the double the seat to move must cover"}
+        ActiveDoubleSchema, required=True, allow_none=True, metadata={"description": "the double the seat to move must cover"}
     )
-    first_turn_pending = ma.fields.List(ma.fields.Integer(), metadata={"description": "seats yet to take their first turn"})
+    first_turn_pending = ma.fields.List(
+        ma.fields.Integer(), required=True, metadata={"description": "seats yet to take their first turn"}
+    )
     phase = ma.fields.String(
-        allow_none=True, metadata={"enum": ["start", "first", "sequence", "cover", "play", "follow", None], "description": "which kind of turn the seat to move has"}
+        required=True,
+        allow_none=True,
+        validate=ma.validate.OneOf(TURN_PHASES),
+        metadata={"schema": _nullable("TurnPhase", "which kind of turn the seat to move has (null: none)")},
     )
+
+
+class LastRoundSchema(ma.Schema):
+    """A finished round: how it ended, every hand revealed, and what each seat gained."""
+
+    round = ma.fields.Integer(required=True)
+    end = ma.fields.String(required=True, validate=ma.validate.OneOf(["domino", "blocked", "abandoned"]))
+    winner = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: a tie, or abandoned"})
+    pips_left = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "per seat"})
+    hands = ma.fields.List(ma.fields.List(ma.fields.String()), required=True, metadata={"description": "every seat's hand"})
+    points = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "what each seat gained"})
+    award = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "the end-of-round part of `points`"})
+    why = ma.fields.String(required=True)
+    team = ma.fields.Integer(metadata={"description": "team games: the team that won the round (absent on a tie)"})
+
+
+GAME_STATUSES = ["waiting", "playing", "finished", "aborted"]
+STATUS_DOC = {"$ref": REF + "GameStatus"}
 
 
 class GameViewSchema(ma.Schema):
     """A seat's or the spectator's view of a game."""
 
     class Meta:
-        unknown = ma.INCLUDE
+        unknown = ma.INCLUDE  # members may be added later: ignore those you do not know
 
-    id = ma.fields.String()
-    variant = ma.fields.String()
-    rules = ma.fields.Dict(metadata={"description": "the resolved options (docs/rules.md#options)"})
-    status = ma.fields.String(metadata={"enum": ["waiting", "playing", "finished", "aborted"]})
-    version = ma.fields.Integer()
-    round = ma.fields.Integer()
-    turn = ma.fields.Integer(allow_none=True)
-    seat = ma.fields.Integer(allow_none=True, metadata={"description": "whose view this is; null: a spectator"})
-    seats = ma.fields.List(ma.fields.Nested(ViewSeatSchema))
-    scores = ma.fields.List(ma.fields.Integer())
-    team_scores = ma.fields.List(ma.fields.Integer(), allow_none=True)
-    boneyard_count = ma.fields.Integer()
-    out_of_play_count = ma.fields.Integer()
+    id = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True, validate=ma.validate.OneOf(domino.PRESETS))
+    rules = ma.fields.Dict(required=True, metadata={"description": "the resolved options (docs/rules.md#options)"})
+    status = ma.fields.String(required=True, validate=ma.validate.OneOf(GAME_STATUSES), metadata={"schema": STATUS_DOC})
+    version = ma.fields.Integer(required=True)
+    round = ma.fields.Integer(required=True)
+    turn = ma.fields.Integer(required=True, allow_none=True)
+    seat = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "whose view this is; null: a spectator"})
+    seats = ma.fields.List(ma.fields.Nested(ViewSeatSchema), required=True)
+    scores = ma.fields.List(ma.fields.Integer(), required=True)
+    team_scores = ma.fields.List(ma.fields.Integer(), required=True, allow_none=True)
+    boneyard_count = ma.fields.Integer(required=True)
+    out_of_play_count = ma.fields.Integer(required=True)
     board = ma.fields.Dict(
+        required=True,
         metadata={
-            "description": "everything on the table, each tile once: a line game's `LineBoard` or Mexican Train's "
-            "`TrainBoard`",
-            "oneOf": [{"$ref": "#/components/schemas/LineBoard"}, {"$ref": "#/components/schemas/TrainBoard"}],
-        }
+            "schema": {
+                "description": "everything on the table, each tile once: a line game's `LineBoard` or Mexican "
+                "Train's `TrainBoard`",
+                "oneOf": [{"$ref": REF + "LineBoard"}, {"$ref": REF + "TrainBoard"}],
+            }
+        },
     )
-    log = ma.fields.List(ma.fields.Dict(), metadata={"description": "the current round's public moves"})
+    log = ma.fields.List(ma.fields.Nested(LogEntrySchema), required=True, metadata={"description": "the current round's public moves"})
     hand = ma.fields.List(ma.fields.String(), metadata={"description": "seat views only"})
-    legal_moves = ma.fields.List(ma.fields.Dict(), metadata={"description": "seat views only; [] when not its turn"})
-    last_round = ma.fields.Dict(allow_none=True)
-    winners = ma.fields.List(ma.fields.Integer())
-    seed_commitment = ma.fields.String(metadata={"description": "SHA-256 hex of `<seed>:<salt>`"})
-    client_seeded = ma.fields.Boolean()
-    turn_timeout_s = ma.fields.Float(allow_none=True, metadata={"description": "seconds per move, or null"})
+    legal_moves = ma.fields.List(
+        ma.fields.Nested(MoveSchema), metadata={"description": "seat views only; [] when not its turn"}
+    )
+    last_round = ma.fields.Nested(LastRoundSchema, required=True, allow_none=True, metadata={"description": "null in round 1"})
+    winners = ma.fields.List(ma.fields.Integer(), required=True)
+    seed_commitment = ma.fields.String(required=True, metadata={"description": "SHA-256 hex of `<seed>:<salt>`"})
+    client_seeded = ma.fields.Boolean(required=True)
+    turn_timeout_s = ma.fields.Float(required=True, allow_none=True, metadata={"description": "seconds per move, or null"})
     deadline = ma.fields.Float(
-        allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
+        required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
 
 
 class TokenSchema(ma.Schema):
-    seat = ma.fields.Integer()
-    token = ma.fields.String(metadata={"description": "shown once; send as `Authorization: Bearer <token>`"})
+    seat = ma.fields.Integer(required=True)
+    token = ma.fields.String(required=True, metadata={"description": "shown once; send as `Authorization: Bearer <token>`"})
     webhook_secret = ma.fields.String(
         metadata={"description": "hosted bots only, shown once: `whsec_...`, verifies the webhook signatures"}
     )
 
 
 class CreatedGameSchema(ma.Schema):
-    game = ma.fields.Nested(GameViewSchema)
-    tokens = ma.fields.List(ma.fields.Nested(TokenSchema))
+    game = ma.fields.Nested(GameViewSchema, required=True)
+    tokens = ma.fields.List(ma.fields.Nested(TokenSchema), required=True)
+
+
+class HistorySeatSchema(ma.Schema):
+    seat = ma.fields.Integer(required=True)
+    name = ma.fields.String(required=True, allow_none=True)
+    kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
+
+
+class OutcomeSchema(ma.Schema):
+    reason = ma.fields.String(required=True, validate=ma.validate.OneOf(["target_score", "fixed_rounds", "resigned", "aborted"]))
+    winners = ma.fields.List(ma.fields.Integer(), required=True)
+    team = ma.fields.Integer(required=True, allow_none=True)
+
+
+class DealSchema(ma.Schema):
+    round = ma.fields.Integer(required=True)
+    hands = ma.fields.List(ma.fields.List(ma.fields.String()), required=True, metadata={"description": "every seat's deal"})
+    boneyard = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "in drawing order"})
 
 
 class HistorySchema(ma.Schema):
     """Rounds, moves and results; before the end only what the caller may see, after it everything."""
 
     class Meta:
-        unknown = ma.INCLUDE
+        unknown = ma.INCLUDE  # members may be added later: ignore those you do not know
 
-    id = ma.fields.String()
-    variant = ma.fields.String()
-    status = ma.fields.String()
-    version = ma.fields.Integer()
-    seat = ma.fields.Integer(allow_none=True)
-    seats = ma.fields.List(ma.fields.Dict())
-    rules = ma.fields.Dict()
-    rounds = ma.fields.List(ma.fields.Dict(), metadata={"description": "results of the finished rounds"})
+    id = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True, validate=ma.validate.OneOf(domino.PRESETS))
+    status = ma.fields.String(required=True, validate=ma.validate.OneOf(GAME_STATUSES), metadata={"schema": STATUS_DOC})
+    version = ma.fields.Integer(required=True)
+    seat = ma.fields.Integer(required=True, allow_none=True)
+    seats = ma.fields.List(ma.fields.Nested(HistorySeatSchema), required=True)
+    rules = ma.fields.Dict(required=True)
+    rounds = ma.fields.List(ma.fields.Nested(LastRoundSchema), required=True, metadata={"description": "the finished rounds"})
     events = ma.fields.Raw(
+        required=True,
         metadata={
-            "description": "every event but `turn_started`; private details only the caller's seat may see, "
-            "until the game is over",
-            "type": "array",
-            "items": {"$ref": "#/components/schemas/Event"},
-        }
+            "schema": {
+                "description": "every event but `turn_started`; private details only the caller's seat may see, "
+                "until the game is over",
+                "type": "array",
+                "items": {"$ref": REF + "Event"},
+            }
+        },
     )
-    outcome = ma.fields.Dict(allow_none=True)
-    seed_commitment = ma.fields.String()
-    client_seeded = ma.fields.Boolean()
-    deals = ma.fields.List(ma.fields.Dict(), metadata={"description": "finished games: every round's deal"})
+    outcome = ma.fields.Nested(OutcomeSchema, required=True, allow_none=True, metadata={"description": "null until the end"})
+    seed_commitment = ma.fields.String(required=True)
+    client_seeded = ma.fields.Boolean(required=True)
+    deals = ma.fields.List(ma.fields.Nested(DealSchema), metadata={"description": "finished games: every round's deal"})
     seed = ma.fields.String(metadata={"description": "finished games only"})
     salt = ma.fields.String(metadata={"description": "finished games only"})
+
+
+def line_games_seat_at_most_four(member: str) -> dict[str, Any]:
+    """JSON Schema: `member` (the seats, or one strategy per seat) has at most 4 items unless the variant is
+    Mexican Train (2-10)."""
+    return {
+        "if": {"properties": {"variant": {"const": "mexican_train"}}},
+        "else": {"properties": {member: {"maxItems": 4}}},
+    }
+
+
+def document(spec: APISpec) -> None:
+    """The named types the schemas above refer to by reference (`$ref`) only."""
+    spec.components.schema("LineBoard", schema=LineBoardSchema)
+    spec.components.schema("TrainBoard", schema=TrainBoardSchema)
+    for name, schema in SEAT_DOCS.items():
+        spec.components.schema(name, {"description": inspect.cleandoc(schema.__doc__ or "")}, schema=schema)
+    spec.components.schema("GameStatus", {"type": "string", "enum": GAME_STATUSES})
+    spec.components.schemas["CreateGame"]["allOf"] = [line_games_seat_at_most_four("seats")]
+    del spec.components.schemas["Seat"]  # the request's seats are documented as the three kinds above
+    spec.components.schema("TurnPhase", {"type": "string", "enum": TURN_PHASES})
 
 
 VIEW_EXAMPLE = {

@@ -9,6 +9,8 @@ from api.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
 from api.resources.common import (
     IDEMPOTENCY_KEY,
+    IF_MATCH_PATTERN,
+    SEAT_TOKEN,
     VIEW_HEADERS,
     bearer_token,
     idempotency_key,
@@ -34,13 +36,14 @@ IF_MATCH = {
     "name": "If-Match",
     "in": "header",
     "required": False,
-    "schema": {"type": "string"},
-    "description": 'The version the move expects (`"17"`), like `expected_version`.',
+    "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
+    "example": '"17"',
+    "description": 'The version the move expects (`"17"`), like `expected_version`; `*`: any version.',
 }
 
 
 @blp.route("/<string:game_id>/moves", methods=["POST"])
-@blp.doc(operationId="playMove", security=[{"seatToken": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
+@blp.doc(operationId="playMove", security=SEAT_TOKEN, parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
 @blp.arguments(
     MoveSchema(),
     examples={
@@ -66,6 +69,7 @@ IF_MATCH = {
     E.AMBIGUOUS_MOVE,
     E.NOT_YOUR_TURN,
     E.GAME_OVER,
+    E.IDEMPOTENCY_KEY_REUSED,
     E.VERSION_MISMATCH,
     E.UNAVAILABLE,
     path="/v1/games/h4k2mzq7c3x9b2rt/moves",

@@ -3,22 +3,33 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
+from apispec import APISpec
+
+from api.resources.common import WholeNumber
+from domino.moves import END_PATTERN
+
+TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
 
 
 class MoveSchema(ma.Schema):
-    """A play, a draw or a pass. A legal move from the view can be posted back as it is."""
+    """A play, a draw or a pass. A legal move from the view (or a `turn_started` event) can be posted back as
+    it is."""
 
     type = ma.fields.String(required=True, validate=ma.validate.OneOf(["play", "draw", "pass"]))
     tile = ma.fields.String(
-        validate=ma.validate.Length(min=1, max=8), metadata={"description": "plays: the tile, e.g. `6-4`"}
+        validate=ma.validate.Regexp(TILE_PATTERN), metadata={"description": "plays: the tile, e.g. `6-4`", "example": "6-4"}
     )
     end = ma.fields.String(
         allow_none=True,
-        validate=ma.validate.Length(min=1, max=16),
-        metadata={"description": "`left`/`right` (`up`/`down` on the spinner); omit for the opening or when only one place fits"},
+        validate=ma.validate.Regexp(END_PATTERN),
+        metadata={
+            "description": "plays: where. Line games: `left` or `right` (All Fives: also `up`/`down` on the "
+            "spinner). Mexican Train: `train:<seat>` (that seat's train) or `mexican` (the Mexican train). Omit "
+            "(or null) for the round's opening tile or when only one place fits",
+            "example": "left",
+        },
     )
-    expected_version = ma.fields.Integer(
-        strict=True,
+    expected_version = WholeNumber(
         validate=ma.validate.Range(min=0, max=2**53),
         metadata={"description": "optional: 412 unless the game is at this version"},
     )
@@ -27,5 +38,44 @@ class MoveSchema(ma.Schema):
     def _tile_for_plays(self, data: dict[str, Any], **kwargs: object) -> None:
         if data.get("type") == "play" and "tile" not in data:
             raise ma.ValidationError("a play names its tile", "tile")
-        if data.get("type") in ("draw", "pass") and ("tile" in data or data.get("end") is not None):
+        if data.get("type") in ("draw", "pass") and ("tile" in data or "end" in data):
             raise ma.ValidationError(f"a {data['type']} has no tile or end", "tile")
+
+
+class PlayMoveSchema(MoveSchema):
+    """A play: a tile, and where it goes."""
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(["play"]))
+    tile = ma.fields.String(required=True, validate=ma.validate.Regexp(TILE_PATTERN), metadata=MoveSchema._declared_fields["tile"].metadata)
+
+
+class DrawOrPassSchema(MoveSchema):
+    """A draw from the boneyard, or a pass: nothing more."""
+
+    class Meta:
+        exclude = ("tile", "end")
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(["draw", "pass"]))
+
+
+def document(spec: APISpec) -> None:
+    """`Move` is one of `PlayMove` and `DrawOrPass` (MoveSchema checks the same when it loads a move)."""
+    spec.components.schema("PlayMove", {"description": PlayMoveSchema.__doc__}, schema=PlayMoveSchema)
+    spec.components.schema("DrawOrPass", {"description": DrawOrPassSchema.__doc__}, schema=DrawOrPassSchema)
+    spec.components.schemas["Move"] = {
+        "description": (MoveSchema.__doc__ or "").replace("\n   ", ""),
+        "oneOf": [{"$ref": "#/components/schemas/PlayMove"}, {"$ref": "#/components/schemas/DrawOrPass"}],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {t: f"#/components/schemas/{'PlayMove' if t == 'play' else 'DrawOrPass'}" for t in ("play", "draw", "pass")},
+        },
+    }
+
+
+class LogEntrySchema(MoveSchema):
+    """A move of the current round, as everyone saw it: the seat and its move (a draw shows no tile)."""
+
+    class Meta:
+        exclude = ("expected_version",)
+
+    seat = ma.fields.Integer(required=True)

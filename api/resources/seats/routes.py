@@ -6,7 +6,7 @@ import flask
 
 from api import errors as E
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
-from api.resources.common import VIEW_HEADERS, bearer_token, json_response, view_headers
+from api.resources.common import SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
 
@@ -33,7 +33,7 @@ LOBBY_EXAMPLE = {
 
 
 @blp.route("", methods=["GET"])
-@blp.doc(operationId="listWaitingGames")
+@blp.doc(operationId="listWaitingGames", tags=["games"])
 @blp.arguments(LobbyQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, LobbyPageSchema, example=LOBBY_EXAMPLE)
 @blp.problems(E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games")
@@ -73,7 +73,7 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
 
 
 @blp.route("/<string:game_id>/resign", methods=["POST"])
-@blp.doc(operationId="resignGame", security=[{"seatToken": []}])
+@blp.doc(operationId="resignGame", security=SEAT_TOKEN)
 @blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "finished", "winners": [1]}, headers=VIEW_HEADERS)
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/resign")
 @no_body

@@ -5,7 +5,7 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.resources.common import json_response
 from api.service.simulations.spec import SimulationRequest
 from api.resources.simulations.schemas import (
@@ -34,7 +34,7 @@ EXAMPLE = {
     "client_seeded": True,
     "engine": "playout",
     "search_nodes": None,
-    "games_total": 10000,
+    "games": 10000,
     "games_done": 10000,
     "deals_total": 5000,
     "deals_done": 5000,
@@ -85,8 +85,16 @@ LIST_EXAMPLE = {
 }
 
 
+SIM_ID = {"sim_id": "$response.body#/id"}
+CREATED_LINKS = {
+    "GetSimulation": {"operationId": "getSimulation", "parameters": SIM_ID},
+    "CancelSimulation": {"operationId": "cancelSimulation", "parameters": SIM_ID},
+    "DeleteSimulation": {"operationId": "deleteSimulation", "parameters": SIM_ID},
+}
+
+
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createSimulation")
+@blp.doc(operationId="createSimulation", responses={202: {"links": CREATED_LINKS}})
 @blp.arguments(
     CreateSimulationSchema(),
     example={"variant": "draw", "strategies": ["greedy", "random"], "games": 10000, "seed": "bench-1", "duplicate": True},
@@ -151,12 +159,23 @@ def get_simulation(sim_id: str) -> flask.Response:
     return json_response(current_service().simulation(sim_id), headers={"Cache-Control": "no-store"})
 
 
-@blp.route("/<string:sim_id>", methods=["DELETE"])
+@blp.route("/<string:sim_id>/cancel", methods=["POST"])
 @blp.doc(operationId="cancelSimulation")
 @blp.response(200, SimulationSchema, example={**EXAMPLE, "status": "cancelled"})
-@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
+@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt/cancel")
+@no_body
 def cancel_simulation(sim_id: str) -> flask.Response:
-    """Cancel a simulation: chunks not yet started never run; the results so far stay readable
+    """Cancel a simulation: chunks not yet started never run; it stays readable, with the results so far
 
-    A simulation already over keeps its status."""
+    Its status becomes `cancelled`; a simulation already over keeps its status. No body is needed."""
     return json_response(current_service().cancel_simulation(sim_id), headers={"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:sim_id>", methods=["DELETE"])
+@blp.doc(operationId="deleteSimulation")
+@blp.response(204, description="Deleted: reading it now answers 404")
+@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
+def delete_simulation(sim_id: str) -> flask.Response:
+    """Delete a simulation: cancel it if it is still going, then remove it and its results"""
+    current_service().delete_simulation(sim_id)
+    return flask.Response(status=204)

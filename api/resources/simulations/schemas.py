@@ -1,21 +1,26 @@
 from __future__ import annotations
 
-import base64
-import math
 import re
 from typing import Any
 
 import marshmallow as ma
+from apispec import APISpec
 
+import domino
+from api.resources.common import StrictBoolean, WholeNumber, bot_ids
+from api.resources.games.schemas import line_games_seat_at_most_four
 from api.service.simulations.runner import STATUSES
 
-_SIM_ID = re.compile(r"[a-z2-7]{16}")
+# A list position: the creation time (Unix seconds, to the microsecond) and the id of the last simulation
+# shown. Every text of this form is a position (the page after it), so the document's pattern is exact.
+CURSOR_PATTERN = r"^\d{1,12}(\.\d{1,6})?_[a-z2-7]{16}$"
+_CURSOR = re.compile(CURSOR_PATTERN)
 
 
 def encode_cursor(position: tuple[float, str]) -> str:
-    """The opaque text of a list position (created_at, id): clients pass it back, never read it."""
+    """The text of a list position (created_at, id): clients pass it back as it came."""
     created_at, sim_id = position
-    return base64.urlsafe_b64encode(f"{created_at!r}:{sim_id}".encode()).decode().rstrip("=")
+    return f"{created_at:.6f}_{sim_id}"
 
 
 class Cursor(ma.fields.Field[tuple[float, str]]):
@@ -24,30 +29,23 @@ class Cursor(ma.fields.Field[tuple[float, str]]):
     default_error_messages = {"invalid": "not a cursor of this list: pass `next_before` as it came"}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[float, str]:
-        if not isinstance(value, str) or len(value) > 200:
+        if not isinstance(value, str) or not _CURSOR.fullmatch(value):
             raise self.make_error("invalid")
-        try:
-            raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode("ascii")
-            created, _, sim_id = raw.rpartition(":")
-            created_at = float(created)
-        except ValueError:  # not base64, not ASCII, or no number (binascii.Error is a ValueError too)
-            raise self.make_error("invalid") from None
-        if not math.isfinite(created_at) or not _SIM_ID.fullmatch(sim_id):
-            raise self.make_error("invalid")
-        return created_at, sim_id
+        created, _, sim_id = value.partition("_")
+        return float(created), sim_id
 
 
 class CreateSimulationSchema(ma.Schema):
     variant = ma.fields.String(
-        required=True, validate=ma.validate.Length(min=1, max=64), metadata={"description": "a preset from `GET /v1/variants`"}
+        required=True, validate=ma.validate.OneOf(domino.PRESETS), metadata={"description": "a preset from `GET /v1/variants`"}
     )
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"description": "option overrides (docs/rules.md#options), as for a game; `players` comes from `strategies`"},
+        metadata={"description": "option overrides as for a game (docs/rules.md#options); `players` comes from `strategies`"},
     )
     strategies = ma.fields.List(
-        ma.fields.String(validate=ma.validate.Length(min=1, max=64)),
+        ma.fields.String(validate=ma.validate.OneOf(bot_ids())),
         required=True,
         validate=ma.validate.Length(min=2, max=10),
         metadata={
@@ -56,9 +54,8 @@ class CreateSimulationSchema(ma.Schema):
             "example": ["greedy", "random"],
         },
     )
-    games = ma.fields.Integer(
+    games = WholeNumber(
         required=True,
-        strict=True,
         validate=ma.validate.Range(min=1, max=10_000_000),
         metadata={"description": "games (whole matches) to play; in duplicate mode a multiple of `rotations`"},
     )
@@ -66,7 +63,7 @@ class CreateSimulationSchema(ma.Schema):
         validate=ma.validate.Length(min=1, max=256),
         metadata={"description": "optional: the same seed gives the same results, however many workers run it"},
     )
-    duplicate = ma.fields.Boolean(
+    duplicate = StrictBoolean(
         load_default=False,
         metadata={
             "description": "play every deal once per distinct rotation of the strategies over the seats (same "
@@ -75,71 +72,109 @@ class CreateSimulationSchema(ma.Schema):
     )
 
 
+INTERVAL = {"description": "a 95% interval [low, high], or null without games"}
+
+
+def _interval(description: str, **kwargs: Any) -> ma.fields.List[float]:
+    return ma.fields.List(ma.fields.Float(), allow_none=True, metadata={"description": description}, **kwargs)
+
+
+class ByDealSchema(ma.Schema):
+    win_rate_ci95 = _interval("95% interval of the win rate, clustered by deal", required=True)
+    points_mean_ci95 = _interval("95% interval of the mean points, clustered by deal", required=True)
+    points_vs_table = ma.fields.Float(required=True, allow_none=True, metadata={"description": "mean points per game above the table's average"})
+    points_vs_table_ci95 = _interval("its 95% interval", required=True)
+
+
 class ResultSchema(ma.Schema):
     seat = ma.fields.Integer(
-        metadata={"description": "the request's seat (without teams); in duplicate mode its strategy rotates over the seats"}
+        metadata={"description": "without teams: the request's seat; in duplicate mode its strategy rotates over the seats"}
     )
     team = ma.fields.Integer(metadata={"description": "with teams: 0 (seats 0 and 2) or 1 (seats 1 and 3)"})
     seats = ma.fields.List(ma.fields.Integer(), metadata={"description": "with teams: the team's seats"})
-    strategy = ma.fields.String()
-    games = ma.fields.Integer()
-    wins = ma.fields.Integer(metadata={"description": "games won alone (a team's win counts once)"})
-    shared_wins = ma.fields.Integer(metadata={"description": "games won jointly with another seat (counted as draws)"})
-    win_rate = ma.fields.Float(allow_none=True)
-    win_rate_ci95 = ma.fields.List(ma.fields.Float(), allow_none=True, metadata={"description": "Wilson 95% interval"})
-    points_mean = ma.fields.Float(allow_none=True, metadata={"description": "mean final score per game"})
-    points_mean_ci95 = ma.fields.List(ma.fields.Float(), allow_none=True, metadata={"description": "normal 95% interval"})
-    by_deal = ma.fields.Dict(
+    strategy = ma.fields.String(required=True)
+    games = ma.fields.Integer(required=True)
+    wins = ma.fields.Integer(required=True, metadata={"description": "games won alone (a team's win counts once)"})
+    shared_wins = ma.fields.Integer(required=True, metadata={"description": "games won jointly with another seat (counted as draws)"})
+    win_rate = ma.fields.Float(required=True, allow_none=True)
+    win_rate_ci95 = _interval("Wilson 95% interval", required=True)
+    points_mean = ma.fields.Float(required=True, allow_none=True, metadata={"description": "mean final score per game"})
+    points_mean_ci95 = _interval("normal 95% interval", required=True)
+    by_deal = ma.fields.Nested(
+        ByDealSchema,
         metadata={
             "description": "duplicate mode: 95% intervals clustered by deal (all rotations of a deal together), "
             "and the mean points per game above the table's average with its interval: the luck of the deal "
             "cancels out of these"
-        }
+        },
     )
+
+
+class RoundsSchema(ma.Schema):
+    total = ma.fields.Integer(required=True)
+    per_game = ma.fields.Float(required=True, allow_none=True)
+    blocked = ma.fields.Integer(required=True)
+    blocked_share = ma.fields.Float(required=True, allow_none=True)
+    moves_per_round = ma.fields.Float(required=True, allow_none=True)
+
+
+class LineupSchema(ma.Schema):
+    rotation = ma.fields.Integer(required=True)
+    seats = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "the strategy in each seat"})
+    games = ma.fields.Integer(required=True)
 
 
 class SimulationSchema(ma.Schema):
-    id = ma.fields.String()
-    status = ma.fields.String(validate=ma.validate.OneOf(STATUSES))
-    variant = ma.fields.String()
-    rules = ma.fields.Dict(metadata={"description": "the resolved options"})
-    strategies = ma.fields.List(ma.fields.String(), metadata={"description": "one per seat, as requested"})
-    teams = ma.fields.Boolean()
-    mode = ma.fields.String(validate=ma.validate.OneOf(["independent", "duplicate"]))
-    duplicate = ma.fields.Boolean()
-    rotations = ma.fields.Integer(metadata={"description": "seatings each deal is played in (1 unless duplicate)"})
-    seed = ma.fields.String()
-    client_seeded = ma.fields.Boolean()
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, validate=ma.validate.OneOf(STATUSES))
+    variant = ma.fields.String(required=True, validate=ma.validate.OneOf(domino.PRESETS))
+    rules = ma.fields.Dict(required=True, metadata={"description": "the resolved options"})
+    strategies = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "one per seat, as requested"})
+    teams = ma.fields.Boolean(required=True)
+    mode = ma.fields.String(required=True, validate=ma.validate.OneOf(["independent", "duplicate"]))
+    duplicate = ma.fields.Boolean(required=True)
+    rotations = ma.fields.Integer(required=True, metadata={"description": "seatings each deal is played in (1 unless duplicate)"})
+    seed = ma.fields.String(required=True)
+    client_seeded = ma.fields.Boolean(required=True)
     engine = ma.fields.String(
-        metadata={"description": "`playout` (the fast core) or `engine` (the public engine loop, for search bots and Mexican Train)"}
+        required=True,
+        validate=ma.validate.OneOf(["playout", "engine"]),
+        metadata={"description": "`playout` (the fast core) or `engine` (the public engine loop, for search bots and Mexican Train)"},
     )
     search_nodes = ma.fields.Dict(
+        required=True,
         keys=ma.fields.String(),
         values=ma.fields.Integer(),
         allow_none=True,
         metadata={"description": "each search bot's node budget per move (deterministic; by default the budget "
                   "its strength in `GET /v1/bots` was measured with)"},
+    )  # fmt: skip
+    games = ma.fields.Integer(required=True, metadata={"description": "the games requested (`games` of the request)"})
+    games_done = ma.fields.Integer(required=True)
+    deals_total = ma.fields.Integer(required=True)
+    deals_done = ma.fields.Integer(required=True)
+    chunks_total = ma.fields.Integer(required=True)
+    chunks_done = ma.fields.Integer(required=True)
+    chunk_games = ma.fields.Integer(required=True)
+    created_at = ma.fields.String(required=True, metadata={"description": "ISO 8601, UTC"})
+    started_at = ma.fields.String(required=True, allow_none=True)
+    finished_at = ma.fields.String(required=True, allow_none=True)
+    elapsed_seconds = ma.fields.Float(required=True, metadata={"description": "from the first chunk's start to the end (or now)"})
+    games_per_second = ma.fields.Float(required=True, allow_none=True)
+    worker_seconds = ma.fields.Float(required=True, metadata={"description": "time the workers spent in counted chunks"})
+    worker_cpu_seconds = ma.fields.Float(required=True, metadata={"description": "CPU time of the counted chunks"})
+    results = ma.fields.List(ma.fields.Nested(ResultSchema), required=True, metadata={"description": "per seat (or team) and strategy"})
+    draws = ma.fields.Integer(required=True, metadata={"description": "games without a single winner; wins of all entries + draws = games"})
+    draw_rate = ma.fields.Float(required=True, allow_none=True)
+    rounds = ma.fields.Nested(RoundsSchema, required=True)
+    lineups = ma.fields.List(
+        ma.fields.Nested(LineupSchema), required=True, metadata={"description": "each rotation's strategy per seat and games played"}
     )
-    games_total = ma.fields.Integer()
-    games_done = ma.fields.Integer()
-    deals_total = ma.fields.Integer()
-    deals_done = ma.fields.Integer()
-    chunks_total = ma.fields.Integer()
-    chunks_done = ma.fields.Integer()
-    chunk_games = ma.fields.Integer()
-    created_at = ma.fields.String()
-    started_at = ma.fields.String(allow_none=True)
-    finished_at = ma.fields.String(allow_none=True)
-    elapsed_seconds = ma.fields.Float(metadata={"description": "from the first chunk's start to the end (or now)"})
-    games_per_second = ma.fields.Float(allow_none=True)
-    worker_seconds = ma.fields.Float(metadata={"description": "time the workers spent in counted chunks"})
-    worker_cpu_seconds = ma.fields.Float(metadata={"description": "CPU time of the counted chunks"})
-    results = ma.fields.List(ma.fields.Nested(ResultSchema), metadata={"description": "per seat (or team) and strategy"})
-    draws = ma.fields.Integer(metadata={"description": "games without a single winner; wins of all entries + draws = games"})
-    draw_rate = ma.fields.Float(allow_none=True)
-    rounds = ma.fields.Dict(metadata={"description": "`total`, `per_game`, `blocked`, `blocked_share`, `moves_per_round`"})
-    lineups = ma.fields.List(ma.fields.Dict(), metadata={"description": "each rotation's strategy per seat and games played"})
-    error = ma.fields.String(allow_none=True)
+    error = ma.fields.String(required=True, allow_none=True)
+
+
+def document(spec: APISpec) -> None:
+    spec.components.schemas["CreateSimulation"]["allOf"] = [line_games_seat_at_most_four("strategies")]
 
 
 class SimulationListQuerySchema(ma.Schema):
@@ -152,16 +187,21 @@ class SimulationListQuerySchema(ma.Schema):
         metadata={"description": "simulations per page (with `status`, a page may hold fewer; follow `next`)"},
     )
     before = Cursor(
-        metadata={"type": "string", "description": "the cursor of the next page (`next_before` of the previous one); opaque"}
+        metadata={
+            "type": "string",
+            "pattern": CURSOR_PATTERN,
+            "description": "the cursor of the next page: `next_before` of the previous one, as it came",
+        }
     )
 
 
 class SimulationPageSchema(ma.Schema):
     simulations = ma.fields.List(
         ma.fields.Nested(SimulationSchema),
+        required=True,
         metadata={"description": "newest first, each as `GET /v1/simulations/{id}` shows it"},
     )
     next_before = ma.fields.String(
-        allow_none=True, metadata={"description": "pass as `before` for the next page; null on the last page"}
+        required=True, allow_none=True, metadata={"description": "pass as `before` for the next page; null on the last page"}
     )
-    next = ma.fields.String(allow_none=True, metadata={"description": "the next page's URL, or null"})
+    next = ma.fields.String(required=True, allow_none=True, metadata={"description": "the next page's URL, or null"})

@@ -10,9 +10,21 @@ from api.resources.variants.schemas import VariantsSchema
 blp = Blueprint("variants", __name__, url_prefix="/v1/variants", description="Rule presets and options.")
 
 EXAMPLE = {
-    "presets": {"draw": {"description": "The Draw Game", "defaults": {"hand_size": {"2": 7, "3": 7, "4": 6}}}},
-    "options": {"draw_policy": {"values": ["draw_until_playable", "draw_one", "no_draw"]}},
-    "limits": {"seats": {"line": [2, 4], "mexican_train": [2, 10]}},
+    "variants": [
+        {
+            "id": "draw",
+            "players": {"min": 2, "max": 4, "advertised_max": 4},
+            "defaults": {"set_max_pips": 6, "hand_size": {"2": 7, "3": 7, "4": 6}, "target_score": {"2": 100, "3": 61, "4": 61}},
+        }
+    ],
+    "options": {
+        "draw_policy": {
+            "allowed": ["draw_until_playable", "draw_one", "no_draw"],
+            "defaults": {"draw": "draw_until_playable", "block": "no_draw", "all_fives": "draw_one"},
+        },
+        "rounds": {"allowed": "integer", "defaults": {"mexican_train": 13}},
+    },
+    "limits": {"set_max_pips": {"min": 1, "max": 18}, "teams_players": 4},
 }
 
 

@@ -2,15 +2,64 @@ from __future__ import annotations
 
 import marshmallow as ma
 
+import domino
+
+ANY_VALUE = {"description": "an option's value: a string, an integer, a boolean, a map from player count to integer, or null"}
+
+
+class PlayersSchema(ma.Schema):
+    min = ma.fields.Integer(required=True)
+    max = ma.fields.Integer(required=True)
+    advertised_max = ma.fields.Integer(required=True, metadata={"description": "the most seats the game plays well with"})
+
+
+class VariantSchema(ma.Schema):
+    """A preset: its seat range and the value of every option it sets, as a game of it resolves them."""
+
+    id = ma.fields.String(required=True, validate=ma.validate.OneOf(domino.PRESETS), metadata={"description": "the `variant` of `POST /v1/games`"})
+    players = ma.fields.Nested(PlayersSchema, required=True)
+    defaults = ma.fields.Dict(
+        required=True, keys=ma.fields.String(), values=ma.fields.Raw(metadata={"schema": ANY_VALUE}),
+        metadata={"description": "option -> default; a map from player count (as text) to value where it depends on it"},
+    )  # fmt: skip
+
+
+class OptionSchema(ma.Schema):
+    allowed = ma.fields.Raw(
+        required=True,
+        metadata={
+            "schema": {
+                "description": "the values allowed: a list, or a sentence (`integer`, `integer, or a map from player "
+                "count to integer`)",
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": ["string", "boolean"]}}],
+            }
+        },
+    )
+    defaults = ma.fields.Dict(
+        required=True, keys=ma.fields.String(), values=ma.fields.Raw(metadata={"schema": ANY_VALUE}),
+        metadata={"description": "variant -> its default (only the variants the option applies to)"},
+    )  # fmt: skip
+
+
+class RangeSchema(ma.Schema):
+    min = ma.fields.Integer(required=True)
+    max = ma.fields.Integer(required=True)
+
+
+class LimitsSchema(ma.Schema):
+    set_max_pips = ma.fields.Nested(RangeSchema, required=True, metadata={"description": "the highest pip a set may have"})
+    teams_players = ma.fields.Integer(required=True, metadata={"description": "seats in a team game"})
+
 
 class VariantsSchema(ma.Schema):
     """Presets, every option with its allowed values and defaults, and limits (from the engine)."""
 
-    class Meta:
-        unknown = ma.INCLUDE
-
-    presets = ma.fields.Raw(metadata={"description": "the presets (variants) and their defaults"})
-    options = ma.fields.Raw(
-        metadata={"description": "every option: allowed values and defaults (what each does: docs/rules.md#options)"}
-    )
-    limits = ma.fields.Raw(metadata={"description": "seats per variant, sizes, ..."})
+    variants = ma.fields.List(ma.fields.Nested(VariantSchema), required=True, metadata={"description": "the presets"})
+    options = ma.fields.Dict(
+        required=True, keys=ma.fields.String(), values=ma.fields.Nested(OptionSchema),
+        metadata={
+            "description": "every option of `rules`: allowed values and each variant's default (what each does: "
+            "docs/rules.md#options)"
+        },
+    )  # fmt: skip
+    limits = ma.fields.Nested(LimitsSchema, required=True)

@@ -91,7 +91,7 @@ def render(sim_id: str, fields: dict[str, str], now: float) -> dict[str, Any]:
         "client_seeded": spec.client_seeded,
         "engine": spec.engine,
         "search_nodes": spec.search_nodes,
-        "games_total": spec.games,
+        "games": spec.games,
         "games_done": games,
         "deals_total": spec.deals,
         "deals_done": deals,

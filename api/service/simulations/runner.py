@@ -106,6 +106,12 @@ class Simulations:
                 log.warning("could not drop the queued chunks of %s", sim_id, exc_info=True)
         return sim
 
+    def delete(self, sim_id: str) -> None:
+        """Cancel a simulation (its queued chunks never run, a running one adds nothing) and remove it: reading
+        it afterwards is a 404."""
+        self.cancel(sim_id)
+        self.records.delete(sim_id)
+
     def run_chunk(self, sim_id: str, chunk: int) -> str:
         """The job: play chunk ``chunk`` unless the simulation is over (or the chunk was counted), and add its
         counts once. Returns what happened (RQ keeps it as the job's result).
