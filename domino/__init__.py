@@ -6,7 +6,7 @@
     domino.view(state, 0).to_dict()
 """
 
-from domino.codec import from_dict, to_dict
+from domino.codec import ended_rounds, from_dict, from_live, round_record, to_dict, to_live
 from domino.core import PlayoutResult, RoundSummary, playout
 from domino.engine import apply, deal_round, legal_moves, new_game, opening_events, resign, step
 from domino.errors import (
@@ -54,7 +54,9 @@ __all__ = [
     "apply",
     "deal_round",
     "describe_variants",
+    "ended_rounds",
     "from_dict",
+    "from_live",
     "full_set",
     "legal_moves",
     "new_game",
@@ -62,7 +64,9 @@ __all__ = [
     "parse_move",
     "playout",
     "resign",
+    "round_record",
     "step",
     "to_dict",
+    "to_live",
     "view",
 ]

@@ -1,13 +1,20 @@
-"""Lossless, versioned JSON form of a State (``"format": 1``)."""
+"""JSON forms of a State (``"format": 1``), for storage only (hidden tiles included, never for clients).
+
+Two shapes. ``to_dict``/``from_dict``: the whole state in one document, finished rounds included, so it grows
+with the match. ``to_live``/``from_live``: the live document, what a move or a view needs (the current round,
+scores, turn, the last round's result), whose size does not depend on the match's length; the finished
+rounds are separate records (``round_record``), made available as they end (``ended_rounds``), and
+``from_live(doc, records)`` rebuilds the whole state from both.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
+from domino import variants
 from domino.errors import DominoError
-from domino.rules import Rules
-from domino.state import Deal, LineBoard, LogEntry, Outcome, RoundResult, State
-from domino.rules import MAX_SET
+from domino.rules import MAX_SET, Rules
+from domino.state import Deal, LogEntry, Outcome, RoundResult, State
 from domino.tiles import Tile, full_set
 
 FORMAT = 1
@@ -30,23 +37,15 @@ def _deal(d: dict[str, Any]) -> Deal:
     return Deal(tuple(_parse_tiles(h) for h in d["hands"]), _parse_tiles(d["boneyard"]))
 
 
-def _board_to(board: LineBoard) -> dict[str, Any]:
-    return {"line": [list(p) for p in board.line], "spinner": board.spinner, "up": [list(p) for p in board.up], "down": [list(p) for p in board.down]}
-
-
-def _board_from(d: dict[str, Any]) -> LineBoard:
-    return LineBoard(
-        tuple((a, b) for a, b in d["line"]), d["spinner"], tuple((a, b) for a, b in d["up"]), tuple((a, b) for a, b in d["down"])
-    )
-
-
-def _result_to(r: RoundResult) -> dict[str, Any]:
+def round_record(r: RoundResult) -> dict[str, Any]:
+    """A finished round's record, JSON-safe: its result and its deal."""
     d = r.to_dict(reveal_deal=True)
     d["team"] = r.team
     return d
 
 
-def _result_from(d: dict[str, Any]) -> RoundResult:
+def round_from_record(d: dict[str, Any]) -> RoundResult:
+    """The round result of a record made by :func:`round_record`."""
     return RoundResult(
         round=d["round"],
         end=d["end"],
@@ -61,15 +60,9 @@ def _result_from(d: dict[str, Any]) -> RoundResult:
     )
 
 
-def to_dict(state: State) -> dict[str, Any]:
-    """Everything in the state, JSON-safe (hidden tiles included: this is for storage, never for clients)."""
-    if not state.rules.is_line:
-        from domino.variants import mexican_train
-
-        board: Any = mexican_train.board_to_dict(state.board)
-        variant: Any = mexican_train.variant_to_dict(state.variant)
-    else:
-        board, variant = _board_to(state.board), None
+def _current(state: State) -> dict[str, Any]:
+    """Everything but the finished rounds' records."""
+    variant = variants.of(state.rules)
     return {
         "format": FORMAT,
         "rules": state.rules.to_dict(),
@@ -78,7 +71,7 @@ def to_dict(state: State) -> dict[str, Any]:
         "deal": state.deal.to_dict(),
         "hands": [_tiles(h) for h in state.hands],
         "boneyard": _tiles(state.boneyard),
-        "board": board,
+        "board": variant.board_to_dict(state.board),
         "turn": state.turn,
         "scores": list(state.scores),
         "lead": None if state.lead is None else str(state.lead),
@@ -86,30 +79,65 @@ def to_dict(state: State) -> dict[str, Any]:
         "drawn": state.drawn,
         "extra_play": state.extra_play,
         "log": [[e.seat, e.type, None if e.tile is None else str(e.tile), e.end] for e in state.log],
-        "rounds": [_result_to(r) for r in state.rounds],
         "outcome": None if state.outcome is None else state.outcome.to_dict(),
         "round_points": list(state.round_points),
-        "variant": variant,
+        "variant": variant.turn_to_dict(state.variant),
     }
 
 
+def to_dict(state: State) -> dict[str, Any]:
+    """The whole state, finished rounds included; raises ValueError for a state loaded without its records."""
+    if not state.has_records:
+        raise ValueError("this state was loaded from its live document alone: load it with its round records")
+    return {**_current(state), "rounds": [round_record(r) for r in state.rounds]}
+
+
+def to_live(state: State) -> dict[str, Any]:
+    """The live document: the whole state but the finished rounds' records (the last round's result stays)."""
+    last = state.last_round
+    return {**_current(state), "last_round": None if last is None else round_record(last)}
+
+
+def ended_rounds(before: State, after: State) -> tuple[dict[str, Any], ...]:
+    """The records of the rounds that ended between two states (a step or a resignation ends at most one)."""
+    last = after.last_round
+    if last is None or (before.last_round is not None and before.last_round.round == last.round):
+        return ()
+    return (round_record(last),)
+
+
 def is_finished(data: dict[str, Any]) -> bool:
-    """Whether a stored state is a finished game, without loading it."""
+    """Whether a stored state (whole or live) is a finished game, without loading it."""
     return data.get("outcome") is not None
 
 
 def from_dict(data: dict[str, Any]) -> State:
     """The state stored by :func:`to_dict`."""
+    rounds = tuple(round_from_record(r) for r in data["rounds"])
+    return _load(data, rounds, rounds[-1] if rounds else None, True)
+
+
+def from_live(data: dict[str, Any], records: Iterable[dict[str, Any]] | None = None) -> State:
+    """The state of a live document. With the finished rounds' records (every one, oldest first) it is the
+    whole state, as :func:`from_dict` would give; without them it plays and views the same, but its
+    ``rounds`` are empty and :func:`to_dict` refuses it."""
+    last = data["last_round"]
+    last_round = None if last is None else round_from_record(last)
+    if records is None:
+        return _load(data, (), last_round, last_round is None)
+    rounds = tuple(round_from_record(r) for r in records)
+    if (rounds[-1].round if rounds else 0) != (0 if last_round is None else last_round.round) or any(
+        r.round != i + 1 for i, r in enumerate(rounds)
+    ):
+        raise DominoError("the round records do not match the live document")
+    return _load(data, rounds, rounds[-1] if rounds else None, True)
+
+
+def _load(data: dict[str, Any], rounds: tuple[RoundResult, ...], last: RoundResult | None, whole: bool) -> State:
     if data.get("format") != FORMAT:
         raise DominoError(f"unknown state format {data.get('format')!r}")
     rules = Rules.from_dict(data["rules"])
-    if not rules.is_line:
-        from domino.variants import mexican_train
-
-        board: Any = mexican_train.board_from_dict(data["board"])
-        variant: Any = mexican_train.variant_from_dict(data["variant"])
-    else:
-        board, variant = _board_from(data["board"]), None
+    variant = variants.of(rules)
     outcome = data["outcome"]
     return State(
         rules=rules,
@@ -118,7 +146,7 @@ def from_dict(data: dict[str, Any]) -> State:
         deal=_deal(data["deal"]),
         hands=tuple(_parse_tiles(h) for h in data["hands"]),
         boneyard=_parse_tiles(data["boneyard"]),
-        board=board,
+        board=variant.board_from_dict(data["board"]),
         turn=data["turn"],
         scores=tuple(data["scores"]),
         lead=None if data["lead"] is None else Tile.parse(data["lead"]),
@@ -126,8 +154,10 @@ def from_dict(data: dict[str, Any]) -> State:
         drawn=data["drawn"],
         extra_play=data["extra_play"],
         log=tuple(LogEntry(s, t, None if tile is None else Tile.parse(tile), end) for s, t, tile, end in data["log"]),
-        rounds=tuple(_result_from(r) for r in data["rounds"]),
+        rounds=rounds,
         outcome=None if outcome is None else Outcome(outcome["reason"], tuple(outcome["winners"]), outcome["team"]),
         round_points=tuple(data["round_points"]),
-        variant=variant,
+        variant=variant.turn_from_dict(data["variant"]),
+        last_round=last,
+        has_records=whole,
     )

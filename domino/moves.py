@@ -51,6 +51,11 @@ class Pass:
 
 Move = Union[Play, Draw, Pass]
 
+
+def valid_end(end: object) -> bool:
+    """Whether ``end`` names a place at all: left, right, up, down, mexican or train:<seat>."""
+    return isinstance(end, str) and _END.match(end) is not None
+
 DRAW = Draw()
 PASS = Pass()
 
@@ -86,6 +91,6 @@ def parse_move(data: Any) -> Move:
         raise InvalidMoveError("'type' must be 'play', 'draw' or 'pass'")
     tile = Tile.parse(data.get("tile"))  # type: ignore[arg-type]
     end = data.get("end")
-    if end is not None and (not isinstance(end, str) or _END.match(end) is None):
+    if end is not None and not valid_end(end):
         raise InvalidMoveError("'end' must be left, right, up, down, mexican or train:<seat>")
     return Play(tile, end)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from domino.rules import Rules
-from domino.variants.line import round5
+
+
+def round5(x: int) -> int:
+    """Round to the nearest multiple of five; 1–2 round down, 3–4 up (docs/rules.md#all_fives)."""
+    return 5 * ((x + 2) // 5)
 
 
 def side_pips(rules: Rules, pips: tuple[int, ...]) -> list[int]:
@@ -81,3 +85,17 @@ def blocked_award(rules: Rules, pips: tuple[int, ...]) -> tuple[int | None, list
     for i in tied:
         points[i] = share
     return None, points, f"blocked; {len(tied)} tied on {low} and split {a}"
+
+
+def round_award(rules: Rules, went_out: int | None, pips: tuple[int, ...]) -> tuple[int | None, int | None, tuple[int, ...], str]:
+    """(winning seat, winning team, award per seat, why) of a round that ended by a domino of seat
+    ``went_out`` or blocked (None); a side's award shows on each of its seats."""
+    if went_out is not None:
+        points, why = domino_award(rules, went_out, pips)
+        side = rules.side_of(went_out)
+        award = tuple(points if rules.side_of(i) == side else 0 for i in range(rules.players))
+        return went_out, (went_out % 2 if rules.has_teams else None), award, why
+    won, side_points, why = blocked_award(rules, pips)
+    if rules.has_teams:
+        return None, won, tuple(side_points[i % 2] for i in range(rules.players)), why
+    return won, None, tuple(side_points), why

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
+from domino.moves import Move
 from domino.rules import Rules
 from domino.tiles import Tile
 
@@ -123,6 +124,9 @@ class Event:
         return d
 
 
+Events = tuple[Event, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class State:
     """One moment of a match. Never mutated: every step returns a new State."""
@@ -145,6 +149,11 @@ class State:
     outcome: Outcome | None = None
     round_points: tuple[int, ...] = ()  # points scored during play in this round (All Fives)
     variant: Any = None  # variant-specific turn state (Mexican Train)
+    last_round: RoundResult | None = None  # the latest finished round (``rounds[-1]`` when the records are held)
+    # ``rounds`` holds every finished round's record (False for a state loaded from its live document alone).
+    has_records: bool = True
+    # The legal moves, filled in by the first ``domino.legal_moves`` call; not part of the state's value.
+    moves_memo: tuple[Move, ...] | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def finished(self) -> bool:

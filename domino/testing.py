@@ -1,26 +1,34 @@
-"""Build any mid-round position for tests: ``position(rules, layout="[2-5][5-1]", ...)``."""
+"""Build any mid-round position for tests: ``position(rules, layout="[2-5][5-1]", ...)`` for the
+line games, ``position(rules, trains=[...], markers=..., ...)`` for Mexican Train. Every fixture lives here."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
-from domino.engine import _after_turn, sorted_hand
+from domino import variants
+from domino.dealing import sorted_hand
+from domino.engine import settle
 from domino.errors import InvalidDealError
 from domino.rules import Rules
 from domino.state import Deal, LineBoard, Placed, State
 from domino.tiles import Tile, full_set
+from domino.variants import line, mexican_train
+from domino.variants.trains import MEXICAN, PHASES, TrainBoard, TrainTurn
 
 _PLACED = re.compile(r"\[(\d+)-(\d+)\]")
 
 
-def parse_layout(text: str) -> tuple[Placed, ...]:
-    """``"[2-5][5-1]"`` → ((2, 5), (5, 1)); touching halves must match."""
+def parse_layout(text: str, start: int | None = None, what: str = "layout") -> tuple[Placed, ...]:
+    """``"[2-5][5-1]"`` → ((2, 5), (5, 1)); touching halves must match, and the first tile must touch
+    ``start`` when given (a train's hub)."""
     placed = tuple((int(a), int(b)) for a, b in _PLACED.findall(text or ""))
-    for (_, right), (left, _) in zip(placed, placed[1:]):
-        if right != left:
-            raise InvalidDealError(f"layout {text!r}: {right} does not touch {left}")
+    prev = start
+    for a, b in placed:
+        if prev is not None and a != prev:
+            raise InvalidDealError(f"{what} {text!r}: {a} does not touch {prev}")
+        prev = b
     return placed
 
 
@@ -87,7 +95,16 @@ def mid_round(
     )
 
 
-def position(
+def position(rules: Rules, layout: str = "", **arguments: Any) -> State:
+    """A state in the middle of a round, checked so that every tile of the set is somewhere exactly once; the
+    variant's end-of-turn tests run at once, so a blocked position is already at round end. The arguments are
+    the variant's: see ``_line_position`` and ``_train_position``."""
+    if layout:
+        arguments["layout"] = layout  # the line games' layout; Mexican Train names its trains instead
+    return _BUILDERS[variants.of(rules)](rules, **arguments)
+
+
+def _line_position(
     rules: Rules,
     layout: str = "",
     hands: Iterable[str | Iterable[str]] = (),
@@ -111,11 +128,6 @@ def position(
     ``spinner``: the spinner tile in ``layout`` (All Fives); by default the only double on the line, if any.
     The blocked test runs at once, so a blocked position is already at round end.
     """
-    if not rules.is_line:
-        from domino.variants import mexican_train
-
-        return mexican_train.position(rules, hands=hands, boneyard=boneyard, to_move=to_move, scores=scores,
-                                      round=round, seed=seed, rest=rest, drawn=drawn, **variant_state)
     if variant_state:
         raise TypeError(f"unknown arguments for a line game: {', '.join(variant_state)}")
     line = parse_layout(layout)
@@ -142,4 +154,83 @@ def position(
         raise InvalidDealError("up/down arms need a spinner with both sides covered")
     board = LineBoard(line, spin_index, arm_up, arm_down)
     state = mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, extra_play=extra_play)
-    return _after_turn(state, [])
+    return settle(state)
+
+
+def _train_position(
+    rules: Rules,
+    hands: Iterable[str | Iterable[str]] = (),
+    boneyard: str | Iterable[str] = (),
+    to_move: int = 0,
+    scores: Iterable[int] | None = None,
+    round: int = 1,
+    seed: str = "position",
+    rest: str = "error",
+    trains: Mapping[int, str] | Iterable[str] = (),
+    mexican: str = "",
+    markers: Iterable[int] = (),
+    pending_doubles: Iterable[str] | None = None,
+    first_turn_pending: Iterable[int] = (),
+    phase: str = "start",
+    drawn: int = 0,
+) -> State:
+    """A Mexican Train state in the middle of a round.
+
+    ``trains``: each seat's train as an oriented layout from the hub, e.g. ``["[12-5][5-9]", "", …]`` or
+    ``{1: "[12-7][7-7]"}``; ``mexican`` likewise. ``markers``: seats whose trains are marked (open).
+    ``pending_doubles``: the uncovered doubles, oldest first, as tiles (``"7-7"``) or trains (``"train:1"``);
+    by default every train that ends in a double, in seat order then the Mexican train. ``first_turn_pending``:
+    seats that have not had their first turn (default: none, the opening cycle is over). ``phase``: ``start``,
+    ``sequence`` (the seat to move is in a first-turn run) or ``follow`` (it has just played a double).
+    ``rest``: ``"error"``, ``"boneyard"`` or ``"hand:<seat>"`` for the tiles not named.
+    The block test runs at once for a position at the start of a turn.
+    """
+    n = rules.players
+    e = mexican_train.engine_value(rules, round)
+    if isinstance(trains, Mapping):
+        texts = [str(trains.get(s, "")) for s in range(n)]
+    else:
+        texts = list(trains) or [""] * n
+    if len(texts) != n:
+        raise InvalidDealError(f"{len(texts)} trains for {n} players")
+    board = TrainBoard(
+        e, tuple(parse_layout(t, e, f"train:{s}") for s, t in enumerate(texts)), parse_layout(mexican, e, "mexican")
+    )
+    if board.mexican and not rules.mexican_train:
+        raise InvalidDealError("there is no Mexican train (mexican_train = false)")
+    hand_tiles = [list(tiles(h)) for h in hands]
+    if len(hand_tiles) != n:
+        raise InvalidDealError(f"{len(hand_tiles)} hands for {n} players")
+    pile = list(tiles(boneyard))
+    account(rules, board.tiles(), hand_tiles, pile, rest)
+    ends_in_double = [name for name in board.names(True) if board.train(name) and _is_double(board.train(name)[-1])]
+    if pending_doubles is None:
+        pending = tuple(ends_in_double)
+    else:
+        pending = tuple(_pending_name(board, item) for item in pending_doubles)
+        if any(name not in ends_in_double for name in pending):
+            raise InvalidDealError("a pending double must be the last tile of its train")
+    marked = set(markers)
+    if phase not in PHASES:
+        raise InvalidDealError(f"phase must be one of {', '.join(PHASES)}")
+    first = sorted(set(first_turn_pending), key=lambda s: (s - to_move) % n)
+    turn = TrainTurn(tuple(s in marked for s in range(n)), pending, tuple(first), phase)
+    return settle(mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, variant=turn))
+
+
+def _is_double(p: Placed) -> bool:
+    return p[0] == p[1]
+
+
+def _pending_name(board: TrainBoard, item: str) -> str:
+    if item == MEXICAN or item.startswith("train:"):
+        return item
+    tile = Tile.parse(item)
+    for name in board.names(True):
+        t = board.train(name)
+        if t and Tile(*t[-1]) == tile:
+            return name
+    raise InvalidDealError(f"{item} is not the last tile of any train")
+
+
+_BUILDERS: dict[object, Callable[..., State]] = {line: _line_position, mexican_train: _train_position}

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from domino import variants
 from domino.engine import legal_moves
 from domino.moves import Move
-from domino.state import LineBoard, LogEntry, RoundResult, State, placed_str
+from domino.state import LogEntry, RoundResult, State
 from domino.tiles import Tile
-from domino.variants import line
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,40 +59,12 @@ class View:
         return d
 
 
-def line_board(board: LineBoard, spinner_game: bool) -> dict[str, Any]:
-    ends = dict(line.open_ends(board))
-    d: dict[str, Any] = {
-        "line": [placed_str(p) for p in board.line],
-        "ends": {"left": ends.get("left"), "right": ends.get("right")},
-    }
-    if spinner_game:
-        s = board.spinner
-        d["spinner"] = None if s is None else placed_str(board.line[s])
-        d["spinner_index"] = s
-        d["arms"] = {"up": [placed_str(p) for p in board.up], "down": [placed_str(p) for p in board.down]}
-        d["ends"]["up"] = ends.get("up")
-        d["ends"]["down"] = ends.get("down")
-        d["count"] = line.count(board) if board.line else 0
-    return d
-
-
-def board_tiles(board: LineBoard) -> tuple[Tile, ...]:
-    return tuple(Tile(a, b) for a, b in board.line + board.up + board.down)
-
-
 def view(state: State, seat: int | None = None) -> View:
     """The view of ``seat`` (None: a spectator)."""
     r = state.rules
     if seat is not None and not 0 <= seat < r.players:
         raise ValueError(f"no seat {seat}")
-    if r.is_line:
-        board = line_board(state.board, r.spinner == "first_double")
-        ends = tuple(line.open_ends(state.board))
-        laid = board_tiles(state.board)
-    else:
-        from domino.variants import mexican_train
-
-        board, ends, laid = mexican_train.table(state)
+    board, ends, laid = variants.of(r).table(state)
     drawable = r.draw_policy != "no_draw"
     mine = seat is not None and state.outcome is None and state.turn == seat
     return View(
@@ -109,7 +81,7 @@ def view(state: State, seat: int | None = None) -> View:
         log=state.log,
         hand=state.hands[seat] if seat is not None else None,
         legal_moves=legal_moves(state) if mine else (),
-        last_round=state.rounds[-1] if state.rounds else None,
+        last_round=state.last_round,
         winners=state.outcome.winners if state.outcome else (),
         finished=state.outcome is not None,
         ends=ends,

@@ -15,23 +15,6 @@ PACKAGES = ("api", "domino", "workers")
 
 # (module, imported module) -> why it is imported inside a function.
 FUNCTION_IMPORTS: dict[tuple[str, str], str] = {}
-# The engine's own breaches, from before its variant registry: the engine's rebuild removes them (each one
-# left here is a test failure once it is gone, so the list only shrinks).
-ENGINE_PENDING = {
-    ("domino.bots", "domino.bots"): "the built-in strategies are registered lazily",
-    ("domino.bots", "domino.bots.levels"): "the built-in strategies are registered lazily",
-    ("domino.bots.search", "domino.bots"): "the search bots reach Mexican Train's own bot",
-    ("domino.codec", "domino.variants"): "variant dispatch before the registry",
-    ("domino.engine", "domino.variants"): "variant dispatch before the registry",
-    ("domino.testing", "domino.variants"): "variant dispatch before the registry",
-    ("domino.views", "domino.variants"): "variant dispatch before the registry",
-    ("domino.variants.mexican_train", "domino.engine"): "shares the line engine's private round end",
-    ("domino.variants.mexican_train", "domino.testing"): "fixtures for its own checks",
-    ("domino.engine", "domino.moves._END"): "the text of an end, private to moves",
-    ("domino.testing", "domino.engine._after_turn"): "a fixture steps a position",
-    ("domino.variants.mexican_train", "domino.engine._finish"): "shares the line engine's private round end",
-    ("domino.variants.mexican_train", "domino.engine._match_over"): "shares the line engine's private round end",
-}
 
 
 def _module_name(path: Path) -> str:
@@ -144,7 +127,7 @@ def test_no_module_imports_a_private_name_of_another() -> None:
         for m, imports in GRAPH.items()
         for t, names, _ in imports
         for n in names
-        if n.startswith("_") and not n.startswith("__") and t != m and (m, f"{t}.{n}") not in ENGINE_PENDING
+        if n.startswith("_") and not n.startswith("__") and t != m
     ]
     assert found == []
 
@@ -156,16 +139,9 @@ def test_project_modules_are_imported_at_the_top(package: str) -> None:
         for m, imports in GRAPH.items()
         if _in(m, package)
         for t, _, top in imports
-        if not top and _top(t) in PACKAGES and (m, t) not in FUNCTION_IMPORTS and (m, t) not in ENGINE_PENDING
+        if not top and _top(t) in PACKAGES and (m, t) not in FUNCTION_IMPORTS
     ]
     assert found == []
-
-
-def test_the_engine_s_pending_breaches_are_still_there() -> None:
-    """Each entry of ENGINE_PENDING must still be a breach: a fixed one leaves the list."""
-    breaches = {(m, t) for m, imports in GRAPH.items() for t, _, top in imports if not top}
-    breaches |= {(m, f"{t}.{n}") for m, imports in GRAPH.items() for t, names, _ in imports for n in names}
-    assert sorted(set(ENGINE_PENDING) - breaches) == []
 
 
 def test_the_rules_catch_what_they_are_for(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 from domino.core.tables import Tables, tables
 from domino.state import LineBoard, LogEntry
 from domino.tiles import rank
-from domino.variants import line
+from domino.variants import line_board as line
 
 __all__ = ["Knowledge", "Sampler", "Tables", "infer", "tables"]
 

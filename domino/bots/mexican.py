@@ -15,7 +15,7 @@ import random
 import time
 from typing import Any
 
-from domino.bots import Budget
+from domino.bots.base import Budget
 from domino.moves import Move, Play
 from domino.tiles import Tile
 

@@ -3,7 +3,7 @@
 Each iteration samples one deal of the hidden tiles consistent with everything the seat has seen
 (:mod:`domino.bots.inference`), then plays every candidate move on that same deal (common random numbers:
 the candidates are compared on identical deals) and finishes the round with a fast heuristic playout
-policy on the perfect-information simulator (:mod:`domino.bots.linesim`). A move's value is the mean
+policy on the perfect-information simulator (:mod:`domino.core.position`). A move's value is the mean
 round result for the bot's side: the point margin over the best other side, plus ``win_bonus`` for a won
 round (minus for a lost one).
 
@@ -34,18 +34,19 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from domino.bots import Budget
+from domino.bots import mexican
+from domino.bots.base import Budget
+from domino.bots.endgame import WIN_BONUS, Abort, candidates, endgame_ok, solve, utility
 from domino.bots.inference import Sampler, Tables, infer
-from domino.bots.linesim import LineSim
-from domino.core.codes import DRAW_CODE, LEFT, RIGHT, to_code, to_move
+from domino.core.position import LineSim
+from domino.core.codes import DRAW_CODE, to_code, to_move
 from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.state import LineBoard, Placed
-from domino.variants import line
+from domino.variants import line_board as line
 
 __all__ = ["SearchBot", "rollout", "root_sim"]
 
-_WIN_BONUS = 10.0
 # Node budgets count simulator moves; the fixed costs of a playout (copy, scoring) and of a sampled deal
 # are charged as moves too, so that a node costs about the same time early and late in a round.
 _AB_COST = 3  # an alpha-beta node
@@ -163,30 +164,6 @@ def rollout(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) 
     return n
 
 
-def _utility(sim: LineSim, side: int, bonus: float = _WIN_BONUS) -> float:
-    res = sim.result
-    assert res is not None
-    mine = res[side]
-    other = max(r for i, r in enumerate(res) if i != side)
-    d = mine - other
-    return d + (bonus if d > 0 else -bonus if d < 0 else 0.0)
-
-
-def _candidates(sim: LineSim, legal: list[int]) -> list[int]:
-    """Legal moves, with plays of one tile on two plain-line ends showing the same value merged."""
-    if sim.cfg.all_fives or sim.cfg.spinner or sim.nopen != 2 or sim.ev[0] != sim.ev[1]:
-        return legal
-    seen: set[int] = set()
-    out = []
-    for mv in legal:
-        if mv >= 0 and (mv & 7) in (LEFT, RIGHT):
-            if mv >> 3 in seen:
-                continue
-            seen.add(mv >> 3)
-        out.append(mv)
-    return out
-
-
 def play_model(view: Any, tb: Tables, beta: float) -> list[tuple[int, int, int, int]] | None:
     """The other seats' choices in the log, for weighting sampled deals by how likely each seat was to play
     as it did under a heavier-first model (a softmax over pips with inverse temperature ``beta``).
@@ -253,81 +230,6 @@ def _fit_beta(
     return betas[best]
 
 
-class _Abort(Exception):
-    pass
-
-
-def endgame_ok(sim: LineSim) -> bool:
-    """The exact solver handles two-sided block games (no boneyard, no in-play points, no spinner)."""
-    cfg = sim.cfg
-    return not cfg.draws and not cfg.all_fives and not cfg.spinner and cfg.sides == 2
-
-
-def solve(
-    sim: LineSim,
-    side: int,
-    limit: int,
-    tt: dict[tuple[int, ...], tuple[float, int]] | None = None,
-    deadline: float | None = None,
-    bonus: float = _WIN_BONUS,
-) -> tuple[float, int]:
-    """Exact value (as :func:`_utility`) of a block-game position with every hand known: alpha-beta with
-    a transposition table and heaviest-first move ordering; (value, nodes). Raises _Abort past ``limit`` nodes."""
-    if tt is None:
-        tt = {}
-    count = [0]
-    pips = sim.tb.pips
-
-    def ab(s: LineSim, alpha: float, beta: float) -> float:
-        if s.over:
-            return _utility(s, side, bonus)
-        count[0] += 1
-        if count[0] > limit or (deadline is not None and count[0] & 255 == 0 and time.monotonic() >= deadline):
-            raise _Abort
-        a, b = s.ev[0], s.ev[1]
-        if a > b:
-            a, b = b, a
-        key = (*s.hands, a, b, s.turn)
-        hit = tt.get(key)
-        a0 = alpha
-        if hit is not None:
-            v, flag = hit
-            if flag == 0:
-                return v
-            if flag == 1 and v > alpha:
-                alpha = v
-            elif flag == 2 and v < beta:
-                beta = v
-            if alpha >= beta:
-                return v
-        moves = _candidates(s, s.legal())
-        if len(moves) > 1:
-            moves.sort(key=lambda mv: -pips[mv >> 3] if mv >= 0 else 1)
-        maximize = s.cfg.side[s.turn] == side
-        best = -1e18 if maximize else 1e18
-        for mv in moves:
-            c = s.copy()
-            c.apply(mv)
-            v = ab(c, alpha, beta)
-            if maximize:
-                if v > best:
-                    best = v
-                if v > alpha:
-                    alpha = v
-            else:
-                if v < best:
-                    best = v
-                if v < beta:
-                    beta = v
-            if alpha >= beta:
-                break
-        flag = 0 if a0 < best < beta else (1 if best >= beta else 2)
-        tt[key] = (best, flag)
-        return best
-
-    return ab(sim, -1e18, 1e18), count[0]
-
-
 @dataclass(frozen=True, slots=True)
 class SearchBot:
     """A determinized Monte Carlo searcher; see the module docstring."""
@@ -342,7 +244,7 @@ class SearchBot:
     model_beta: float = 0.0  # weight sampled deals by a heavier-first model of the others' plays (block)
     model_betas: tuple[float, ...] = ()  # if set: fit the model's beta among these to the plays seen
     block_w: float = 0.0  # playout policy: weight of shutting out the next seat
-    win_bonus: float = _WIN_BONUS  # utility = point margin of the round + this for a win (- for a loss)
+    win_bonus: float = WIN_BONUS  # utility = point margin of the round + this for a win (- for a loss)
     bench_nodes: int = 40000  # a node budget that costs about ``default_ms`` on the bench machine
 
     def choose(self, view: Any, rng: random.Random, budget: Budget) -> Move:
@@ -357,8 +259,6 @@ class SearchBot:
         if deadline is not None:
             deadline -= _MARGIN_S  # finish the move and return before the deadline, not after it
         if view.rules.get("variant") == "mexican_train":
-            from domino.bots import mexican
-
             return mexican.choose(view, rng, budget, deadline, self)
         return self._line(view, rng, budget.nodes, deadline, legal_moves)
 
@@ -370,7 +270,7 @@ class SearchBot:
         tb = know.tables
         root = root_sim(view, rules, tb)
         legal = [to_code(m, tb) for m in legal_moves]
-        cands = _candidates(root, legal)
+        cands = candidates(root, legal)
         # The move ready before any search: the playout policy's choice.
         fallback = _policy_move(root, cands, rng)
         if len(cands) == 1:
@@ -416,13 +316,13 @@ class SearchBot:
                     try:
                         v, n_ab = solve(sim, side, 4000, tt, deadline, self.win_bonus)
                         used += n_ab * _AB_COST
-                    except _Abort:
+                    except Abort:
                         exact = exact_ok = False
                         used += rollout(sim, rng, self.eps, self.block_w)
-                        v = _utility(sim, side, self.win_bonus)
+                        v = utility(sim, side, self.win_bonus)
                 else:
                     used += rollout(sim, rng, self.eps, self.block_w)
-                    v = _utility(sim, side, self.win_bonus)
+                    v = utility(sim, side, self.win_bonus)
                 total[i] += w * v
                 wsum[i] += w
                 visits[i] += 1

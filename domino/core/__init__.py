@@ -1,6 +1,10 @@
-"""The fast internal core of the line games: bitmask hands, built-in bots, whole
-matches in one call. The public immutable API in domino.engine stays the reference; the core agrees
-with it exactly (tests/engine/test_core_agrees.py)."""
+"""The bitmask kernel of the line games: tiles as indices, hands as int masks, moves as ints (codes.py).
+
+Whole matches with the built-in bots in one call (play.py, ``playout``), and any mid-round position with
+every hand known, played move by move in place (position.py, ``LineSim``: the search bots' simulator).
+Both read the rules through one ``Config`` (round.py) and one set of tables (tables.py). The readable
+engine (``domino.variants.line``) stays the reference; the kernel agrees with it exactly
+(tests/engine/test_core_agrees.py, tests/bots/test_strong.py)."""
 
 from domino.core.codes import DRAW_CODE, PASS_CODE
 from domino.core.play import (
@@ -11,10 +15,12 @@ from domino.core.play import (
     decode,
     playout,
 )
+from domino.core.position import LineSim
 from domino.core.tables import Tables, mask_of, tables, tiles_of
 
 __all__ = [
     "DRAW_CODE",
+    "LineSim",
     "PASS_CODE",
     "STRATEGIES",
     "PlayoutResult",

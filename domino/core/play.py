@@ -14,8 +14,9 @@ from __future__ import annotations
 import random
 from typing import Callable, NamedTuple, Sequence
 
-from domino import shuffle
-from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, PASS_CODE, RIGHT, UP, to_move
+from domino import match, shuffle
+from domino.core.block import block_round
+from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, RIGHT, UP, to_move
 from domino.core.round import Config, config, round_award
 from domino.core.tables import Tables, pip_counts, tables
 from domino.moves import Move
@@ -80,7 +81,7 @@ def _deal(cfg: Config, tab: Tables, seed: str, round_no: int) -> tuple[list[int]
 def _opener(
     cfg: Config, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
 ) -> tuple[int, int, bool]:
-    """(opening seat, tile it must lead or -1 for any, opened under starting_rule): engine._opener."""
+    """(opening seat, tile it must lead or -1 for any, opened under starting_rule): variants.line._opener."""
     if cfg.previous_winner and previous is not None and previous[0] == "domino" and previous[1] is not None:
         return previous[1], -1, False
     if cfg.lot:
@@ -94,158 +95,6 @@ def _opener(
                 if h >> t & 1:
                     return seat, t, True
     raise AssertionError("a deal always has a tile to lead")
-
-
-# -- the block fast path: two ends, no drawing, no in-play scoring ---------------------------------
-
-
-def _block_round(
-    tab: Tables,
-    hands: list[int],
-    opener: int,
-    lead: int,
-    is_random: tuple[bool, ...],
-    bits: Callable[[int], int],
-    log: list[int] | None,
-) -> tuple[str, int, int]:
-    """Play one block round in place on ``hands``: (end kind, seat that went out or -1, moves).
-
-    The hot loop of the benchmarks, so it is written flat: ``a``/``b`` are the tiles of the hand that
-    match the left/right end, and a random move is the k-th of (tile, end) in legal order.
-    """
-    M = tab.value_mask
-    PIPS = tab.pips
-    nxt = _NEXT[len(hands)]
-    union = 0
-    for h in hands:
-        union |= h
-    dealt = union.bit_count()
-    passes = 0
-    p = opener
-    h = hands[p]
-    # The opening: the lead, or any tile of the hand in index order.
-    if lead >= 0:
-        if is_random[p]:
-            while bits(1):  # randrange(1): the random bot draws even for a forced move
-                pass
-        t = lead
-    elif is_random[p]:
-        n = h.bit_count()
-        nb = _BITS[n]
-        k = bits(nb)
-        while k >= n:
-            k = bits(nb)
-        c = h
-        while k:
-            c &= c - 1
-            k -= 1
-        t = (c & -c).bit_length() - 1
-    else:
-        t, best, c = -1, -1, h
-        while c:
-            x = c & -c
-            i = x.bit_length() - 1
-            if PIPS[i] > best:
-                best, t = PIPS[i], i
-            c ^= x
-    bit = 1 << t
-    h ^= bit
-    hands[p] = h
-    union ^= bit
-    left = tab.high[t]
-    right = tab.low[t]
-    ml = M[left]
-    mr = M[right]
-    if log is not None:
-        log.append(t << 3 | OPEN)
-    if not h:
-        return "domino", p, 1
-    if not union & (ml | mr):
-        return "blocked", -1, 1
-    p = nxt[p]
-    while True:
-        h = hands[p]
-        a = h & ml
-        b = h & mr
-        if not (a or b):
-            passes += 1
-            if is_random[p]:
-                while bits(1):
-                    pass
-            if log is not None:
-                log.append(PASS_CODE)
-            p = nxt[p]
-            continue  # a pass changes nothing the blocked test reads
-        if is_random[p]:
-            n = a.bit_count() + b.bit_count()
-            nb = _BITS[n]
-            k = bits(nb)
-            while k >= n:
-                k = bits(nb)
-            if not a & b:  # no tile fits both ends: the k-th matching tile, at the end it fits
-                c = a | b
-                while k:
-                    c &= c - 1
-                    k -= 1
-                bit = c & -c
-                at_left = bool(a & bit)
-            elif left == right:  # every matching tile is two moves: left, then right
-                c = a
-                i = k >> 1
-                while i:
-                    c &= c - 1
-                    i -= 1
-                bit = c & -c
-                at_left = not k & 1
-            else:  # the tile left-right is in the hand: it alone is two moves
-                c = a | b
-                while True:
-                    bit = c & -c
-                    if a & bit:
-                        if not k:
-                            at_left = True
-                            break
-                        k -= 1
-                    if b & bit:
-                        if not k:
-                            at_left = False
-                            break
-                        k -= 1
-                    c ^= bit
-        else:  # greedy: the heaviest tile, the first in legal order among equals
-            c = a | b
-            best = -1
-            bit = 0
-            while c:
-                x = c & -c
-                w = PIPS[x.bit_length() - 1]
-                if w > best:
-                    best, bit = w, x
-                c ^= x
-            at_left = bool(a & bit)
-        t = bit.bit_length() - 1
-        if at_left:
-            left = PIPS[t] - left
-            ml = M[left]
-            if log is not None:
-                log.append(t << 3 | LEFT)
-        else:
-            right = PIPS[t] - right
-            mr = M[right]
-            if log is not None:
-                log.append(t << 3 | RIGHT)
-        h ^= bit
-        hands[p] = h
-        union ^= bit
-        if not h:
-            return "domino", p, dealt - union.bit_count() + passes
-        if not union & (ml | mr):
-            return "blocked", -1, dealt - union.bit_count() + passes
-        p = nxt[p]
-
-
-_NEXT = tuple(tuple((i + 1) % n for i in range(n)) for n in range(11))  # players -> seat -> next seat
-_BITS = tuple(n.bit_length() for n in range(1024))  # n -> bits drawn by randrange(n); n <= 4 * 190
 
 
 # -- every other line game ---------------------------------------------------------------------------
@@ -288,7 +137,7 @@ def _general_round(
     ldb = rdb = udb = ddb = False
     ucnt = dcnt = 0
     sp = -1
-    spl = spr = False
+    sp_at_left = sp_at_right = False
     arms = False
     drawn = 0
     extra = False
@@ -322,7 +171,7 @@ def _general_round(
                     if M[dv] & b:
                         plays.append(t8 | DOWN)
                 c ^= b
-        # Draw and Pass, as engine._line_moves adds them (Config.options).
+        # Draw and Pass, as variants.line._moves adds them (Config.options).
         extras = options[extra << 3 | (not drawn) << 2 | (not plays) << 1 | (bi < draw_limit)] if ntiles else ()
         if is_random[p]:
             n = len(plays) + len(extras)
@@ -357,22 +206,22 @@ def _general_round(
                 lv, rv = tab.high[t], tab.low[t]
                 ldb = rdb = dbl
                 if spinner_game and dbl:
-                    sp, spl, spr = lv, True, True
+                    sp, sp_at_left, sp_at_right = lv, True, True
                     uv = dv = sp
             elif end == LEFT:
                 lv = PIPS[t] - lv
                 ldb = dbl
-                spl = spinner_game and sp < 0 and dbl
-                if spl:
+                sp_at_left = spinner_game and sp < 0 and dbl
+                if sp_at_left:
                     sp = uv = dv = lv
-                arms = sp >= 0 and not spl and not spr
+                arms = sp >= 0 and not sp_at_left and not sp_at_right
             elif end == RIGHT:
                 rv = PIPS[t] - rv
                 rdb = dbl
-                spr = spinner_game and sp < 0 and dbl
-                if spr:
+                sp_at_right = spinner_game and sp < 0 and dbl
+                if sp_at_right:
                     sp = uv = dv = rv
-                arms = sp >= 0 and not spl and not spr
+                arms = sp >= 0 and not sp_at_left and not sp_at_right
             elif end == UP:
                 uv = PIPS[t] - uv
                 udb = dbl
@@ -420,7 +269,7 @@ def _general_round(
             p = nxt[p]
             drawn = 0
             extra = False
-        # engine.is_blocked, after every move
+        # variants.line.is_blocked, after every move
         if ntiles and bi >= draw_limit:
             reach = M[lv] | M[rv]
             if arms:
@@ -430,22 +279,6 @@ def _general_round(
 
 
 # -- matches --------------------------------------------------------------------------------------------
-
-
-def _winners_by_score(cfg: Config, scores: list[int], reason: str) -> Outcome:
-    best = max(scores)
-    winners = tuple(i for i, s in enumerate(scores) if s == best)
-    return Outcome(reason, winners, winners[0] % 2 if cfg.teams else None)
-
-
-def _match_over(cfg: Config, scores: list[int], round_no: int) -> Outcome | None:
-    if cfg.fixed_rounds:
-        return _winners_by_score(cfg, scores, "fixed_rounds") if round_no >= cfg.fixed_rounds else None
-    if max(scores) < cfg.target:
-        return None
-    outcome = _winners_by_score(cfg, scores, "target_score")
-    sides = {s % 2 if cfg.teams else s for s in outcome.winners}
-    return outcome if len(sides) == 1 else None  # tied leaders play another round
 
 
 def playout(
@@ -490,7 +323,7 @@ def playout(
         opener, lead, by_rule = _opener(cfg, tab, seed_text, round_no, hands, previous)
         round_points = [0] * players
         if cfg.fast:
-            end, out, n = _block_round(tab, hands, opener, lead, is_random, bits, log)
+            end, out, n = block_round(tab, hands, opener, lead, is_random, bits, log)
         else:
             end, out, n = _general_round(
                 cfg, tab, hands, bone, opener, lead, by_rule, scores, round_points, is_random, bits, log
@@ -500,7 +333,7 @@ def playout(
         if end == "abandoned":
             zero = (0,) * players
             summaries.append(RoundSummary(round_no, end, None, None, pips, tuple(round_points), zero, tuple(hands)))
-            outcome = _winners_by_score(cfg, scores, "target_score")
+            outcome = match.winners_by_score(rules, tuple(scores), "target_score")
             break
         winner, team, award = round_award(rules, cfg, out if end == "domino" else -1, pips)
         for i in range(players):
@@ -517,7 +350,7 @@ def playout(
                 tuple(hands),
             )
         )
-        over = _match_over(cfg, scores, round_no)
+        over = match.match_over(rules, tuple(scores), round_no)
         if over is not None:
             outcome = over
             break

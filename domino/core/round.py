@@ -1,5 +1,5 @@
 """The rules of one round of a line game in the forms both simulators use: the match core
-(domino/core/play.py) and the search's mid-round simulator (domino/bots/linesim.py).
+(domino/core/play.py) and the mid-round kernel the search plays on (domino/core/position.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Config:
     may_draw: bool  # may_draw_when_playable
     may_pass: bool  # drawn_tile_play = may
     extra: bool  # opener_extra_play
-    # The draw and pass moves listed after the plays once the round is open (engine._line_moves),
+    # The draw and pass moves listed after the plays once the round is open (variants.line._moves),
     # indexed by extra << 3 | (not drawn) << 2 | (not plays) << 1 | can_draw: the opener's extra
     # play is pending, no draw yet this turn, no placement fits, the boneyard allows a draw.
     options: tuple[tuple[int, ...], ...]
@@ -87,7 +87,7 @@ def round_award(
     rules: Rules, cfg: Config, out: int, pips: tuple[int, ...]
 ) -> tuple[int | None, int | None, tuple[int, ...]]:
     """(winner, team, award per seat) of a round that ended by a domino of seat ``out`` or blocked
-    (``out`` -1), as engine._end_round computes it with domino/scoring.py. Memoised per rules: the
+    (``out`` -1), as variants.line._end_round computes it with domino/scoring.py. Memoised per rules: the
     same pip counts recur all the time, and scoring builds lists and messages."""
     if cfg.plain_total:
         # The commonest rules, inlined (4 seats rarely repeat pip counts, so the memo misses there):
@@ -111,21 +111,7 @@ def round_award(
     hit = cfg.awards.get(key)
     if hit is not None:
         return hit
-    players = cfg.players
-    team: int | None = None
-    if out >= 0:
-        winner: int | None = out
-        points, _ = scoring.domino_award(rules, out, pips)
-        award = tuple(points if (i % 2 == out % 2 if cfg.teams else i == out) else 0 for i in range(players))
-        if cfg.teams:
-            team = out % 2
-    else:
-        won, side_points, _ = scoring.blocked_award(rules, pips)
-        if cfg.teams:
-            team, winner = won, None
-            award = tuple(side_points[i % 2] for i in range(players))
-        else:
-            winner, award = won, tuple(side_points)
+    winner, team, award, _ = scoring.round_award(rules, out if out >= 0 else None, pips)
     if len(cfg.awards) >= 1 << 14:
         cfg.awards.clear()
     cfg.awards[key] = hit = (winner, team, award)

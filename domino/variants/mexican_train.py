@@ -1,8 +1,8 @@
 """Mexican Train (docs/rules.md#mexican_train): the hub, one personal train per seat, the Mexican train, markers, doubles.
 
-The public engine (``domino.engine``, ``domino.views``, ``domino.codec``, ``domino.testing``) dispatches here
-when ``not rules.is_line``. The State's ``board`` is a :class:`TrainBoard` (tiles on the table) and its
-``variant`` a :class:`TrainTurn` (markers, uncovered doubles, who still has a first turn, the turn's phase).
+A variant of the registry (``domino.variants``). The State's ``board`` is a :class:`TrainBoard` (tiles on the
+table) and its ``variant`` a :class:`TrainTurn` (markers, uncovered doubles, who still has a first turn, the
+turn's phase); both, and their stored forms, are in :mod:`domino.variants.trains`.
 
 A turn is one of five kinds, derived from the state (``_kind``):
 
@@ -17,75 +17,20 @@ A turn is one of five kinds, derived from the state (``_kind``):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from domino import shuffle
-from domino.engine import draw_tile, sorted_hand
-from domino.errors import InvalidDealError
+from domino import match
+from domino.dealing import checked_deal, draw_tile, shuffled_deal, sorted_hand
 from domino.moves import DRAW, PASS, Draw, Move, Play, move_key
 from domino.rules import Rules
-from domino.state import Deal, Event, LogEntry, Placed, RoundResult, State, placed_str
+from domino.state import Deal, Event, Events, LogEntry, RoundResult, State, placed_str
 from domino.tiles import Tile, full_set, hand_pips
-
-MEXICAN = "mexican"
-PHASES = ("start", "sequence", "follow")
-Events = tuple[Event, ...]
-
-
-def train_name(seat: int) -> str:
-    return f"train:{seat}"
-
-
-# -- the board and the turn state ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class TrainBoard:
-    """The hub with the engine double, the personal trains by seat, and the Mexican train (hub outwards)."""
-
-    engine: int
-    trains: tuple[tuple[Placed, ...], ...]
-    mexican: tuple[Placed, ...] = ()
-
-    def train(self, name: str) -> tuple[Placed, ...]:
-        if name == MEXICAN:
-            return self.mexican
-        return self.trains[int(name[6:])]
-
-    def end(self, name: str) -> int:
-        """A train's end value: the outer half of its last tile, or the engine value when empty."""
-        t = self.train(name)
-        return t[-1][1] if t else self.engine
-
-    def names(self, with_mexican: bool) -> list[str]:
-        return [train_name(s) for s in range(len(self.trains))] + ([MEXICAN] if with_mexican else [])
-
-    def tiles(self) -> tuple[Tile, ...]:
-        """Every tile on the table: the engine first, then each train hub outwards."""
-        out = [Tile(self.engine, self.engine)]
-        for t in self.trains + (self.mexican,):
-            out.extend(Tile(a, b) for a, b in t)
-        return tuple(out)
-
-    def place(self, name: str, tile: Tile) -> TrainBoard:
-        v = self.end(name)
-        grown = self.train(name) + ((v, tile.other(v)),)
-        if name == MEXICAN:
-            return replace(self, mexican=grown)
-        s = int(name[6:])
-        return replace(self, trains=self.trains[:s] + (grown,) + self.trains[s + 1 :])
-
-
-@dataclass(frozen=True, slots=True)
-class TrainTurn:
-    """Mexican Train's per-round turn state (the State's ``variant``)."""
-
-    markers: tuple[bool, ...]  # seat's personal train carries its marker (is open)
-    pending: tuple[str, ...] = ()  # trains ending in an uncovered double, oldest first
-    first_turn: tuple[int, ...] = ()  # seats that have not had their first turn, in turn order
-    phase: str = "start"  # "start" | "sequence" (first-turn run under way) | "follow" (after a double)
+from domino.variants.trains import MEXICAN, TrainBoard, TrainTurn, train_name
+from domino.variants.trains import board_from_dict as board_from_dict  # the Variant protocol's stored forms
+from domino.variants.trains import board_to_dict as board_to_dict
+from domino.variants.trains import turn_from_dict as turn_from_dict
+from domino.variants.trains import turn_to_dict as turn_to_dict
 
 
 # -- rounds and engines ---------------------------------------------------------------------------
@@ -97,34 +42,25 @@ def engine_value(rules: Rules, round_no: int) -> int:
     return n - (round_no - 1) % (n + 1)
 
 
-def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
-    """The seeded deal (purpose ``deal``); with ``engine_setup = set_aside`` the engine is taken out first."""
+def _tiles(rules: Rules, round_no: int) -> tuple[Tile, ...]:
+    """The tiles dealt: the whole set, or the set without the engine under ``engine_setup = set_aside``."""
     tiles = full_set(rules.set_max_pips)
     if rules.engine_setup == "set_aside":
         e = engine_value(rules, round_no)
         tiles = tuple(t for t in tiles if t != Tile(e, e))
-    order = shuffle.shuffled(tiles, seed, round_no, "deal")
-    n = rules.hand_size
-    hands = tuple(sorted_hand(order[i * n : (i + 1) * n]) for i in range(rules.players))
-    return Deal(hands=hands, boneyard=tuple(order[rules.players * n :]))
+    return tiles
+
+
+def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
+    """The seeded deal (purpose ``deal``); with ``engine_setup = set_aside`` the engine is taken out first."""
+    return shuffled_deal(rules, _tiles(rules, round_no), seed, round_no, "deal")
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
     """An explicit deal: ``hand_size`` tiles per seat and the whole set once (minus the engine if set aside)."""
-    if len(deal.hands) != rules.players:
-        raise InvalidDealError(f"the deal has {len(deal.hands)} hands for {rules.players} players")
-    for seat, hand in enumerate(deal.hands):
-        if len(hand) != rules.hand_size:
-            raise InvalidDealError(f"seat {seat} was dealt {len(hand)} tiles, not {rules.hand_size}")
-    expected = list(full_set(rules.set_max_pips))
-    if rules.engine_setup == "set_aside":
-        e = engine_value(rules, round_no)
-        expected.remove(Tile(e, e))
-    tiles = [t for h in deal.hands for t in h] + list(deal.boneyard)
-    if sorted(tiles) != sorted(expected):
-        what = "every tile of the set except the engine" if rules.engine_setup == "set_aside" else "every tile of the set"
-        raise InvalidDealError(f"the deal must hold {what} exactly once")
-    return Deal(tuple(sorted_hand(h) for h in deal.hands), tuple(deal.boneyard))
+    aside = rules.engine_setup == "set_aside"
+    what = "every tile of the set except the engine" if aside else "every tile of the set"
+    return checked_deal(rules, deal, _tiles(rules, round_no), what)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +116,10 @@ def start_round(
     seed: str = "",
     scores: tuple[int, ...] | None = None,
     rounds: tuple[RoundResult, ...] = (),
+    previous: RoundResult | None = None,
 ) -> tuple[State, Events]:
     """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its engine placed, and its events."""
-    if deal is None:
-        deal = deal_round(rules, seed, round_no)
-    else:
-        deal = check_deal(rules, deal, round_no)
+    deal = deal_round(rules, seed, round_no) if deal is None else check_deal(rules, deal, round_no)
     setup = _setup(rules, round_no, deal)
     n = rules.players
     state = State(
@@ -202,13 +136,13 @@ def start_round(
         rounds=rounds,
         round_points=(0,) * n,
         variant=TrainTurn(markers=(False,) * n, first_turn=tuple((setup.placer + i) % n for i in range(n))),
+        last_round=previous,
     )
     return state, tuple(_setup_events(rules, round_no, setup))
 
 
-def new_game(rules: Rules, seed: str, deal: Deal | None) -> State:
-    """A new match: round 1 dealt from ``seed`` (or ``deal``), the engine placed, its placer to move."""
-    return start_round(rules, 1, deal, seed)[0]
+def _next_round(state: State, result: RoundResult) -> tuple[State, Events]:
+    return start_round(state.rules, state.round + 1, None, state.seed, state.scores, state.rounds, result)
 
 
 def opening_events(state: State) -> Events:
@@ -280,9 +214,7 @@ def can_draw(state: State) -> bool:
 
 
 def legal_moves(state: State) -> tuple[Move, ...]:
-    """The moves the seat to move may make, sorted; ``()`` once the game is over."""
-    if state.outcome is not None:
-        return ()
+    """The moves the seat to move may make, sorted (the game is not over)."""
     kind = _kind(state)
     plays: list[Move] = list(_plays(state, kind, state.hands[state.turn]))
     if kind == "first":
@@ -388,14 +320,23 @@ def _end_turn(state: State, events: list[Event]) -> State:
     v = _turn(state)
     turn = replace(v, first_turn=tuple(s for s in v.first_turn if s != p), phase="start")
     state = replace(state, variant=turn, turn=(p + 1) % state.rules.players, drawn=0)
+    return settle_with(state, events)
+
+
+def settle(state: State) -> State:
+    """The block test for a position built by hand (``domino.testing``), at the start of a turn."""
+    if _turn(state).phase == "start" and state.drawn == 0:
+        return settle_with(state, [])
+    return state
+
+
+def settle_with(state: State, events: list[Event]) -> State:
     if is_blocked(state):
         return _end_round(state, "blocked", None, events)
     return state
 
 
 def _end_round(state: State, end: str, went_out: int | None, events: list[Event]) -> State:
-    from domino.engine import _finish, _match_over
-
     r = state.rules
     penalties = tuple(hand_pips(h, r.double_blank_value or 0) for h in state.hands)
     if end == "domino":
@@ -417,15 +358,8 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
         why=why,
         deal=state.deal,
     )
-    events.append(Event("round_ended", None, result.to_dict()))
-    scores = tuple(s + x for s, x in zip(state.scores, penalties))
-    state = replace(state, scores=scores, rounds=state.rounds + (result,), variant=replace(_turn(state), phase="start"))
-    outcome = _match_over(state)
-    if outcome is not None:
-        return _finish(state, outcome, events)
-    fresh, started = start_round(r, state.round + 1, None, state.seed, scores, state.rounds)
-    events.extend(started)
-    return fresh
+    state = replace(state, variant=replace(_turn(state), phase="start"))
+    return match.close_round(state, result, events, _next_round)
 
 
 # -- views -----------------------------------------------------------------------------------------
@@ -459,139 +393,3 @@ def table(state: State) -> tuple[dict[str, Any], tuple[tuple[str, int], ...], tu
     return board_view(state), places(state), _board(state).tiles()
 
 
-# -- serialization ---------------------------------------------------------------------------------
-
-
-def _placed_list(t: tuple[Placed, ...]) -> list[list[int]]:
-    return [[a, b] for a, b in t]
-
-
-def _placed_tuple(items: Iterable[Iterable[int]]) -> tuple[Placed, ...]:
-    out: list[Placed] = []
-    for item in items:
-        a, b = item
-        out.append((int(a), int(b)))
-    return tuple(out)
-
-
-def board_to_dict(board: Any) -> dict[str, Any]:
-    assert isinstance(board, TrainBoard)
-    return {
-        "engine": board.engine,
-        "trains": [_placed_list(t) for t in board.trains],
-        "mexican": _placed_list(board.mexican),
-    }
-
-
-def board_from_dict(d: Mapping[str, Any]) -> TrainBoard:
-    return TrainBoard(int(d["engine"]), tuple(_placed_tuple(t) for t in d["trains"]), _placed_tuple(d["mexican"]))
-
-
-def variant_to_dict(v: Any) -> dict[str, Any]:
-    assert isinstance(v, TrainTurn)
-    return {"markers": list(v.markers), "pending": list(v.pending), "first_turn": list(v.first_turn), "phase": v.phase}
-
-
-def variant_from_dict(d: Mapping[str, Any]) -> TrainTurn:
-    return TrainTurn(
-        markers=tuple(bool(m) for m in d["markers"]),
-        pending=tuple(str(n) for n in d["pending"]),
-        first_turn=tuple(int(s) for s in d["first_turn"]),
-        phase=str(d["phase"]),
-    )
-
-
-# -- fixtures (domino.testing.position) ------------------------------------------------------------
-
-_PLACED = re.compile(r"\[(\d+)-(\d+)\]")
-
-
-def _layout(text: str, start: int, what: str) -> tuple[Placed, ...]:
-    placed = tuple((int(a), int(b)) for a, b in _PLACED.findall(text or ""))
-    prev = start
-    for a, b in placed:
-        if a != prev:
-            raise InvalidDealError(f"{what} {text!r}: {a} does not touch {prev}")
-        prev = b
-    return placed
-
-
-def position(
-    rules: Rules,
-    hands: Iterable[str | Iterable[str]] = (),
-    boneyard: str | Iterable[str] = (),
-    to_move: int = 0,
-    scores: Iterable[int] | None = None,
-    round: int = 1,
-    seed: str = "position",
-    rest: str = "error",
-    trains: Mapping[int, str] | Iterable[str] = (),
-    mexican: str = "",
-    markers: Iterable[int] = (),
-    pending_doubles: Iterable[str] | None = None,
-    first_turn_pending: Iterable[int] = (),
-    phase: str = "start",
-    drawn: int = 0,
-) -> State:
-    """A Mexican Train state in the middle of a round (see ``domino.testing.position``).
-
-    ``trains``: each seat's train as an oriented layout from the hub, e.g. ``["[12-5][5-9]", "", …]`` or
-    ``{1: "[12-7][7-7]"}``; ``mexican`` likewise. ``markers``: seats whose trains are marked (open).
-    ``pending_doubles``: the uncovered doubles, oldest first, as tiles (``"7-7"``) or trains (``"train:1"``);
-    by default every train that ends in a double, in seat order then the Mexican train. ``first_turn_pending``:
-    seats that have not had their first turn (default: none, the opening cycle is over). ``phase``: ``start``,
-    ``sequence`` (the seat to move is in a first-turn run) or ``follow`` (it has just played a double).
-    ``rest``: ``"error"``, ``"boneyard"`` or ``"hand:<seat>"`` for the tiles not named.
-    The block test runs at once for a position at the start of a turn.
-    """
-    from domino.testing import account, mid_round, tiles
-
-    n = rules.players
-    e = engine_value(rules, round)
-    if isinstance(trains, Mapping):
-        texts = [str(trains.get(s, "")) for s in range(n)]
-    else:
-        texts = list(trains) or [""] * n
-    if len(texts) != n:
-        raise InvalidDealError(f"{len(texts)} trains for {n} players")
-    board = TrainBoard(
-        e, tuple(_layout(t, e, f"train:{s}") for s, t in enumerate(texts)), _layout(mexican, e, "mexican")
-    )
-    if board.mexican and not rules.mexican_train:
-        raise InvalidDealError("there is no Mexican train (mexican_train = false)")
-    hand_tiles = [list(tiles(h)) for h in hands]
-    if len(hand_tiles) != n:
-        raise InvalidDealError(f"{len(hand_tiles)} hands for {n} players")
-    pile = list(tiles(boneyard))
-    account(rules, board.tiles(), hand_tiles, pile, rest)
-    ends_in_double = [name for name in board.names(True) if board.train(name) and _is_double(board.train(name)[-1])]
-    if pending_doubles is None:
-        pending = tuple(ends_in_double)
-    else:
-        pending = tuple(_pending_name(board, item) for item in pending_doubles)
-        if any(name not in ends_in_double for name in pending):
-            raise InvalidDealError("a pending double must be the last tile of its train")
-    marked = set(markers)
-    if phase not in PHASES:
-        raise InvalidDealError(f"phase must be one of {', '.join(PHASES)}")
-    first = sorted(set(first_turn_pending), key=lambda s: (s - to_move) % n)
-    turn = TrainTurn(tuple(s in marked for s in range(n)), pending, tuple(first), phase)
-    state = mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, variant=turn)
-    if phase == "start" and drawn == 0 and is_blocked(state):
-        return _end_round(state, "blocked", None, [])
-    return state
-
-
-def _is_double(p: Placed) -> bool:
-    return p[0] == p[1]
-
-
-def _pending_name(board: TrainBoard, item: str) -> str:
-    if item == MEXICAN or item.startswith("train:"):
-        return item
-    tile = Tile.parse(item)
-    for name in board.names(True):
-        t = board.train(name)
-        if t and Tile(*t[-1]) == tile:
-            return name
-    raise InvalidDealError(f"{item} is not the last tile of any train")

@@ -14,9 +14,10 @@ import domino
 import domino.testing
 from domino.bots import Budget, get
 from domino.bots.inference import Sampler, bits, infer
-from domino.bots.linesim import LineSim
+from domino.core.position import LineSim
 from domino.core.codes import to_code, to_move
-from domino.bots.search import root_sim, solve
+from domino.bots.endgame import solve
+from domino.bots.search import root_sim
 from domino.moves import move_key
 
 LINE_SETUPS: list[tuple[str, int, dict[str, Any]]] = [

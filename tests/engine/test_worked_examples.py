@@ -7,7 +7,8 @@ import pytest
 import domino
 from domino import Deal, Play, full_set
 from domino.errors import InvalidDealError
-from domino.variants.line import count, round5
+from domino.scoring import round5
+from domino.variants.line_board import count
 from engine_helpers import DRAW, PASS, P, T, ends_of, hand, layout_str, plays, position, rules
 
 # ---------------------------------------------------------------------------------------------------

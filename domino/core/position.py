@@ -1,4 +1,5 @@
-"""A compact perfect-information simulator of one round of a line game, for search on sampled deals.
+"""The kernel at any mid-round position of a line game: one round, every hand known, make-moves in place;
+the search bots play their sampled deals on it.
 
 Tiles are indices into the canonical set (:func:`domino.core.tables.tables`), hands are bitmasks, a move
 is an int as in :mod:`domino.core.codes` (the end of a play indexes ``ev``/``dbl``/``has``). It follows the turn, round-end and All Fives rules (docs/rules.md) exactly as ``domino.engine`` does for the current
@@ -20,7 +21,7 @@ class LineSim:
 
     __slots__ = (
         "tb", "rules", "cfg", "by_rule",
-        "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "spl", "spr", "ntiles",
+        "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "sp_left_covered", "sp_right_covered", "ntiles",
         "turn", "drawn", "extra", "pts", "over", "result",
     )  # fmt: skip
 
@@ -36,8 +37,8 @@ class LineSim:
     has: list[bool]
     nopen: int
     sp: int
-    spl: bool
-    spr: bool
+    sp_left_covered: bool
+    sp_right_covered: bool
     ntiles: int
     turn: int
     drawn: int
@@ -61,7 +62,7 @@ class LineSim:
         s.has = [False, False, False, False]
         s.nopen = 0
         s.sp = -1
-        s.spl = s.spr = False
+        s.sp_left_covered = s.sp_right_covered = False
         s.ntiles = 0
         s.turn = 0
         s.drawn = 0
@@ -84,9 +85,9 @@ class LineSim:
         if board.spinner is not None:
             s = board.spinner
             self.sp = line[s][0]
-            self.spl = s > 0
-            self.spr = s < len(line) - 1
-            if self.spl and self.spr:
+            self.sp_left_covered = s > 0
+            self.sp_right_covered = s < len(line) - 1
+            if self.sp_left_covered and self.sp_right_covered:
                 self.nopen = 4
                 for e, arm in ((2, board.up), (3, board.down)):
                     self.has[e] = bool(arm)
@@ -109,8 +110,8 @@ class LineSim:
         c.has = self.has[:]
         c.nopen = self.nopen
         c.sp = self.sp
-        c.spl = self.spl
-        c.spr = self.spr
+        c.sp_left_covered = self.sp_left_covered
+        c.sp_right_covered = self.sp_right_covered
         c.ntiles = self.ntiles
         c.turn = self.turn
         c.drawn = self.drawn
@@ -206,7 +207,7 @@ class LineSim:
             self.nopen = 2
             if cfg.spinner and d:
                 self.sp = tb.high[t]
-                self.spl = self.spr = False
+                self.sp_left_covered = self.sp_right_covered = False
             self.ntiles = 1
             c = tb.pips[t]
         else:
@@ -220,16 +221,16 @@ class LineSim:
                     if d:
                         self.sp = v
                         if e == 0:
-                            self.spl, self.spr = False, True
+                            self.sp_left_covered, self.sp_right_covered = False, True
                         else:
-                            self.spl, self.spr = True, False
-                elif e == 0 and not self.spl:
-                    self.spl = True
-                    if self.spr:
+                            self.sp_left_covered, self.sp_right_covered = True, False
+                elif e == 0 and not self.sp_left_covered:
+                    self.sp_left_covered = True
+                    if self.sp_right_covered:
                         self._open_arms()
-                elif e == 1 and not self.spr:
-                    self.spr = True
-                    if self.spl:
+                elif e == 1 and not self.sp_right_covered:
+                    self.sp_right_covered = True
+                    if self.sp_left_covered:
                         self._open_arms()
             self.ntiles += 1
             c = 0

@@ -1,0 +1,77 @@
+"""What every variant shares once a round is over: scores, the round's record, the match's end, winners."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from domino.errors import GameOverError, InvalidMoveError
+from domino.rules import Rules
+from domino.state import Event, Events, Outcome, RoundResult, State
+
+# A variant's next round: (state at the end of the last one, its result) -> (the new round, its events).
+NextRound = Callable[[State, RoundResult], tuple[State, Events]]
+
+
+def add_points(rules: Rules, scores: tuple[int, ...], seat: int, points: int) -> tuple[int, ...]:
+    """Add points to a seat, or to both partners when teams play (a seat shows its team's score)."""
+    side = rules.side_of(seat)
+    return tuple(s + points if rules.side_of(i) == side else s for i, s in enumerate(scores))
+
+
+def winners_by_score(rules: Rules, scores: tuple[int, ...], reason: str) -> Outcome:
+    """The seats with the best score (the lowest in Mexican Train's penalty scoring)."""
+    best = min(scores) if rules.scoring == "mexican_penalty" else max(scores)
+    winners = tuple(i for i, s in enumerate(scores) if s == best)
+    sides = {rules.side_of(i) for i in winners}
+    # A tie between the two teams (fixed_rounds) is a shared win: no single team won.
+    team = sides.pop() if rules.has_teams and len(sides) == 1 else None
+    return Outcome(reason, winners, team)
+
+
+def match_over(rules: Rules, scores: tuple[int, ...], round_no: int) -> Outcome | None:
+    """The outcome if the match ends after round ``round_no`` with these scores, else None."""
+    if rules.match_end == "fixed_rounds":
+        return winners_by_score(rules, scores, "fixed_rounds") if round_no >= (rules.rounds or 0) else None
+    if max(scores) < (rules.target_score or 0):
+        return None
+    outcome = winners_by_score(rules, scores, "target_score")
+    sides = {rules.side_of(s) for s in outcome.winners}
+    return outcome if len(sides) == 1 else None  # tied leaders play another round
+
+
+def finish(state: State, outcome: Outcome, events: list[Event]) -> State:
+    """The match ends with ``outcome``."""
+    events.append(Event("game_ended", None, {**outcome.to_dict(), "scores": list(state.scores)}))
+    return replace(state, outcome=outcome, drawn=0, extra_play=False)
+
+
+def record_round(state: State, result: RoundResult, events: list[Event]) -> State:
+    """The round's result on record and its award added to the scores."""
+    events.append(Event("round_ended", None, result.to_dict()))
+    scores = tuple(s + a for s, a in zip(state.scores, result.award))
+    return replace(state, scores=scores, rounds=state.rounds + (result,), last_round=result)
+
+
+def close_round(state: State, result: RoundResult, events: list[Event], next_round: NextRound) -> State:
+    """Score and record the round, then end the match or deal the next round (``next_round``)."""
+    state = record_round(state, result, events)
+    outcome = match_over(state.rules, state.scores, state.round)
+    if outcome is not None:
+        return finish(state, outcome, events)
+    fresh, started = next_round(state, result)
+    events.extend(started)
+    return fresh if state.has_records else replace(fresh, has_records=False)
+
+
+def resign(state: State, seat: int) -> tuple[State, Events]:
+    """``seat`` resigns: the match ends and the other side (every other seat, or the other team) wins."""
+    if state.outcome is not None:
+        raise GameOverError("the game is over")
+    r = state.rules
+    if not 0 <= seat < r.players:
+        raise InvalidMoveError(f"no seat {seat}")
+    winners = tuple(i for i in range(r.players) if r.side_of(i) != r.side_of(seat))
+    team = winners[0] % 2 if r.has_teams else None
+    events: list[Event] = [Event("resigned", seat, {})]
+    return finish(state, Outcome("resigned", winners, team), events), tuple(events)

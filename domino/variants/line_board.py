@@ -1,0 +1,135 @@
+"""The line of play and the All Fives spinner (docs/rules.md#the-spinner): where tiles go, the count,
+and the board's stored and shown forms."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from domino.moves import Play
+from domino.state import LineBoard, Placed, placed_str
+from domino.tiles import Tile
+
+
+def open_ends(board: LineBoard) -> list[tuple[str, int]]:
+    """The places a tile can go, with the value each shows. ``up``/``down`` open once both spinner sides are covered."""
+    line = board.line
+    if not line:
+        return []
+    ends = [("left", line[0][0]), ("right", line[-1][1])]
+    s = board.spinner
+    if s is not None and 0 < s < len(line) - 1:
+        v = line[s][0]
+        ends.append(("up", board.up[-1][1] if board.up else v))
+        ends.append(("down", board.down[-1][1] if board.down else v))
+    return ends
+
+
+_PLAYS: dict[tuple[Tile, str | None], Play] = {}  # moves are immutable: one object per (tile, end)
+
+
+def play(tile: Tile, end: str | None) -> Play:
+    """The move laying ``tile`` at ``end``."""
+    move = _PLAYS.get((tile, end))
+    if move is None:
+        move = _PLAYS[(tile, end)] = Play(tile, end)
+    return move
+
+
+def placements(board: LineBoard, hand: tuple[Tile, ...]) -> list[Play]:
+    """Every (tile, end) pair that fits, in legal-move order (``hand`` is heaviest first, so it is walked
+    backwards); two ends showing the same value are two moves (docs/rules.md#seats-turns-and-moves)."""
+    ends = open_ends(board)
+    plays = _PLAYS
+    out: list[Play] = []
+    for t in reversed(hand):
+        for name, v in ends:
+            if t.high == v or t.low == v:
+                out.append(plays.get((t, name)) or play(t, name))
+    return out
+
+
+def can_place(board: LineBoard, hand: tuple[Tile, ...]) -> bool:
+    values = {v for _, v in open_ends(board)}
+    return any(t.high in values or t.low in values for t in hand)
+
+
+def anyone_can_place(board: LineBoard, hands: tuple[tuple[Tile, ...], ...]) -> bool:
+    values = {v for _, v in open_ends(board)}
+    return any(t.high in values or t.low in values for hand in hands for t in hand)
+
+
+def place(board: LineBoard, tile: Tile, end: str | None, spinner: bool) -> LineBoard:
+    """The board with ``tile`` laid at ``end`` (None: the opening). ``spinner``: the first double spins."""
+    becomes_spinner = spinner and board.spinner is None and tile.is_double
+    if end is None:
+        return LineBoard(line=((tile.high, tile.low),), spinner=0 if becomes_spinner else None)
+    line = board.line
+    if end == "left":
+        v = line[0][0]
+        new: Placed = (tile.other(v), v)
+        s = board.spinner
+        return LineBoard((new,) + line, 0 if becomes_spinner else (None if s is None else s + 1), board.up, board.down)
+    if end == "right":
+        v = line[-1][1]
+        new = (v, tile.other(v))
+        s = len(line) if becomes_spinner else board.spinner
+        return LineBoard(line + (new,), s, board.up, board.down)
+    arm = board.up if end == "up" else board.down
+    v = arm[-1][1] if arm else line[board.spinner or 0][0]
+    grown = arm + ((v, tile.other(v)),)
+    if end == "up":
+        return LineBoard(line, board.spinner, grown, board.down)
+    return LineBoard(line, board.spinner, board.up, grown)
+
+
+def count(board: LineBoard) -> int:
+    """The All Fives count C of the open ends (docs/rules.md#counting-the-ends)."""
+    line = board.line
+    if board.tile_count == 1:
+        return line[0][0] + line[0][1]
+    first, last = line[0], line[-1]
+    c = 2 * first[0] if first[0] == first[1] else first[0]
+    c += 2 * last[1] if last[0] == last[1] else last[1]
+    for arm in (board.up, board.down):
+        if arm:
+            t = arm[-1]
+            c += 2 * t[1] if t[0] == t[1] else t[1]
+    return c
+
+
+
+def tiles(board: LineBoard) -> tuple[Tile, ...]:
+    return tuple(Tile(a, b) for a, b in board.line + board.up + board.down)
+
+
+def shown(board: LineBoard, spinner_game: bool) -> dict[str, Any]:
+    """The board as views show it."""
+    ends = dict(open_ends(board))
+    d: dict[str, Any] = {
+        "line": [placed_str(p) for p in board.line],
+        "ends": {"left": ends.get("left"), "right": ends.get("right")},
+    }
+    if spinner_game:
+        s = board.spinner
+        d["spinner"] = None if s is None else placed_str(board.line[s])
+        d["spinner_index"] = s
+        d["arms"] = {"up": [placed_str(p) for p in board.up], "down": [placed_str(p) for p in board.down]}
+        d["ends"]["up"] = ends.get("up")
+        d["ends"]["down"] = ends.get("down")
+        d["count"] = count(board) if board.line else 0
+    return d
+
+
+def to_dict(board: LineBoard) -> dict[str, Any]:
+    return {
+        "line": [list(p) for p in board.line],
+        "spinner": board.spinner,
+        "up": [list(p) for p in board.up],
+        "down": [list(p) for p in board.down],
+    }
+
+
+def from_dict(d: Mapping[str, Any]) -> LineBoard:
+    return LineBoard(
+        tuple((a, b) for a, b in d["line"]), d["spinner"], tuple((a, b) for a, b in d["up"]), tuple((a, b) for a, b in d["down"])
+    )

@@ -1,0 +1,79 @@
+"""The live document and the finished rounds' records: together they are the whole state; alone, the live
+document plays and views exactly as the whole state does."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+import domino
+
+MATCHES: list[tuple[str, int, dict[str, Any]]] = [
+    ("mexican_train", 4, {}),
+    ("draw", 2, {}),
+    ("block", 4, {"teams": "partners_opposite", "hand_size": 7, "starting_rule": "lot"}),
+    ("all_fives", 2, {"target_check": "immediate", "target_score": 61}),
+]
+
+
+def _json(doc: Any) -> Any:
+    return json.loads(json.dumps(doc))  # what storage gives back
+
+
+def _views(state: domino.State) -> list[dict[str, Any]]:
+    return [domino.view(state, seat).to_dict() for seat in [None, *range(state.rules.players)]]
+
+
+@pytest.mark.parametrize("preset,players,options", MATCHES, ids=lambda c: str(c))
+def test_live_and_records_are_the_whole_state(preset: str, players: int, options: dict[str, Any]) -> None:
+    rules = domino.Rules.preset(preset, players=players, **options)
+    rng = random.Random(preset)
+    state = domino.new_game(rules, seed=f"live-{preset}")
+    live = _json(domino.to_live(state))
+    records: list[dict[str, Any]] = []
+    rounds_seen = 0
+    while state.outcome is None:
+        loaded = domino.from_live(live)  # what the service would load for a move: no records
+        assert _views(loaded) == _views(state)
+        assert domino.from_live(live, records) == state == domino.from_dict(_json(domino.to_dict(state)))
+        legal = domino.legal_moves(loaded)
+        assert legal == domino.legal_moves(state)
+        move = legal[rng.randrange(len(legal))]
+        after, events = domino.step(state, move)
+        after_live, live_events = domino.step(loaded, move)
+        assert live_events == events
+        assert domino.to_live(after_live) == domino.to_live(after)
+        new = domino.ended_rounds(loaded, after_live)
+        assert new == domino.ended_rounds(state, after)
+        assert len(new) == (1 if any(e.type == "round_ended" for e in events) else 0)
+        records.extend(_json(list(new)))
+        state, live = after, _json(domino.to_live(after_live))
+        rounds_seen = max(rounds_seen, len(records))
+        if records and after_live.last_round is not None and len(records) > 1:
+            with pytest.raises(ValueError):
+                domino.to_dict(after_live)  # its records are elsewhere: the whole document would lose them
+    assert rounds_seen == len(state.rounds) >= 1
+    assert domino.from_live(live, records) == state
+    assert _views(domino.from_live(live)) == _views(state)
+
+
+def test_resignation_ends_no_round() -> None:
+    rules = domino.Rules.preset("draw", players=3)
+    state = domino.new_game(rules, seed="resign")
+    after, _ = domino.resign(state, 1)
+    assert domino.ended_rounds(state, after) == ()
+    assert domino.from_live(_json(domino.to_live(after)), []) == after
+
+
+def test_records_must_match_the_live_document() -> None:
+    rules = domino.Rules.preset("block", players=2, target_score=300)
+    state = domino.new_game(rules, seed="mismatch")
+    while not state.rounds:
+        state = domino.apply(state, domino.legal_moves(state)[0])
+    live = domino.to_live(state)
+    with pytest.raises(domino.DominoError):
+        domino.from_live(live, [])
+    assert domino.from_live(live, [domino.round_record(state.rounds[0])]) == state
