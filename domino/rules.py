@@ -324,6 +324,8 @@ def _validate(r: Rules, overrides: Mapping[str, Any]) -> None:
         raise InvalidRulesError("target_check", "immediate needs scoring = all_fives")
     if r.blocked_tie == "split" and r.has_teams:
         raise InvalidRulesError("blocked_tie", "split is not allowed with teams")
+    if not line and r.match_end != "fixed_rounds":
+        raise InvalidRulesError("match_end", "Mexican Train plays a fixed number of rounds (no target score)")
     if r.match_end == "fixed_rounds" and r.rounds is None:
         raise InvalidRulesError("rounds", "needed with match_end = fixed_rounds")
     if line and r.match_end == "target_score" and "rounds" in overrides:

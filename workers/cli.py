@@ -184,8 +184,7 @@ def serve(argv: list[str] | None = None) -> int:
             print("domino-serve: redis saved and stopped")
 
 
-def worker(argv: list[str] | None = None) -> int:
-    """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
+def _worker_options() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="domino-worker", description=worker.__doc__)
     parser.add_argument(
         "queues",
@@ -215,7 +214,12 @@ def worker(argv: list[str] | None = None) -> int:
         help="run each job in a forked work horse (default: only when every queue is simulations)",
     )
     parser.add_argument("--log-level", default=os.environ.get("DOMINO_LOG_LEVEL", "INFO"))
-    args = parser.parse_args(argv)
+    return parser
+
+
+def worker(argv: list[str] | None = None) -> int:
+    """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
+    args = _worker_options().parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.nice:
         os.nice(args.nice)

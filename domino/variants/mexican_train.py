@@ -224,7 +224,8 @@ def legal_moves(state: State) -> tuple[Move, ...]:
         must_cover = bool(own) and own[-1][0] == own[-1][1]
         moves = plays if (plays and must_cover) else plays + [PASS]
     elif state.drawn == 0:
-        moves = plays or ([DRAW] if can_draw(state) else [PASS])
+        may_draw = can_draw(state) and (not plays or state.rules.may_draw_when_playable)
+        moves = plays + [DRAW] if may_draw else plays or [PASS]
     else:
         moves = plays + ([PASS] if state.rules.drawn_tile_play == "may" else []) if plays else [PASS]
     return tuple(sorted(moves, key=move_key))

@@ -24,7 +24,19 @@ def map_body(context: Any, body: Any) -> Any:
         # Duplicate mode plays every deal once per rotation of the strategies (documented under `games`):
         # a count that is a multiple of every possible number of rotations (1-10 seats).
         body = {**body, "games": 2520 * max(1, min(int(games), 10_000_000) // 2520)}
+    seats = body.get("seats") if isinstance(body, dict) else None
+    if isinstance(seats, list) and seats and all(isinstance(s, dict) and "bot" in s for s in seats):
+        # A game of computer players only may think at most 250 ms a move (documented under `think_ms`):
+        # a limit that depends on the other seats, which JSON Schema cannot tie together.
+        body = {**body, "seats": [_think_at_most(seat, 250) for seat in seats]}
     return body
+
+
+def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:
+    think = seat.get("think_ms")
+    if isinstance(think, (int, float)) and not isinstance(think, bool) and think > limit:
+        return {**seat, "think_ms": limit}
+    return seat
 
 
 @schemathesis.hook

@@ -442,3 +442,25 @@ def test_opening_events_replay() -> None:
     assert [(e.type, e.seat) for e in events] == [
         ("round_started", None), ("tile_drawn", 0), ("tile_drawn", 1), ("tile_drawn", 2), ("engine_double_placed", 2)
     ]
+
+
+def _turns_offering_play_and_draw(r: domino.Rules, seed: str) -> int:
+    """How many turns of one round, played by always taking the first legal move, list a play and a draw."""
+    state = domino.new_game(r, seed=seed)
+    offered = 0
+    while state.outcome is None and state.round == 1:
+        moves = domino.legal_moves(state)
+        offered += any(isinstance(m, Play) for m in moves) and DRAW in moves
+        state = domino.apply(state, moves[0])
+    return offered
+
+
+def test_may_draw_when_playable_lets_a_seat_draw_instead_of_playing() -> None:
+    assert _turns_offering_play_and_draw(rules(may_draw_when_playable=True), "draw-anyway") > 0
+    assert _turns_offering_play_and_draw(rules(), "draw-anyway") == 0
+
+
+def test_mexican_train_has_no_target_score() -> None:
+    with pytest.raises(domino.InvalidRulesError) as caught:
+        rules(match_end="target_score")
+    assert caught.value.option == "match_end"

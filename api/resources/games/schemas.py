@@ -29,7 +29,8 @@ def _think_ms() -> ma.fields.Integer:
         validate=ma.validate.Range(min=1, max=1000),
         metadata={
             "description": "milliseconds the computer player may think per move (default: the strategy's own, "
-            "see `GET /v1/bots`)",
+            "see `GET /v1/bots`); at most 250 in a game of computer players only (`DOMINO_BOT_GAME_MAX_THINK_MS`), "
+            "which also caps `target_score` (250) and `rounds` (16)",
             "example": 100,
         },
     )
