@@ -9,7 +9,7 @@ import flask
 
 from api import cors, errors, metrics, ratelimit, web
 from api.config import Settings
-from api.extensions import Api, json_body_guard, request_id
+from api.extensions import Api, AsciiIntegerConverter, json_body_guard, request_id
 from api.resources import register_blueprints
 from api.resources.events import schemas as event_schemas
 from api.resources.games import schemas as game_schemas
@@ -75,7 +75,12 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
-                    }
+                    },
+                    "simulationToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A simulation's token from `POST /v1/simulations` (`token`): its creator's.",
+                    },
                 }
             },
         },
@@ -88,13 +93,16 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     config = dict(config or {})
     settings = config.pop("DOMINO", None) or Settings.from_env()
     app = flask.Flask(__name__)
+    app.url_map.converters["int"] = AsciiIntegerConverter
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config.update(_openapi_config(settings))
     app.config.update(config)
     app.extensions["domino.settings"] = settings
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
 
-    json_body_guard(app)
+    # First of all hooks: every request counts against the rate limit, those the body guard refuses too.
+    ratelimit.install(app, settings)
+    json_body_guard(app, settings.max_body_depth)
 
     @app.after_request
     def _request_id(resp: flask.Response) -> flask.Response:
@@ -115,7 +123,6 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     ):
         document(api.spec)
 
-    ratelimit.install(app, settings)  # before the views: a 429 is answered without touching the game
     ratelimit.document(api.spec, settings)
     cors.install(app, settings)
     metrics.install(app)

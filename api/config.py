@@ -34,6 +34,9 @@ class Settings:
     # Connections per pool and process (redis-py's default is 100): on gevent one API process serves up to
     # --api-connections requests at once, and each open event stream holds a connection of its own.
     redis_max_connections: int = 2000
+    # domino-serve's own Redis (workers/redis_server.py): its maxmemory, with the noeviction policy, so a full
+    # Redis refuses writes (503 `unavailable`) instead of evicting games. docker-compose sets the same.
+    redis_maxmemory: str = "1gb"
 
     # Expiry (seconds).
     game_ttl: int = 24 * 3600  # idle waiting/playing games
@@ -51,10 +54,19 @@ class Settings:
     bot_game_max_target_score: int = 250
     bot_game_max_rounds: int = 16
 
+    # What one client (its address, as the rate limit sees it) may hold at once; 429 (Retry-After:
+    # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
+    # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).
+    games_per_client: int = 20
+    simulations_per_client: int = 4  # queued or running
+    seats_per_client: int = 1
+    capacity_retry_after: int = 30
+
     # Simulations (api/service/simulations/): chunks of a few seconds on their own queue.
     simulations_queue: str = "simulations"
     simulation_chunk_seconds: float = 2.0  # target work per chunk (estimated from a cost model)
     simulation_max_games: int = 10_000_000
+    simulation_max_game_seconds: float = 60.0  # one game (match) estimated above this is refused (422)
     simulation_max_chunks: int = 2000  # bigger chunks past this, so a huge simulation is not 100k jobs
     # Chunks of one simulation queued at once (at least twice the simulation workers): later ones queue behind
     # other simulations' chunks, so that simulations share the workers instead of waiting for each other.
@@ -81,7 +93,11 @@ class Settings:
 
     # Hosted bots (api/service/webhooks.py): signed POSTs on the webhooks queue, retried with back-off by the sweep.
     webhooks_queue: str = "webhooks"
-    webhook_timeout: float = 3.0  # connect and read, seconds; redirects are never followed
+    webhook_timeout: float = 3.0  # read, seconds; redirects are never followed
+    webhook_connect_timeout: float = 1.0  # DNS, and connect, seconds each
+    # A webhook host that does not answer (DNS, connect or read) waits this long before it is called again,
+    # by its consecutive failures (seconds; the last repeats); an answer clears it.
+    webhook_host_backoff: str = "5,30,120,600"
     webhook_backoff: str = "1,5,15,60"  # seconds before retry 1, 2, ...; then no more tries
     webhook_job_timeout: int = 30
     # Webhooks reach only public addresses unless allowed (a game's creator must not make our workers call
@@ -90,10 +106,17 @@ class Settings:
 
     # HTTP.
     max_body_bytes: int = 16 * 1024
+    max_body_depth: int = 32  # arrays and objects nested deeper are refused (422); ours need about 4
     # Rate limit per client (its address; see proxy_hops), counted in Redis so it holds across API processes:
-    # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Health and metrics are exempt.
+    # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Only liveness is exempt: it does no I/O.
     rate_limit: str = "3000/60"
-    rate_limit_exempt: str = "/healthz,/readyz,/metrics"
+    rate_limit_exempt: str = "/healthz"
+    # An IPv6 client is its /64 (one subscriber's usual allocation): rotating addresses inside it is one client.
+    rate_limit_ipv6_prefix: int = 64
+    # GET /metrics answers the networks listed here (comma-separated CIDRs; loopback by default) and any
+    # client sending `Authorization: Bearer <metrics_token>` (when set); everyone else gets 403.
+    metrics_allow: str = "127.0.0.0/8,::1/128"
+    metrics_token: str = ""
     proxy_hops: int = 0  # trusted proxies in front: take the client's address from X-Forwarded-For
     cors_origins: str = "*"  # comma-separated origins for browsers ("": no CORS); tokens are headers, not cookies
     conflict_retries: int = 5  # reload-and-revalidate loops on a lost compare-and-set (no version named)
@@ -106,6 +129,11 @@ class Settings:
     def webhook_delays(self) -> tuple[float, ...]:
         """The back-off before each retry of a webhook (``DOMINO_WEBHOOK_BACKOFF="1,5,15,60"``)."""
         return tuple(float(x) for x in self.webhook_backoff.split(",") if x.strip())
+
+    @property
+    def webhook_host_delays(self) -> tuple[float, ...]:
+        """A dead webhook host's back-off by consecutive failures (``DOMINO_WEBHOOK_HOST_BACKOFF``)."""
+        return tuple(float(x) for x in self.webhook_host_backoff.split(",") if x.strip())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -12,7 +12,7 @@ from typing import Any
 import domino
 from domino.errors import describe
 
-from api.store import StoreUnavailable
+from api.store import StoreFull, StoreUnavailable
 
 
 # -- the service's own errors ----------------------------------------------------------------------------
@@ -51,6 +51,10 @@ class NotStarted(ServiceError):
     pass
 
 
+class Forbidden(ServiceError):
+    """The client may not read this (``/metrics`` from outside its allowed networks, without its token)."""
+
+
 class SeatNotFound(ServiceError):
     pass
 
@@ -63,12 +67,28 @@ class IdempotencyKeyReused(ServiceError):
     pass
 
 
-class TooManyStreams(ServiceError):
-    """A client or a game has as many event streams open as it may; ``headers`` carries ``Retry-After``."""
+class AtCapacity(ServiceError):
+    """A client (or a game) holds as many of something as it may at once; ``headers`` carries ``Retry-After``."""
 
     def __init__(self, detail: str, retry_after: int, **members: Any) -> None:
         super().__init__(detail, **members)
         self.headers = {"Retry-After": str(retry_after)}
+
+
+class TooManyStreams(AtCapacity):
+    pass
+
+
+class TooManyGames(AtCapacity):
+    pass
+
+
+class TooManySimulations(AtCapacity):
+    pass
+
+
+class SeatLimit(ServiceError):
+    """This client already holds as many seats of this game as one client may."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,9 +104,18 @@ class ProblemType:
 
 
 # Every slug the API answers with, documented in the OpenAPI description (``PROBLEM_TYPES``).
-BAD_REQUEST = ProblemType(400, "bad-request", "Bad request", "The body is not valid JSON.")
+BAD_REQUEST = ProblemType(
+    400, "bad-request", "Bad request", "The body is not valid JSON, or an object in it repeats a key."
+)
 UNAUTHORIZED = ProblemType(
-    401, "unauthorized", "Unauthorized", "A seat token is needed, or the token is not one of this game's."
+    401,
+    "unauthorized",
+    "Unauthorized",
+    "A seat token (a simulation's token, to cancel it) is needed, or the token is not one of this game's "
+    "(simulation's).",
+)
+FORBIDDEN = ProblemType(
+    403, "forbidden", "Forbidden", "Not for this client: `/metrics` answers its allowed networks or its bearer token."
 )
 NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat or resource.")
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
@@ -135,14 +164,39 @@ TOO_MANY_STREAMS = ProblemType(
     "This client, or this game, has as many event streams (SSE, waiting long polls) open as it may; close one, "
     "or retry after `Retry-After` seconds.",
 )
+TOO_MANY_GAMES = ProblemType(
+    429,
+    "too-many-games",
+    "Too many games",
+    "This client has as many games waiting or playing as it may (`DOMINO_GAMES_PER_CLIENT`); finish or resign "
+    "one, or retry after `Retry-After` seconds.",
+)
+TOO_MANY_SIMULATIONS = ProblemType(
+    429,
+    "too-many-simulations",
+    "Too many simulations",
+    "This client has as many simulations queued or running as it may (`DOMINO_SIMULATIONS_PER_CLIENT`); wait "
+    "for one to end or cancel one, or retry after `Retry-After` seconds.",
+)
+SEAT_LIMIT = ProblemType(
+    409,
+    "seat-limit",
+    "Seat limit",
+    "This client already holds as many seats of this listed game as one client may (`DOMINO_SEATS_PER_CLIENT`): "
+    "the other open seats are for other players.",
+)
 UNAVAILABLE = ProblemType(
-    503, "unavailable", "Service unavailable", "Redis is unreachable (or not ready); nothing was changed."
+    503,
+    "unavailable",
+    "Service unavailable",
+    "Redis is unreachable, not ready or full; nothing was changed.",
 )
 INTERNAL = ProblemType(500, "internal-error", "Internal server error", "A bug: please report it with the instance.")
 
 PROBLEM_TYPES = [
     BAD_REQUEST,
     UNAUTHORIZED,
+    FORBIDDEN,
     NOT_FOUND,
     METHOD_NOT_ALLOWED,
     NOT_ACCEPTABLE,
@@ -152,6 +206,7 @@ PROBLEM_TYPES = [
     GAME_OVER,
     NOT_STARTED,
     SEAT_TAKEN,
+    SEAT_LIMIT,
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     PAYLOAD_TOO_LARGE,
@@ -159,6 +214,8 @@ PROBLEM_TYPES = [
     INVALID_REQUEST,
     RATE_LIMITED,
     TOO_MANY_STREAMS,
+    TOO_MANY_GAMES,
+    TOO_MANY_SIMULATIONS,
     UNAVAILABLE,
     INTERNAL,
 ]
@@ -167,7 +224,11 @@ PROBLEM_TYPES = [
 BY_STATUS = {
     p.status: p
     for p in PROBLEM_TYPES
-    if p not in (ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, TOO_MANY_STREAMS, IDEMPOTENCY_KEY_REUSED)
+    if p
+    not in (
+        ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, SEAT_LIMIT, TOO_MANY_STREAMS,
+        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, IDEMPOTENCY_KEY_REUSED,
+    )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
 
@@ -185,6 +246,8 @@ def _members(exc: BaseException) -> dict[str, Any]:
 def _detail(exc: BaseException) -> str:
     if isinstance(exc, ServiceError):
         return exc.detail
+    if isinstance(exc, StoreFull):
+        return "The game store is full; nothing was changed. Retry later."
     if isinstance(exc, StoreUnavailable):
         return "The game store did not answer in time; nothing was changed. Retry shortly."
     return str(exc)
@@ -204,6 +267,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     GameNotFound: NOT_FOUND,
     SimulationNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
+    Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,
@@ -211,6 +275,9 @@ TABLE: dict[type[BaseException], ProblemType] = {
     SeatTaken: SEAT_TAKEN,
     IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,
     TooManyStreams: TOO_MANY_STREAMS,
+    TooManyGames: TOO_MANY_GAMES,
+    TooManySimulations: TOO_MANY_SIMULATIONS,
+    SeatLimit: SEAT_LIMIT,
     # store
     StoreUnavailable: UNAVAILABLE,
 }

@@ -16,8 +16,11 @@ import orjson
 from flask_smorest.utils import prepare_response
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.routing import IntegerConverter
 
 from api import errors
+from api.errors import InvalidRequest
+from api.jsonbody import nesting_depth, repeated_key
 from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
 
@@ -198,11 +201,28 @@ def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
 
 
 class BodyParser(FlaskParser):
-    """webargs' Flask parser, given the body :func:`json_body_guard` parsed instead of parsing it again."""
+    """webargs' Flask parser, given the body :func:`json_body_guard` parsed instead of parsing it again.
+
+    Numbers in the query must be written in ASCII: Python reads "٥" as the number 5."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         body = flask.g.get("json_body", _NOT_PARSED)
         return super()._raw_load_json(req) if body is _NOT_PARSED else body
+
+    def load_querystring(self, req: flask.Request, schema: ma.Schema) -> Any:
+        numbers = {f.data_key or name for name, f in schema.fields.items() if isinstance(f, ma.fields.Number)}
+        wrong = sorted({name for name, value in req.args.items(multi=True) if name in numbers and not value.isascii()})
+        if wrong:
+            raise InvalidRequest(
+                "Numbers are written in ASCII digits.", errors={"query": {name: ["ASCII digits only"] for name in wrong}}
+            )
+        return super().load_querystring(req, schema)
+
+
+class AsciiIntegerConverter(IntegerConverter):
+    """``<int:...>`` in paths, ASCII digits only (werkzeug's ``\\d`` also takes "٥" and reads it as 5)."""
+
+    regex = r"[0-9]+"
 
 
 _NOT_PARSED = object()
@@ -314,12 +334,13 @@ def _acceptable(req: flask.Request) -> bool:
     return req.accept_mimetypes.best_match(_offered(req)) is not None
 
 
-def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
+def json_body_guard(app: flask.Flask, max_depth: int, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
     """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), and
     parse (400).
 
     The body is parsed once, here, with orjson, which also refuses what JSON does not allow (NaN,
-    Infinity, nesting deeper than 1024, invalid UTF-8); :class:`BodyParser` hands the result to webargs."""
+    Infinity, nesting deeper than 1024, invalid UTF-8); nesting deeper than ``max_depth`` is a 422.
+    :class:`BodyParser` hands the result to webargs."""
     methods = frozenset(methods)
 
     @app.before_request
@@ -348,10 +369,22 @@ def json_body_guard(app: flask.Flask, methods: Iterable[str] = ("POST", "PUT", "
             # A chunked body (no Content-Length) is cut at the limit by werkzeug, silently: more was sent.
             return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
         try:
-            flask.g.json_body = orjson.loads(raw)
+            body = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             if str(exc).startswith("number is infinity"):  # 1e999: valid JSON, but no number of ours
                 detail = "Numbers must be finite."
                 return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
             return problem_response(errors.BAD_REQUEST, "The body is not valid JSON.")
+        depth = nesting_depth(body)
+        if depth > max_depth:
+            # Deep nesting is valid JSON but no request of ours; unchecked, it overflows recursive code later.
+            detail = f"Arrays and objects may be nested at most {max_depth} deep."
+            return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
+        repeated = repeated_key(raw) if depth else None
+        if repeated is not None:
+            # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
+            return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
+        flask.g.json_body = body
         return None
+
+

@@ -10,10 +10,15 @@
 Several processes (gunicorn workers, RQ workers on the same machine) share their counters through
 prometheus-client's multiprocess mode when ``PROMETHEUS_MULTIPROC_DIR`` is set (``domino-serve`` sets it);
 without it, each process shows its own.
+
+``/metrics`` answers only the networks of ``DOMINO_METRICS_ALLOW`` (loopback by default) and bearers of
+``DOMINO_METRICS_TOKEN``; others get 403. It counts against the client's rate limit like any request.
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import os
 import time
 from collections.abc import Iterator
@@ -24,6 +29,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prometheus_client import multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
+from api.config import Settings
+from api.errors import Forbidden
 from api.extensions import current_service
 from api.service.metrics import BUCKETS
 from api.service.service import Service
@@ -65,6 +72,29 @@ def _registry() -> CollectorRegistry:
     return REGISTRY
 
 
+def networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """``"127.0.0.0/8,::1/128"`` -> the networks (``DOMINO_METRICS_ALLOW``)."""
+    return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in text.split(",") if part.strip())
+
+
+def check_access(allowed: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], token: str) -> None:
+    """Metrics describe the deployment (routes, load, queues): only the allowed networks (the client's address
+    as the rate limit sees it) or a bearer of ``DOMINO_METRICS_TOKEN`` read them."""
+    header = flask.request.headers.get("Authorization", "")
+    scheme, _, given = header.strip().partition(" ")
+    if token and scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode()):
+        return
+    try:
+        address = ipaddress.ip_address(flask.request.remote_addr or "")
+    except ValueError:
+        address = None
+    if address is not None and isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address is not None and any(address in net for net in allowed):
+        return
+    raise Forbidden("Metrics are served to the allowed networks (DOMINO_METRICS_ALLOW) or with the metrics token.")
+
+
 def install(app: flask.Flask) -> None:
     # A labelled child per (method, route[, status]), kept: ``labels()`` validates and locks on every call.
     latency: dict[tuple[str, str], Any] = {}
@@ -95,8 +125,12 @@ def install(app: flask.Flask) -> None:
         counter.inc()
         return resp
 
+    settings: Settings = app.extensions["domino.settings"]
+    allowed = networks(settings.metrics_allow)
+
     @app.get("/metrics")
     def metrics() -> flask.Response:
+        check_access(allowed, settings.metrics_token)
         body = generate_latest(_registry())
         scrape = CollectorRegistry()
         scrape.register(QueueCollector(current_service()))

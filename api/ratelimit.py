@@ -4,11 +4,12 @@ One policy, ``Settings.rate_limit`` = ``"<requests>/<seconds>"`` (default ``3000
 playing flat out stays far below it), a fixed window that starts at the client's first request. Every
 counted answer carries the IETF ``RateLimit-Policy`` and ``RateLimit`` headers
 (draft-ietf-httpapi-ratelimit-headers: ``"default";q=3000;w=60`` and ``"default";r=2999;t=60``); past the
-limit the answer is a 429 ``rate-limited`` problem with ``Retry-After``. Health and metrics are exempt
-(``Settings.rate_limit_exempt``), and so are CORS preflights.
+limit the answer is a 429 ``rate-limited`` problem with ``Retry-After``. Liveness (``/healthz``) is exempt
+(``Settings.rate_limit_exempt``), and so are CORS preflights; readiness and metrics are counted. The limit is
+checked before anything else, so requests the body guard refuses (400, 413, 415) count too.
 
-The client is the request's address; behind ``proxy_hops`` trusted proxies it is taken from
-``X-Forwarded-For`` (werkzeug's ``ProxyFix``).
+The client is the request's address (an IPv6 address by its /64, ``Settings.rate_limit_ipv6_prefix``); behind
+``proxy_hops`` trusted proxies it is taken from ``X-Forwarded-For`` (werkzeug's ``ProxyFix``).
 
 With a limit of 200 or more, an API process counts a client's requests in Redis a few at a time (up to 20,
 ``Leases``) and spends them locally, so a busy client costs one round trip per batch instead of one per
@@ -24,6 +25,7 @@ docs) is served uncounted; any other answers 503 at once instead of waiting for 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import logging
 import math
 import threading
@@ -110,8 +112,24 @@ def batch_size(policy: Policy) -> int:
     return 1 if policy.limit < 200 else min(20, policy.limit // 100)
 
 
+def client_key(address: str, ipv6_prefix: int) -> str:
+    """Who a client is for its limits: an IPv4 address, or the ``/ipv6_prefix`` network of an IPv6 address
+    (an IPv4-mapped one is its IPv4 address), so that rotating within one's own /64 does not make new clients."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, ipv6_prefix), strict=False))
+    return str(ip)
+
+
 def client_id() -> str:
-    return flask.request.remote_addr or "unknown"
+    """The client of this request, as its rate limit and stream caps count it."""
+    settings: Settings = flask.current_app.extensions["domino.settings"]
+    return client_key(flask.request.remote_addr or "unknown", settings.rate_limit_ipv6_prefix)
 
 
 def install(app: flask.Flask, settings: Settings) -> None:

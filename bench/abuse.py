@@ -3,9 +3,10 @@ computer players only run (issue 21). Bounded in count and time; 127.0.0.1 only.
 
 Starts a default ``domino-serve`` (its own Redis in a temporary folder, gevent API processes, the bots,
 bot-games, simulations and webhooks workers) on a free port. Every request of the bench comes from
-127.0.0.1, one client, so the two per-client limits are raised (and still counted): the stream cap
-(``DOMINO_STREAMS_PER_CLIENT``, default 32) to the number of streams, and the rate limit
-(``DOMINO_RATE_LIMIT``, default 3000 requests a minute) to a million a minute.
+127.0.0.1, one client, so the per-client limits are raised (and still counted): the stream cap
+(``DOMINO_STREAMS_PER_CLIENT``, default 32) to the number of streams, the rate limit
+(``DOMINO_RATE_LIMIT``, default 3000 requests a minute) to a million a minute, and the games a client may
+have waiting or playing (``DOMINO_GAMES_PER_CLIENT``, default 20) to 10,000.
 
 - REST: ``GET /v1/variants`` and a game's view, one after the other on one keep-alive connection, ``--requests``
   a run; p99 with no stream open, then with ``--streams`` idle SSE streams open (spectators of idle games of
@@ -208,6 +209,7 @@ def main() -> int:
     env.update(
         DOMINO_STREAMS_PER_CLIENT=str(args.streams + 10),
         DOMINO_RATE_LIMIT="1000000/60",
+        DOMINO_GAMES_PER_CLIENT="10000",
         DOMINO_DATA_DIR=data_dir,
         DOMINO_LOG_LEVEL="WARNING",
     )

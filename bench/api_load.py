@@ -316,7 +316,11 @@ def main() -> int:
         url = redis_server.start()
         metrics_dir = Path(tmp) / "metrics"
         metrics_dir.mkdir()
-        env = dict(os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+        # Every client of the bench is 127.0.0.1: no rate limit or game cap to speak of.
+        env = dict(
+            os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", DOMINO_GAMES_PER_CLIENT="0",
+            PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        )  # fmt: skip
         env["DOMINO_KEEPALIVE_INTERVAL"] = "1"  # seats still waiting when the time is up notice within a second
         env["PYTHONPATH"] = str(ROOT)
         api_port, bare_port, streams_port = free_port(), free_port(), free_port()

@@ -10,7 +10,7 @@ from domino.errors import InvalidMoveError
 from domino.tiles import Tile
 
 LINE_ENDS = ("left", "right", "up", "down")
-END_PATTERN = r"^(left|right|up|down|mexican|train:\d{1,2})$"  # also published in the OpenAPI document
+END_PATTERN = r"^(left|right|up|down|mexican|train:[0-9]{1,2})$"  # also published in the OpenAPI document
 _END = re.compile(END_PATTERN)
 
 
@@ -54,7 +54,7 @@ Move = Union[Play, Draw, Pass]
 
 def valid_end(end: object) -> bool:
     """Whether ``end`` names a place at all: left, right, up, down, mexican or train:<seat>."""
-    return isinstance(end, str) and _END.match(end) is not None
+    return isinstance(end, str) and _END.fullmatch(end) is not None
 
 DRAW = Draw()
 PASS = Pass()

@@ -264,10 +264,11 @@ def _check_value(option: str, value: Any, players: int) -> Any:
         if isinstance(value, Mapping):
             picked = None
             for key, v in value.items():
-                try:
-                    k = int(key)
-                except (TypeError, ValueError):
-                    raise InvalidRulesError(option, "a map from player counts to numbers") from None
+                k = key if isinstance(key, int) and not isinstance(key, bool) else None
+                if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 2:
+                    k = int(key)  # ASCII digits only: "٤" or " 4" is no player count
+                if k is None:
+                    raise InvalidRulesError(option, "a map from player counts to numbers")
                 if k == players:
                     picked = v
             if picked is None:

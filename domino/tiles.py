@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from domino.errors import InvalidMoveError
 
-_TILE_TEXT = re.compile(r"^\s*(\d{1,2})\s*[-|]\s*(\d{1,2})\s*$")
+_TILE_TEXT = re.compile(r"^\s*(\d{1,2})\s*[-|]\s*(\d{1,2})\s*$", re.ASCII)  # ASCII: "٥-٥" is no tile
 _PARSED: dict[str, Tile] = {}  # text -> tile, for the canonical and oriented texts of the sets in play
 
 

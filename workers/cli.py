@@ -161,7 +161,8 @@ def serve(argv: list[str] | None = None) -> int:
     children: list[subprocess.Popen[bytes]] = []
     try:
         if not env.get("DOMINO_REDIS_URL"):
-            redis_server = RedisServer(Path(args.data_dir), persistent=True)
+            maxmemory = Settings.from_env(env).redis_maxmemory
+            redis_server = RedisServer(Path(args.data_dir), persistent=True, maxmemory=maxmemory)
             env["DOMINO_REDIS_URL"] = redis_server.start()
             print(f"domino-serve: redis {redis_server.binary} at {env['DOMINO_REDIS_URL']}, data in {redis_server.data_dir}")
         else:

@@ -43,10 +43,18 @@ class RedisServer:
     """One redis-server child process on 127.0.0.1 and a free port."""
 
     def __init__(
-        self, data_dir: str | Path, persistent: bool = True, binary: str | None = None, options: Sequence[str] = ()
+        self,
+        data_dir: str | Path,
+        persistent: bool = True,
+        binary: str | None = None,
+        maxmemory: str = "1gb",
+        options: Sequence[str] = (),
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.persistent = persistent
+        # With noeviction a full Redis refuses writes (the API answers 503) instead of evicting games,
+        # queues or counters: a game must never vanish because another one was written.
+        self.maxmemory = maxmemory
         self.binary = binary or find_redis_server()
         self.options = list(options)  # more redis-server arguments (``--cluster-enabled yes``, ...)
         self.port = 0
@@ -75,6 +83,8 @@ class RedisServer:
                     "--daemonize", "no",
                     "--protected-mode", "yes",
                     "--logfile", "",
+                    "--maxmemory", self.maxmemory,
+                    "--maxmemory-policy", "noeviction",
                     *persistence,
                     *self.options,
                 ],  # fmt: skip

@@ -93,7 +93,7 @@ IDEMPOTENCY_KEY = {
     "required": False,
     "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
     "example": "8e0f6d1c-create-1",
-    "description": "A retry with the same key gets the first answer.",
+    "description": "A retry with the same key from the same caller (address and `Authorization`) gets the first answer.",
 }
 VIEW_HEADERS = {
     "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},

@@ -11,6 +11,7 @@ with the use case's own conflict error. The creation of a game commits its first
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,9 @@ from api.errors import GameNotFound
 from api.service.records import GameRecord, StoredEvent, game_record
 from api.service.turns import Plan, Turns, decorate, notice
 from api.service.views import render_view
-from api.store import Store
+from api.store import Store, StoreUnavailable
+
+log = logging.getLogger("api.service.commits")
 
 
 @dataclasses.dataclass
@@ -116,4 +119,13 @@ class Commits:
                 raise GameNotFound(f"No game {game_id!r} (it may have expired).")
             return None
         self.turns.start(game_id, new_version, plan)
+        if change.state.finished and "creator" in change.doc:
+            self._release_creator_slot(game_id, change.doc["creator"])
         return Committed(change, new_version, plan)
+
+    def _release_creator_slot(self, game_id: str, creator: str) -> None:
+        """An ended game no longer counts against its creator's cap; if Redis is gone now, the slot lapses."""
+        try:
+            self.store.client_games.release(creator, game_id)
+        except StoreUnavailable:
+            log.warning("could not release %s's slot for game %s", creator, game_id, exc_info=True)

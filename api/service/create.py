@@ -1,5 +1,13 @@
-"""Creating a game: check the request, deal, build its first record, commit it; with an Idempotency-Key, the
-first answer (sealed with the key: it holds the seat tokens) answers every retry."""
+"""Creating a game: check the request, take one of the caller's game slots, deal, build its first record,
+commit it; with an Idempotency-Key, the first answer (sealed with the key: it holds the seat tokens) answers
+every retry of the same caller.
+
+The caller is the client's address, and its bearer token when it sends one: the first answer is stored under
+a hash of the caller and the key, so another client repeating a key (and a body) makes a game of its own and
+never sees the first caller's tokens or webhook secrets, nor learns that the key was used.
+
+A failure after the game's first write (Redis full or gone) removes what was written, so a refused create
+leaves no half-written game behind."""
 
 from __future__ import annotations
 
@@ -13,14 +21,15 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import IdempotencyKeyReused, InvalidRequest
+from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyGames
 from api.service import bot_games, webhooks
+from api.service.addresses import literal_target
 from api.service.commits import Change, Commits
-from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, public_seats, stored_event, waiting
+from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
 from api.service.validation import check_strategy, check_variant, invalid, resolve_rules
 from api.service.views import render_view
-from api.store import Store
+from api.store import Store, StoreUnavailable
 
 Created = tuple[dict[str, Any], list[dict[str, Any]], int, str]  # (view, tokens, version, game id)
 
@@ -41,17 +50,52 @@ class Creation:
         self.settings = settings
         self.commits = commits
 
-    def create(self, req: GameRequest, idempotency_key: str | None = None) -> Created:
-        """Returns (view of the first human seat or the spectator's, tokens, version, game id)."""
+    def create(self, req: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None) -> Created:
+        """Returns (view of the first human seat or the spectator's, tokens, version, game id). ``client``: the
+        caller's address; ``token``: its bearer token, if any (both bind the Idempotency-Key)."""
         fp = fingerprint("create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s)
-        key_hash = hashlib.sha256(idempotency_key.encode()).hexdigest() if idempotency_key else None
-        if key_hash and idempotency_key:
+        key_hash = None
+        if idempotency_key:
+            caller = hashlib.sha256(f"{client}\n{token or ''}".encode()).hexdigest()
+            key_hash = hashlib.sha256(f"{caller}\n{idempotency_key}".encode()).hexdigest()
             replay = self._replay(key_hash, idempotency_key, fp)
             if replay is not None:
                 return replay
         rules = self._check(req)
         game_id = new_id()
+        cap = self.settings.games_per_client
+        if not self.store.client_games.take(client, game_id, cap, self.settings.game_ttl * 1000):
+            raise TooManyGames(
+                f"This client has {cap} games waiting or playing, as many as it may; finish or resign one first.",
+                self.settings.capacity_retry_after,
+            )
+        try:
+            return self._commit_new(game_id, req, rules, client, fp, key_hash, idempotency_key)
+        except StoreUnavailable:
+            self._undo(game_id, client)
+            raise
+
+    def _undo(self, game_id: str, client: str) -> None:
+        """Remove what a failed create may have written (deletes are allowed in a full Redis)."""
+        try:
+            self.store.lobby.remove(game_id)
+            self.store.games.delete(game_id)
+            self.store.client_games.release(client, game_id)
+        except StoreUnavailable:  # Redis is gone: the game's keys expire; its slot lapses
+            pass
+
+    def _commit_new(
+        self,
+        game_id: str,
+        req: GameRequest,
+        rules: domino.Rules,
+        client: str,
+        fp: str,
+        key_hash: str | None,
+        idempotency_key: str | None,
+    ) -> Created:
         doc, state, tokens = self._first_record(game_id, req, rules)
+        doc["creator"] = client
         created = {
             "type": "game_created",
             "seat": None,
@@ -66,14 +110,14 @@ class Creation:
         committed = self.commits.apply(game_id, None, change)
         if committed is None:  # 80 random bits collided: astronomically unlikely
             raise RuntimeError("game id collision")
-        if waiting(doc) and not req.unlisted:
+        if waiting(doc) and listed(doc):
             self.store.lobby.add(game_id, doc["created_at"])
         view = render_view(doc, committed.version, state, first_human)
         if key_hash and idempotency_key:
             blob = orjson.dumps({"fp": fp, "view": view, "tokens": tokens, "version": committed.version, "id": game_id})
             if not self.store.games.put_create_answer(key_hash, seal(idempotency_key, blob)):
                 # A concurrent request with the same key won: answer as it did, and drop our game.
-                self.store.games.delete(game_id)
+                self._undo(game_id, client)
                 replay = self._replay(key_hash, idempotency_key, fp)
                 if replay is not None:
                     return replay
@@ -95,7 +139,7 @@ class Creation:
             if "bot" in seat:
                 check_strategy(seat["bot"], "seats", i, inner="bot")
             if seat.get("webhook") and not self.settings.webhook_allow_private:
-                why = webhooks.private_target(seat["webhook"], resolve=False)
+                why = literal_target(seat["webhook"])
                 if why:
                     raise InvalidRequest(f"Seat {i}'s webhook {why}.", errors={"json": {"seats": {str(i): {"webhook": [why]}}}})
         least = self.settings.min_turn_timeout

@@ -25,7 +25,7 @@ from api.service.views import render_event
 from api.store import Store, StoreUnavailable
 
 MAX_SEQ = 2**64 - 1
-STREAM_ID = re.compile(r"^\d{1,19}-\d{1,19}$")
+STREAM_ID = re.compile(r"^[0-9]{1,19}-[0-9]{1,19}$")
 
 
 def cursor_after(after: int | None) -> str:

@@ -17,10 +17,12 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import IdempotencyKeyReused, InvalidRequest, NotStarted, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch
+from api.errors import (
+    IdempotencyKeyReused, InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch,
+)  # fmt: skip
 from api.service import metrics
 from api.service.commits import Answer, Change, Commits, Committed
-from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, state_of, stored_event, waiting
+from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, listed, state_of, stored_event, waiting
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
 from api.store import Store
@@ -165,10 +167,13 @@ class Moves:
         change = committed.change
         return render_view(change.doc, committed.version, change.state, change.seat), committed.version
 
-    def claim_seat(self, game_id: str, seat: int, name: str) -> tuple[dict[str, Any], str, int]:
+    def claim_seat(self, game_id: str, seat: int, name: str, client: str) -> tuple[dict[str, Any], str, int]:
         """Claim open ``seat`` for ``name``: (that seat's view, its token, version). Of many concurrent claims
-        of one seat exactly one commits; the others find it taken when they load again."""
+        of one seat exactly one commits; the others find it taken when they load again. In a listed game
+        ``client`` (the caller's address) may hold at most ``seats_per_client`` claimed seats, so that one
+        client cannot take every open seat; the count is checked in the same commit, so it holds under races."""
         token = new_token()
+        cap = self.settings.seats_per_client
 
         def decide(version: int, doc: GameRecord) -> Change:
             if not 0 <= seat < len(doc["seats"]):
@@ -178,8 +183,13 @@ class Moves:
             state = state_of(doc)
             if state.finished:
                 raise domino.GameOverError("the game is over")
+            held = sum(1 for x in doc["seats"] if x.get("client") == client)
+            if listed(doc) and cap > 0 and held >= cap:
+                raise SeatLimit(f"This client already holds {held} of this game's seats, as many as one client may.")
             seats: list[SeatRecord] = [{**x} for x in doc["seats"]]
-            seats[seat] = {"seat": seat, "name": name, "kind": HUMAN, "token_hash": token_hash(game_id, token)}
+            seats[seat] = {
+                "seat": seat, "name": name, "kind": HUMAN, "token_hash": token_hash(game_id, token), "client": client,
+            }  # fmt: skip
             new_doc: GameRecord = {**doc, "seats": seats}
             events: list[Any] = [{"public": {"type": "seat_claimed", "seat": seat, "name": name}}]
             if not waiting(new_doc):

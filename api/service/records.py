@@ -24,6 +24,7 @@ class SeatRecord(TypedDict):
     token_hash: NotRequired[str]  # a human or hosted seat's token, hashed (never the token)
     webhook: NotRequired[str]  # a hosted bot's URL and signing secret
     webhook_secret: NotRequired[str]
+    client: NotRequired[str]  # the address that claimed an open seat (seats per client are capped)
 
 
 class LastMove(TypedDict):
@@ -41,6 +42,7 @@ class GameRecord(TypedDict):
     salt: str
     seed_commitment: str
     client_seeded: bool
+    creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
@@ -74,6 +76,12 @@ def waiting(doc: GameRecord) -> bool:
 
 def state_of(doc: GameRecord) -> domino.State:
     return domino.from_dict(doc["state"])
+
+
+def listed(doc: GameRecord) -> bool:
+    """Shown in the lobby while a seat is open: not ``unlisted``, and not client-seeded (its creator can know
+    every hand)."""
+    return not doc["unlisted"] and not doc["client_seeded"]
 
 
 def public_seats(doc: GameRecord) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from typing import Any
 
@@ -13,6 +14,7 @@ from api.errors import Unauthorized
 from api.service.records import GameRecord
 
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"
+_ID = re.compile(r"[a-z2-7]{16}")
 
 
 def new_id() -> str:
@@ -20,13 +22,25 @@ def new_id() -> str:
     return "".join(secrets.choice(_B32) for _ in range(16))
 
 
+def is_id(text: str) -> bool:
+    """Whether ``text`` is of :func:`new_id`'s form; anything else names nothing, and no key is built from it
+    (``<sim>:chunks`` would name a simulation's set of counted chunks)."""
+    return _ID.fullmatch(text) is not None
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)  # 256 random bits, shown once
 
 
-def token_hash(game_id: str, token: str) -> str:
-    """What we store for a seat token: bound to its game, so a token is useless in another one."""
-    return hashlib.sha256(f"{game_id}:{token}".encode()).hexdigest()
+def token_hash(owned_id: str, token: str) -> str:
+    """What we store for a seat's (or a simulation's) token: bound to its game (or simulation), so a token is
+    useless in another one."""
+    return hashlib.sha256(f"{owned_id}:{token}".encode()).hexdigest()
+
+
+def owns(stored: str, owned_id: str, token: str) -> bool:
+    """``token`` is the one whose hash (``token_hash(owned_id, token)``) was stored; compared in constant time."""
+    return hmac.compare_digest(stored, token_hash(owned_id, token))
 
 
 def ticket_hash(ticket: str) -> str:
@@ -55,11 +69,10 @@ def authenticate(doc: GameRecord, token: str | None) -> int | None:
     """The seat a token belongs to; None for no token (a spectator); Unauthorized for a wrong one."""
     if token is None:
         return None
-    digest = token_hash(doc["id"], token)
     found: int | None = None
     for seat in doc["seats"]:
         stored = seat.get("token_hash")
-        if stored is not None and hmac.compare_digest(stored, digest):
+        if stored is not None and owns(stored, doc["id"], token):
             found = seat["seat"]
     if found is None:
         raise Unauthorized("This token is not a seat token of this game.")

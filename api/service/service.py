@@ -56,9 +56,13 @@ class Service:
 
     # -- games ----------------------------------------------------------------------------------------------
 
-    def create_game(self, request: GameRequest, idempotency_key: str | None = None) -> Created:
-        """(the first human seat's view, else the spectator's; the tokens; the version; the game id)."""
-        return self.creation.create(request, idempotency_key)
+    def create_game(
+        self, request: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None
+    ) -> Created:
+        """(the first human seat's view, else the spectator's; the tokens; the version; the game id).
+        ``client`` (the caller's address) holds one of its game slots while the game is on; an
+        ``idempotency_key`` replays only to the same caller (``client`` and bearer ``token``)."""
+        return self.creation.create(request, client, idempotency_key, token)
 
     def view(
         self, game_id: str, token: str | None = None, unchanged: Callable[[int], bool] = lambda version: False
@@ -93,9 +97,10 @@ class Service:
     def resign(self, game_id: str, token: str | None) -> tuple[dict[str, Any], int]:
         return self.moves.resign(game_id, token)
 
-    def claim_seat(self, game_id: str, seat: int, name: str) -> tuple[dict[str, Any], str, int]:
-        """(that seat's view, its token, version)."""
-        return self.moves.claim_seat(game_id, seat, name)
+    def claim_seat(self, game_id: str, seat: int, name: str, client: str) -> tuple[dict[str, Any], str, int]:
+        """(that seat's view, its token, version). ``client`` (the caller's address) may hold only so many
+        seats of a listed game."""
+        return self.moves.claim_seat(game_id, seat, name, client)
 
     def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
         return list_waiting(self.store, before, limit)
@@ -143,23 +148,27 @@ class Service:
 
     # -- simulations -----------------------------------------------------------------------------------------
 
-    def create_simulation(self, request: SimulationRequest) -> tuple[str, dict[str, Any]]:
-        """(its id, the simulation as queued)."""
-        return self.simulations.create(request)
+    def create_simulation(self, request: SimulationRequest, client: str) -> tuple[str, dict[str, Any], str]:
+        """(its id, the simulation as queued, its owner's token: shown once). ``client``: the caller's address,
+        which lists it and holds one of its simulation slots while it is queued or running."""
+        return self.simulations.create(request, client)
 
     def simulation(self, sim_id: str) -> dict[str, Any]:
         return self.simulations.get(sim_id)
 
     def list_simulations(
-        self, before: Cursor | None, limit: int, status: str | None = None
+        self, client: str, before: Cursor | None, limit: int, status: str | None = None
     ) -> tuple[list[dict[str, Any]], Cursor | None]:
-        return self.simulations.list_page(before, limit, status)
+        """The simulations ``client`` (an address) created."""
+        return self.simulations.list_page(client, before, limit, status)
 
-    def cancel_simulation(self, sim_id: str) -> dict[str, Any]:
-        return self.simulations.cancel(sim_id)
+    def cancel_simulation(self, sim_id: str, token: str | None) -> dict[str, Any]:
+        """Only with the token its creator was given."""
+        return self.simulations.cancel(sim_id, token)
 
-    def delete_simulation(self, sim_id: str) -> None:
-        self.simulations.delete(sim_id)
+    def delete_simulation(self, sim_id: str, token: str | None) -> None:
+        """Only with the token its creator was given."""
+        self.simulations.delete(sim_id, token)
 
     def run_chunk(self, sim_id: str, chunk: int) -> str:
         return self.simulations.run_chunk(sim_id, chunk)

@@ -7,19 +7,21 @@ Signed as Standard Webhooks (https://www.standardwebhooks.com), with the ``stand
 its seat token.
 
 Deliveries run on the ``webhooks`` queue (the job calls :meth:`Webhooks.deliver`). Redirects are never
-followed, the timeout is short, only ``http``/``https`` URLs are accepted, and only public addresses are
-called (unless ``DOMINO_WEBHOOK_ALLOW_PRIVATE``). A failed delivery is tried again by the sweep
-(:mod:`api.service.sweep`) after ``Settings.webhook_delays`` (the due times live in Redis, so they survive
-restarts); a bot that never answers is covered by the game's turn timeout.
+followed, the timeouts are short (connect ``webhook_connect_timeout``, read ``webhook_timeout``), only
+``http``/``https`` URLs are accepted, and only public addresses are called (unless
+``DOMINO_WEBHOOK_ALLOW_PRIVATE``), the address judged being the one connected to
+(:mod:`api.service.addresses`). A host that does not answer is backed off (``webhook_host_delays``, counted
+in Redis per host name for DNS and per address for connections): while it is, its deliveries return at
+once instead of holding the worker, so other hosts' deliveries do not queue behind it. A failed delivery
+is tried again by the sweep (:mod:`api.service.sweep`) after ``Settings.webhook_delays`` (the due times
+live in Redis, so they survive restarts); a bot that never answers is covered by the game's turn timeout.
 """
 
 from __future__ import annotations
 
 import base64
-import ipaddress
 import logging
 import secrets
-import socket
 import time
 from datetime import datetime, timezone
 from typing import Any
@@ -31,6 +33,7 @@ from standardwebhooks.webhooks import Webhook
 
 import domino
 from api.config import Settings
+from api.service.addresses import Refused, host_key, pin
 from api.service.records import HOSTED, GameRecord, game_record, state_of
 from api.service.turns import webhook_member
 from api.service.views import render_view
@@ -58,30 +61,6 @@ def check_url(url: str) -> str | None:
         return "has no host"
     if parts.username or parts.password:
         return "must not carry credentials"
-    return None
-
-
-def private_target(url: str, resolve: bool = True) -> str | None:
-    """Why ``url`` points into a non-public network (loopback, private, link-local, ...), or None.
-
-    Without ``resolve`` only a literal address is judged (creation must not wait on DNS); a delivery resolves
-    the name first. A name could still resolve differently at connect time; the short timeout bounds that.
-    """
-    host = urlsplit(url).hostname or ""
-    try:
-        addresses = [ipaddress.ip_address(host)]
-    except ValueError:
-        if host == "localhost" or host.endswith(".localhost"):
-            return "points to this machine"
-        if not resolve:
-            return None
-        try:
-            addresses = [ipaddress.ip_address(info[4][0]) for info in socket.getaddrinfo(host, None)]
-        except (socket.gaierror, UnicodeError, ValueError):
-            return "does not resolve"
-    for address in addresses:
-        if not address.is_global:
-            return f"points to a non-public address ({address})"
     return None
 
 
@@ -135,28 +114,49 @@ class Webhooks:
             self.store.hooks_due.clear(member)
             return "stale"
         record = doc["seats"][seat]
-        url = record.get("webhook", "")
-        if not self.settings.webhook_allow_private:
-            why = private_target(url)
-            if why:
-                log.warning("webhook %s@%s not sent: %s", game_id, version, why)
-                return f"failed: {why}"
         body = orjson.dumps(turn_payload(doc, version, state, seat))
         headers = signed_request(record.get("webhook_secret", ""), message_id(game_id, version), body)
         headers["webhook-attempt"] = str(attempt + 1)
-        try:
-            with httpx.Client(timeout=self.settings.webhook_timeout, follow_redirects=False, trust_env=False) as client:
-                resp = client.post(url, content=body, headers=headers)
-        except httpx.HTTPError as exc:
-            log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, exc)
-            self._retry_after_failure(member, attempt)
-            return f"failed: {type(exc).__name__}"
-        if 200 <= resp.status_code < 300:
+        outcome = self._post(record.get("webhook", ""), body, headers)
+        if outcome == "delivered":
             self.store.hooks_due.clear(member)
-            return "delivered"
-        log.info("webhook %s@%s attempt %s answered %s", game_id, version, attempt + 1, resp.status_code)
-        self._retry_after_failure(member, attempt)
-        return f"failed: HTTP {resp.status_code}"
+            return outcome
+        log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, outcome)
+        if not outcome.startswith("failed: points to"):  # a refused address is not tried again sooner
+            self._retry_after_failure(member, attempt)
+        return outcome
+
+    def _post(self, url: str, body: bytes, headers: dict[str, str]) -> str:
+        """POST to the address the URL's host was judged by; a host that does not answer (DNS, connect,
+        read) is backed off, and while it is, nothing waits on it: the sweep retries after its delay."""
+        s = self.settings
+        parts = urlsplit(url)
+        name = f"name:{parts.hostname}"
+        if self.store.hook_hosts.backoff_left(name) > 0:
+            return "deferred: host backed off"
+        try:
+            target = pin(url, s.webhook_allow_private, s.webhook_connect_timeout)
+        except Refused as exc:
+            if str(exc).startswith("does not resolve"):
+                self.store.hook_hosts.failed(name, s.webhook_host_delays)
+            return f"failed: {exc}"
+        host = f"addr:{host_key(target.address)}"
+        if self.store.hook_hosts.backoff_left(host) > 0:
+            return "deferred: host backed off"
+        extensions = {"sni_hostname": target.host} if parts.scheme == "https" and target.host != str(target.address) else {}
+        timeout = httpx.Timeout(s.webhook_timeout, connect=s.webhook_connect_timeout)
+        try:
+            with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+                resp = client.post(
+                    target.url, content=body, headers={**headers, "host": target.host_header}, extensions=extensions
+                )
+        except httpx.TransportError as exc:  # no answer: DNS aside, connect refused or timed out, read timed out
+            self.store.hook_hosts.failed(host, s.webhook_host_delays)
+            return f"failed: {type(exc).__name__}"
+        except httpx.HTTPError as exc:
+            return f"failed: {type(exc).__name__}"
+        self.store.hook_hosts.answered(host)
+        return "delivered" if 200 <= resp.status_code < 300 else f"failed: HTTP {resp.status_code}"
 
     def _retry_after_failure(self, member: str, attempt: int) -> None:
         """Due the next try one back-off step after this failure (``DOMINO_WEBHOOK_BACKOFF``: 1 s, then 5 s, ...).

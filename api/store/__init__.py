@@ -1,8 +1,9 @@
 """Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
 
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
-:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``lobby``, ``simulations``, ``limits`` and
-``streams`` (open event streams).
+:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``hook_hosts`` (webhook hosts in back-off),
+``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
+(what each client holds at once).
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -13,17 +14,19 @@ from redis import Redis
 from redis.cluster import RedisCluster
 
 from api.config import Settings
-from api.store.connections import Connections, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
+from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
 from api.store.simulations import SimulationStore
+from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
-    "StoreUnavailable", "StoredGame", "StreamSlots", "ping_url", "shutdown_url", "translated",
+    "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
 
@@ -39,10 +42,13 @@ class Store:
         self.bots_due = DueSet(queue, prefix, "bots")
         self.turns_due = DueSet(queue, prefix, "turns")
         self.hooks_due = DueSet(queue, prefix, "hooks")
+        self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)
         self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
         self.limits = RateLimits(queue, prefix)
         self.streams = StreamSlots(queue, prefix)
+        self.client_games = ClientSlots(queue, prefix, "games")
+        self.client_sims = ClientSlots(queue, prefix, "sims")
 
     @property
     def redis(self) -> Redis | RedisCluster:

@@ -38,13 +38,28 @@ class StoreUnavailable(Exception):
     """Redis did not answer in time (or refused): nothing was changed by us."""
 
 
+class StoreFull(StoreUnavailable):
+    """Redis is at its ``maxmemory`` (policy ``noeviction``) and refuses writes."""
+
+
+def _out_of_memory(exc: redis.exceptions.ResponseError) -> bool:
+    # A refused command is an OutOfMemoryError; inside a Lua script it comes back as a script error whose
+    # message carries Redis's own.
+    return isinstance(exc, redis.exceptions.OutOfMemoryError) or "OOM command not allowed" in str(exc)
+
+
 @contextlib.contextmanager
 def translated() -> Iterator[None]:
-    """Translate Redis connection trouble into StoreUnavailable (around calls RQ makes on our connections)."""
+    """Translate Redis connection trouble into StoreUnavailable, and a full Redis into StoreFull (around calls
+    RQ makes on our connections too)."""
     try:
         yield
     except UNAVAILABLE as exc:
         raise StoreUnavailable(type(exc).__name__) from exc
+    except redis.exceptions.ResponseError as exc:
+        if _out_of_memory(exc):
+            raise StoreFull("out of memory") from exc
+        raise
 
 
 def translating(fn: Callable[P, R]) -> Callable[P, R]:

@@ -1,8 +1,9 @@
 """Simulation records, on the queue connection: ``<prefix>:sim:<id>`` (hash: status, spec, timestamps from
-Redis' clock, counts ``c:*``), ``<prefix>:sim:<id>:chunks`` (set of the chunk indexes already counted) and the
-index ``<prefix>:sims`` (sorted set id -> created_at, the index ``GET /v1/simulations`` pages through; its
-entries go when their records expire). Every write that refreshes a record's expiry refreshes the index's
-too, so the index outlives every record.
+Redis' clock, counts ``c:*``, the owner's token hash and the creating client), ``<prefix>:sim:<id>:chunks``
+(set of the chunk indexes already counted) and one index per client ``<prefix>:sims:index:<client>`` (sorted
+set id -> created_at, the index ``GET /v1/simulations`` pages through for that client; its entries go when
+their records expire). Every write that refreshes a record's expiry refreshes its index's too, so the index
+outlives every record.
 """
 
 from __future__ import annotations
@@ -89,7 +90,6 @@ class SimulationStore:
         self.conn = conn
         self.prefix = prefix
         self.ttl = ttl
-        self.index_key = f"{prefix}:sims"
         self._create = conn.register_script(_CREATE)
         self._start = conn.register_script(_START)
         self._add = conn.register_script(_ADD)
@@ -101,25 +101,30 @@ class SimulationStore:
     def chunks_key(self, sim_id: str) -> str:
         return f"{self.prefix}:sim:{sim_id}:chunks"
 
+    def index_key(self, client: str) -> str:
+        return f"{self.prefix}:sims:index:{client}"
+
     @translating
-    def create(self, sim_id: str, fields: dict[str, Any]) -> None:
-        """Write a new record (``status`` queued, its spec, zero counts) with ``created_at`` from Redis' clock,
-        so workers on other machines share one clock, and add it to the index; index entries older than the
-        records' expiry whose records are gone are dropped here."""
-        old = self._create(keys=[self.key(sim_id), self.index_key], args=[self.ttl, sim_id, *_flat(fields)])
+    def create(self, sim_id: str, client: str, fields: dict[str, Any]) -> None:
+        """Write a new record (``status`` queued, its spec, zero counts, ``client``) with ``created_at`` from
+        Redis' clock, so workers on other machines share one clock, and add it to the client's index; index
+        entries older than the records' expiry whose records are gone are dropped here."""
+        index = self.index_key(client)
+        args = [self.ttl, sim_id, *_flat({**fields, "client": client})]
+        old = self._create(keys=[self.key(sim_id), index], args=args)
         if old:
             ids = [member.decode() for member in old]
             pipe = self.conn.pipeline(transaction=False)
             for old_id in ids:
                 pipe.exists(self.key(old_id))
-            self.forget(*(old_id for old_id, alive in zip(ids, pipe.execute()) if not alive))
+            self.forget(client, *(old_id for old_id, alive in zip(ids, pipe.execute()) if not alive))
 
     @translating
-    def index_page(self, before: tuple[float, str] | None, limit: int) -> list[tuple[str, float]]:
-        """Up to ``limit`` index entries (id, created_at), newest first, from the one after the entry
-        ``before`` = (created_at, id) (None: from the newest). Entries of one instant come by id, descending,
-        as ZREVRANGE orders them, so a cursor between two of them neither repeats nor skips one."""
-        key = self.index_key
+    def index_page(self, client: str, before: tuple[float, str] | None, limit: int) -> list[tuple[str, float]]:
+        """Up to ``limit`` of ``client``'s index entries (id, created_at), newest first, from the one after
+        the entry ``before`` = (created_at, id) (None: from the newest). Entries of one instant come by id,
+        descending, as ZREVRANGE orders them, so a cursor between two of them neither repeats nor skips one."""
+        key = self.index_key(client)
         if before is None:
             return scored(self.conn.zrevrangebyscore(key, "+inf", "-inf", start=0, num=limit, withscores=True))
         created_at, sim_id = before
@@ -142,19 +147,20 @@ class SimulationStore:
         return [_decoded(raw) if raw else None for raw in raws], sec + usec / 1e6
 
     @translating
-    def delete(self, sim_id: str) -> bool:
-        """Remove a simulation's record, chunk set and index entry; False when there was no record."""
+    def delete(self, sim_id: str, client: str) -> bool:
+        """Remove a simulation's record, chunk set and entry in its creator's (``client``'s) index; False when
+        there was no record."""
         pipe = self.conn.pipeline(transaction=True)
         pipe.delete(self.key(sim_id))
         pipe.delete(self.chunks_key(sim_id))
-        pipe.zrem(self.index_key, sim_id)
+        pipe.zrem(self.index_key(client), sim_id)
         return bool(pipe.execute()[0])
 
     @translating
-    def forget(self, *sim_ids: str) -> None:
-        """Drop index entries (of records that are gone)."""
+    def forget(self, client: str, *sim_ids: str) -> None:
+        """Drop entries of ``client``'s index (of records that are gone)."""
         if sim_ids:
-            self.conn.zrem(self.index_key, *sim_ids)
+            self.conn.zrem(self.index_key(client), *sim_ids)
 
     @translating
     def load(self, sim_id: str) -> tuple[dict[str, str], float] | None:
@@ -173,6 +179,14 @@ class SimulationStore:
         return None if raw is None else raw.decode()
 
     @translating
+    def statuses(self, sim_ids: list[str]) -> list[str | None]:
+        """Each one's status (None: gone), in one round trip."""
+        pipe = self.conn.pipeline(transaction=False)
+        for sim_id in sim_ids:
+            pipe.hget(self.key(sim_id), "status")
+        return [None if raw is None else raw.decode() for raw in pipe.execute()]
+
+    @translating
     def start_chunk(self, sim_id: str, chunk: int) -> str:
         """Before a chunk runs: ``queued`` becomes ``running``. Returns the status it found, ``done`` when
         this chunk was already counted, ``gone`` when there is no record."""
@@ -183,10 +197,11 @@ class SimulationStore:
         return bool(self.conn.sismember(self.chunks_key(sim_id), str(chunk)))
 
     @translating
-    def add_chunk(self, sim_id: str, chunk: int, counts: dict[str, int]) -> int:
+    def add_chunk(self, sim_id: str, client: str, chunk: int, counts: dict[str, int]) -> int:
         """Add one chunk's counts once: 1 added, 0 already counted, -1 the simulation was cancelled or failed
-        (nothing added), -2 gone. The last chunk turns the status to ``finished``."""
-        keys = [self.key(sim_id), self.chunks_key(sim_id), self.index_key]
+        (nothing added), -2 gone. The last chunk turns the status to ``finished``. ``client``: the creator,
+        whose index is kept as long as the record."""
+        keys = [self.key(sim_id), self.chunks_key(sim_id), self.index_key(client)]
         return int(self._add(keys=keys, args=[chunk, self.ttl, *_flat(counts)]))
 
     @translating

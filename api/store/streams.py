@@ -7,31 +7,13 @@ from __future__ import annotations
 import redis
 
 from api.store.connections import translating
-
-# KEYS: the client's and the game's open streams; ARGV: slot, lease (ms), the client's and the game's caps
-# (0 and 0: a renewal, never refused). Leases are on Redis's clock, the one clock every API process shares.
-_TAKE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local caps = {tonumber(ARGV[3]), tonumber(ARGV[4])}
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  if caps[i] > 0 and redis.call('ZCARD', key) >= caps[i] then return i end
-end
-local lease = tonumber(ARGV[2])
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now + lease, ARGV[1])
-  redis.call('PEXPIRE', key, lease)
-end
-return 0
-"""
-
+from api.store.slots import TAKE
 
 class StreamSlots:
     def __init__(self, conn: redis.Redis, prefix: str) -> None:
         self.conn = conn
         self.prefix = prefix
-        self._take = conn.register_script(_TAKE)
+        self._take = conn.register_script(TAKE)
 
     def keys(self, client: str, game_id: str) -> list[str]:
         return [f"{self.prefix}:streams:client:{client}", f"{self.prefix}:streams:game:{game_id}"]

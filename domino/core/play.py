@@ -288,11 +288,14 @@ def playout(
     *,
     rng: random.Random | None = None,
     record: bool = False,
+    between_rounds: Callable[[], None] | None = None,
 ) -> PlayoutResult:
     """Play a whole match of a line game with the built-in ``random`` / ``greedy`` bots, one id per seat.
 
     The result is what the public engine gives for the same rules, seed and bots (the random bots
     sharing ``rng``, by default ``bot_rng(seed)``): the same deals, moves, round results and outcome.
+    ``between_rounds`` is called before each round after the first; it may raise to abandon the match (a
+    caller's cancel), so a long match need not be played to its end.
     """
     if not rules.is_line:
         raise ValueError("playout covers the line games")
@@ -356,4 +359,6 @@ def playout(
             break
         previous = (end, winner)
         round_no += 1
+        if between_rounds is not None:
+            between_rounds()
     return PlayoutResult(tuple(summaries), outcome, tuple(scores), moves, None if log is None else tuple(log))

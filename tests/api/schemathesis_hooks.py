@@ -29,6 +29,13 @@ def map_body(context: Any, body: Any) -> Any:
         # A game of computer players only may think at most 250 ms a move (documented under `think_ms`):
         # a limit that depends on the other seats, which JSON Schema cannot tie together.
         body = {**body, "seats": [_think_at_most(seat, 250) for seat in seats]}
+    strategies = body.get("strategies") if isinstance(body, dict) else None
+    if isinstance(strategies, list) and isinstance(body.get("games"), (int, float)) and body["games"] >= 1:
+        # What one simulation may cost a worker is the cost model's (a 422 beyond: one game over a minute, or
+        # more games than its chunks can hold), not JSON Schema's: fast bots, and at most 2520 games (a
+        # multiple of every number of rotations).
+        fast = ["greedy" if isinstance(x, str) and x not in ("random", "greedy") else x for x in strategies]
+        body = {**body, "strategies": fast, "games": min(int(body["games"]), 2520)}
     return body
 
 

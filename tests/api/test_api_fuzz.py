@@ -33,7 +33,8 @@ REQUESTS: list[tuple[str, int]] = []
 
 @pytest.fixture
 def fuzz_app(settings):  # type: ignore[no-untyped-def]
-    s = replace(settings, rate_limit="", max_wait=0.05, keepalive_interval=0.05)
+    # One client sends every case: its limits are off.
+    s = replace(settings, rate_limit="", games_per_client=0, simulations_per_client=0, max_wait=0.05, keepalive_interval=0.05)
     return create_app({"DOMINO": s, "TESTING": True})
 
 
@@ -53,7 +54,7 @@ def real_games(fuzz_app):  # type: ignore[no-untyped-def]
         [{"name": "Ana"}, {"bot": "greedy"}, {"bot": "random"}],
         [{"name": "Ana"}, {"open": True}, {"open": True}],
     ):
-        _view, tokens, _version, game_id = service.create_game(GameRequest("draw", seats))
+        _view, tokens, _version, game_id = service.create_game(GameRequest("draw", seats), "127.0.0.1")
         games.append((game_id, tokens[0]["token"]))
     return games
 

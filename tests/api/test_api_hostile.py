@@ -227,3 +227,82 @@ def test_hostile_headers(client, service, stored_keys, game):
         assert resp.status_code in (401, 412, 422), (headers, resp.status_code)
         assert resp.mimetype == PROBLEM
     assert snapshot(service, stored_keys, game_id) == before
+
+
+def test_deep_nesting_anywhere_in_a_body_is_a_422_not_a_500(client, service, stored_keys, game):
+    # ~1,000 deep is valid JSON (orjson reads up to 1,024) but overflowed what handles the body next.
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    deep = '{"x":' * 1000 + "{}" + "}" * 1000
+    bodies = [
+        ("/v1/games", '{"variant": "draw", "seats": [{"name": "a"}, {"bot": "greedy"}], "rules": %s}' % deep),
+        ("/v1/games", '{"variant": "draw", "seats": [{"name": "a"}, {"bot": "greedy"}], "rules": {"target_score": %s}}' % deep),
+        ("/v1/simulations", '{"variant": "draw", "strategies": ["greedy", "greedy"], "games": 2, "rules": %s}' % deep),
+        (moves_url(game_id), '{"type": "play", "tile": %s}' % deep),
+    ]
+    for url, body in bodies:
+        got = problem(client.post(url, data=body, content_type="application/json", headers=players[0].headers), 422, "invalid-request")
+        assert "nested" in got["detail"]
+    assert snapshot(service, stored_keys, game_id) == before
+
+
+@pytest.mark.parametrize("tag", ['"²"', '"¹"', '"³"', '"1", "2"', '""', '"1'])
+def test_if_match_that_is_no_version_is_a_422(client, service, stored_keys, game, tag):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    problem(players[0].move({"type": "draw"}, **{"If-Match": tag}), 422, "invalid-request")
+    assert snapshot(service, stored_keys, game_id) == before
+
+
+def test_a_simulation_id_naming_another_key_is_not_found(client, service, run_simulations):
+    sim_id = client.post("/v1/simulations", json={"variant": "draw", "strategies": ["greedy", "greedy"], "games": 2}).get_json()["id"]
+    run_simulations()  # its counted chunks are a set at "<sim key>:chunks"
+    for other in (f"{sim_id}:chunks", f"{sim_id.upper()}", f"{sim_id}x", "s"):
+        problem(client.get(f"/v1/simulations/{other}"), 404, "not-found")
+        problem(client.delete(f"/v1/simulations/{other}"), 404, "not-found")
+    assert client.get(f"/v1/simulations/{sim_id}").get_json()["status"] == "finished"
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        {"type": "play", "tile": "٥-٥"},
+        {"type": "play", "tile": "6-٤"},
+        {"type": "play", "tile": "６-４"},
+        {"type": "play", "tile": "6-4", "end": "train:١"},
+        {"type": "play", "tile": "6-4", "end": "left\n"},
+    ],
+)
+def test_tiles_and_ends_are_ascii(client, service, stored_keys, game, move):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    problem(players[0].move(move), 422, "invalid-request")
+    assert snapshot(service, stored_keys, game_id) == before
+
+
+def test_numbers_in_paths_queries_and_rule_maps_are_ascii(client, stored_keys, game):
+    game_id, _ = game
+    before = stored_keys()
+    problem(client.post(f"/v1/games/{game_id}/seats/١", json={"name": "x"}), 404, "not-found")
+    problem(client.get(f"/v1/games/{game_id}/events?after=٥"), 422, "invalid-request")
+    problem(client.get("/v1/games?status=waiting&limit=١٠"), 422, "invalid-request")
+    body = {"variant": "draw", "seats": [{"name": "a"}, {"bot": "greedy"}], "rules": {"hand_size": {"٢": 7}}}
+    problem(client.post("/v1/games", json=body), 422, "invalid-request")
+    assert stored_keys() == before
+
+
+@pytest.mark.parametrize(
+    "url, raw",
+    [
+        ("/v1/games", '{"variant": "draw", "variant": "block", "seats": [{"name": "a"}, {"bot": "greedy"}]}'),
+        ("/v1/games", '{"variant": "draw", "seats": [{"name": "a", "name": "b"}, {"bot": "greedy"}]}'),
+        ("moves", '{"type": "draw", "type": "pass"}'),
+    ],
+)
+def test_repeated_keys_are_a_400(client, service, stored_keys, game, url, raw):
+    game_id, players = game
+    before = snapshot(service, stored_keys, game_id)
+    url = moves_url(game_id) if url == "moves" else url
+    got = problem(client.post(url, data=raw, content_type="application/json", headers=players[0].headers), 400, "bad-request")
+    assert "repeats the key" in got["detail"]
+    assert snapshot(service, stored_keys, game_id) == before

@@ -30,9 +30,10 @@ def test_the_limit_holds_across_api_processes_with_ratelimit_headers(settings):
     assert body["type"] == "/problems/rate-limited" and body["status"] == 429
     assert 1 <= int(resp.headers["Retry-After"]) <= 60
     assert resp.headers["RateLimit"].startswith('"default";r=0;t=')
-    # Health and metrics are exempt; another client has its own count.
+    # Liveness is exempt; readiness and metrics are counted (they read Redis); another client has its own count.
     assert a.get("/healthz").status_code == 200
-    assert a.get("/metrics").status_code == 200
+    assert a.get("/readyz").status_code == 429
+    assert a.get("/metrics").status_code == 429
     other = a.get("/v1/variants", environ_overrides={"REMOTE_ADDR": "127.0.0.2"})
     assert other.status_code == 200
 
@@ -125,3 +126,46 @@ def test_a_big_limit_is_counted_in_batches_and_still_holds(settings, service):
     assert codes.count(200) <= 400 and codes[-1] == 429
     counted = int(service.store.queue_redis.get(service.store.limits.key("127.0.0.1")))
     assert counted >= 400
+
+
+def test_requests_the_body_guard_refuses_count_against_the_limit(settings, create_game):
+    client = _app(settings, rate_limit="3/60").test_client()
+    refused = [
+        client.post("/v1/games", data="{", content_type="application/json"),  # 400
+        client.post("/v1/games", data=b"x" * 20_000, content_type="application/json"),  # 413
+        client.post("/v1/games", data="{}", content_type="text/plain"),  # 415
+    ]
+    assert [r.status_code for r in refused] == [400, 413, 415]
+    assert refused[-1].headers["RateLimit"].startswith('"default";r=0;')
+    assert client.get("/v1/bots").status_code == 429
+
+
+def test_an_ipv6_client_is_its_64(settings):
+    client = _app(settings, rate_limit="2/60").test_client()
+    codes = [
+        client.get("/v1/bots", environ_overrides={"REMOTE_ADDR": f"2001:db8:1:2::{i:x}"}).status_code
+        for i in range(1, 4)
+    ]
+    assert codes == [200, 200, 429], "addresses of one /64 share one count"
+    other = client.get("/v1/bots", environ_overrides={"REMOTE_ADDR": "2001:db8:1:3::1"})
+    assert other.status_code == 200, "the next /64 is another client"
+    # An IPv4-mapped address is its IPv4 address.
+    mapped = _app(settings, rate_limit="1/60").test_client()
+    assert mapped.get("/v1/bots", environ_overrides={"REMOTE_ADDR": "::ffff:198.51.100.7"}).status_code == 200
+    assert mapped.get("/v1/bots", environ_overrides={"REMOTE_ADDR": "198.51.100.7"}).status_code == 429
+
+
+def test_metrics_answer_loopback_or_the_token_only(settings):
+    outside = {"REMOTE_ADDR": "203.0.113.9"}
+    client = _app(settings).test_client()
+    assert client.get("/metrics").status_code == 200, "loopback by default"
+    refused = client.get("/metrics", environ_overrides=outside)
+    assert refused.status_code == 403 and refused.get_json()["type"] == "/problems/forbidden"
+    assert "domino_" not in refused.get_data(as_text=True)
+    tokened = _app(settings, metrics_token="s3cret-scrape").test_client()
+    assert tokened.get("/metrics", environ_overrides=outside, headers={"Authorization": "Bearer wrong"}).status_code == 403
+    ok = tokened.get("/metrics", environ_overrides=outside, headers={"Authorization": "Bearer s3cret-scrape"})
+    assert ok.status_code == 200 and "domino_redis_up" in ok.get_data(as_text=True)
+    network = _app(settings, metrics_allow="203.0.113.0/24").test_client()
+    assert network.get("/metrics", environ_overrides=outside).status_code == 200
+    assert network.get("/metrics").status_code == 403, "loopback only while it is listed"

@@ -194,11 +194,12 @@ def test_an_empty_if_match_is_refused_as_documented(create_game) -> None:  # typ
 def test_cancel_keeps_a_simulation_and_delete_removes_it(client) -> None:  # type: ignore[no-untyped-def]
     body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 10}
     sim = client.post("/v1/simulations", json=body).get_json()
-    assert client.post(f"/v1/simulations/{sim['id']}/cancel").get_json()["status"] == "cancelled"
+    owner = {"Authorization": f"Bearer {sim['token']}"}
+    assert client.post(f"/v1/simulations/{sim['id']}/cancel", headers=owner).get_json()["status"] == "cancelled"
     assert client.get(f"/v1/simulations/{sim['id']}").get_json()["status"] == "cancelled"
-    assert client.delete(f"/v1/simulations/{sim['id']}").status_code == 204
+    assert client.delete(f"/v1/simulations/{sim['id']}", headers=owner).status_code == 204
     assert client.get(f"/v1/simulations/{sim['id']}").status_code == 404
-    assert client.delete(f"/v1/simulations/{sim['id']}").status_code == 404
+    assert client.delete(f"/v1/simulations/{sim['id']}", headers=owner).status_code == 404
 
 
 def test_links_lead_from_a_new_game_and_a_new_simulation_to_their_operations() -> None:

@@ -92,7 +92,7 @@ def test_cancel_stops_it_and_keeps_the_results(client, run_simulations, service)
     run_simulations(max_jobs=3)
     mid = client.get(f"/v1/simulations/{sim['id']}").get_json()
     assert mid["status"] == "running" and mid["chunks_done"] == 3
-    resp = client.post(f"/v1/simulations/{sim['id']}/cancel")
+    resp = client.post(f"/v1/simulations/{sim['id']}/cancel", headers={"Authorization": f"Bearer {sim['token']}"})
     assert resp.status_code == 200
     cancelled = resp.get_json()
     assert cancelled["status"] == "cancelled" and cancelled["finished_at"]
@@ -106,7 +106,8 @@ def test_cancel_stops_it_and_keeps_the_results(client, run_simulations, service)
     assert after["games_done"] == mid["games_done"] and after["chunks_done"] == 3
     _consistent(after)
     # Cancelling again, or a finished simulation, changes nothing.
-    assert client.post(f"/v1/simulations/{sim['id']}/cancel").get_json()["status"] == "cancelled"
+    again = client.post(f"/v1/simulations/{sim['id']}/cancel", headers={"Authorization": f"Bearer {sim['token']}"})
+    assert again.get_json()["status"] == "cancelled"
 
 
 def test_a_running_chunk_stops_at_a_cancel_and_adds_nothing(client, service, monkeypatch):

@@ -4,17 +4,35 @@ expired records (and expires itself)."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
+from api.app import create_app
 from api.service.simulations import runner
+
+LOCAL = "127.0.0.1"  # the test client's address: the client these simulations are listed for
+
+
+@pytest.fixture
+def app(settings):  # type: ignore[no-untyped-def]
+    """Many simulations queued at once from one client: no cap on them here."""
+    return create_app({"DOMINO": replace(settings, simulations_per_client=0), "TESTING": True})
 
 
 def _create(client, **body):  # type: ignore[no-untyped-def]
     body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 10, **body}
     resp = client.post("/v1/simulations", json=body)
     assert resp.status_code == 202, resp.get_json()
+    TOKENS[resp.get_json()["id"]] = resp.get_json()["token"]
     return resp.get_json()["id"]
+
+
+def _cancel(client, sim_id):  # type: ignore[no-untyped-def]
+    return client.post(f"/v1/simulations/{sim_id}/cancel", headers={"Authorization": f"Bearer {TOKENS[sim_id]}"})
+
+
+TOKENS: dict[str, str] = {}
 
 
 def _all_pages(client, url):  # type: ignore[no-untyped-def]
@@ -43,8 +61,8 @@ def test_newest_first_in_pages_without_repeats_or_gaps(client):
 def test_a_cursor_between_simulations_of_one_instant_neither_repeats_nor_skips(client, service):
     ids = [_create(client) for _ in range(5)]
     store = service.store
-    instant = store.queue_redis.zscore(store.simulations.index_key, ids[2])
-    store.queue_redis.zadd(store.simulations.index_key, {sim_id: instant for sim_id in ids[1:4]})
+    instant = store.queue_redis.zscore(store.simulations.index_key(LOCAL), ids[2])
+    store.queue_redis.zadd(store.simulations.index_key(LOCAL), {sim_id: instant for sim_id in ids[1:4]})
     pages = _all_pages(client, "/v1/simulations?limit=2")
     listed = [sim_id for page in pages for sim_id in page]
     assert listed == [ids[4], *sorted(ids[1:4], reverse=True), ids[0]]
@@ -55,7 +73,7 @@ def test_status_filter(client, run_simulations):
     done = _create(client)
     run_simulations()
     queued_old, queued_new, cancelled = _create(client), _create(client), _create(client)
-    assert client.post(f"/v1/simulations/{cancelled}/cancel").status_code == 200
+    assert _cancel(client, cancelled).status_code == 200
     by_status = {
         status: [s["id"] for s in client.get(f"/v1/simulations?status={status}").get_json()["simulations"]]
         for status in runner.STATUSES
@@ -85,8 +103,8 @@ def test_a_simulation_whose_record_expired_leaves_the_list_and_the_index(client,
     time.sleep(0.05)
     assert _all_pages(client, "/v1/simulations?limit=1") == [[ids[3]], [ids[0]]]
     for gone in ids[1:3]:
-        assert store.queue_redis.zscore(store.simulations.index_key, gone) is None
-    assert store.queue_redis.zcard(store.simulations.index_key) == 2
+        assert store.queue_redis.zscore(store.simulations.index_key(LOCAL), gone) is None
+    assert store.queue_redis.zcard(store.simulations.index_key(LOCAL)) == 2
 
 
 def test_creating_drops_index_entries_past_the_expiry_whose_records_are_gone(client, service):
@@ -95,23 +113,23 @@ def test_creating_drops_index_entries_past_the_expiry_whose_records_are_gone(cli
     gone, refreshed = _create(client), _create(client)
     now = time.time()
     # Both created long ago; `refreshed` still has its record (a chunk counted since renewed its expiry).
-    store.queue_redis.zadd(store.simulations.index_key, {gone: now - ttl - 60, refreshed: now - ttl - 30})
+    store.queue_redis.zadd(store.simulations.index_key(LOCAL), {gone: now - ttl - 60, refreshed: now - ttl - 30})
     store.queue_redis.delete(store.simulations.key(gone))
     new = _create(client)
-    assert store.queue_redis.zscore(store.simulations.index_key, gone) is None
+    assert store.queue_redis.zscore(store.simulations.index_key(LOCAL), gone) is None
     assert [s["id"] for s in client.get("/v1/simulations").get_json()["simulations"]] == [new, refreshed]
 
 
 def test_the_index_expires_and_every_write_to_a_record_renews_it(client, service, run_simulations):
     store, ttl = service.store, service.settings.simulation_ttl
     _create(client)
-    assert 0 < store.queue_redis.ttl(store.simulations.index_key) <= ttl
-    store.queue_redis.expire(store.simulations.index_key, 100)
+    assert 0 < store.queue_redis.ttl(store.simulations.index_key(LOCAL)) <= ttl
+    store.queue_redis.expire(store.simulations.index_key(LOCAL), 100)
     _create(client)
-    assert store.queue_redis.ttl(store.simulations.index_key) > ttl - 10
-    store.queue_redis.expire(store.simulations.index_key, 100)
+    assert store.queue_redis.ttl(store.simulations.index_key(LOCAL)) > ttl - 10
+    store.queue_redis.expire(store.simulations.index_key(LOCAL), 100)
     run_simulations(max_jobs=1)  # a counted chunk renews its record's expiry, and the index's
-    assert store.queue_redis.ttl(store.simulations.index_key) > ttl - 10
+    assert store.queue_redis.ttl(store.simulations.index_key(LOCAL)) > ttl - 10
 
 
 

@@ -121,7 +121,7 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, servi
     sweep_service = type(service)(replace(settings, bot_due_delay=float(due), bot_game_max_think_ms=1000))
     slow = {"bot": "club", "think_ms": 1000}
     request = GameRequest("draw", [slow, dict(slow)], rules={"match_end": "fixed_rounds", "rounds": 1})
-    _, _, _, game_id = sweep_service.create_game(request)
+    _, _, _, game_id = sweep_service.create_game(request, "127.0.0.1")
     worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "bot-games", "--log-level", "WARNING"]
     first = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
     second = None
@@ -169,9 +169,9 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
     from workers import sweep
     from api.queues import SERIALIZER, Queues
 
-    quick = Service(replace(settings, simulation_chunk_seconds=1.0))  # chunks of about half a second here
+    quick = Service(replace(settings, simulation_chunk_seconds=4.0))  # chunks of about half a second here (the model errs long)
     body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 7000, "seed": "killed"}
-    sim_id, sim = quick.create_simulation(SimulationRequest(**body))
+    sim_id, sim, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
     assert sim["chunks_total"] >= 6
     worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
     env = _env(settings)
@@ -231,7 +231,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
                 proc.kill()
                 proc.wait(10)
     # The same simulation run by one worker that nobody killed: the same counts, every game once.
-    same_id, _ = quick.create_simulation(SimulationRequest(**body))
+    same_id, _, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
     assert run_simulations()
     same = service.simulation(same_id)
     keys = ("games_done", "deals_done", "chunks_done", "results", "draws", "rounds")

@@ -297,3 +297,20 @@ def test_a_page_answered_late_never_draws_over_the_one_opened_since(live_server_
     page.wait_for_timeout(300)  # the late answer's continuation has run
     assert page.locator(TABLE).count() == 1 and page.locator("#variant").count() == 0
     assert not p.console_errors, p.console_errors
+
+
+def test_docs_render_under_their_policy_and_no_page_can_be_framed(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
+    p = new_page()
+    p.page.goto(live_server_without_bots.url + "/docs")
+    p.page.wait_for_selector(".swagger-ui .info .title")
+    p.page.wait_for_selector(".opblock-tag-section")
+    # (the browser's own /favicon.ico request is a 404; nothing else may fail, no policy violation)
+    assert [m for m in p.console_errors if "404" not in m] == [], p.console_errors
+    # A page of another origin that frames /play gets nothing drawn: the browser refuses the frame.
+    framer = new_page()
+    framer.page.goto(live_server_without_bots.url.replace("127.0.0.1", "localhost") + "/play/nope.js")
+    framer.page.set_content(f'<iframe id="f" src="{live_server_without_bots.url}/play"></iframe>')
+    framer.page.wait_for_timeout(1500)
+    frame = framer.page.frame_locator("#f")
+    assert frame.locator("header.top").count() == 0
+    assert any("frame-ancestors" in m or "Refused to display" in m for m in framer.console_errors), framer.console_errors

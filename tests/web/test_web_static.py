@@ -42,3 +42,16 @@ def test_the_client_uses_only_documented_endpoints(client):  # type: ignore[no-u
     for path in called:
         concrete = re.sub(r"\$\{[^}]+\}", "x", path)
         assert any(p.match(concrete) for p in documented), path
+
+
+def test_pages_send_a_content_security_policy_and_refuse_framing(client):  # type: ignore[no-untyped-def]
+    for path in ("/", "/play", "/play/watch?game=abc", "/docs"):
+        resp = client.get(path)
+        policy = resp.headers.get("Content-Security-Policy", "")
+        assert "frame-ancestors 'none'" in policy and resp.headers.get("X-Frame-Options") == "DENY", path
+        assert "default-src 'self'" in policy and "object-src 'none'" in policy, path
+        scripts = re.search(r"script-src ([^;]*)", policy)
+        assert scripts is not None and "'unsafe-inline'" not in scripts.group(1) and "unsafe-eval" not in policy, path
+    # /play's policy allows no inline code at all: every script and style is a file of its own.
+    play = client.get("/play").headers["Content-Security-Policy"]
+    assert "script-src 'self';" in play and "style-src 'self';" in play

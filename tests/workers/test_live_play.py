@@ -218,18 +218,19 @@ def test_the_reference_client_finishes_a_game_against_two_computer_players(live_
 def test_webhooks_into_our_own_network_are_refused_unless_allowed(settings, monkeypatch):
     from dataclasses import replace
 
-    from api.service import webhooks
+    from api.service import addresses
     from api.app import create_app
 
     for url in ("http://127.0.0.1:9/", "http://10.1.2.3/x", "http://[::1]/", "http://169.254.169.254/latest",
                 "http://localhost:8000/", "http://192.168.0.7/"):  # fmt: skip
-        assert webhooks.private_target(url, resolve=False), url
-    assert webhooks.private_target("https://203.0.113.9/", resolve=False)  # documentation range: not global
-    assert webhooks.private_target("https://8.8.8.8/hook", resolve=False) is None
-    assert webhooks.private_target("https://bots.example.com/", resolve=False) is None  # judged when delivered
+        assert addresses.literal_target(url), url
+    assert addresses.literal_target("https://203.0.113.9/")  # documentation range: not global
+    assert addresses.literal_target("https://8.8.8.8/hook") is None
+    assert addresses.literal_target("https://bots.example.com/") is None  # judged when delivered
     with monkeypatch.context() as m:  # a public-looking name that resolves into a private network
-        m.setattr(webhooks.socket, "getaddrinfo", lambda *a, **k: [(0, 0, 0, "", ("10.0.0.5", 0))])
-        assert "10.0.0.5" in (webhooks.private_target("https://bots.example.com/") or "")
+        m.setattr(addresses.socket, "getaddrinfo", lambda *a, **k: [(0, 0, 0, "", ("10.0.0.5", 0))])
+        with pytest.raises(addresses.Refused, match="10.0.0.5"):
+            addresses.pin("https://bots.example.com/", allow_private=False, deadline=1.0)
 
     strict = replace(settings, webhook_allow_private=False)
     client = create_app({"DOMINO": strict, "TESTING": True}).test_client()

@@ -88,8 +88,8 @@ def test_a_chunk_run_twice_is_counted_once(client, service, run_simulations):
     # Two workers that both played chunk 1 at the same time: only the first add counts.
     spec = Spec.from_json(store.simulations.load(sim["id"])[0]["spec"])
     counts = {f"c:{k}": v for k, v in play.play_chunk(spec, 1).items()}
-    assert store.simulations.add_chunk(sim["id"], 1, counts) == 1
-    assert store.simulations.add_chunk(sim["id"], 1, counts) == 0
+    assert store.simulations.add_chunk(sim["id"], "127.0.0.1", 1, counts) == 1
+    assert store.simulations.add_chunk(sim["id"], "127.0.0.1", 1, counts) == 0
     # And through RQ: the whole queue, then chunk 0's job requeued and run again.
     run_simulations()
     done = _get(client, sim["id"])
@@ -107,9 +107,9 @@ def test_duplicate_mode_plays_every_deal_in_every_rotation(client, run_simulatio
     real = play.play_game
     calls = []
 
-    def record(spec, rules, deal, rotation):  # type: ignore[no-untyped-def]
+    def record(spec, rules, deal, rotation, check=None):  # type: ignore[no-untyped-def]
         calls.append((deal, rotation, play.game_seed(spec, deal), spec.lineup(rotation)))
-        return real(spec, rules, deal, rotation)
+        return real(spec, rules, deal, rotation, check)
 
     monkeypatch.setattr(play, "play_game", record)
     sim = _create(client, strategies=["greedy", "random", "random"], games=30, seed="dup", duplicate=True)
@@ -153,7 +153,7 @@ def _chunks_queued(store, sim_id: str) -> list[int]:  # type: ignore[no-untyped-
 def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client, service, run_simulations):
     store = service.store
     big = _create(client, games=3000, seed="big")
-    small = _create(client, games=300, seed="small")
+    small = _create(client, games=60, seed="small")
     window = store.settings.simulation_window
     assert big["chunks_total"] >= 20 and 2 <= small["chunks_total"] <= window + 3
     assert _chunks_queued(store, big["id"]) == list(range(window)), "only the first window of chunks is queued"

@@ -6,6 +6,7 @@ import flask
 
 from api import errors as E
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.ratelimit import client_id
 from api.resources.common import (
     IDEMPOTENCY_KEY,
     SEAT_TOKEN_OPTIONAL,
@@ -65,12 +66,15 @@ CREATED_LINKS = {
         "ETag": VIEW_HEADERS["ETag"],
     },
 )
-@blp.problems(*BODY_PROBLEMS, E.IDEMPOTENCY_KEY_REUSED, E.UNAVAILABLE, path="/v1/games")
+@blp.problems(*BODY_PROBLEMS, E.IDEMPOTENCY_KEY_REUSED, E.TOO_MANY_GAMES, E.UNAVAILABLE, path="/v1/games")
 def create_game(body: dict[str, Any]) -> flask.Response:
     """Create a game: a variant, rule overrides, seats (humans by name, bots by id) and an optional seed
 
     Answers with the first human seat's view (else the spectator's) and one token per human seat.
-    The tokens are shown only here."""
+    The tokens are shown only here. A retry with the same `Idempotency-Key` gets the first answer only from
+    the same caller (the same address, and the same `Authorization` header if one was sent); from anyone
+    else the key is unknown. A client may have `DOMINO_GAMES_PER_CLIENT` games waiting or playing at once
+    (429 `too-many-games` beyond). A game with a `seed` is never listed in the lobby."""
     request = GameRequest(
         body["variant"],
         body["seats"],
@@ -79,7 +83,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         unlisted=body.get("unlisted", False),
         turn_timeout_s=body.get("turn_timeout_s"),
     )
-    view, tokens, version, game_id = current_service().create_game(request, idempotency_key())
+    view, tokens, version, game_id = current_service().create_game(request, client_id(), idempotency_key(), bearer_token())
     headers = {"Location": f"/v1/games/{game_id}", "ETag": etag(version), "Cache-Control": "no-store"}
     return json_response({"game": view, "tokens": tokens}, status=201, headers=headers)
 

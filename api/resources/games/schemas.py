@@ -142,9 +142,14 @@ class CreateGameSchema(ma.Schema):
     )
     seed = ma.fields.String(
         validate=ma.validate.Length(min=1, max=256),
-        metadata={"description": "optional; the game is then marked `client_seeded`"},
+        metadata={
+            "description": "optional; the game is then marked `client_seeded` (its creator can know every hand) "
+            "and is never listed in the lobby"
+        },
     )
-    unlisted = StrictBoolean(load_default=False, metadata={"description": "`true`: never in the lobby"})
+    unlisted = StrictBoolean(
+        load_default=False, metadata={"description": "`true`: never in the lobby (a game with a `seed` never is)"}
+    )
     turn_timeout_s = StrictFloat(
         allow_none=True,
         validate=ma.validate.Range(min=0, max=7 * 24 * 3600, min_inclusive=False),
@@ -300,7 +305,10 @@ class GameViewSchema(ma.Schema):
     last_round = ma.fields.Nested(LastRoundSchema, required=True, allow_none=True, metadata={"description": "null in round 1"})
     winners = ma.fields.List(ma.fields.Integer(), required=True)
     seed_commitment = ma.fields.String(required=True, metadata={"description": "SHA-256 hex of `<seed>:<salt>`"})
-    client_seeded = ma.fields.Boolean(required=True)
+    client_seeded = ma.fields.Boolean(
+        required=True,
+        metadata={"description": "the creator chose the seed, so it can know every hand and the draw order"},
+    )
     turn_timeout_s = ma.fields.Float(required=True, allow_none=True, metadata={"description": "seconds per move, or null"})
     deadline = ma.fields.Float(
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}

@@ -8,7 +8,7 @@ from apispec import APISpec
 from api.resources.common import WholeNumber
 from domino.moves import END_PATTERN
 
-TILE_PATTERN = r"^\d{1,2}-\d{1,2}$"
+TILE_PATTERN = r"^[0-9]{1,2}-[0-9]{1,2}$"  # ASCII digits: Python's \\d also takes "٥"
 
 
 class MoveSchema(ma.Schema):

@@ -6,6 +6,7 @@ import flask
 
 from api import errors as E
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
+from api.ratelimit import client_id
 from api.resources.common import SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
@@ -59,17 +60,21 @@ def list_games(status: str, limit: int, before: float | None = None) -> flask.Re
     headers={"Location": {"description": "the game's URL", "schema": {"type": "string"}}},
 )
 @blp.problems(
-    *BODY_PROBLEMS, E.NOT_FOUND, E.SEAT_TAKEN, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
+    *BODY_PROBLEMS, E.NOT_FOUND, E.SEAT_TAKEN, E.SEAT_LIMIT, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
     path="/v1/games/h4k2mzq7c3x9b2rt/seats/1",
 )  # fmt: skip
 def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
     """Claim an open seat: returns its token (shown once)
 
     Of many concurrent claims of one seat exactly one wins; the others get 409 `seat-taken`. When the last
-    open seat is taken the game starts: turn clocks run and computer players move."""
-    view, token, _version = current_service().claim_seat(game_id, seat, body["name"])
+    open seat is taken the game starts: turn clocks run and computer players move. In a listed game one
+    client (address) may hold `DOMINO_SEATS_PER_CLIENT` claimed seats (1 by default; 409 `seat-limit`
+    beyond). `client_seeded: true` in the answer warns that the creator chose the seed and can know every
+    hand."""
+    view, token, _version = current_service().claim_seat(game_id, seat, body["name"], client_id())
     headers = {"Location": f"/v1/games/{game_id}", "Cache-Control": "no-store"}
-    return json_response({"game": view, "seat": seat, "token": token}, status=201, headers=headers)
+    answer = {"game": view, "seat": seat, "token": token, "client_seeded": view["client_seeded"]}
+    return json_response(answer, status=201, headers=headers)
 
 
 @blp.route("/<string:game_id>/resign", methods=["POST"])

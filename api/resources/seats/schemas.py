@@ -16,6 +16,13 @@ class ClaimedSeatSchema(ma.Schema):
     game = ma.fields.Nested(GameViewSchema, required=True, metadata={"description": "the claimed seat's view"})
     seat = ma.fields.Integer(required=True)
     token = ma.fields.String(required=True, metadata={"description": "shown once; send as `Authorization: Bearer <token>`"})
+    client_seeded = ma.fields.Boolean(
+        required=True,
+        metadata={
+            "description": "`true`: the game's creator chose its seed and can know every hand, yours included, "
+            "and the draw order (such a game is never listed in the lobby; its link was shared with you)"
+        },
+    )
 
 
 class LobbyQuerySchema(ma.Schema):

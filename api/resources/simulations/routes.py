@@ -6,9 +6,11 @@ import flask
 
 from api import errors as E
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
-from api.resources.common import json_response
+from api.ratelimit import client_id
+from api.resources.common import bearer_token, json_response
 from api.service.simulations.spec import SimulationRequest
 from api.resources.simulations.schemas import (
+    CreatedSimulationSchema,
     CreateSimulationSchema,
     SimulationListQuerySchema,
     SimulationPageSchema,
@@ -78,6 +80,9 @@ EXAMPLE = {
     "error": None,
 }
 
+# Cancelling or deleting a simulation needs its creator's token (shown once, by POST /v1/simulations).
+SIMULATION_TOKEN: list[dict[str, list[str]]] = [{"simulationToken": []}]
+
 LIST_EXAMPLE = {
     "simulations": [EXAMPLE],
     "next_before": "MTczNTczMjgwMC4wOnE3eDJtems0YzNuOWIycnQ",
@@ -101,17 +106,25 @@ CREATED_LINKS = {
 )
 @blp.response(
     202,
-    SimulationSchema,
-    example={**EXAMPLE, "status": "queued", "games_done": 0, "started_at": None, "finished_at": None},
+    CreatedSimulationSchema,
+    example={
+        **EXAMPLE, "status": "queued", "games_done": 0, "started_at": None, "finished_at": None,
+        "token": "q1V0cX2b...43 characters",
+    },  # fmt: skip
     headers={"Location": {"description": "the simulation's URL", "schema": {"type": "string"}}},
 )
-@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/simulations")
+@blp.problems(*BODY_PROBLEMS, E.TOO_MANY_SIMULATIONS, E.UNAVAILABLE, path="/v1/simulations")
 def create_simulation(body: dict[str, Any]) -> flask.Response:
     """Start a simulation: a variant, rule overrides, a strategy per seat (or team), a number of games
 
     The games are split into chunks of a few seconds on the `simulations` queue; any number of workers play
     them. With a `seed`, the results are the same however many workers run it. With `duplicate: true`, every
-    deal is played once per rotation of the strategies over the seats."""
+    deal is played once per rotation of the strategies over the seats.
+
+    The answer's `token` (shown once) is the creator's: only it cancels the simulation. The simulation is
+    listed for the client (address) that created it. A client may have `DOMINO_SIMULATIONS_PER_CLIENT`
+    simulations queued or running (429 `too-many-simulations` beyond); one game whose estimated cost is over
+    `DOMINO_SIMULATION_MAX_GAME_SECONDS` is refused (422)."""
     request = SimulationRequest(
         body["variant"],
         body["strategies"],
@@ -120,9 +133,9 @@ def create_simulation(body: dict[str, Any]) -> flask.Response:
         seed=body.get("seed"),
         duplicate=body.get("duplicate", False),
     )
-    sim_id, sim = current_service().create_simulation(request)
+    sim_id, sim, token = current_service().create_simulation(request, client_id())
     headers = {"Location": f"/v1/simulations/{sim_id}", "Cache-Control": "no-store"}
-    return json_response(sim, status=202, headers=headers)
+    return json_response({**sim, "token": token}, status=202, headers=headers)
 
 
 @blp.route("", methods=["GET"])
@@ -131,13 +144,14 @@ def create_simulation(body: dict[str, Any]) -> flask.Response:
 @blp.response(200, SimulationPageSchema, example=LIST_EXAMPLE)
 @blp.problems(E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/simulations")
 def list_simulations(limit: int, before: tuple[float, str] | None = None, status: str | None = None) -> flask.Response:
-    """List simulations, newest first, each as `GET /v1/simulations/{id}` shows it
+    """List this client's simulations, newest first, each as `GET /v1/simulations/{id}` shows it
 
-    Paginated: `limit` simulations (at most 100) per page; follow `next`. `status` keeps only the simulations
+    Only the simulations created from the caller's address are listed (another client's are read by their
+    id, which only their creator knows unless it shares it). Paginated: `limit` simulations (at most 100) per page; follow `next`. `status` keeps only the simulations
     in that status; such a page may hold fewer than `limit` (even none) while `next` goes on. A simulation
     leaves the list when its record expires (`DOMINO_SIMULATION_TTL`: 7 days after its creation or its last
     counted chunk)."""
-    sims, next_before = current_service().list_simulations(before, limit, status)
+    sims, next_before = current_service().list_simulations(client_id(), before, limit, status)
     cursor = None if next_before is None else encode_cursor(next_before)
     next_url = None
     if cursor is not None:
@@ -160,22 +174,28 @@ def get_simulation(sim_id: str) -> flask.Response:
 
 
 @blp.route("/<string:sim_id>/cancel", methods=["POST"])
-@blp.doc(operationId="cancelSimulation")
+@blp.doc(operationId="cancelSimulation", security=SIMULATION_TOKEN)
 @blp.response(200, SimulationSchema, example={**EXAMPLE, "status": "cancelled"})
-@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt/cancel")
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt/cancel")
 @no_body
 def cancel_simulation(sim_id: str) -> flask.Response:
-    """Cancel a simulation: chunks not yet started never run; it stays readable, with the results so far
+    """Cancel a simulation with its creator's token: chunks not yet started never run, a running one stops
+    within a moment; it stays readable, with the results so far
 
+    Needs `Authorization: Bearer <token>` with the `token` `POST /v1/simulations` answered (401 without it).
     Its status becomes `cancelled`; a simulation already over keeps its status. No body is needed."""
-    return json_response(current_service().cancel_simulation(sim_id), headers={"Cache-Control": "no-store"})
+    sim = current_service().cancel_simulation(sim_id, bearer_token())
+    return json_response(sim, headers={"Cache-Control": "no-store"})
 
 
 @blp.route("/<string:sim_id>", methods=["DELETE"])
-@blp.doc(operationId="deleteSimulation")
+@blp.doc(operationId="deleteSimulation", security=SIMULATION_TOKEN)
 @blp.response(204, description="Deleted: reading it now answers 404")
-@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt")
 def delete_simulation(sim_id: str) -> flask.Response:
-    """Delete a simulation: cancel it if it is still going, then remove it and its results"""
-    current_service().delete_simulation(sim_id)
+    """Delete a simulation with its creator's token: cancel it if it is still going, then remove it and its
+    results
+
+    Needs `Authorization: Bearer <token>` with the `token` `POST /v1/simulations` answered (401 without it)."""
+    current_service().delete_simulation(sim_id, bearer_token())
     return flask.Response(status=204)

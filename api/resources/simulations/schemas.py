@@ -13,7 +13,7 @@ from api.service.simulations.runner import STATUSES
 
 # A list position: the creation time (Unix seconds, to the microsecond) and the id of the last simulation
 # shown. Every text of this form is a position (the page after it), so the document's pattern is exact.
-CURSOR_PATTERN = r"^\d{1,12}(\.\d{1,6})?_[a-z2-7]{16}$"
+CURSOR_PATTERN = r"^[0-9]{1,12}(\.[0-9]{1,6})?_[a-z2-7]{16}$"
 _CURSOR = re.compile(CURSOR_PATTERN)
 
 
@@ -191,6 +191,16 @@ class SimulationListQuerySchema(ma.Schema):
             "type": "string",
             "pattern": CURSOR_PATTERN,
             "description": "the cursor of the next page: `next_before` of the previous one, as it came",
+        }
+    )
+
+
+class CreatedSimulationSchema(SimulationSchema):
+    token = ma.fields.String(
+        required=True,
+        metadata={
+            "description": "shown once: the creator's token, needed to cancel the simulation "
+            "(`Authorization: Bearer <token>`)"
         }
     )
 

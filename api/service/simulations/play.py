@@ -12,6 +12,13 @@ import domino.bots
 from api.service.simulations.spec import Spec
 
 
+class Stopped(Exception):
+    """``keep_going`` said stop (a cancel): the chunk is abandoned, mid-game if need be."""
+
+
+Check = Callable[[], None]  # raises Stopped when the chunk must stop
+
+
 @dataclasses.dataclass(frozen=True)
 class GameSummary:
     rounds: tuple[str, ...]  # how each round ended
@@ -30,13 +37,14 @@ def bots_rng(spec: Spec, deal: int, rotation: int) -> random.Random:
     return random.Random(f"{spec.seed}:{deal}:{rotation}|bots")
 
 
-def play_game(spec: Spec, rules: domino.Rules, deal: int, rotation: int) -> GameSummary:
-    """One whole match of the deal seed in this rotation, in memory."""
+def play_game(spec: Spec, rules: domino.Rules, deal: int, rotation: int, check: Check | None = None) -> GameSummary:
+    """One whole match of the deal seed in this rotation, in memory; ``check`` is called before each move
+    (each round in the fast core), so a cancel stops even a long match."""
     lineup = spec.lineup(rotation)
     rng = bots_rng(spec, deal, rotation)
     seed = game_seed(spec, deal)
     if spec.engine == "playout":
-        res = domino.playout(rules, lineup, seed, rng=rng)
+        res = domino.playout(rules, lineup, seed, rng=rng, between_rounds=check)
         o = res.outcome
         return GameSummary(tuple(r.end for r in res.rounds), res.moves, tuple(o.winners), o.team, tuple(res.scores))
     bots = [domino.bots.get(s) for s in lineup]
@@ -44,6 +52,8 @@ def play_game(spec: Spec, rules: domino.Rules, deal: int, rotation: int) -> Game
     state = domino.new_game(rules, seed=seed)
     moves = 0
     while not state.finished:
+        if check is not None:
+            check()
         seat = state.turn
         move = bots[seat].choose(domino.view(state, seat), rng, budgets[seat])
         state, _ = domino.step(state, move)
@@ -66,17 +76,29 @@ def _slot_points(spec: Spec, g: GameSummary, rotation: int) -> list[int]:
 
 def play_chunk(spec: Spec, chunk: int, keep_going: Callable[[], bool] | None = None) -> Counter[str] | None:
     """Play one chunk's deals (every rotation of each) and return its counts; None if ``keep_going`` said
-    stop (checked between deals). Counts are integers, so adding chunks in any order gives one total."""
+    stop (asked between deals and within games). Counts are integers, so adding chunks in any order gives one
+    total."""
+
+    def check() -> None:
+        if keep_going is not None and not keep_going():
+            raise Stopped
+
+    try:
+        return _play_deals(spec, chunk, check)
+    except Stopped:
+        return None
+
+
+def _play_deals(spec: Spec, chunk: int, check: Check) -> Counter[str]:
     rules = domino.Rules.from_dict(spec.rules)
     c: Counter[str] = Counter()
     slots = spec.slots
     for deal in spec.deal_range(chunk):
-        if keep_going is not None and not keep_going():
-            return None
+        check()
         deal_pts = [0] * slots
         deal_wins = [0] * slots
         for rot in range(spec.rotations):
-            g = play_game(spec, rules, deal, rot)
+            g = play_game(spec, rules, deal, rot, check)
             c["games"] += 1
             c[f"r{rot}:games"] += 1
             c["rounds"] += len(g.rounds)

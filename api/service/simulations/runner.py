@@ -3,6 +3,10 @@
 Simulations share the workers: only the first ``window`` chunks are queued at creation, and chunk ``c``, when
 it starts, queues chunk ``c + window`` at the back of the queue, behind the chunks of every simulation
 created since. A small simulation therefore waits for a few chunks of each running one, not for all of them.
+
+A simulation is owned: its creator gets a token (shown once, stored hashed) without which it cannot be
+cancelled, and a client (its address) lists only the simulations it created. A client may have
+``simulations_per_client`` simulations queued or running at once.
 """
 
 from __future__ import annotations
@@ -13,9 +17,9 @@ import time
 from typing import Any
 
 from api.config import Settings
-from api.errors import SimulationNotFound
+from api.errors import SimulationNotFound, TooManySimulations, Unauthorized
 from api.queues import Queues
-from api.service.security import new_id
+from api.service.security import is_id, new_id, new_token, owns, token_hash
 from api.service.simulations.play import play_chunk
 from api.service.simulations.render import render
 from api.service.simulations.spec import SimulationRequest, Spec, make_spec
@@ -40,40 +44,58 @@ class Simulations:
         self.settings = settings
         self.queues = queues
 
-    def create(self, request: SimulationRequest) -> tuple[str, dict[str, Any]]:
-        """Validate, write the record (``queued``) and enqueue its first ``window`` chunks. Returns (id, the
-        simulation)."""
+    def create(self, request: SimulationRequest, client: str) -> tuple[str, dict[str, Any], str]:
+        """Validate, take one of ``client``'s simulation slots, write the record (``queued``) and enqueue its
+        first ``window`` chunks. Returns (id, the simulation, its owner's token: shown once)."""
         spec = make_spec(self.settings, **dataclasses.asdict(request))
         spec = dataclasses.replace(spec, window=self.queues.simulation_window())
         sim_id = new_id()
-        self.records.create(sim_id, {"status": "queued", "spec": spec.to_json(), "chunks": spec.chunks, "chunks_done": 0})
+        self._take_slot(client, sim_id)
+        token = new_token()
+        fields = {"status": "queued", "spec": spec.to_json(), "chunks": spec.chunks, "chunks_done": 0}
+        self.records.create(sim_id, client, {**fields, "owner": token_hash(sim_id, token)})
         try:
             self.queues.enqueue_chunks(sim_id, range(min(spec.window, spec.chunks)))
         except Exception:
             self.records.end(sim_id, "failed", "could not enqueue its chunks")
             raise
-        return sim_id, self.get(sim_id)
+        return sim_id, self.get(sim_id), token
+
+    def _take_slot(self, client: str, sim_id: str) -> None:
+        """A slot among the client's simulations queued or running, or TooManySimulations. Slots of
+        simulations that have ended (finished, cancelled, failed, expired) are given back first."""
+        slots = self.store.client_sims
+        held = slots.held(client)
+        ended = [h for h, status in zip(held, self.records.statuses(held)) if status not in ("queued", "running")]
+        slots.release(client, *ended)
+        cap = self.settings.simulations_per_client
+        if not slots.take(client, sim_id, cap, self.settings.simulation_ttl * 1000):
+            raise TooManySimulations(
+                f"This client has {cap} simulations queued or running, as many as it may; wait for one to end "
+                "or cancel one.",
+                self.settings.capacity_retry_after,
+            )
 
     def get(self, sim_id: str) -> dict[str, Any]:
-        found = self.records.load(sim_id)
+        found = self.records.load(sim_id) if is_id(sim_id) else None
         if found is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
         fields, now = found
         return render(sim_id, fields, now)
 
     def list_page(
-        self, before: Cursor | None, limit: int, status: str | None = None
+        self, client: str, before: Cursor | None, limit: int, status: str | None = None
     ) -> tuple[list[dict[str, Any]], Cursor | None]:
-        """Simulations newest first, each as :meth:`get` shows it, optionally only those in ``status``: (the
-        page, the cursor of the next page or None). Entries whose records have expired are dropped from the
-        index as they are met."""
+        """``client``'s simulations newest first, each as :meth:`get` shows it, optionally only those in
+        ``status``: (the page, the cursor of the next page or None). Entries whose records have expired are
+        dropped from the index as they are met."""
         sims: list[dict[str, Any]] = []
         cursor = before
         scanned = 0
         exhausted = False
         while len(sims) < limit and scanned < LIST_SCAN and not exhausted:
             want = limit - len(sims) if status is None else min(FILTERED_BATCH, LIST_SCAN - scanned)
-            rows = self.records.index_page(cursor, want)
+            rows = self.records.index_page(client, cursor, want)
             exhausted = len(rows) < want
             records, now = self.records.load_many([sim_id for sim_id, _ in rows])
             gone = []
@@ -87,14 +109,34 @@ class Simulations:
                     gone.append(sim_id)
                 elif status is None or fields.get("status") == status:
                     sims.append(render(sim_id, fields, now))
-            self.records.forget(*gone)
-        more = not exhausted and cursor is not None and bool(self.records.index_page(cursor, 1))
+            self.records.forget(client, *gone)
+        more = not exhausted and cursor is not None and bool(self.records.index_page(client, cursor, 1))
         return sims, cursor if more else None
 
-    def cancel(self, sim_id: str) -> dict[str, Any]:
-        """Cancel a queued or running simulation: chunks not started never run, a running chunk stops at its
-        next check and adds nothing, the counts so far stay readable. A simulation already over is left as
-        it is."""
+    def cancel(self, sim_id: str, token: str | None) -> dict[str, Any]:
+        """Cancel a queued or running simulation with its owner's ``token``: chunks not started never run, a
+        running chunk stops at its next check and adds nothing, the counts so far stay readable. A simulation
+        already over is left as it is."""
+        self._owned(sim_id, token, "cancel")
+        return self._cancel(sim_id)
+
+    def delete(self, sim_id: str, token: str | None) -> None:
+        """Cancel a simulation (its queued chunks never run, a running one adds nothing) and remove it, with its
+        owner's ``token``: reading it afterwards is a 404."""
+        fields = self._owned(sim_id, token, "delete")
+        self._cancel(sim_id)
+        self.records.delete(sim_id, fields["client"])
+
+    def _owned(self, sim_id: str, token: str | None, what: str) -> dict[str, str]:
+        """The record of ``sim_id`` if ``token`` is its owner's; else SimulationNotFound or Unauthorized."""
+        found = self.records.load(sim_id) if is_id(sim_id) else None
+        if found is None:
+            raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
+        if token is None or not owns(found[0].get("owner", ""), sim_id, token):
+            raise Unauthorized(f"Only its creator may {what} a simulation: send the token it was given.")
+        return found[0]
+
+    def _cancel(self, sim_id: str) -> dict[str, Any]:
         before = self.records.end(sim_id, "cancelled")
         if before is None:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
@@ -105,12 +147,6 @@ class Simulations:
             except Exception:  # they stay queued and do nothing when they run
                 log.warning("could not drop the queued chunks of %s", sim_id, exc_info=True)
         return sim
-
-    def delete(self, sim_id: str) -> None:
-        """Cancel a simulation (its queued chunks never run, a running one adds nothing) and remove it: reading
-        it afterwards is a 404."""
-        self.cancel(sim_id)
-        self.records.delete(sim_id)
 
     def run_chunk(self, sim_id: str, chunk: int) -> str:
         """The job: play chunk ``chunk`` unless the simulation is over (or the chunk was counted), and add its
@@ -140,7 +176,8 @@ class Simulations:
             return "stopped: cancelled"
         counts["busy_ms"] = round((time.perf_counter() - t0) * 1000)
         counts["cpu_ms"] = round((time.process_time() - cpu0) * 1000)
-        return OUTCOMES[self.records.add_chunk(sim_id, chunk, {f"c:{k}": v for k, v in counts.items()})]
+        added = self.records.add_chunk(sim_id, fields["client"], chunk, {f"c:{k}": v for k, v in counts.items()})
+        return OUTCOMES[added]
 
     def _still_wanted(self, sim_id: str) -> Any:
         """A ``keep_going`` for a running chunk: looks for a cancel every ``simulation_cancel_check`` s."""

@@ -93,6 +93,32 @@ def _calibrated_nodes(strategy: str) -> int:
     return int(getattr(domino.bots.get(strategy), "bench_nodes", 1))
 
 
+def _chunk_deals(settings: Settings, deals: int, rotations: int, per_game: float) -> int:
+    """Deals per chunk, or InvalidRequest when one deal (a game in each rotation: one chunk plays them all),
+    or a chunk of a simulation that big, would hold a worker over ``simulation_max_game_seconds`` (by the
+    cost model)."""
+    most = settings.simulation_max_game_seconds
+    per_deal = per_game * rotations
+    if per_deal > most:
+        raise invalid(
+            "rules",
+            f"one game estimated at {per_game:.0f} s of a worker, over {most:.0f} s",
+            f"One game of these rules and strategies is estimated at {per_game:.0f} s of a worker"
+            + (f" ({rotations} rotations a deal)" if rotations > 1 else "")
+            + f", over the limit of {most:.0f} s: lower `target_score` or `rounds`, use a smaller set or faster "
+            "strategies.",
+        )
+    per_chunk = cost.chunk_deals(settings, deals, rotations, per_game)
+    if per_chunk * per_deal > max(most, settings.simulation_chunk_seconds):
+        fits = settings.simulation_max_chunks * int(most / per_deal) * rotations
+        raise invalid(
+            "games",
+            f"at most {fits} games of these rules and strategies",
+            f"`games`: at most {fits} games of these rules and strategies (estimated at {per_game:.3f} s each).",
+        )
+    return per_chunk
+
+
 def make_spec(
     settings: Settings,
     variant: str,
@@ -124,7 +150,8 @@ def make_spec(
     # A search bot plays with its own calibrated budget (about its live think time) unless configured.
     nodes = {s: settings.simulation_search_nodes or _calibrated_nodes(s) for s in seats if s not in domino.core.STRATEGIES}
     deals = games // rotations
-    per_chunk = cost.chunk_deals(settings, deals, rotations, cost.seconds_per_game(resolved, native, [nodes[s] for s in seats if s in nodes]))
+    per_game = cost.seconds_per_game(resolved, native, [nodes[s] for s in seats if s in nodes])
+    per_chunk = _chunk_deals(settings, deals, rotations, per_game)
     return Spec(
         rules=resolved.to_dict(),
         strategies=seats,

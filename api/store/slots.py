@@ -1,0 +1,62 @@
+"""Leased slots, capped per owner: sorted sets slot id -> lease end (ms, Redis's clock) on the queue
+connection. An entry past its lease is free and each key expires with its last lease, so a slot whose
+holder vanished (a crashed process, a game left idle) frees itself.
+
+Used for open event streams (``streams.py``) and for what a client holds at once (:class:`ClientSlots`):
+its games waiting or playing, its simulations queued or running.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import redis
+
+from api.store.connections import translating
+
+# KEYS: the sets; ARGV: slot, lease (ms), then one cap per key (0: never refused, e.g. a renewal). Returns 0
+# when taken, else the (1-based) index of the first full set. One script, so concurrent takes never overshoot.
+# Leases are on Redis's clock, the one clock every process shares.
+TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  local cap = tonumber(ARGV[2 + i])
+  if cap > 0 and redis.call('ZCARD', key) >= cap then return i end
+end
+local lease = tonumber(ARGV[2])
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + lease, ARGV[1])
+  redis.call('PEXPIRE', key, lease)
+end
+return 0
+"""
+
+
+class ClientSlots:
+    """``<prefix>:<kind>:client:<client>``: what one client holds at once (``games``: its games waiting or
+    playing; ``sims``: its simulations queued or running), each entry leased until it is released."""
+
+    def __init__(self, conn: redis.Redis, prefix: str, kind: str) -> None:
+        self.conn = conn
+        self.prefix = prefix
+        self.kind = kind
+        self._take = conn.register_script(TAKE)
+
+    def key(self, client: str) -> str:
+        return f"{self.prefix}:{self.kind}:client:{client}"
+
+    @translating
+    def take(self, client: str, slot: str, cap: int, lease_ms: int) -> bool:
+        """Hold ``slot`` for ``lease_ms`` unless the client already holds ``cap`` (0: no cap)."""
+        return int(self._take(keys=[self.key(client)], args=[slot, lease_ms, cap])) == 0
+
+    @translating
+    def held(self, client: str) -> list[str]:
+        return [m.decode() for m in cast("list[bytes]", self.conn.zrange(self.key(client), 0, -1))]
+
+    @translating
+    def release(self, client: str, *slots: str) -> None:
+        if slots:
+            self.conn.zrem(self.key(client), *slots)

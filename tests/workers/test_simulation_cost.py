@@ -1,0 +1,88 @@
+"""Simulations are sized by their real cost (target, rounds, set, players, think), refused when one game
+would hold a worker too long, and a cancel stops a running chunk within a game."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+import domino
+from api.app import create_app
+from api.service.simulations import cost
+
+
+@pytest.fixture
+def app(settings):  # type: ignore[no-untyped-def]
+    s = replace(settings, simulation_chunk_seconds=0.2, simulation_cancel_check=0.01)
+    return create_app({"DOMINO": s, "TESTING": True})
+
+
+def _create(client, **body):  # type: ignore[no-untyped-def]
+    resp = client.post("/v1/simulations", json={"variant": "draw", "strategies": ["greedy", "random"], **body})
+    assert resp.status_code == 202, resp.get_json()
+    return resp.get_json()
+
+
+def test_the_estimate_grows_with_target_rounds_set_players_and_think():
+    base = domino.Rules.preset("draw", 2)
+    one = cost.seconds_per_game(base, True, [])
+    assert cost.seconds_per_game(domino.Rules.preset("draw", 2, target_score=1000), True, []) > 5 * one
+    fixed = {
+        (n, pips): cost.seconds_per_game(domino.Rules.preset("draw", 2, match_end="fixed_rounds", rounds=n, set_max_pips=pips), True, [])
+        for n in (2, 20) for pips in (6, 12)
+    }  # fmt: skip
+    assert fixed[20, 6] > 5 * fixed[2, 6]
+    assert fixed[2, 12] > 1.5 * fixed[2, 6], "a bigger set: more moves a round"
+    four = domino.Rules.preset("draw", 4)
+    assert cost.seconds_per_game(four, False, [12000] * 4) > 3 * cost.seconds_per_game(four, False, [12000]), "every searcher"
+    assert cost.seconds_per_game(base, False, [12000]) > 10 * cost.seconds_per_game(base, False, [100])
+
+
+def test_a_long_match_makes_small_chunks_that_take_about_the_chunk_time(client, service):
+    sim = _create(client, games=400, rules={"target_score": 2000})
+    per_chunk = sim["chunk_games"]
+    assert per_chunk < 100, "a game to 2000 is ~20 games to 100: the chunk holds far fewer of them"
+    t0 = time.perf_counter()
+    assert service.run_chunk(sim["id"], 0) == "counted"
+    took = time.perf_counter() - t0
+    assert took < 3.0, f"a chunk sized for 0.2 s took {took:.1f} s"  # generous: 2 shared cores
+
+
+def test_one_game_that_would_hold_a_worker_too_long_is_refused(client):
+    resp = client.post(
+        "/v1/simulations", json={"variant": "draw", "strategies": ["club", "greedy"], "games": 1, "rules": {"target_score": 100000}}
+    )
+    assert resp.status_code == 422 and resp.mimetype == "application/problem+json"
+    assert "rules" in resp.get_json()["errors"]["json"]
+
+
+def _cancel_mid_game(client, service, sim) -> float:  # type: ignore[no-untyped-def]
+    """Run the one-game chunk 0 in a thread, cancel it after 0.3 s; seconds from the cancel to the stop."""
+    outcome: list[str] = []
+    runner = threading.Thread(target=lambda: outcome.append(service.run_chunk(sim["id"], 0)))
+    runner.start()
+    time.sleep(0.3)
+    assert runner.is_alive(), "the game should still be on"
+    resp = client.post(f"/v1/simulations/{sim['id']}/cancel", headers={"Authorization": f"Bearer {sim['token']}"})
+    assert resp.status_code == 200
+    t0 = time.perf_counter()
+    runner.join(10)
+    stopped = time.perf_counter() - t0
+    assert not runner.is_alive() and outcome == ["stopped: cancelled"]
+    return stopped
+
+
+def test_a_cancel_stops_a_running_game_of_search_bots(client, service):
+    sim = _create(client, games=1, strategies=["club", "greedy"])  # one match: seconds of search
+    assert sim["engine"] == "engine"
+    assert _cancel_mid_game(client, service, sim) < 1.5
+
+
+def test_a_cancel_stops_a_long_match_in_the_fast_core(client, service):
+    # Greedy against greedy to 100,000: ~15,000 rounds, several seconds in the fast core.
+    sim = _create(client, games=1, strategies=["greedy", "greedy"], rules={"target_score": 100000})
+    assert sim["engine"] == "playout"
+    assert _cancel_mid_game(client, service, sim) < 1.0

@@ -1,0 +1,205 @@
+"""Webhooks under abuse (issue 21): a delivery connects to the address it checked (no DNS rebinding), the
+address filter sees through IPv6 forms of private addresses, and a dead host is backed off so that other
+hosts' deliveries do not queue behind it."""
+
+from __future__ import annotations
+
+import http.server
+import ipaddress
+import socket
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+from api.app import create_app
+from api.queues import SERIALIZER, Queues
+from api.service import addresses
+
+
+class Receiver:
+    """A hosted bot listening on ``host``: records each delivery (its Host header and when) and answers 204."""
+
+    def __init__(self, host: str, port: int = 0) -> None:
+        self.requests: list[tuple[str, float]] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers["Content-Length"]))
+                outer.requests.append((self.headers["Host"], time.monotonic()))
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer((host, port), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class BlackHole:
+    """Accepts connections and never answers (nor closes them)."""
+
+    def __init__(self, host: str) -> None:
+        self.listener = socket.create_server((host, 0))
+        self.port = self.listener.getsockname()[1]
+        self.accepted: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.accepted.append(conn)
+
+    def close(self) -> None:
+        self.listener.close()
+        for conn in self.accepted:
+            conn.close()
+
+
+def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]
+    from rq import SimpleWorker
+
+    conn = service.store.worker_connection()
+    SimpleWorker([Queues(service.store).webhooks.name], connection=conn, serializer=SERIALIZER).work(
+        burst=True, logging_level="WARNING"
+    )
+
+
+def hosted_game(client, url: str) -> str:  # type: ignore[no-untyped-def]
+    """A game whose hosted seat (0) is to move: its delivery is queued."""
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "hb", "webhook": url}, {"name": "Bo"}]})
+    assert resp.status_code == 201, resp.get_json()
+    data = resp.get_json()
+    if data["game"]["turn"] != 0:
+        bo = next(t["token"] for t in data["tokens"] if t["seat"] == 1)
+        auth = {"Authorization": f"Bearer {bo}"}
+        move = client.get(f"/v1/games/{data['game']['id']}", headers=auth).get_json()["legal_moves"][0]
+        assert client.post(f"/v1/games/{data['game']['id']}/moves", json=move, headers=auth).status_code == 200
+    return str(data["game"]["id"])
+
+
+def test_a_delivery_connects_to_the_address_it_checked(settings, monkeypatch):
+    # hooks.example resolves to a "public" address when checked and to an internal one afterwards (DNS
+    # rebinding). 127.0.0.2 plays the internal service: the only address the filter calls non-public here.
+    public, internal = Receiver("127.0.0.1"), Receiver("127.0.0.2")
+    internal.close()
+    internal = Receiver("127.0.0.2", public.port)
+    real = socket.getaddrinfo
+    answers: list[str] = []
+
+    def rebinding(host, port, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if host != "hooks.example":
+            return real(host, port, *args, **kwargs)
+        answers.append("127.0.0.1" if not answers else "127.0.0.2")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answers[-1], port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    monkeypatch.setattr(ipaddress.IPv4Address, "is_global", property(lambda self: str(self) != "127.0.0.2"))
+    from workers import jobs
+
+    strict = replace(settings, webhook_allow_private=False)
+    monkeypatch.setenv("DOMINO_WEBHOOK_ALLOW_PRIVATE", "0")  # the worker's service reads the environment
+    jobs.service.cache_clear()
+    app = create_app({"DOMINO": strict, "TESTING": True})
+    service = app.extensions["domino.service"]
+    try:
+        hosted_game(app.test_client(), f"http://hooks.example:{public.port}/turn")
+        run_webhooks(service)
+        assert internal.requests == [], "the connection went to the address the check saw"
+        assert [host for host, _ in public.requests] == [f"hooks.example:{public.port}"], "Host is the URL's"
+        assert len(answers) == 1, "resolved once"
+    finally:
+        public.close()
+        internal.close()
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "64:ff9b::7f00:1", "64:ff9b::a00:5", "64:ff9b::a9fe:a9fe", "64:ff9b:1::808:808", "2002:7f00:1::1",
+        "2002:c0a8:1::", "::127.0.0.1", "::10.0.0.1", "::ffff:127.0.0.1", "::ffff:169.254.169.254",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2", "fec0::1", "ff0e::1", "224.0.0.1", "::", "::1", "fe80::1",
+    ],
+)  # fmt: skip
+def test_ipv6_forms_of_private_addresses_are_refused(address):
+    assert addresses.non_public(ipaddress.ip_address(address)), address
+    assert addresses.literal_target(f"http://[{address}]/" if ":" in address else f"http://{address}/"), address
+
+
+@pytest.mark.parametrize("address", ["8.8.8.8", "2606:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"])
+def test_public_addresses_and_their_ipv6_forms_are_allowed(address):
+    assert addresses.non_public(ipaddress.ip_address(address)) is None, address
+
+
+def test_a_dead_host_is_backed_off_and_other_hosts_do_not_wait_behind_it(settings, client, service):
+    hole, good = BlackHole("127.0.0.3"), Receiver("127.0.0.2")
+    try:
+        for _ in range(6):
+            hosted_game(client, f"http://127.0.0.3:{hole.port}/turn")
+        hosted_game(client, f"http://127.0.0.2:{good.port}/turn")
+        t0 = time.monotonic()
+        run_webhooks(service)
+        assert len(good.requests) == 1
+        waited = good.requests[0][1] - t0
+        # One delivery waits out the read timeout (1 s in tests); the other five return at once.
+        assert waited < 1 + 1.5, f"the good host's delivery waited {waited:.1f} s behind the dead one"
+        assert len(hole.accepted) == 1, "the dead host is called once, then backed off"
+        assert service.store.hooks_due.size() == 6, "its deliveries stay due: the sweep tries again later"
+        assert service.store.hook_hosts.backoff_left("addr:127.0.0.3") > 0
+        assert service.store.hook_hosts.backoff_left("addr:127.0.0.2") == 0
+    finally:
+        hole.close()
+        good.close()
+
+
+def test_over_https_the_pinned_address_is_verified_for_the_host_name(settings, tmp_path, monkeypatch):
+    """Connected to the address, TLS still names the host (SNI) and checks the certificate against it."""
+    import ssl
+    import subprocess
+
+    import certifi
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+         "-subj", "/CN=hooks.example", "-addext", "subjectAltName=DNS:hooks.example", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    receiver = Receiver("127.0.0.1")
+    names: list[str | None] = []
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sock, name, ctx: names.append(name)
+    receiver.server.socket = context.wrap_socket(receiver.server.socket, server_side=True)
+    real = socket.getaddrinfo
+    monkeypatch.setattr(
+        socket, "getaddrinfo",
+        lambda host, port, *a, **k: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+        if host in ("hooks.example", "other.example") else real(host, port, *a, **k),
+    )  # fmt: skip
+    monkeypatch.setattr(certifi, "where", lambda: str(cert))  # httpx's trust store: our certificate only
+    app = create_app({"DOMINO": settings, "TESTING": True})
+    service = app.extensions["domino.service"]
+    try:
+        hosted_game(app.test_client(), f"https://hooks.example:{receiver.port}/turn")
+        run_webhooks(service)
+        assert [host for host, _ in receiver.requests] == [f"hooks.example:{receiver.port}"]
+        assert names == ["hooks.example"], "SNI names the host, not the address"
+        # A name the certificate is not for is refused by the TLS check, though the address is the same.
+        hosted_game(app.test_client(), f"https://other.example:{receiver.port}/turn")
+        run_webhooks(service)
+        assert len(receiver.requests) == 1
+    finally:
+        receiver.close()
