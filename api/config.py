@@ -17,7 +17,8 @@ PREFIX = "DOMINO_"
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
-    # Game state (may be a Redis Cluster: keys carry a hash tag) and the queues/cross-game keys (one node).
+    # Game state (a plain Redis or any node of a Redis Cluster: keys carry the game's hash tag) and the
+    # queues and cross-game keys (one plain Redis; it must be another when the game state is a cluster).
     redis_url: str = "redis://127.0.0.1:6379/0"
     queue_url: str | None = None  # defaults to redis_url
     key_prefix: str = "dom"
@@ -27,6 +28,9 @@ class Settings:
     socket_timeout: float = 0.5
     socket_connect_timeout: float = 0.5
     redis_retries: int = 1
+    # On a Redis Cluster, a commit waits at most this long (ms) for the game's replica to have it, so that a
+    # failover loses no answered move (0: do not wait).
+    replica_wait_ms: int = 100
     # Connections per pool and process (redis-py's default is 100): on gevent one API process serves up to
     # --api-connections requests at once, and each open event stream holds a connection of its own.
     redis_max_connections: int = 2000

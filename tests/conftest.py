@@ -38,14 +38,45 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A local Redis Cluster (three masters, a replica each) for the whole run, started by the first test
+    that asks for it (none asks: none is started)."""
+    from workers.redis_cluster import LocalCluster
+
+    cluster = LocalCluster(tmp_path_factory.mktemp("cluster"))
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked ``cluster`` run twice: the games on the single Redis, then on the local Redis Cluster."""
+    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("cluster"):
+        metafunc.parametrize("backend", ["redis", "cluster"])
+
+
 @pytest.fixture
-def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
+def backend() -> str:
+    """Where the games live: ``redis`` (the suite's Redis, queues too) or ``cluster`` (the local Redis
+    Cluster, the queues on the suite's Redis)."""
+    return "redis"
+
+
+@pytest.fixture
+def settings(backend: str, redis_url: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Settings:
     """Settings private to one test (own key prefix and bots queue), with millisecond intervals.
 
     Exported to the environment too, so ``workers.jobs`` (which reads ``DOMINO_*``) agrees."""
     tag = uuid.uuid4().hex[:10]
+    games_url, queue_url = redis_url, None
+    if backend == "cluster":
+        games_url, queue_url = request.getfixturevalue("redis_cluster").url, redis_url
     s = Settings(
-        redis_url=redis_url,
+        redis_url=games_url,
+        queue_url=queue_url,
         key_prefix=f"test-{tag}",
         bots_queue=f"bots-{tag}",
         bot_games_queue=f"bot-games-{tag}",
@@ -64,6 +95,10 @@ def settings(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Settings:
         "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff", "webhook_allow_private",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
+    if queue_url:
+        monkeypatch.setenv("DOMINO_QUEUE_URL", queue_url)
+    else:
+        monkeypatch.delenv("DOMINO_QUEUE_URL", raising=False)
     from workers import jobs
 
     jobs.service.cache_clear()

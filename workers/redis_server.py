@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from api.store import ping_url, shutdown_url
@@ -42,7 +43,12 @@ class RedisServer:
     """One redis-server child process on 127.0.0.1 and a free port."""
 
     def __init__(
-        self, data_dir: str | Path, persistent: bool = True, binary: str | None = None, maxmemory: str = "1gb"
+        self,
+        data_dir: str | Path,
+        persistent: bool = True,
+        binary: str | None = None,
+        maxmemory: str = "1gb",
+        options: Sequence[str] = (),
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.persistent = persistent
@@ -50,6 +56,7 @@ class RedisServer:
         # queues or counters: a game must never vanish because another one was written.
         self.maxmemory = maxmemory
         self.binary = binary or find_redis_server()
+        self.options = list(options)  # more redis-server arguments (``--cluster-enabled yes``, ...)
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -79,6 +86,7 @@ class RedisServer:
                     "--maxmemory", self.maxmemory,
                     "--maxmemory-policy", "noeviction",
                     *persistence,
+                    *self.options,
                 ],  # fmt: skip
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -4,12 +4,14 @@
 :class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
 (what each client holds at once).
-Every Redis ``ConnectionError``/``TimeoutError`` surfaces as :class:`StoreUnavailable` (a fast 503).
+Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
+ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
 
 from __future__ import annotations
 
-import redis
+from redis import Redis
+from redis.cluster import RedisCluster
 
 from api.config import Settings
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
@@ -35,9 +37,8 @@ class Store:
         self.settings = settings
         self.prefix = prefix = settings.key_prefix
         self.connections = Connections(settings)
-        self.redis = self.connections.redis
         self.queue_redis = queue = self.connections.queue_redis
-        self.games = GameStore(self.connections, prefix, settings.idempotency_ttl)
+        self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
         self.bots_due = DueSet(queue, prefix, "bots")
         self.turns_due = DueSet(queue, prefix, "turns")
         self.hooks_due = DueSet(queue, prefix, "hooks")
@@ -49,11 +50,16 @@ class Store:
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
 
-    def rq_connection(self) -> redis.Redis:
+    @property
+    def redis(self) -> Redis | RedisCluster:
+        """The game state's connection (a cluster client on a cluster; found out at the first use)."""
+        return self.connections.redis
+
+    def rq_connection(self) -> Redis:
         """The connection RQ uses (queues, workers) and the cross-game keys live on. Bytes, not strings."""
         return self.queue_redis
 
-    def worker_connection(self) -> redis.Redis:
+    def worker_connection(self) -> Redis:
         return self.connections.worker()
 
     def ping(self) -> dict[str, float]:

@@ -1,7 +1,8 @@
 """Connections to Redis, and the one place where Redis trouble becomes :class:`StoreUnavailable` (a fast 503).
 
-Two Redis URLs: the game state (``DOMINO_REDIS_URL``, may be a Cluster: every game key carries a hash tag) and
-the queues with the cross-game keys (``DOMINO_QUEUE_URL``, one plain node, the same as the first by default).
+Two Redis URLs: the game state (``DOMINO_REDIS_URL``, a plain Redis or any node of a Cluster, found out at the
+first use: see ``api.store.cluster``) and the queues with the cross-game keys (``DOMINO_QUEUE_URL``, one plain
+node, the same as the first by default; another one when the first is a cluster).
 Three kinds of connection: requests (short timeouts, at most one retry of a dropped connection), blocking
 reads for long polls and streams (a read timeout above the longest wait), and a worker's blocking dequeue.
 """
@@ -17,10 +18,13 @@ from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
 
 import hiredis
 import redis
+from redis import Redis
 from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from api.config import Settings
+from api.store.cluster import UNAVAILABLE, connect_cluster, is_cluster
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -51,7 +55,7 @@ def translated() -> Iterator[None]:
     RQ makes on our connections too)."""
     try:
         yield
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+    except UNAVAILABLE as exc:
         raise StoreUnavailable(type(exc).__name__) from exc
     except redis.exceptions.ResponseError as exc:
         if _out_of_memory(exc):
@@ -80,14 +84,37 @@ class Connections:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.redis = self._connect(settings.redis_url)
-        queue_url = settings.effective_queue_url
-        self.queue_redis = self.redis if queue_url == settings.redis_url else self._connect(queue_url)
-        self._blocking: redis.Redis | None = None
+        self.queue_redis = self._connect(settings.effective_queue_url)
+        self._games: Redis | RedisCluster | None = None  # found out at the first use (see ``redis``)
+        self._blocking: Redis | RedisCluster | None = None
+        self._connecting = threading.Lock()
         self._idle: list[Any] = []  # connections for roundtrip(), last used first
         self._idle_lock = threading.Lock()
 
-    def _connect(self, url: str) -> redis.Redis:
+    @property
+    def redis(self) -> Redis | RedisCluster:
+        """The game state's connection: a plain Redis, or a cluster client when ``DOMINO_REDIS_URL`` names a
+        node of a cluster (asked once, at the first use; a Redis that does not answer is asked again at the
+        next). It is the queue connection itself when both URLs are the same."""
+        if self._games is None:
+            with self._connecting:
+                if self._games is None:
+                    self._games = self._connect_games()
+        return self._games
+
+    def _connect_games(self) -> Redis | RedisCluster:
+        s = self.settings
+        if not is_cluster(s.redis_url, s.socket_connect_timeout):
+            return self.queue_redis if s.effective_queue_url == s.redis_url else self._connect(s.redis_url)
+        if s.effective_queue_url == s.redis_url:
+            raise RuntimeError("DOMINO_REDIS_URL is a Redis Cluster: DOMINO_QUEUE_URL must name a plain Redis for the queues")
+        return connect_cluster(s.redis_url, s, s.socket_timeout)
+
+    @property
+    def cluster(self) -> bool:
+        return isinstance(self.redis, RedisCluster)
+
+    def _connect(self, url: str) -> Redis:
         s = self.settings
         return redis.Redis.from_url(
             url,
@@ -107,7 +134,8 @@ class Connections:
         greenlets): a move's load and commit skip redis-py's pool and per-call wrapping, which cost more CPU
         than the round trip itself. A reply that is an error comes back as that exception, not raised. A
         dropped connection is retried, at once, as often as the pooled connections are (``redis_retries``);
-        a timeout is not."""
+        a timeout is not. A plain Redis only: on a cluster the callers go through the cluster client, which finds
+        each key's node."""
         with self._idle_lock:
             conn = self._idle.pop() if self._idle else None
         if conn is None:
@@ -129,22 +157,27 @@ class Connections:
             with self._idle_lock:
                 self._idle.append(conn)
 
-    def blocking(self) -> redis.Redis:
+    def blocking(self) -> Redis | RedisCluster:
         """The connection for long polls and streams: its read timeout is above the longest wait, so a
-        blocking XREAD is never cut short by the request connections' 0.5 s timeout."""
+        blocking XREAD is never cut short by the request connections' 0.5 s timeout. On a cluster, a cluster
+        client of its own: each read goes to the node that owns the game."""
         if self._blocking is None:
             s = self.settings
-            self._blocking = redis.Redis.from_url(
-                s.redis_url,
-                socket_timeout=max(s.max_wait, s.keepalive_interval) + 5.0,
-                socket_connect_timeout=s.socket_connect_timeout,
-                retry=Retry(NoBackoff(), s.redis_retries),
-                health_check_interval=30,
-                max_connections=s.redis_max_connections,
-            )
+            timeout = max(s.max_wait, s.keepalive_interval) + 5.0
+            if self.cluster:
+                self._blocking = connect_cluster(s.redis_url, s, timeout)
+            else:
+                self._blocking = redis.Redis.from_url(
+                    s.redis_url,
+                    socket_timeout=timeout,
+                    socket_connect_timeout=s.socket_connect_timeout,
+                    retry=Retry(NoBackoff(), s.redis_retries),
+                    health_check_interval=30,
+                    max_connections=s.redis_max_connections,
+                )
         return self._blocking
 
-    def worker(self) -> redis.Redis:
+    def worker(self) -> Redis:
         """A connection for a worker's blocking dequeue: no short read timeout (RQ blocks on BLMOVE)."""
         s = self.settings
         return redis.Redis.from_url(

@@ -23,8 +23,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import orjson
+from redis import Redis
 from redis import exceptions as redis_errors
+from redis.cluster import RedisCluster
 
+from api.store.cluster import ReplicaWait
 from api.store.connections import Connections, Entries, packed, translated, translating
 
 # KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
@@ -106,7 +109,9 @@ class EventFollower:
     lasts, and this way each wake is one round trip with no pool traffic or retry wrapping in between."""
 
     def __init__(self, games: GameStore, game_id: str) -> None:
-        self.pool = games.connections.blocking().connection_pool
+        self.games = games
+        self.game_id = game_id
+        self.pool: Any = None
         self.events_key = games.events_key(game_id)
         self.state_key = games.state_key(game_id)
         self.conn: Any = None
@@ -121,7 +126,13 @@ class EventFollower:
             xread += ("BLOCK", block_ms)
         xread += ("STREAMS", self.events_key, after_id)
         with translated():
+            blocking = self.games.connections.blocking()
+            if isinstance(blocking, RedisCluster):
+                # Through the cluster client, which finds the game's node for each read: it follows a failover
+                # or a resharding of the game's slot between two reads (a connection held to one node would not).
+                return self.games.read_events(self.game_id, after_id, block_ms, count)
             if self.conn is None:
+                self.pool = blocking.connection_pool
                 self.conn = self.pool.get_connection()
             try:
                 self.conn.send_packed_command([packed((xread, ("HGET", self.state_key, "t")))])
@@ -154,13 +165,19 @@ class CommitResult:
 
 
 class GameStore:
-    def __init__(self, connections: Connections, prefix: str, idempotency_ttl: int) -> None:
+    def __init__(self, connections: Connections, prefix: str, idempotency_ttl: int, replica_wait_ms: int) -> None:
         self.connections = connections
-        self.redis = connections.redis
         self.queue_redis = connections.queue_redis
         self.prefix = prefix
         self.idempotency_ttl = idempotency_ttl
-        self._commit = self.redis.register_script(_COMMIT)
+        # Registered on the queue connection (no I/O, the game connection is found out at its first use); run
+        # on the game connection.
+        self._commit = self.queue_redis.register_script(_COMMIT)
+        self._replica_wait = ReplicaWait(replica_wait_ms)
+
+    @property
+    def redis(self) -> Redis | RedisCluster:
+        return self.connections.redis
 
     # -- keys -------------------------------------------------------------------------------------------
 
@@ -186,7 +203,10 @@ class GameStore:
 
     @translating
     def load(self, game_id: str) -> StoredGame | None:
-        ((version, doc),) = self.connections.roundtrip(("HMGET", self.state_key(game_id), "v", "doc"))
+        if self.connections.cluster:
+            version, doc = self.redis.hmget(self.state_key(game_id), ["v", "doc"])
+        else:
+            ((version, doc),) = self.connections.roundtrip(("HMGET", self.state_key(game_id), "v", "doc"))
         if version is None or doc is None:
             return None
         return StoredGame(int(version), orjson.loads(doc))
@@ -236,13 +256,19 @@ class GameStore:
         ]
         args.extend(orjson.dumps(e) for e in events)
         keys = self.keys(game_id)
-        (reply,) = self.connections.roundtrip(("EVALSHA", self._commit.sha, len(keys), *keys, *args))
-        if isinstance(reply, redis_errors.NoScriptError):  # a restarted Redis: load the script, once
-            reply = self._commit(keys=keys, args=args)
-        elif isinstance(reply, Exception):
-            raise reply
-        status, current = reply
+        games = self.redis
+        if isinstance(games, RedisCluster):
+            status, current = self._commit(keys=keys, args=args, client=games)
+        else:
+            (reply,) = self.connections.roundtrip(("EVALSHA", self._commit.sha, len(keys), *keys, *args))
+            if isinstance(reply, redis_errors.NoScriptError):  # a restarted Redis: load the script, once
+                reply = self._commit(keys=keys, args=args)
+            elif isinstance(reply, Exception):
+                raise reply
+            status, current = reply
         if int(status) == 1:
+            if isinstance(games, RedisCluster):
+                self._replica_wait(games, self.state_key(game_id))
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
 

@@ -6,6 +6,8 @@ import hashlib
 
 import pytest
 
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
+
 PROBLEM = "application/problem+json"
 
 

@@ -9,6 +9,8 @@ import domino.testing
 import pytest
 from werkzeug.serving import make_server
 
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
+
 PROBLEM = "application/problem+json"
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from api.app import create_app
+
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
 
 def _app(settings, **changes):  # type: ignore[no-untyped-def]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from conftest import Player
+
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
 
 def test_concurrent_claims_of_one_seat_exactly_one_wins(app, create_game, run_bots):

@@ -10,6 +10,8 @@ from api.service.simulations import play, stats
 from api.service.simulations.spec import make_spec
 from api.config import Settings
 
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
+
 
 @pytest.fixture
 def settings(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Settings:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
 from api.app import create_app
+
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
 TWO = [{"name": "Ana"}, {"name": "Bo"}]
 

@@ -19,6 +19,8 @@ from standardwebhooks.webhooks import Webhook
 from workers import sweep as sweep_mod
 from api.queues import SERIALIZER, Queues
 
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

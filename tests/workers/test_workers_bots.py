@@ -11,10 +11,13 @@ import time
 import zlib
 
 import domino
+import pytest
 from rq.job import Job
 
 from workers import jobs
 from api.queues import SERIALIZER, Queues, bot_job_id
+
+pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
 
 def test_a_human_plays_a_bot_over_http_to_the_end(create_game, run_bots):
