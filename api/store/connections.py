@@ -139,7 +139,9 @@ class Connections:
         with self._idle_lock:
             conn = self._idle.pop() if self._idle else None
         if conn is None:
-            conn = self.redis.connection_pool.make_connection()
+            games = self.redis
+            assert isinstance(games, Redis), "roundtrip() is for a plain Redis"
+            conn = games.connection_pool.make_connection()
         try:
             for attempt in range(self.settings.redis_retries + 1):
                 try:
