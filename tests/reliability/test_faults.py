@@ -204,6 +204,8 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
         first.wait(5)
         (killed,) = registry.get_job_ids(cleanup=False)
         before = service.simulation(sim_id)
+        # The horse may have been killed after it counted the chunk and before RQ heard it had finished.
+        counted_by_the_horse = service.simulations.records.chunk_counted(sim_id, int(killed.rsplit("-", 1)[1]))
         assert before["status"] == "running" and before["chunks_done"] < before["chunks_total"]
         if last_try:
             job = Job.fetch(killed, connection=conn, serializer=SERIALIZER)
@@ -226,7 +228,9 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
         print(f"\nfault: simulation worker and work horse SIGKILLed in {killed} after {before['chunks_done']} chunks; "
               f"the simulation finished with {done['games_done']} games")  # fmt: skip
         assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"]
-        assert Job.fetch(killed, connection=conn, serializer=SERIALIZER).return_value() == "counted"
+        # Run again, the chunk is counted once: by its second run, or by the horse, when it got that far.
+        rerun = Job.fetch(killed, connection=conn, serializer=SERIALIZER).return_value()
+        assert rerun == ("skipped: done" if counted_by_the_horse else "counted")
     finally:
         for proc in (first, second):
             if proc is not None and proc.poll() is None:

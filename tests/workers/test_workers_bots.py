@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import time
 import zlib
+from pathlib import Path
 
 import domino
 import pytest
@@ -178,6 +180,22 @@ def stop_worker(worker: subprocess.Popen[bytes]) -> None:
         worker.wait(10)
 
 
+def catches_sigterm(pid: int) -> bool:
+    """Whether the process has a handler of its own for SIGTERM (its bit in /proc's caught-signals mask)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+def wait_until(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_an_idle_worker_stops_promptly_on_sigterm(settings):
     from rq import Worker
 
@@ -187,7 +205,8 @@ def test_an_idle_worker_stops_promptly_on_sigterm(settings):
     for _ in range(3):
         worker = start_worker(store)
         try:
-            time.sleep(0.3)  # RQ registers the worker a moment before it installs its signal handlers
+            # RQ registers the worker a moment before it installs its signal handlers: wait for SIGTERM's.
+            assert wait_until(lambda: catches_sigterm(worker.pid), 30), "no SIGTERM handler"
             t0 = time.monotonic()
             worker.terminate()
             assert worker.wait(5) == 0, "a warm shutdown, not the default SIGTERM action"
