@@ -1,0 +1,245 @@
+"""The REST worker's CPU per move through the whole app, against the floor's, in one process (issue 16).
+
+    python bench/move_wsgi_cpu.py [--matches 40] [--runs 9] [--callgrind]
+
+What ``bench/api_load.py`` reports as "REST worker CPU per move" (the app's share of a ``POST .../moves``,
+from ``Server-Timing``), measured without the load: a private redis-server; in this process the API
+(``create_app()``, configured as api_load serves it: rate limits on with a limit the bench cannot reach,
+metrics in multiprocess mode) and bench/floor_app.py are called as WSGI apps. Two-seat ``draw`` matches, one
+round, are played as the load clients play them: the seat named by the turn notice posts one of the legal
+moves it carries with ``expected_version``, its token and ``Prefer: return=minimal``; the floor is posted
+its 35 moves likewise. One move's CPU is the thread CPU time of the app's call (Flask, every hook, parsing,
+the service, the answer; building the request and reading the events are outside it). The runs alternate
+the API and the floor (and which goes first), so drift on a shared machine falls on both alike.
+
+Printed per run: the API's and the floor's mean CPU per move and their ratio; over the runs, each figure's
+median with a distribution-free 95% interval of the median (order statistics of the runs).
+
+``--callgrind`` runs the same moves under valgrind's callgrind (a few matches: it is ~50x slower), counting
+instructions only inside the app's calls (a toggle through callgrind's client request, compiled with ``cc``),
+and prints instructions per move for the API and the floor: a figure other processes on the machine do not
+move at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+FLOOR_MOVES = 35  # bench/floor_app.py's game length
+TOGGLE_C = """
+#include <valgrind/callgrind.h>
+void toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
+"""
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+class Caller:
+    """Calls a WSGI app as gunicorn would, timing (or toggling callgrind around) only the app's work."""
+
+    def __init__(self, app: WSGIApp, toggle: Callable[[], None] | None = None) -> None:
+        self.app, self.toggle = app, toggle
+        self.cpu_ns: list[int] = []
+        self.timed = False
+
+    def __call__(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+        from werkzeug.test import EnvironBuilder
+
+        import orjson
+
+        data = None if body is None else orjson.dumps(body)
+        environ = EnvironBuilder(
+            path=path, method=method, data=data, headers=headers or {},
+            content_type="application/json" if data is not None else None,
+            environ_base={"REMOTE_ADDR": "127.0.0.1"},
+        ).get_environ()  # fmt: skip
+        status: list[str] = []
+        timed, toggle = self.timed, self.toggle
+        if timed and toggle:
+            toggle()
+        t0 = time.thread_time_ns()
+        chunks = self.app(environ, lambda s, h, *exc: status.append(s))
+        raw = b"".join(chunks)
+        getattr(chunks, "close", lambda: None)()
+        t1 = time.thread_time_ns()
+        if timed and toggle:
+            toggle()
+        if timed:
+            self.cpu_ns.append(t1 - t0)
+        return int(status[0].split()[0]), raw
+
+
+def api_match(call: Caller, service: Any, rng: random.Random) -> None:
+    """One two-seat draw match over the API; only the moves are timed."""
+    import orjson
+
+    from api.service.views import render_event
+
+    call.timed = False
+    status, raw = call("POST", "/v1/games", {"variant": "draw", "seats": [{"name": "P0"}, {"name": "P1"}],
+                                             "rules": {"match_end": "fixed_rounds", "rounds": 1}})  # fmt: skip
+    assert status == 201, raw
+    created = orjson.loads(raw)
+    game_id = created["game"]["id"]
+    auth = {t["seat"]: {"Authorization": f"Bearer {t['token']}", "Prefer": "return=minimal"} for t in created["tokens"]}
+    follower = service.store.games.follow(game_id)
+    cursor = "0-0"
+    try:
+        while True:
+            turn = None
+            for stream_id, stored in follower.read(cursor):
+                cursor = stream_id
+                event = render_event(stream_id, stored, stored.get("private_to"))
+                if event["type"] == "turn_started":
+                    turn = event
+            if turn is None:
+                return
+            move = {**rng.choice(turn["legal_moves"]), "expected_version": turn["version"]}
+            call.timed = True
+            status, raw = call("POST", f"/v1/games/{game_id}/moves", move, auth[turn["seat"]])
+            call.timed = False
+            assert status == 200, raw
+    finally:
+        follower.close()
+
+
+def floor_match(call: Caller) -> None:
+    """One floor game: its 35 moves, timed."""
+    import orjson
+
+    call.timed = False
+    status, raw = call("POST", "/v1/games", {})
+    assert status == 201, raw
+    game_id = orjson.loads(raw)["game"]["id"]
+    call.timed = True
+    for version in range(FLOOR_MOVES):
+        status, raw = call("POST", f"/v1/games/{game_id}/moves", {"type": "play", "tile": "6-4", "end": "left",
+                                                                   "expected_version": version})  # fmt: skip
+        assert status == 200, raw
+    call.timed = False
+
+
+def median_interval(values: list[float]) -> tuple[float, float, float]:
+    """(median, low, high): the order statistics around the median that cover it with >= 95% (binomial)."""
+    xs, n = sorted(values), len(values)
+    k, cover = 0, 0.0
+    while True:  # the widest k with P(x(k+1) <= median <= x(n-k)) >= 0.95
+        nxt = 1 - 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+        if nxt < 0.95:
+            break
+        k, cover = k + 1, nxt
+    low, high = (xs[k - 1], xs[n - k]) if k else (xs[0], xs[-1])
+    return statistics.median(xs), low, high
+
+
+def setup(tmp: Path, redis_url: str) -> tuple[WSGIApp, WSGIApp, Any]:
+    """The API as api_load serves it, and the floor, configured before they are imported."""
+    os.environ.update(
+        DOMINO_REDIS_URL=redis_url, DOMINO_RATE_LIMIT="100000000/60", DOMINO_GAMES_PER_CLIENT="0",
+        PROMETHEUS_MULTIPROC_DIR=str(tmp),
+    )  # fmt: skip
+    from api.app import create_app
+    from floor_app import app as floor
+
+    api = create_app()
+    return api, floor, api.extensions["domino.service"]
+
+
+def measure(args: argparse.Namespace, redis_url: str, tmp: Path) -> int:
+    api, floor, service = setup(tmp, redis_url)
+    rng = random.Random(16)
+    api_call, floor_call = Caller(api), Caller(floor)
+    for _ in range(3):  # warm up: imports, caches, first connections
+        api_match(api_call, service, rng)
+        floor_match(floor_call)
+    api_call.cpu_ns.clear()
+    floor_call.cpu_ns.clear()
+    if args.toggle:
+        lib = tmp / "toggle.so"
+        (tmp / "toggle.c").write_text(TOGGLE_C)
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", str(lib), str(tmp / "toggle.c")], check=True)
+        api_call.toggle = floor_call.toggle = ctypes.CDLL(str(lib)).toggle
+        for _ in range(args.matches):
+            if args.toggle == "api":
+                api_match(api_call, service, rng)
+            else:
+                floor_match(floor_call)
+        print(f"moves {len(api_call.cpu_ns) if args.toggle == 'api' else len(floor_call.cpu_ns)}")
+        return 0
+    rows = []
+    for run in range(args.runs):
+        api_call.cpu_ns.clear()
+        floor_call.cpu_ns.clear()
+        order = [lambda: [api_match(api_call, service, rng) for _ in range(args.matches)],
+                 lambda: [floor_match(floor_call) for _ in range(args.matches)]]  # fmt: skip
+        for play in order if run % 2 == 0 else order[::-1]:
+            play()
+        a, f = statistics.fmean(api_call.cpu_ns) / 1e6, statistics.fmean(floor_call.cpu_ns) / 1e6
+        rows.append({"API ms/move": a, "floor ms/move": f, "API/floor CPU": a / f,
+                     "API median ms": statistics.median(api_call.cpu_ns) / 1e6})  # fmt: skip
+        print(f"  run {run + 1}: API {a:.3f} ms/move ({len(api_call.cpu_ns)} moves, median "
+              f"{rows[-1]['API median ms']:.3f}), floor {f:.3f} ms/move ({len(floor_call.cpu_ns)} moves), "
+              f"API/floor {a / f:.2f}", flush=True)
+    print(f"-- {args.runs} runs: median [95% interval of the median]")
+    for name in rows[0]:
+        med, low, high = median_interval([r[name] for r in rows])
+        print(f"  {name}: {med:.3f} [{low:.3f}, {high:.3f}]")
+    return 0
+
+
+def callgrind(args: argparse.Namespace, redis_url: str, tmp: Path) -> int:
+    """Each of the API and the floor in its own process under callgrind; instructions per move."""
+    per_move = {}
+    for target in ("api", "floor"):
+        out = tmp / f"callgrind.{target}"
+        cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out}",
+               sys.executable, __file__, "--toggle", target, "--matches", str(args.matches), "--redis-url", redis_url]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        moves = int(done.stdout.split("moves ")[-1].split()[0])
+        totals = next(line for line in out.read_text().splitlines() if line.startswith(("totals:", "summary:")))
+        per_move[target] = int(totals.split()[1]) / moves
+        print(f"  {target}: {per_move[target] / 1e6:.2f} M instructions per move ({moves} moves)", flush=True)
+    print(f"  API/floor instructions: {per_move['api'] / per_move['floor']:.2f}")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=40, help="matches of the API and floor games per run")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--callgrind", action="store_true", help="instructions per move under callgrind")
+    parser.add_argument("--toggle", choices=("api", "floor"), help=argparse.SUPPRESS)  # the process under callgrind
+    parser.add_argument("--redis-url", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    from workers.redis_server import RedisServer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.redis_url:
+            return measure(args, args.redis_url, Path(tmp))
+        server = RedisServer(Path(tmp) / "redis", persistent=False)
+        url = server.start()
+        try:
+            return callgrind(args, url, Path(tmp)) if args.callgrind else measure(args, url, Path(tmp))
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
