@@ -7,9 +7,9 @@ from typing import Any
 
 import flask
 
-from api import cors, errors, metrics, ratelimit, web
+from api import errors, hooks, ratelimit, web
 from api.config import Settings
-from api.extensions import Api, AsciiIntegerConverter, json_body_guard, request_id
+from api.extensions import Api, AsciiIntegerConverter
 from api.resources import register_blueprints
 from api.resources.events import schemas as event_schemas
 from api.resources.games import schemas as game_schemas
@@ -100,15 +100,6 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     app.extensions["domino.settings"] = settings
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
 
-    # First of all hooks: every request counts against the rate limit, those the body guard refuses too.
-    ratelimit.install(app, settings)
-    json_body_guard(app, settings.max_body_depth)
-
-    @app.after_request
-    def _request_id(resp: flask.Response) -> flask.Response:
-        resp.headers["X-Request-ID"] = request_id()
-        return resp
-
     api = Api(app)
     register_blueprints(api)
 
@@ -124,8 +115,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
         document(api.spec)
 
     ratelimit.document(api.spec, settings)
-    cors.install(app, settings)
-    metrics.install(app)
+    hooks.install(app, settings)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()
 

@@ -4,11 +4,13 @@ Seat tokens travel in ``Authorization``, never in cookies, so no credentials mod
 a safe default; set ``DOMINO_CORS_ORIGINS="https://a.example,https://b.example"`` to narrow it, or ``""``
 to send no CORS headers at all.
 
-One small after-request hook rather than flask-cors: the policy is a fixed list of origins, and
-flask-cors matched every request against resource patterns, a cost on every move for nothing.
+A few lines of the after-request hook (:mod:`api.hooks`) rather than flask-cors: the policy is a fixed list
+of origins, and flask-cors matched every request against resource patterns, a cost on every move for nothing.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import flask
 
@@ -24,10 +26,11 @@ ALLOW_METHODS = ("GET", "POST", "DELETE", "OPTIONS")
 MAX_AGE = 600  # seconds a browser may keep a preflight's answer
 
 
-def install(app: flask.Flask, settings: Settings) -> None:
+def answer_headers(settings: Settings) -> Callable[[flask.Request, flask.Response], None] | None:
+    """The CORS part of every answer (see :mod:`api.hooks`); None when no origin is allowed."""
     origins = frozenset(o.strip() for o in settings.cors_origins.split(",") if o.strip())
     if not origins:
-        return
+        return None
     any_origin = "*" in origins
     preflight = {
         "Access-Control-Allow-Methods": ", ".join(ALLOW_METHODS),
@@ -36,19 +39,18 @@ def install(app: flask.Flask, settings: Settings) -> None:
     }
     expose = ", ".join(EXPOSE_HEADERS)
 
-    @app.after_request
-    def _cors(resp: flask.Response) -> flask.Response:
-        req = flask.request
+    def cors(req: flask.Request, resp: flask.Response) -> None:
         origin = req.headers.get("Origin")
         if origin is None:  # not a cross-origin request from a browser
-            return resp
+            return
         if not any_origin:
             resp.vary.add("Origin")  # the answer depends on the origin: caches must keep them apart
             if origin not in origins:
-                return resp
+                return
         resp.headers["Access-Control-Allow-Origin"] = "*" if any_origin else origin
         if req.method == "OPTIONS" and "Access-Control-Request-Method" in req.headers:
             resp.headers.update(preflight)
         else:
             resp.headers["Access-Control-Expose-Headers"] = expose
-        return resp
+
+    return cors

@@ -6,7 +6,7 @@ from __future__ import annotations
 import http
 import logging
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import flask
@@ -20,7 +20,6 @@ from werkzeug.routing import IntegerConverter
 
 from api import errors
 from api.errors import InvalidRequest
-from api.jsonbody import nesting_depth, repeated_key
 from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
 
@@ -201,7 +200,7 @@ def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
 
 
 class BodyParser(FlaskParser):
-    """webargs' Flask parser, given the body :func:`json_body_guard` parsed instead of parsing it again.
+    """webargs' Flask parser, given the body the body guard (:mod:`api.hooks`) parsed instead of parsing it again.
 
     Numbers in the query must be written in ASCII: Python reads "٥" as the number 5."""
 
@@ -228,8 +227,49 @@ class AsciiIntegerConverter(IntegerConverter):
 _NOT_PARSED = object()
 
 
+def _documenting_only(decorator: Callable[[F], Any], func: F) -> F:
+    """What ``decorator`` documents (the ``_apidoc`` of its wrapper), put on ``func`` itself: no wrapper."""
+    func.__dict__["_apidoc"] = decorator(func)._apidoc
+    return func
+
+
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types: Any to mypy
+    """flask-smorest's, with ``doc`` and ``response`` for the document only: every view returns its own
+    ``flask.Response``, so their wrappers (a call layer each, on every request) had nothing to do; and
+    ``arguments(..., parse=False)`` for a view that reads its body itself."""
+
     ARGUMENTS_PARSER = BodyParser()
+
+    def arguments(
+        self,
+        schema: type[ma.Schema] | ma.Schema,
+        *,
+        parse: bool = True,
+        location: str = "json",
+        example: Any = None,
+        examples: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Callable[[F], F]:
+        decorator = super().arguments(schema, location=location, example=example, examples=examples, **kwargs)
+        if parse:
+            return decorator  # type: ignore[no-any-return]
+        return lambda func: _documenting_only(decorator, func)
+
+    def response(
+        self,
+        status_code: int | str | http.HTTPStatus,
+        schema: type[ma.Schema] | ma.Schema | None = None,
+        *,
+        description: str | None = None,
+        example: Any = None,
+        headers: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        decorator = super().response(status_code, schema, description=description, example=example, headers=headers)
+        return lambda func: _documenting_only(decorator, func)
+
+    @staticmethod
+    def doc(**kwargs: Any) -> Callable[[F], F]:
+        return lambda func: _documenting_only(flask_smorest.Blueprint.doc(**kwargs), func)
 
     if TYPE_CHECKING:
         # flask-smorest 0.47's decorators, typed for mypy only (at run time they are flask-smorest's own). Each
@@ -237,31 +277,6 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         # calls a view directly, and its body is checked as written.
         def route(
             self, rule: str, *, parameters: list[Any] | None = None, tags: list[str] | None = None, **options: Any
-        ) -> Callable[[F], F]: ...
-
-        def arguments(
-            self,
-            schema: type[ma.Schema] | ma.Schema,
-            *,
-            location: str = "json",
-            content_type: str | None = None,
-            required: bool = True,
-            description: str | None = None,
-            example: Any = None,
-            examples: dict[str, Any] | None = None,
-            **kwargs: Any,
-        ) -> Callable[[F], F]: ...
-
-        def response(
-            self,
-            status_code: int | str | http.HTTPStatus,
-            schema: type[ma.Schema] | ma.Schema | None = None,
-            *,
-            content_type: str | None = None,
-            description: str | None = None,
-            example: Any = None,
-            examples: dict[str, Any] | None = None,
-            headers: dict[str, Any] | None = None,
         ) -> Callable[[F], F]: ...
 
         def alt_response(
@@ -278,16 +293,13 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             success: bool = False,
         ) -> Callable[[F], F]: ...
 
-        @staticmethod
-        def doc(**kwargs: Any) -> Callable[[F], F]: ...
-
     def problems(self, *ptypes: errors.ProblemType, path: str = "/v1/...") -> Callable[[F], F]:
         """Document the problem responses an operation can answer (several slugs may share a status).
 
         Documentation only: ``alt_response`` would wrap the view once per status, a call layer on every
         request; this adds the responses to the view's ``_apidoc`` and returns the view itself."""
         if path.startswith("/v1/"):
-            ptypes = (*ptypes, errors.NOT_ACCEPTABLE)  # every API operation answers JSON only (accept_guard)
+            ptypes = (*ptypes, errors.NOT_ACCEPTABLE)  # every API operation answers JSON only (the body guard)
         by_status: dict[int, list[errors.ProblemType]] = {}
         for p in ptypes:
             by_status.setdefault(p.status, []).append(p)
@@ -319,72 +331,6 @@ BODY_PROBLEMS: tuple[errors.ProblemType, ...] = (
 
 
 def no_body(func: Any) -> Any:
-    """Mark a POST that takes no body: an empty request needs no ``Content-Type`` (json_body_guard)."""
+    """Mark a POST that takes no body: an empty request needs no ``Content-Type`` (the body guard, api.hooks)."""
     func.takes_no_body = True
     return func
-
-
-def _offered(req: flask.Request) -> tuple[str, ...]:
-    if req.path.endswith("/events"):
-        return ("application/json", PROBLEM_JSON, "text/event-stream")
-    return ("application/json", PROBLEM_JSON)
-
-
-def _acceptable(req: flask.Request) -> bool:
-    return req.accept_mimetypes.best_match(_offered(req)) is not None
-
-
-def json_body_guard(app: flask.Flask, max_depth: int, methods: Iterable[str] = ("POST", "PUT", "PATCH")) -> None:
-    """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), and
-    parse (400).
-
-    The body is parsed once, here, with orjson, which also refuses what JSON does not allow (NaN,
-    Infinity, nesting deeper than 1024, invalid UTF-8); nesting deeper than ``max_depth`` is a 422.
-    :class:`BodyParser` hands the result to webargs."""
-    methods = frozenset(methods)
-
-    @app.before_request
-    def _guard() -> flask.Response | None:
-        request_id()
-        req = flask.request
-        if req.path.startswith("/v1/") and req.accept_mimetypes and not _acceptable(req):
-            return problem_response(
-                errors.NOT_ACCEPTABLE, f"This answers {' or '.join(_offered(req))}, not {req.headers['Accept']!r}."
-            )
-        if req.method not in methods or req.url_rule is None:
-            return None
-        view = app.view_functions.get(req.endpoint or "")
-        if getattr(view, "takes_no_body", False) and not req.content_length and "Transfer-Encoding" not in req.headers:
-            return None  # e.g. POST .../resign: nothing to send, so no Content-Type either
-        limit = app.config["MAX_CONTENT_LENGTH"]
-        if req.content_length is not None and req.content_length > limit:
-            return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
-        mimetype = req.mimetype or ""
-        if mimetype != "application/json" and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
-            return problem_response(
-                errors.UNSUPPORTED_MEDIA_TYPE, f"Send the body as application/json (got {mimetype or 'none'!r})."
-            )
-        raw = req.get_data(cache=True)
-        if req.content_length is None and len(raw) >= limit and req.input_stream.read(1):
-            # A chunked body (no Content-Length) is cut at the limit by werkzeug, silently: more was sent.
-            return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            if str(exc).startswith("number is infinity"):  # 1e999: valid JSON, but no number of ours
-                detail = "Numbers must be finite."
-                return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
-            return problem_response(errors.BAD_REQUEST, "The body is not valid JSON.")
-        depth = nesting_depth(body)
-        if depth > max_depth:
-            # Deep nesting is valid JSON but no request of ours; unchecked, it overflows recursive code later.
-            detail = f"Arrays and objects may be nested at most {max_depth} deep."
-            return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
-        repeated = repeated_key(raw) if depth else None
-        if repeated is not None:
-            # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
-            return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
-        flask.g.json_body = body
-        return None
-
-

@@ -1,4 +1,4 @@
-"""Prometheus metrics (prometheus-client) at ``GET /metrics``: the HTTP hooks, and the scrape.
+"""Prometheus metrics (prometheus-client) at ``GET /metrics``: the HTTP requests' part, and the scrape.
 
 - ``domino_http_requests_total{method,route,status}`` and ``domino_http_request_duration_seconds{method,route}``
   (``route`` is the URL rule, e.g. ``/v1/games/<string:game_id>/moves``; unmatched paths are ``<unmatched>``);
@@ -95,36 +95,40 @@ def check_access(allowed: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, .
     raise Forbidden("Metrics are served to the allowed networks (DOMINO_METRICS_ALLOW) or with the metrics token.")
 
 
-def install(app: flask.Flask) -> None:
-    # A labelled child per (method, route[, status]), kept: ``labels()`` validates and locks on every call.
-    latency: dict[tuple[str, str], Any] = {}
-    answered: dict[tuple[str, str, int], Any] = {}
+class Observer:
+    """The metrics' part of every request (see :mod:`api.hooks`): start a timer once the request is let in,
+    then count its answer and observe its latency by route."""
 
-    @app.before_request
-    def _start_timer() -> None:
+    def __init__(self) -> None:
+        # A labelled child per (method, route[, status]), kept: ``labels()`` validates and locks on every call.
+        self.latency: dict[tuple[str, str], Any] = {}
+        self.answered: dict[tuple[str, str, int], Any] = {}
+
+    @staticmethod
+    def start(req: flask.Request) -> None:
         flask.g.metrics_start = time.perf_counter()
 
-    @app.after_request
-    def _observe(resp: flask.Response) -> flask.Response:
-        start = getattr(flask.g, "metrics_start", None)
-        if start is None:
-            return resp
-        req = flask.request
+    def observe(self, req: flask.Request, resp: flask.Response) -> None:
+        start = flask.g.get("metrics_start")
+        if start is None:  # refused before the view (rate limit, body guard): not timed
+            return
         route = req.url_rule.rule if req.url_rule is not None else "<unmatched>"
         if route == "/metrics":
-            return resp
+            return
         key = (req.method, route)
-        timer = latency.get(key)
+        timer = self.latency.get(key)
         if timer is None:
-            timer = latency[key] = LATENCY.labels(method=req.method, route=route)
+            timer = self.latency[key] = LATENCY.labels(method=req.method, route=route)
         timer.observe(time.perf_counter() - start)
         status = resp.status_code
-        counter = answered.get((*key, status))
+        counter = self.answered.get((*key, status))
         if counter is None:
-            counter = answered[(*key, status)] = REQUESTS.labels(method=req.method, route=route, status=str(status))
+            counter = self.answered[(*key, status)] = REQUESTS.labels(method=req.method, route=route, status=str(status))
         counter.inc()
-        return resp
 
+
+def install(app: flask.Flask) -> Observer:
+    """``GET /metrics``; the observer of every request, for :mod:`api.hooks`."""
     settings: Settings = app.extensions["domino.settings"]
     allowed = networks(settings.metrics_allow)
 
@@ -136,3 +140,5 @@ def install(app: flask.Flask) -> None:
         scrape.register(QueueCollector(current_service()))
         body += generate_latest(scrape)
         return flask.Response(body, mimetype=CONTENT_TYPE_LATEST.split(";")[0], headers={"Cache-Control": "no-store"})
+
+    return Observer()

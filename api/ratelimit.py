@@ -25,6 +25,7 @@ docs) is served uncounted; any other answers 503 at once instead of waiting for 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import ipaddress
 import logging
 import math
@@ -112,6 +113,7 @@ def batch_size(policy: Policy) -> int:
     return 1 if policy.limit < 200 else min(20, policy.limit // 100)
 
 
+@functools.lru_cache(maxsize=4096)  # a client's address, parsed once per process rather than once per request
 def client_key(address: str, ipv6_prefix: int) -> str:
     """Who a client is for its limits: an IPv4 address, or the ``/ipv6_prefix`` network of an IPv6 address
     (an IPv4-mapped one is its IPv4 address), so that rotating within one's own /64 does not make new clients."""
@@ -132,23 +134,23 @@ def client_id() -> str:
     return client_key(flask.request.remote_addr or "unknown", settings.rate_limit_ipv6_prefix)
 
 
-def install(app: flask.Flask, settings: Settings) -> None:
-    if settings.proxy_hops > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
-    policy = Policy.parse(settings.rate_limit)
-    if policy is None:
-        return
-    exempt = frozenset(p.strip() for p in settings.rate_limit_exempt.split(",") if p.strip())
-    batch = batch_size(policy)
-    leases = Leases()
+class Limiter:
+    """The rate limit's part of every request (see :mod:`api.hooks`): count it before the view, then put
+    the ``RateLimit`` headers on whatever answers it."""
 
-    @app.before_request
-    def _rate_limit() -> flask.Response | None:
-        req = flask.request
-        if req.method == "OPTIONS" or req.path in exempt:
+    def __init__(self, policy: Policy, settings: Settings) -> None:
+        self.policy = policy
+        self.exempt = frozenset(p.strip() for p in settings.rate_limit_exempt.split(",") if p.strip())
+        self.ipv6_prefix = settings.rate_limit_ipv6_prefix
+        self.batch = batch_size(policy)
+        self.leases = Leases()
+
+    def before(self, req: flask.Request) -> flask.Response | None:
+        if req.method == "OPTIONS" or req.path in self.exempt:
             return None
-        client = client_id()
-        leased = leases.take(client) if batch > 1 else None
+        policy, batch = self.policy, self.batch
+        client = client_key(req.remote_addr or "unknown", self.ipv6_prefix)
+        leased = self.leases.take(client) if batch > 1 else None
         if leased is not None:
             count, reset_ms = leased
         else:
@@ -161,7 +163,7 @@ def install(app: flask.Flask, settings: Settings) -> None:
             count = total - batch + 1  # this request; the rest of the batch is leased to later ones
             left = min(batch - 1, policy.limit - count)
             if left > 0:
-                leases.put(client, left, count, reset_ms)
+                self.leases.put(client, left, count, reset_ms)
         values = headers(policy, count, reset_ms)
         flask.g.rate_limit_headers = values
         if count > policy.limit:
@@ -173,13 +175,20 @@ def install(app: flask.Flask, settings: Settings) -> None:
             )
         return None
 
-    @app.after_request
-    def _rate_limit_headers(resp: flask.Response) -> flask.Response:
-        values = getattr(flask.g, "rate_limit_headers", None)
+    @staticmethod
+    def after(req: flask.Request, resp: flask.Response) -> None:
+        values = flask.g.get("rate_limit_headers")
         if values:
             for k, v in values.items():
                 resp.headers.setdefault(k, v)
-        return resp
+
+
+def setup(app: flask.Flask, settings: Settings) -> Limiter | None:
+    """Who the client is behind trusted proxies (``proxy_hops``), and the limit (None: off)."""
+    if settings.proxy_hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
+    policy = Policy.parse(settings.rate_limit)
+    return None if policy is None else Limiter(policy, settings)
 
 
 RATE_HEADERS = {

@@ -88,17 +88,15 @@ def policy_for(page: bytes, inline_styles: bool = False) -> str:
     return POLICY.format(scripts=hashes[b"script"], styles=styles)
 
 
-def _protect(resp: flask.Response) -> flask.Response:
-    req = flask.request
+def protect(req: flask.Request, resp: flask.Response) -> None:
+    """Every HTML page's own policy (the after-request hook, :mod:`api.hooks`, calls this on every answer)."""
     if resp.mimetype != "text/html" or not (req.blueprint == "web" or req.endpoint == DOCS_ENDPOINT):
-        return resp
+        return
     # /play's page is a file without inline blocks (sent as a file: not read here); the others are small.
     page = b"" if resp.direct_passthrough else resp.get_data()
     resp.headers["Content-Security-Policy"] = policy_for(page, inline_styles=req.endpoint == DOCS_ENDPOINT)
     resp.headers["X-Frame-Options"] = "DENY"
-    return resp
 
 
 def register(app: flask.Flask) -> None:
     app.register_blueprint(blp)
-    app.after_request(_protect)

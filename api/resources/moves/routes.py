@@ -19,7 +19,7 @@ from api.resources.common import (
     view_headers,
 )
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
-from api.resources.moves.schemas import MoveSchema
+from api.resources.moves.schemas import MoveSchema, well_formed_move
 
 blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Play, draw or pass.")
 
@@ -46,6 +46,7 @@ IF_MATCH = {
 @blp.doc(operationId="playMove", security=SEAT_TOKEN, parameters=[IF_MATCH, IDEMPOTENCY_KEY, PREFER])
 @blp.arguments(
     MoveSchema(),
+    parse=False,  # move_body(): the usual body without a schema load
     examples={
         "play": {"value": {"type": "play", "tile": "6-4", "end": "left", "expected_version": 17}},
         "draw": {"value": {"type": "draw"}},
@@ -74,13 +75,14 @@ IF_MATCH = {
     E.UNAVAILABLE,
     path="/v1/games/h4k2mzq7c3x9b2rt/moves",
 )
-def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
+def play_move(game_id: str) -> flask.Response:
     """Play, draw or pass for the token's seat
 
     Validated by the rules engine on the current state and applied atomically. With `expected_version`
     (or `If-Match`) the move lands only on that version; exactly one of many concurrent moves does.
     The answer is the seat's new view; with `Prefer: return=minimal`, only its `id`, `variant`, `version`,
     `seat` and `status`."""
+    body = move_body()
     expected = body.pop("expected_version", None)
     header_version = parse_if_match(flask.request.headers.get("If-Match"))
     if expected is not None and header_version is not None and expected != header_version:
@@ -98,6 +100,16 @@ def play_move(body: dict[str, Any], game_id: str) -> flask.Response:
     if minimal:
         headers["Preference-Applied"] = "return=minimal"
     return json_response(view, headers=headers)
+
+
+MOVE = MoveSchema()
+
+
+def move_body() -> dict[str, Any]:
+    """The request's move (the body guard parsed the JSON): a well-formed one at once, anything else loaded
+    by MoveSchema through webargs as every other body is, so a bad one gets the same 422 as before."""
+    move = well_formed_move(flask.g.get("json_body"))
+    return move if move is not None else blp.ARGUMENTS_PARSER.parse(MOVE, location="json")
 
 
 def prefers_minimal(header: str | None) -> bool:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import marshmallow as ma
@@ -9,6 +10,7 @@ from api.resources.common import WholeNumber
 from domino.moves import END_PATTERN
 
 TILE_PATTERN = r"^[0-9]{1,2}-[0-9]{1,2}$"  # ASCII digits: Python's \\d also takes "٥"
+MAX_VERSION = 2**53  # a version a JSON number holds exactly
 
 
 class MoveSchema(ma.Schema):
@@ -30,7 +32,7 @@ class MoveSchema(ma.Schema):
         },
     )
     expected_version = WholeNumber(
-        validate=ma.validate.Range(min=0, max=2**53),
+        validate=ma.validate.Range(min=0, max=MAX_VERSION),
         metadata={"description": "optional: 412 unless the game is at this version"},
     )
 
@@ -40,6 +42,33 @@ class MoveSchema(ma.Schema):
             raise ma.ValidationError("a play names its tile", "tile")
         if data.get("type") in ("draw", "pass") and ("tile" in data or "end" in data):
             raise ma.ValidationError(f"a {data['type']} has no tile or end", "tile")
+
+
+MOVE_FIELDS = tuple(MoveSchema._declared_fields)  # in the order MoveSchema loads them
+_FIELD_SET = frozenset(MOVE_FIELDS)
+_TILE, _END = re.compile(TILE_PATTERN), re.compile(END_PATTERN)
+
+
+def well_formed_move(body: Any) -> dict[str, Any] | None:
+    """``body`` as MoveSchema loads it, when it is a move with nothing wrong (a move's usual body, checked in a
+    few comparisons instead of a schema load); None for any other body, which MoveSchema then loads, with its
+    own messages when it refuses it. Stricter than MoveSchema, never looser (``"6-4\\n"`` or
+    ``17.0`` are left to it)."""
+    if type(body) is not dict or not body.keys() <= _FIELD_SET:
+        return None
+    version = body.get("expected_version", 0)
+    if type(version) is not int or not 0 <= version <= MAX_VERSION:
+        return None
+    kind = body.get("type")
+    if kind == "play":
+        tile, end = body.get("tile"), body.get("end")
+        if type(tile) is not str or not _TILE.fullmatch(tile):
+            return None
+        if end is not None and (type(end) is not str or not _END.fullmatch(end)):
+            return None
+    elif kind not in ("draw", "pass") or "tile" in body or "end" in body:
+        return None
+    return {name: body[name] for name in MOVE_FIELDS if name in body}
 
 
 class PlayMoveSchema(MoveSchema):
