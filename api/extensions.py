@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import http
 import logging
-import uuid
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -84,7 +84,7 @@ def documented_as(converter: Any, field: ma.fields.Field[Any], ret: dict[str, An
 def request_id() -> str:
     rid = getattr(flask.g, "request_id", None)
     if rid is None:
-        rid = uuid.uuid4().hex[:16]
+        rid = secrets.token_hex(8)
         flask.g.request_id = rid
     return rid
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import flask
 import orjson
+from flask.globals import request_ctx
 
 from api import cors, errors, metrics, ratelimit, web
 from api.config import Settings
@@ -35,7 +36,7 @@ def install(app: flask.Flask, settings: Settings) -> None:
 
     @app.before_request
     def _before() -> flask.Response | None:
-        req = flask.request
+        req = request_ctx.request  # the request itself: the steps read it without a proxy in between
         for step in before:
             resp = step(req)
             if resp is not None:
@@ -44,7 +45,7 @@ def install(app: flask.Flask, settings: Settings) -> None:
 
     @app.after_request
     def _after(resp: flask.Response) -> flask.Response:
-        req = flask.request
+        req = request_ctx.request
         for step in after:
             step(req, resp)
         return resp

@@ -143,9 +143,10 @@ def if_none_match_hits(version: int) -> bool:
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> flask.Response:
+    """``headers`` are added after ``Content-Type`` (none of them is already there: no look for one)."""
     resp = flask.Response(orjson.dumps(body), status=status, mimetype="application/json")
-    for k, v in (headers or {}).items():
-        resp.headers[k] = v
+    if headers:
+        resp.headers.extend(headers)
     return resp
 
 
