@@ -26,7 +26,10 @@ rules: its Redis work and event fan-out only) after the API, and prints API move
 draw only). ``--floor`` serves only the floor. ``--vs-bot STRATEGY`` seats a computer player in seat 1 and
 times each human move to the computer player's reply in the events (run it with few clients on an idle
 machine: it is a latency figure). ``--runs N`` measures N times on the same servers and prints each
-figure's median [min, max].
+figure's median with a 95% interval of the median from the runs' order statistics (6 runs or more;
+fewer give [min, max]); with ``--compare-floor`` the runs alternate which of the API and the floor goes
+first, and each prints, besides moves/s ÷ floor moves/s (which other load on the machine moves), floor
+server CPU per move ÷ the API's (what the ratio would be if the server's CPU were all that limited it).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_clients import SCENARIOS, Stats, Target, bare_client, pct, play_tables, request  # noqa: E402
+from load_clients import SCENARIOS, Stats, Target, bare_client, median_interval, pct, play_tables, request  # noqa: E402
 
 
 def start_server(app: str, port: int, workers: int, env: dict[str, str], threads: int = 0) -> subprocess.Popen[bytes]:
@@ -199,10 +202,10 @@ def play_bare(port: int, pids: list[int], args: argparse.Namespace) -> dict[str,
 
 
 def print_medians(figures: list[dict[str, float]]) -> None:
-    print(f"-- {len(figures)} runs: median [min, max]")
+    print(f"-- {len(figures)} runs: median [95% interval of the median; min, max under 6 runs]")
     for name in figures[0]:
-        values = sorted(f[name] for f in figures if name in f)
-        print(f"  {name}: {statistics.median(values):.2f} [{values[0]:.2f}, {values[-1]:.2f}]")
+        med, low, high = median_interval([f[name] for f in figures if name in f])
+        print(f"  {name}: {med:.2f} [{low:.2f}, {high:.2f}]")
 
 
 def main() -> int:
@@ -261,13 +264,21 @@ def main() -> int:
                 if args.runs > 1:
                     print(f"-- run {run} of {args.runs}")
                 run_figures: dict[str, float] = {}
-                for s in served:
+                # API then floor, then floor then API: a machine getting busier or quieter weighs on both alike.
+                for s in served if run % 2 else served[::-1]:
                     got = play_games(s, args, args.variant)
                     prefix = "floor " if s.name.startswith("floor") and args.compare_floor else ""
                     run_figures.update({prefix + k: v for k, v in got.items()})
                 if args.compare_floor:
                     run_figures["API/floor moves/s"] = run_figures["moves/s"] / run_figures["floor moves/s"]
-                    print(f"API moves/s / floor moves/s = {run_figures['API/floor moves/s']:.2f}")
+                    # What the ratio would be were the server's CPU all that limits it (others' load aside).
+                    run_figures["floor/API server CPU"] = (
+                        run_figures["floor server CPU ms/move"] / run_figures["server CPU ms/move"]
+                    )
+                    if "REST CPU ms/move" in run_figures and "floor REST CPU ms/move" in run_figures:
+                        run_figures["API/floor REST CPU"] = run_figures["REST CPU ms/move"] / run_figures["floor REST CPU ms/move"]
+                    print(f"API moves/s / floor moves/s = {run_figures['API/floor moves/s']:.2f}; "
+                          f"floor / API server CPU per move = {run_figures['floor/API server CPU']:.2f}")
                 if args.bare_seconds > 0:
                     run_figures.update(play_bare(bare_port, bare_pids, args))
                     print(f"moves/s / bare requests/s = {run_figures['moves/s'] / run_figures['bare requests/s']:.2f}")

@@ -18,7 +18,9 @@ from __future__ import annotations
 import dataclasses
 import http.client
 import json
+import math
 import random
+import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -38,6 +40,17 @@ def pct(values: list[float], p: float) -> float:
         return float("nan")
     values = sorted(values)
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] * 1000
+
+
+def median_interval(values: list[float]) -> tuple[float, float, float]:
+    """(median, low, high): the runs' order statistics that cover the median with >= 95% (a binomial
+    interval; with fewer than 6 runs none does, and [min, max] is given)."""
+    xs, n = sorted(values), len(values)
+    k = 0
+    while 1 - 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n >= 0.95:
+        k += 1
+    low, high = (xs[k - 1], xs[n - k]) if k else (xs[0], xs[-1])
+    return statistics.median(xs), low, high
 
 
 def request(port: int, method: str, path: str, body: object = None, headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]

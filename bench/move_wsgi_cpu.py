@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import math
 import os
 import random
 import statistics
@@ -40,6 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+
+from load_clients import median_interval  # noqa: E402
 
 FLOOR_MOVES = 35  # bench/floor_app.py's game length
 TOGGLE_C = """
@@ -133,19 +134,6 @@ def floor_match(call: Caller) -> None:
                                                                    "expected_version": version})  # fmt: skip
         assert status == 200, raw
     call.timed = False
-
-
-def median_interval(values: list[float]) -> tuple[float, float, float]:
-    """(median, low, high): the order statistics around the median that cover it with >= 95% (binomial)."""
-    xs, n = sorted(values), len(values)
-    k, cover = 0, 0.0
-    while True:  # the widest k with P(x(k+1) <= median <= x(n-k)) >= 0.95
-        nxt = 1 - 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-        if nxt < 0.95:
-            break
-        k, cover = k + 1, nxt
-    low, high = (xs[k - 1], xs[n - k]) if k else (xs[0], xs[-1])
-    return statistics.median(xs), low, high
 
 
 def setup(tmp: Path, redis_url: str) -> tuple[WSGIApp, WSGIApp, Any]:
