@@ -115,12 +115,12 @@ def small_json(value: Any) -> None:
         raise ma.ValidationError(f"at most {METADATA_MAX_BYTES} bytes as JSON")
 
 
-def player_field() -> ma.fields.String:
+def player_field(description: str | None = None) -> ma.fields.String:
     return ma.fields.String(
         validate=ma.validate.Regexp(re.compile(PLAYER_PATTERN), error="1-64 of A-Z a-z 0-9 . _ : @ -"),
         metadata={
-            "description": "your app's own id of this seat's user (1-64 of `A-Za-z0-9._:@-`): list the games of "
-            "a player with `GET /v1/games?owner=me&player=<id>`",
+            "description": description or "your app's own id of this seat's user (1-64 of `A-Za-z0-9._:@-`): list "
+            "the games of a player with `GET /v1/games?owner=me&player=<id>`",
             "example": "user:4711",
             "pattern": PLAYER_PATTERN,
         },
