@@ -8,7 +8,7 @@ from api import errors as E
 from api.callers import required_app
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
-from api.resources.common import APP_KEY_OPTIONAL, SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
+from api.resources.common import SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
 
@@ -35,7 +35,7 @@ LOBBY_EXAMPLE = {
 
 
 @blp.route("", methods=["GET"])
-@blp.doc(operationId="listWaitingGames", tags=["games"], security=APP_KEY_OPTIONAL)
+@blp.doc(operationId="listWaitingGames", tags=["games"])
 @blp.arguments(LobbyQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, LobbyPageSchema, example=LOBBY_EXAMPLE)
 @blp.problems(E.UNAUTHORIZED, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games")
