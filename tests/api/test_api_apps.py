@@ -208,6 +208,19 @@ def test_an_app_has_its_own_rate_limit(client, make_app) -> None:  # type: ignor
     assert anonymous.status_code == 200 and anonymous.headers["RateLimit-Policy"].startswith('"default"')
 
 
+def test_an_apps_limits_hold_across_api_processes(settings, make_app) -> None:  # type: ignore[no-untyped-def]
+    """Two API processes (two apps on one Redis) count one app's requests and games together."""
+    issued = make_app(rate_limit="4/60", max_games=1)
+    first, second = (create_app({"DOMINO": settings, "TESTING": True}).test_client() for _ in range(2))
+    assert create(first, issued.key)
+    refused = second.post("/v1/games", json={"variant": "draw", "seats": TWO_HUMANS}, headers=bearer(issued.key))
+    assert refused.status_code == 429 and refused.get_json()["type"] == "/problems/too-many-app-games"
+    assert first.get("/v1/app", headers=bearer(issued.key)).status_code == 200
+    assert second.get("/v1/app", headers=bearer(issued.key)).status_code == 200
+    limited = first.get("/v1/app", headers=bearer(issued.key))
+    assert limited.status_code == 429 and limited.get_json()["type"] == "/problems/rate-limited"
+
+
 def test_an_app_has_its_own_cap_of_unfinished_games(client, make_app) -> None:  # type: ignore[no-untyped-def]
     capped = make_app(max_games=2)
     first = create(client, capped.key)
