@@ -132,7 +132,8 @@ class Webhooks:
         due = self.store.app_hooks_due
         record = self.store.app_deliveries.get(delivery_id)
         app = None if record is None else self.store.apps.get(record["app"])
-        if record is None or app is None or app.get("revoked_at") or not app.get("webhook"):
+        # gone: the delivery, the app, its webhook, or the game (a create undone after a lost race)
+        if record is None or app is None or app.get("revoked_at") or not app.get("webhook") or self._no_game(record):
             due.clear(delivery_id)
             return "gone"
         body = record["body"].encode()
@@ -147,6 +148,9 @@ class Webhooks:
         if not outcome.startswith("failed: points to"):
             self._retry_after_failure(due, delivery_id, attempt)
         return outcome
+
+    def _no_game(self, record: dict[str, Any]) -> bool:
+        return self.store.games.version(record["game"]) is None
 
     def _post(self, url: str, body: bytes, headers: dict[str, str]) -> str:
         """POST to the address the URL's host was judged by; a host that does not answer (DNS, connect,
