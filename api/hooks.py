@@ -30,8 +30,8 @@ def install(app: flask.Flask, settings: Settings) -> None:
     limiter = ratelimit.setup(app, settings)
     observer = metrics.install(app)
     guard = body_guard(app, settings.max_body_depth)
-    before = [step for step in (limiter and limiter.before, guard, observer.start) if step]
-    answer = (web.protect, observer.observe, cors.answer_headers(settings), request_id_header, limiter and limiter.after)
+    before: list[Before] = [limiter.before, guard, observer.start]
+    answer = (web.protect, observer.observe, cors.answer_headers(settings), request_id_header, limiter.after)
     after = [step for step in answer if step]
 
     @app.before_request

@@ -1,7 +1,9 @@
 """Rate limits per client, counted in Redis (``api.store.limits``) so that they hold across API processes.
 
-One policy, ``Settings.rate_limit`` = ``"<requests>/<seconds>"`` (default ``3000/60``: generous, a client
-playing flat out stays far below it), a fixed window that starts at the client's first request. Every
+One policy for anonymous clients, ``Settings.rate_limit`` = ``"<requests>/<seconds>"`` (default ``3000/60``:
+generous, a client playing flat out stays far below it), a fixed window that starts at the client's first
+request; a request with an app key counts against that app's own limit instead (policy ``"app"``, set by
+``domino-admin apps create --rate-limit``), whatever address it comes from. Every
 counted answer carries the IETF ``RateLimit-Policy`` and ``RateLimit`` headers
 (draft-ietf-httpapi-ratelimit-headers: ``"default";q=3000;w=60`` and ``"default";r=2999;t=60``); past the
 limit the answer is a 429 ``rate-limited`` problem with ``Retry-After``. Liveness (``/healthz``) is exempt
@@ -37,13 +39,15 @@ import flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import errors
+from api.callers import calling_app
 from api.config import Settings
 from api.extensions import current_service, problem_response
 from api.store import StoreUnavailable
 
 log = logging.getLogger("api.ratelimit")
 
-POLICY = "default"
+POLICY = "default"  # the policy of anonymous clients, by address
+APP_POLICY = "app"  # an app's own, by its key
 # Endpoints answered without Redis: served uncounted when Redis is down.
 NO_REDIS_BLUEPRINTS = ("variants", "bots", "api-docs", "web")
 NO_REDIS_ENDPOINTS = ("swagger_assets", "static")
@@ -53,29 +57,30 @@ NO_REDIS_ENDPOINTS = ("swagger_assets", "static")
 class Policy:
     limit: int
     window: int  # seconds
+    name: str = POLICY
 
     @classmethod
-    def parse(cls, text: str) -> Policy | None:
+    def parse(cls, text: str, name: str = POLICY) -> Policy | None:
         """``"3000/60"`` -> Policy(3000, 60); ``""`` or ``"0"`` -> None (off)."""
         text = text.strip()
         if not text or text == "0":
             return None
         limit, _, window = text.partition("/")
-        policy = cls(int(limit), int(window or 60))
+        policy = cls(int(limit), int(window or 60), name)
         if policy.limit <= 0 or policy.window <= 0:
             return None
         return policy
 
     @property
     def header(self) -> str:
-        return f'"{POLICY}";q={self.limit};w={self.window}'
+        return f'"{self.name}";q={self.limit};w={self.window}'
 
 
 def headers(policy: Policy, count: int, reset_ms: int) -> dict[str, str]:
     t = max(0, math.ceil(reset_ms / 1000))
     return {
         "RateLimit-Policy": policy.header,
-        "RateLimit": f'"{POLICY}";r={max(0, policy.limit - count)};t={t}',
+        "RateLimit": f'"{policy.name}";r={max(0, policy.limit - count)};t={t}',
     }
 
 
@@ -138,18 +143,32 @@ class Limiter:
     """The rate limit's part of every request (see :mod:`api.hooks`): count it before the view, then put
     the ``RateLimit`` headers on whatever answers it."""
 
-    def __init__(self, policy: Policy, settings: Settings) -> None:
-        self.policy = policy
+    def __init__(self, settings: Settings) -> None:
+        self.default = Policy.parse(settings.rate_limit)
         self.exempt = frozenset(p.strip() for p in settings.rate_limit_exempt.split(",") if p.strip())
         self.ipv6_prefix = settings.rate_limit_ipv6_prefix
-        self.batch = batch_size(policy)
         self.leases = Leases()
 
     def before(self, req: flask.Request) -> flask.Response | None:
         if req.method == "OPTIONS" or req.path in self.exempt:
             return None
-        policy, batch = self.policy, self.batch
-        client = client_key(req.remote_addr or "unknown", self.ipv6_prefix)
+        try:
+            caller = calling_app()  # first: an app has a limit of its own, and a bad app key is a 401 at once
+        except StoreUnavailable:
+            if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
+                return None
+            raise
+        if caller is not None:
+            policy, client = Policy.parse(caller.rate_limit, APP_POLICY), f"app:{caller.id}"
+        else:
+            policy, client = self.default, client_key(req.remote_addr or "unknown", self.ipv6_prefix)
+        if policy is None:
+            return None
+        return self.count(req, policy, client)
+
+    def count(self, req: flask.Request, policy: Policy, client: str) -> flask.Response | None:
+        """Count this request of ``client`` (from a lease when it has one); the 429 past the limit."""
+        batch = batch_size(policy)
         leased = self.leases.take(client) if batch > 1 else None
         if leased is not None:
             count, reset_ms = leased
@@ -168,9 +187,10 @@ class Limiter:
         flask.g.rate_limit_headers = values
         if count > policy.limit:
             retry = values["RateLimit"].rpartition("t=")[2]
+            who = "this app" if policy.name == APP_POLICY else "this client"
             return problem_response(
                 errors.RATE_LIMITED,
-                f"More than {policy.limit} requests in {policy.window} s from this client; retry in {retry} s.",
+                f"More than {policy.limit} requests in {policy.window} s from {who}; retry in {retry} s.",
                 headers={**values, "Retry-After": retry},
             )
         return None
@@ -184,12 +204,11 @@ class Limiter:
                     resp.headers.add(k, v)
 
 
-def setup(app: flask.Flask, settings: Settings) -> Limiter | None:
-    """Who the client is behind trusted proxies (``proxy_hops``), and the limit (None: off)."""
+def setup(app: flask.Flask, settings: Settings) -> Limiter:
+    """Who the client is behind trusted proxies (``proxy_hops``), and the limits."""
     if settings.proxy_hops > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
-    policy = Policy.parse(settings.rate_limit)
-    return None if policy is None else Limiter(policy, settings)
+    return Limiter(settings)
 
 
 RATE_HEADERS = {
