@@ -236,10 +236,11 @@ def main() -> int:
         redis_pid = redis_server.process.pid  # type: ignore[union-attr]
         metrics_dir = Path(tmp) / "metrics"
         metrics_dir.mkdir()
-        # Every client of the bench is 127.0.0.1: no rate limit, game cap or stream cap to speak of.
+        # Every client of the bench is 127.0.0.1: no rate limit, game cap or stream cap to speak of (the streams
+        # of a run may still be closing when the next run on the same server starts: API, floor, floor, API...).
         env = dict(
             os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", DOMINO_GAMES_PER_CLIENT="0",
-            DOMINO_STREAMS_PER_CLIENT=str(args.clients + 10), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+            DOMINO_STREAMS_PER_CLIENT=str(3 * args.clients + 10), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
         )  # fmt: skip
         env["DOMINO_KEEPALIVE_INTERVAL"] = "1"  # seats still waiting when the time is up notice within a second
         env["PYTHONPATH"] = str(ROOT)
