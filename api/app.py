@@ -40,7 +40,8 @@ Send `expected_version` (or `If-Match`) with a move to make it conditional: a st
 
 TAGS = [
     {"name": "variants", "description": "Rule presets and options."},
-    {"name": "bots", "description": "Computer-player strategies."},
+    {"name": "bots", "description": "Computer players, and the bots apps register (`kind: registered`)."},
+    {"name": "bot", "description": "A registered bot's one stream for all its games: turn notices, games started and ended."},
     {"name": "games", "description": "Create games and read their views and history."},
     {"name": "seats", "description": "The lobby of games with open seats; claim a seat; resign."},
     {"name": "moves", "description": "Play, draw or pass."},
@@ -74,7 +75,14 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
                     "bearer": {
                         "type": "http",
                         "scheme": "bearer",
-                        "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
+                        "description": "A seat token from `POST /v1/games` (`tokens[].token`), or a registered "
+                        "bot's token (`dsk_bot_...`) for the seat it holds.",
+                    },
+                    "botToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A registered bot's token from `POST /v1/bots` (`token`, `dsk_bot_...`): it "
+                        "also moves for the bot's seats, in place of a seat token.",
                     },
                     "simulationToken": {
                         "type": "http",

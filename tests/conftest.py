@@ -253,3 +253,14 @@ def served(settings: Settings) -> Iterator[str]:
         worker.wait(10)
         server.shutdown()
         thread.join(10)
+
+
+@pytest.fixture
+def register_bot(service):  # type: ignore[no-untyped-def]
+    """register_bot(name, variants=("draw",), webhook=None, owner="test-app") -> the registration as
+    `POST /v1/bots` answers it: the bot's entry with its `token` (and `webhook_secret` with a webhook)."""
+
+    def register(name: str, variants: tuple[str, ...] = ("draw",), webhook: str | None = None, owner: str = "test-app"):  # type: ignore[no-untyped-def]
+        return service.register_bot(owner, owner, name, f"{name}, a test bot", list(variants), webhook)
+
+    return register

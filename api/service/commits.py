@@ -150,7 +150,7 @@ class Commits:
                 raise GameNotFound(f"No game {game_id!r} (it may have expired).")
             return None
         self.states.keep(game_id, new_version, change.doc, change.state)
-        self.turns.start(game_id, new_version, plan)
+        self.turns.start(game_id, new_version, plan, change.doc, change.state, events)
         if change.state.finished and "creator" in change.doc:
             self._release_creator_slot(game_id, change.doc["creator"])
         return Committed(change, new_version, plan)

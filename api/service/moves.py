@@ -22,7 +22,7 @@ from api.errors import (
 )  # fmt: skip
 from api.service import metrics
 from api.service.commits import Answer, Change, Commits, Committed
-from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting
+from api.service.records import HUMAN, OPEN, REGISTERED, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
 from api.store import Store
@@ -38,7 +38,8 @@ def mismatch(doc: GameRecord, current: int, seat: int | None) -> VersionMismatch
 
 
 def moved_by(doc: GameRecord, seat: int, auto: bool) -> str:
-    """The ``by`` label of a move: ``auto``, or the kind of the seat (``human``, ``hosted``, ``bot``)."""
+    """The ``by`` label of a move: ``auto``, or the kind of the seat (``human``, ``hosted``, ``registered``,
+    ``bot``)."""
     return "auto" if auto else doc["seats"][seat]["kind"]
 
 
@@ -67,6 +68,13 @@ class Moves:
         change = committed.change
         assert change.seat is not None
         metrics.move_played(change.doc["variant"], moved_by(change.doc, change.seat, change.auto))
+        record = change.doc["seats"][change.seat]
+        if record["kind"] == REGISTERED:  # its availability: deadlines missed in a row
+            bots, name = self.store.bots, record.get("bot", "")
+            if change.auto:
+                bots.missed(name)
+            else:
+                bots.answered(name)
 
     def play(
         self,

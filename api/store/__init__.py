@@ -3,7 +3,7 @@
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
 :class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
-(what each client holds at once).
+(what each client holds at once), ``bots`` (registered bots: records, tokens, availability, notice streams).
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -14,6 +14,7 @@ from redis import Redis
 from redis.cluster import RedisCluster
 
 from api.config import Settings
+from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
@@ -25,7 +26,7 @@ from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
+    "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -49,6 +50,7 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
 
     @property
     def redis(self) -> Redis | RedisCluster:
