@@ -115,6 +115,13 @@ class Settings:
     bot_max_misses: int = 3
     bot_stream_max: int = 1000  # notices kept in a bot's stream (approximately: XADD MAXLEN ~)
     streams_per_bot: int = 4  # a bot's open streams at once (SSE, waiting long polls); 429 beyond
+    # Third-party apps (api/service/apps.py): what `domino-admin apps create` gives an app unless told otherwise,
+    # its own rate limit ("<requests>/<seconds>", counted per app instead of per address; "0": none) and its
+    # cap of games waiting or playing at once (0: none; 429 `too-many-app-games` beyond). With
+    # require_app_key, `POST /v1/games` without an app key is refused (401).
+    app_rate_limit: str = "6000/60"
+    app_max_games: int = 100
+    require_app_key: bool = False
 
     # HTTP.
     max_body_bytes: int = 16 * 1024
