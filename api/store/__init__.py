@@ -19,6 +19,7 @@ from api.config import Settings
 from api.store.apps import AppStore
 from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
 from api.store.hosts import WebhookHosts
@@ -29,8 +30,8 @@ from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "AppStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits",
-    "SimulationStore", "Store",
+    "AppDeliveries", "AppStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby",
+    "RateLimits", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -47,6 +48,8 @@ class Store:
         self.bots_due = DueSet(queue, prefix, "bots")
         self.turns_due = DueSet(queue, prefix, "turns")
         self.hooks_due = DueSet(queue, prefix, "hooks")
+        self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
+        self.app_deliveries = AppDeliveries(queue, prefix)
         self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)
         self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
@@ -75,4 +78,9 @@ class Store:
 
     def due_counts(self) -> dict[str, int]:
         """Entries of the due sets (bot turns, turn deadlines, webhooks)."""
-        return {"bots_due": self.bots_due.size(), "turns_due": self.turns_due.size(), "hooks_due": self.hooks_due.size()}
+        return {
+            "bots_due": self.bots_due.size(),
+            "turns_due": self.turns_due.size(),
+            "hooks_due": self.hooks_due.size(),
+            "app_hooks_due": self.app_hooks_due.size(),
+        }
