@@ -85,6 +85,13 @@ def map_case(context: Any, case: Any) -> Any:
     positive = case.meta is None or all(c.mode == "positive" for c in case.meta.components.values())
     if positive and "Last-Event-ID" in headers and not STREAM_ID.match(str(headers["Last-Event-ID"])):
         headers.pop("Last-Event-ID")
+    # `GET /v1/games` without `owner=me` is the lobby: `status` only `waiting` and no `player` (both documented on
+    # the parameters; the document cannot tie one query parameter to another).
+    query = case.query if isinstance(case.query, dict) else {}
+    if positive and case.operation.path == "/v1/games" and case.method.upper() == "GET" and "owner" not in query:
+        query.pop("player", None)
+        if query.get("status") not in (None, "waiting"):
+            query.pop("status")
     return case
 
 
