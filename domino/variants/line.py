@@ -4,17 +4,18 @@ All Fives spinner and its arms, drawing policies, in-play scoring, blocked round
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Mapping
 
 from domino import match, scoring, shuffle
-from domino.dealing import checked_deal, draw_tile, shuffled_deal
+from domino.core.codes import DRAW_CODE, END_NAMES, to_code
+from domino.core.position import LineSim
+from domino.dealing import checked_deal, shuffled_deal
 from domino.errors import InvalidDealError
-from domino.moves import DRAW, PASS, Draw, Move, Play
+from domino.moves import Move
 from domino.rules import Rules
-from domino.state import Deal, Event, Events, LineBoard, LogEntry, RoundResult, State
+from domino.state import Deal, Event, Events, LineBoard, RoundResult, State, successor
 from domino.tiles import Tile, full_set, hand_pips, rank
-from domino.variants import line_board
+from domino.variants import line_board, line_kernel
 
 # -- dealing and starting a round ------------------------------------------------------------------
 
@@ -109,7 +110,7 @@ def _next_round(state: State, result: RoundResult) -> tuple[State, Events]:
     return start_round(state.rules, state.round + 1, None, state.seed, state.scores, state.rounds, result)
 
 
-# -- legal moves -----------------------------------------------------------------------------------
+# -- legal moves and steps, on the kernel (domino.variants.line_kernel) ---------------------------------
 
 
 def can_draw(state: State) -> bool:
@@ -120,35 +121,7 @@ def can_draw(state: State) -> bool:
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves the seat to move may make, sorted (the game is not over): plays come in legal order (by
     tile, then end), and a draw or a pass after them."""
-    return tuple(_moves(state))
-
-
-def _moves(state: State) -> list[Move]:
-    r = state.rules
-    hand = state.hands[state.turn]
-    board = state.board
-    if not board.line:
-        if state.lead is not None:
-            return [line_board.play(state.lead, None)]
-        return [line_board.play(t, None) for t in reversed(hand)]
-    plays: list[Move] = list(line_board.placements(board, hand))
-    if state.extra_play:
-        return plays + [PASS]
-    drawable = can_draw(state)
-    if state.drawn == 0:
-        if plays:
-            return plays + ([DRAW] if r.may_draw_when_playable and drawable else [])
-        return [DRAW] if drawable else [PASS]
-    if r.draw_policy == "draw_one":
-        if not plays:
-            return [PASS]
-        return plays + ([PASS] if r.drawn_tile_play == "may" else [])
-    if not plays:
-        return [DRAW] if drawable else [PASS]
-    extra: list[Move] = [DRAW] if r.may_draw_when_playable and drawable else []
-    if r.drawn_tile_play == "may":
-        extra.append(PASS)
-    return plays + extra
+    return line_kernel.legal_moves(state)
 
 
 def is_blocked(state: State) -> bool:
@@ -158,80 +131,58 @@ def is_blocked(state: State) -> bool:
     return not line_board.anyone_can_place(state.board, state.hands)
 
 
-# -- stepping --------------------------------------------------------------------------------------
-
-
-def step(state: State, move: Move) -> tuple[State, Events]:
-    """The state after a legal ``move`` (already resolved by the engine), and its events."""
-    events: list[Event] = []
-    if isinstance(move, Play):
-        state = _play(state, move, events)
-    elif isinstance(move, Draw):
-        state = settle_with(draw_tile(state, events), events)
+def advance(state: State, move: Move, events: list[Event] | None) -> State:
+    """The state after a legal ``move`` (already resolved by the engine); its events are appended to
+    ``events`` unless that is None (``domino.apply``)."""
+    pos = line_kernel.position(state)
+    sim = pos.sim.copy()
+    p = state.turn
+    code = to_code(move, pos.tb)
+    if code >= 0:
+        return _play(state, pos, sim, code, events)
+    if code == DRAW_CODE:
+        sim.draw()
+        if events is not None:
+            tile = state.boneyard[0]
+            events.append(Event("tile_drawn", p, {"boneyard_count": len(state.boneyard) - 1}, {"tile": str(tile)}, p))
+        boneyard = state.boneyard[1:]
     else:
-        state = _pass(state, events)
-    return state, tuple(events)
+        sim.pass_()
+        if events is not None:
+            events.append(Event("passed", p, {}))
+        boneyard = state.boneyard
+    moved = pos.after(sim, p, code)
+    after = successor(state, moved, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
+    return _end_round(after, "blocked", None, events) if sim.over else after
 
 
-def _play(state: State, move: Play, events: list[Event]) -> State:
+def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, events: list[Event] | None) -> State:
     r = state.rules
     p = state.turn
-    tile = move.tile
-    opening = not state.board.line
-    hand = list(state.hands[p])
-    hand.remove(tile)
-    hands = state.hands[:p] + (tuple(hand),) + state.hands[p + 1 :]
-    board = line_board.place(state.board, tile, move.end, r.spinner == "first_double")
-    points = 0
-    if r.scoring == "all_fives":
-        c = line_board.count(board)
-        if c > 0 and c % 5 == 0:
-            points = c
-    events.append(Event("tile_played", p, {"tile": str(tile), "end": move.end, "points": points}))
+    side = sim.cfg.side[p]
+    before = sim.pts[side]
+    t, end = code >> 3, code & 7
+    sim.play(t, end)
+    points = sim.pts[side] - before  # what the play scored (All Fives)
+    if events is not None:
+        events.append(Event("tile_played", p, {"tile": str(pos.tb.tiles[t]), "end": END_NAMES[end], "points": points}))
     scores, round_points = state.scores, state.round_points
+    abandon = False
     if points:
         scores = match.add_points(r, scores, p, points)
         round_points = match.add_points(r, round_points, p, points)
-    abandon = bool(points) and r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
-    ends_round = abandon or not hand
-    extra = bool(
-        not ends_round and opening and r.opener_extra_play and state.opened_by_rule and line_board.can_place(board, hands[p])
-    )
-    # One State built directly, not dataclasses.replace: this is the public API's hottest line.
-    state = State(
-        rules=r,
-        seed=state.seed,
-        round=state.round,
-        deal=state.deal,
-        hands=hands,
-        boneyard=state.boneyard,
-        board=board,
-        turn=p if ends_round or extra else (p + 1) % r.players,
-        scores=scores,
-        lead=state.lead,
-        opened_by_rule=state.opened_by_rule,
-        drawn=0,
-        extra_play=extra,
-        log=state.log + (LogEntry(p, "play", tile, move.end),),
-        rounds=state.rounds,
-        outcome=state.outcome,
-        round_points=round_points,
-        variant=state.variant,
-        last_round=state.last_round,
-        has_records=state.has_records,
-    )
+        abandon = r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
+    out = not sim.hands[p]
+    turn = p if abandon else sim.turn
+    moved = pos.after(sim, p, code)
+    after = successor(state, moved, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
     if abandon:
-        return _abandon(state, events)
-    if not hand:
-        return _end_round(state, "domino", p, events)
-    return settle_with(state, events)
-
-
-def _pass(state: State, events: list[Event]) -> State:
-    p = state.turn
-    events.append(Event("passed", p, {}))
-    state = replace(state, turn=(p + 1) % state.rules.players, drawn=0, extra_play=False, log=state.log + (LogEntry(p, "pass"),))
-    return settle_with(state, events)
+        return _abandon(after, events)
+    if out:
+        return _end_round(after, "domino", p, events)
+    if sim.over:
+        return _end_round(after, "blocked", None, events)
+    return after
 
 
 def settle(state: State) -> State:
@@ -239,7 +190,7 @@ def settle(state: State) -> State:
     return settle_with(state, [])
 
 
-def settle_with(state: State, events: list[Event]) -> State:
+def settle_with(state: State, events: list[Event] | None) -> State:
     if is_blocked(state):
         return _end_round(state, "blocked", None, events)
     return state
@@ -248,7 +199,7 @@ def settle_with(state: State, events: list[Event]) -> State:
 # -- round ends ------------------------------------------------------------------------------------
 
 
-def _end_round(state: State, end: str, went_out: int | None, events: list[Event]) -> State:
+def _end_round(state: State, end: str, went_out: int | None, events: list[Event] | None) -> State:
     r = state.rules
     pips = tuple(hand_pips(h) for h in state.hands)
     winner, team, award, why = scoring.round_award(r, went_out if end == "domino" else None, pips)
@@ -267,7 +218,7 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
     return match.close_round(state, result, events, _next_round)
 
 
-def _abandon(state: State, events: list[Event]) -> State:
+def _abandon(state: State, events: list[Event] | None) -> State:
     """All Fives with an immediate target: the match ends mid-round; the round is recorded as abandoned."""
     result = RoundResult(
         round=state.round,

@@ -1,0 +1,134 @@
+"""The line games' public states on the kernel: ``legal_moves`` and the steps of a round run on a
+:class:`domino.core.position.LineSim`, and a state keeps its hands, board and log in compact form until they
+are read (:class:`Position`, the State's ``Source``).
+
+A state's kernel is its position as a ``LineSim`` that is never changed once the state holds it: a move
+plays on a copy. The board and log are the ones the position started from (``board0``, ``log0``) plus a
+trail of the moves made since, ``(earlier trail, seat, move code)``, replayed when read. What a round's end
+needs (the result, the match, the next deal) stays in :mod:`domino.variants.line` and :mod:`domino.match`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable
+
+from domino.core.codes import DRAW_CODE, END_NAMES
+from domino.core.position import LineSim
+from domino.core.tables import Tables, tables, tiles_of
+from domino.moves import DRAW, PASS, Move
+from domino.state import Board, LogEntry, State
+from domino.tiles import Tile
+from domino.variants import line_board
+
+Trail = tuple[Any, int, int] | None  # (earlier trail, seat, move code), newest first
+
+
+class Position:
+    """A state's compact form: its kernel position and how to rebuild its board and log."""
+
+    __slots__ = ("sim", "tb", "spinner", "board0", "log0", "trail")
+
+    def __init__(self, sim: LineSim, tb: Tables, spinner: bool, board0: Board, log0: tuple[LogEntry, ...], trail: Trail):
+        self.sim = sim
+        self.tb = tb
+        self.spinner = spinner
+        self.board0 = board0
+        self.log0 = log0
+        self.trail = trail
+
+    def after(self, sim: LineSim, seat: int, code: int) -> Position:
+        return Position(sim, self.tb, self.spinner, self.board0, self.log0, (self.trail, seat, code))
+
+    def _moves(self) -> list[tuple[int, int]]:
+        """(seat, code) of the moves since ``board0``/``log0``, oldest first."""
+        out = []
+        trail = self.trail
+        while trail is not None:
+            trail, seat, code = trail
+            out.append((seat, code))
+        out.reverse()
+        return out
+
+    def hands(self) -> tuple[tuple[Tile, ...], ...]:
+        tb = self.tb
+        return tuple(tiles_of(h, tb) for h in self.sim.hands)
+
+    def board(self) -> Board:
+        board = self.board0
+        tiles = self.tb.tiles
+        for _, code in self._moves():
+            if code >= 0:
+                board = line_board.place(board, tiles[code >> 3], END_NAMES[code & 7], self.spinner)
+        return board
+
+    def log(self) -> tuple[LogEntry, ...]:
+        entry = _entries(self.tb.max_pips)
+        return self.log0 + tuple(entry(seat, code) for seat, code in self._moves())
+
+
+def position(state: State) -> Position:
+    """The state's kernel position, built from its fields the first time it is needed."""
+    pos = state.kernel
+    if pos is None:
+        r = state.rules
+        tb = tables(r.set_max_pips)
+        index = tb.index_of
+        sim = LineSim.new(tb, r, state.opened_by_rule)
+        sim.hands = [_mask(h, index) for h in state.hands]
+        sim.bone = [index[t] for t in state.boneyard]
+        sim.set_board(state.board)
+        sim.turn, sim.drawn, sim.extra = state.turn, state.drawn, state.extra_play
+        pos = Position(sim, tb, r.spinner == "first_double", state.board, state.log, None)
+        object.__setattr__(state, "kernel", pos)  # a cache, not part of the state's value
+    assert isinstance(pos, Position)
+    return pos
+
+
+def _mask(hand: tuple[Tile, ...], index: dict[Tile, int]) -> int:
+    m = 0
+    for t in hand:
+        m |= 1 << index[t]
+    return m
+
+
+@lru_cache(maxsize=32)
+def _moves_by_code(max_pips: int) -> tuple[Move, ...]:
+    """Move code -> public move (``line_board.play``'s shared objects)."""
+    out: list[Move] = []
+    for t in tables(max_pips).tiles:
+        out.extend(line_board.play(t, end) for end in END_NAMES)
+        out.extend((PASS, PASS, PASS))  # a tile has 8 codes for its 5 ends: these 3 name no move
+    return tuple(out) + (PASS, DRAW)  # the pass and draw codes, -2 and -1, index from the end
+
+
+@lru_cache(maxsize=32)
+def _entries(max_pips: int) -> Callable[[int, int], LogEntry]:
+    """(seat, move code) -> its log entry; entries are immutable, so one object each is shared."""
+    tb = tables(max_pips)
+    cache: dict[tuple[int, int], LogEntry] = {}
+
+    def entry(seat: int, code: int) -> LogEntry:
+        e = cache.get((seat, code))
+        if e is None:
+            if code >= 0:
+                e = LogEntry(seat, "play", tb.tiles[code >> 3], END_NAMES[code & 7])
+            else:
+                e = LogEntry(seat, "draw" if code == DRAW_CODE else "pass")
+            cache[(seat, code)] = e
+        return e
+
+    return entry
+
+
+def legal_moves(state: State) -> tuple[Move, ...]:
+    """The moves of the seat to move in legal order: plays by tile then end, then a draw or a pass."""
+    pos = position(state)
+    sim = pos.sim
+    if sim.nopen == 0 and state.lead is not None:
+        return (line_board.play(state.lead, None),)
+    codes = sim.placements(sim.hands[sim.turn])
+    codes.sort()  # by tile, then end: codes are tile << 3 | end
+    if sim.nopen:
+        codes += sim.options(bool(codes))
+    return tuple(map(_moves_by_code(pos.tb.max_pips).__getitem__, codes))
