@@ -14,10 +14,10 @@ from __future__ import annotations
 import random
 from typing import Callable, NamedTuple, Sequence
 
-from domino import match, shuffle
+from domino import match
 from domino.core.block import block_round
 from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, RIGHT, UP, to_move
-from domino.core.round import Config, config, round_award
+from domino.core.round import Config, config, deal_masks, opener, round_award
 from domino.core.tables import Tables, pip_counts, tables
 from domino.moves import Move
 from domino.rules import Rules
@@ -59,42 +59,6 @@ def bot_rng(seed: str | int) -> random.Random:
 def decode(code: int, max_pips: int) -> Move:
     """The public move for an encoded one (``record=True``; see domino/core/codes.py)."""
     return to_move(code, tables(max_pips))
-
-
-# -- dealing and opening ---------------------------------------------------------------------------
-
-
-def _deal(cfg: Config, tab: Tables, seed: str, round_no: int) -> tuple[list[int], list[int]]:
-    """engine.deal_round as masks: hand i is order[i*n:(i+1)*n], the boneyard the rest, in draw order."""
-    n, count = cfg.hand_size, len(tab.tiles)
-    dealt = cfg.players * n
-    attempt = 0
-    while True:
-        order = shuffle.permutation(count, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
-        bit = tab.bit.__getitem__
-        hands = [sum(map(bit, order[i : i + n])) for i in range(0, dealt, n)]  # distinct bits: sum = or
-        if not cfg.reshuffle or any(h & tab.double_mask for h in hands):
-            return hands, order[dealt:]
-        attempt += 1
-
-
-def _opener(
-    cfg: Config, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
-) -> tuple[int, int, bool]:
-    """(opening seat, tile it must lead or -1 for any, opened under starting_rule): variants.line._opener."""
-    if cfg.previous_winner and previous is not None and previous[0] == "domino" and previous[1] is not None:
-        return previous[1], -1, False
-    if cfg.lot:
-        return shuffle.uniform(seed, round_no, "lot", 0, cfg.players), -1, True
-    dealt = 0
-    for h in hands:
-        dealt |= h
-    for t in tab.by_rank:  # with reshuffle a double was dealt, and doubles rank first
-        if dealt >> t & 1:
-            for seat, h in enumerate(hands):
-                if h >> t & 1:
-                    return seat, t, True
-    raise AssertionError("a deal always has a tile to lead")
 
 
 # -- every other line game ---------------------------------------------------------------------------
@@ -322,14 +286,14 @@ def playout(
     round_no = 1
     previous: tuple[str, int | None] | None = None
     while True:
-        hands, bone = _deal(cfg, tab, seed_text, round_no)
-        opener, lead, by_rule = _opener(cfg, tab, seed_text, round_no, hands, previous)
+        hands, bone = deal_masks(cfg, tab, seed_text, round_no)
+        first, lead, by_rule = opener(cfg, tab, seed_text, round_no, hands, previous)
         round_points = [0] * players
         if cfg.fast:
-            end, out, n = block_round(tab, hands, opener, lead, is_random, bits, log)
+            end, out, n = block_round(tab, hands, first, lead, is_random, bits, log)
         else:
             end, out, n = _general_round(
-                cfg, tab, hands, bone, opener, lead, by_rule, scores, round_points, is_random, bits, log
+                cfg, tab, hands, bone, first, lead, by_rule, scores, round_points, is_random, bits, log
             )
         moves += n
         pips = pip_counts(hands, tab)

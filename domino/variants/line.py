@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from domino import match, scoring, shuffle
+from domino import match, scoring
 from domino.core.codes import DRAW_CODE, END_NAMES, to_code
 from domino.core.position import LineSim
-from domino.dealing import checked_deal, shuffled_deal
+from domino.core.round import config, deal_masks, opener
+from domino.core.tables import Tables, mask_of, tables, tiles_of
+from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
 from domino.moves import Move
 from domino.rules import Rules
 from domino.state import Deal, Event, Events, LineBoard, RoundResult, State, successor
-from domino.tiles import Tile, full_set, hand_pips, rank
+from domino.tiles import Tile, full_set, hand_pips
 from domino.variants import line_board, line_kernel
 
 # -- dealing and starting a round ------------------------------------------------------------------
@@ -22,27 +24,23 @@ from domino.variants import line_board, line_kernel
 
 def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
     """Round ``round_no``'s deal from the seed; under ``reshuffle`` redeal until a double is dealt."""
-    tiles = full_set(rules.set_max_pips)
-    attempt = 0
-    while True:
-        deal = shuffled_deal(rules, tiles, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
-        if not _needs_reshuffle(rules, deal):
-            return deal
-        attempt += 1
+    tab = tables(rules.set_max_pips)
+    return _deal_of(*deal_masks(config(rules), tab, seed, round_no), tab)
 
 
-def _needs_reshuffle(rules: Rules, deal: Deal) -> bool:
-    return (
-        rules.starting_rule == "highest_double"
-        and rules.no_double_fallback == "reshuffle"
-        and not any(t.is_double for h in deal.hands for t in h)
-    )
+def _deal_of(hands: list[int], boneyard: list[int], tab: Tables) -> Deal:
+    """The Deal of a deal as masks: hands heaviest first, the boneyard in draw order."""
+    return Deal(tuple(tiles_of(h, tab) for h in hands), tuple(map(tab.tiles.__getitem__, boneyard)))
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
     """An explicit deal must hold every tile of the set once and give each seat ``hand_size`` tiles."""
     deal = checked_deal(rules, deal, full_set(rules.set_max_pips), "every tile of the set")
-    if _needs_reshuffle(rules, deal):
+    if (
+        rules.starting_rule == "highest_double"
+        and rules.no_double_fallback == "reshuffle"
+        and not any(t.is_double for h in deal.hands for t in h)
+    ):
         raise InvalidDealError("no double was dealt, and no_double_fallback = reshuffle")
     return deal
 
@@ -56,9 +54,19 @@ def start_round(
     rounds: tuple[RoundResult, ...] = (),
     previous: RoundResult | None = None,
 ) -> tuple[State, Events]:
-    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events."""
-    deal = deal_round(rules, seed, round_no) if deal is None else check_deal(rules, deal, round_no)
-    opener, lead, by_rule = _opener(rules, seed, round_no, deal, previous)
+    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events.
+    The deal and the opener come from the kernel (``domino.core.round``), which the state keeps."""
+    cfg = config(rules)
+    tab = tables(rules.set_max_pips)
+    if deal is None:
+        hands, boneyard = deal_masks(cfg, tab, seed, round_no)
+        deal = _deal_of(hands, boneyard, tab)
+    else:
+        deal = check_deal(rules, deal, round_no)
+        hands = [mask_of(h, tab) for h in deal.hands]
+        boneyard = [tab.index_of[t] for t in deal.boneyard]
+    last = None if previous is None else (previous.end, previous.winner)
+    seat, lead, by_rule = opener(cfg, tab, seed, round_no, hands, last)
     state = State(
         rules=rules,
         seed=seed,
@@ -67,36 +75,16 @@ def start_round(
         hands=deal.hands,
         boneyard=deal.boneyard,
         board=LineBoard(),
-        turn=opener,
+        turn=seat,
         scores=scores if scores is not None else (0,) * rules.players,
-        lead=lead,
+        lead=None if lead < 0 else tab.tiles[lead],
         opened_by_rule=by_rule,
         rounds=rounds,
         round_points=(0,) * rules.players,
         last_round=previous,
     )
+    line_kernel.start(state, tab, hands, boneyard)
     return state, opening_events(state)
-
-
-def _opener(
-    rules: Rules, seed: str, round_no: int, deal: Deal, previous: RoundResult | None
-) -> tuple[int, Tile | None, bool]:
-    """(opening seat, tile it must lead or None for any, opened under starting_rule)."""
-    if rules.next_round_starter == "previous_winner" and previous is not None and previous.end == "domino":
-        assert previous.winner is not None
-        return previous.winner, None, False
-    if rules.starting_rule == "lot":
-        return shuffle.uniform(seed, round_no, "lot", 0, rules.players), None, True
-    best: tuple[tuple[int, int, int], int, Tile] | None = None
-    for seat, hand in enumerate(deal.hands):
-        for t in hand:
-            if rules.no_double_fallback == "reshuffle" and not t.is_double:
-                continue
-            key = rank(t)
-            if best is None or key > best[0]:
-                best = (key, seat, t)
-    assert best is not None, "a deal always has a tile to lead"
-    return best[1], best[2], True
 
 
 def opening_events(state: State) -> Events:

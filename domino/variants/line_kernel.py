@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from domino.core.codes import DRAW_CODE, END_NAMES
 from domino.core.position import LineSim
-from domino.core.tables import Tables, tables, tiles_of
+from domino.core.tables import Tables, mask_of, tables, tiles_of
 from domino.moves import DRAW, PASS, Move
 from domino.state import Board, LogEntry, State
 from domino.tiles import Tile
@@ -73,10 +73,9 @@ def position(state: State) -> Position:
     if pos is None:
         r = state.rules
         tb = tables(r.set_max_pips)
-        index = tb.index_of
         sim = LineSim.new(tb, r, state.opened_by_rule)
-        sim.hands = [_mask(h, index) for h in state.hands]
-        sim.bone = [index[t] for t in state.boneyard]
+        sim.hands = [mask_of(h, tb) for h in state.hands]
+        sim.bone = [tb.index_of[t] for t in state.boneyard]
         sim.set_board(state.board)
         sim.turn, sim.drawn, sim.extra = state.turn, state.drawn, state.extra_play
         pos = Position(sim, tb, r.spinner == "first_double", state.board, state.log, None)
@@ -85,11 +84,14 @@ def position(state: State) -> Position:
     return pos
 
 
-def _mask(hand: tuple[Tile, ...], index: dict[Tile, int]) -> int:
-    m = 0
-    for t in hand:
-        m |= 1 << index[t]
-    return m
+def start(state: State, tab: Tables, hands: list[int], boneyard: list[int]) -> None:
+    """Give a round's first state (no tile laid) its kernel position, from the deal as masks."""
+    r = state.rules
+    sim = LineSim.new(tab, r, state.opened_by_rule)
+    sim.hands = hands
+    sim.bone = boneyard
+    sim.turn = state.turn
+    object.__setattr__(state, "kernel", Position(sim, tab, r.spinner == "first_double", state.board, (), None))
 
 
 @lru_cache(maxsize=32)
