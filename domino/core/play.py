@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple, Sequence
 from domino import match
 from domino.core.block import block_round
 from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, RIGHT, UP, to_move
-from domino.core.round import Config, config, deal_masks, opener, round_award
+from domino.core.round import Config, config, dealt_order, hand_masks, opener, round_award
 from domino.core.tables import Tables, pip_counts, tables
 from domino.moves import Move
 from domino.rules import Rules
@@ -286,7 +286,8 @@ def playout(
     round_no = 1
     previous: tuple[str, int | None] | None = None
     while True:
-        hands, bone = deal_masks(cfg, tab, seed_text, round_no)
+        order = dealt_order(cfg, tab, seed_text, round_no)
+        hands, bone = hand_masks(cfg, tab, order), order[players * cfg.hand_size :]
         first, lead, by_rule = opener(cfg, tab, seed_text, round_no, hands, previous)
         round_points = [0] * players
         if cfg.fast:

@@ -119,18 +119,23 @@ def round_award(
     return hit
 
 
-def deal_masks(cfg: Config, tab: Tables, seed: str, round_no: int) -> tuple[list[int], list[int]]:
-    """The round's deal (``variants.line.deal_round``) as masks: hand i is order[i*n:(i+1)*n], the boneyard the rest, in draw order."""
+def dealt_order(cfg: Config, tab: Tables, seed: str, round_no: int) -> list[int]:
+    """The round's shuffled set as tile indices (``variants.line.deal_round``), redealt under ``reshuffle``
+    until a double is dealt: hand i is ``order[i*n:(i+1)*n]``, the boneyard the rest, in draw order."""
     n, count = cfg.hand_size, len(tab.tiles)
-    dealt = cfg.players * n
     attempt = 0
     while True:
         order = shuffle.permutation(count, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
-        bit = tab.bit.__getitem__
-        hands = [sum(map(bit, order[i : i + n])) for i in range(0, dealt, n)]  # distinct bits: sum = or
-        if not cfg.reshuffle or any(h & tab.double_mask for h in hands):
-            return hands, order[dealt:]
+        if not cfg.reshuffle or any(tab.double[t] for t in order[: cfg.players * n]):
+            return order
         attempt += 1
+
+
+def hand_masks(cfg: Config, tab: Tables, order: list[int]) -> list[int]:
+    """The hands of a dealt order as masks."""
+    n = cfg.hand_size
+    bit = tab.bit.__getitem__
+    return [sum(map(bit, order[i : i + n])) for i in range(0, cfg.players * n, n)]  # distinct bits: sum = or
 
 
 def opener(

@@ -59,12 +59,13 @@ def mask_of(tiles: tuple[Tile, ...] | list[Tile], tab: Tables) -> int:
 
 def tiles_of(mask: int, tab: Tables) -> tuple[Tile, ...]:
     """The tiles of a hand mask, highest first (the public engine's hand order)."""
+    tiles = tab.tiles
     out = []
     while mask:
-        bit = mask & -mask
-        out.append(tab.tiles[bit.bit_length() - 1])
-        mask ^= bit
-    return tuple(reversed(out))
+        i = mask.bit_length() - 1
+        out.append(tiles[i])
+        mask ^= 1 << i
+    return tuple(out)
 
 
 def pip_counts(hands: list[int], tab: Tables) -> tuple[int, ...]:

@@ -9,8 +9,8 @@ from typing import Any, Mapping
 from domino import match, scoring
 from domino.core.codes import DRAW_CODE, END_NAMES, to_code
 from domino.core.position import LineSim
-from domino.core.round import config, deal_masks, opener
-from domino.core.tables import Tables, mask_of, tables, tiles_of
+from domino.core.round import config, dealt_order, hand_masks, opener
+from domino.core.tables import Tables, mask_of, tables
 from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
 from domino.moves import Move
@@ -25,12 +25,16 @@ from domino.variants import line_board, line_kernel
 def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
     """Round ``round_no``'s deal from the seed; under ``reshuffle`` redeal until a double is dealt."""
     tab = tables(rules.set_max_pips)
-    return _deal_of(*deal_masks(config(rules), tab, seed, round_no), tab)
+    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no), tab)
 
 
-def _deal_of(hands: list[int], boneyard: list[int], tab: Tables) -> Deal:
-    """The Deal of a deal as masks: hands heaviest first, the boneyard in draw order."""
-    return Deal(tuple(tiles_of(h, tab) for h in hands), tuple(map(tab.tiles.__getitem__, boneyard)))
+def _deal_of(rules: Rules, order: list[int], tab: Tables) -> Deal:
+    """The Deal of a dealt order: hands heaviest first (index order is tile order), the boneyard in draw order."""
+    n = rules.hand_size
+    dealt = rules.players * n
+    tile = tab.tiles.__getitem__
+    hands = tuple(tuple(map(tile, sorted(order[i : i + n], reverse=True))) for i in range(0, dealt, n))
+    return Deal(hands, tuple(map(tile, order[dealt:])))
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
@@ -59,8 +63,9 @@ def start_round(
     cfg = config(rules)
     tab = tables(rules.set_max_pips)
     if deal is None:
-        hands, boneyard = deal_masks(cfg, tab, seed, round_no)
-        deal = _deal_of(hands, boneyard, tab)
+        order = dealt_order(cfg, tab, seed, round_no)
+        deal = _deal_of(rules, order, tab)
+        hands, boneyard = hand_masks(cfg, tab, order), order[rules.players * rules.hand_size :]
     else:
         deal = check_deal(rules, deal, round_no)
         hands = [mask_of(h, tab) for h in deal.hands]
