@@ -29,5 +29,6 @@ def to_move(code: int, tab: Tables) -> Move:
 def to_code(move: Move, tab: Tables) -> int:
     """The code of a public move (a play of the opening has end None)."""
     if isinstance(move, Play):
-        return tab.index_of[move.tile] << 3 | END_CODE[move.end]
+        t = move.tile
+        return (t.high * (t.high + 1) // 2 + t.low) << 3 | END_CODE[move.end]  # its index in ``full_set`` order
     return DRAW_CODE if isinstance(move, Draw) else PASS_CODE

@@ -88,7 +88,7 @@ def start_round(
         round_points=(0,) * rules.players,
         last_round=previous,
     )
-    line_kernel.start(state, tab, hands, boneyard)
+    line_kernel.start(state, tab, hands, boneyard, lead)
     return state, opening_events(state)
 
 
@@ -127,7 +127,7 @@ def is_blocked(state: State) -> bool:
 def advance(state: State, move: Move, events: list[Event] | None) -> State:
     """The state after a legal ``move`` (already resolved by the engine); its events are appended to
     ``events`` unless that is None (``domino.apply``)."""
-    pos = line_kernel.position(state)
+    pos = state.kernel or line_kernel.position(state)
     sim = pos.sim.copy()
     p = state.turn
     code = to_code(move, pos.tb)

@@ -78,19 +78,21 @@ def position(state: State) -> Position:
         sim.bone = [tb.index_of[t] for t in state.boneyard]
         sim.set_board(state.board)
         sim.turn, sim.drawn, sim.extra = state.turn, state.drawn, state.extra_play
+        sim.lead = -1 if state.lead is None else tb.index_of[state.lead]
         pos = Position(sim, tb, r.spinner == "first_double", state.board, state.log, None)
         object.__setattr__(state, "kernel", pos)  # a cache, not part of the state's value
     assert isinstance(pos, Position)
     return pos
 
 
-def start(state: State, tab: Tables, hands: list[int], boneyard: list[int]) -> None:
+def start(state: State, tab: Tables, hands: list[int], boneyard: list[int], lead: int) -> None:
     """Give a round's first state (no tile laid) its kernel position, from the deal as masks."""
     r = state.rules
     sim = LineSim.new(tab, r, state.opened_by_rule)
     sim.hands = hands
     sim.bone = boneyard
     sim.turn = state.turn
+    sim.lead = lead
     object.__setattr__(state, "kernel", Position(sim, tab, r.spinner == "first_double", state.board, (), None))
 
 
@@ -125,12 +127,5 @@ def _entries(max_pips: int) -> Callable[[int, int], LogEntry]:
 
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves of the seat to move in legal order: plays by tile then end, then a draw or a pass."""
-    pos = position(state)
-    sim = pos.sim
-    if sim.nopen == 0 and state.lead is not None:
-        return (line_board.play(state.lead, None),)
-    codes = sim.placements(sim.hands[sim.turn])
-    codes.sort()  # by tile, then end: codes are tile << 3 | end
-    if sim.nopen:
-        codes += sim.options(bool(codes))
-    return tuple(map(_moves_by_code(pos.tb.max_pips).__getitem__, codes))
+    pos = state.kernel or position(state)
+    return tuple(map(_moves_by_code(pos.tb.max_pips).__getitem__, pos.sim.moves()))
