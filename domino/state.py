@@ -213,13 +213,14 @@ class State(_Slots):
         last_round: RoundResult | None = None,
         has_records: bool = True,
     ) -> None:
-        values = locals()
-        put = object.__setattr__
-        for name in FIELDS:
-            put(self, "_" + name if name in _LAZY else name, values[name])
-        put(self, "_source", None)
-        put(self, "kernel", None)
-        put(self, "moves_memo", None)
+        d: Any = self
+        object.__setattr__(d, "__class__", _Draft)  # filled unguarded (see _Draft), then a State again
+        d.rules, d.seed, d.round, d.deal, d._hands, d.boneyard, d._board = rules, seed, round, deal, hands, boneyard, board
+        d.turn, d.scores, d.lead, d.opened_by_rule, d.drawn, d.extra_play = turn, scores, lead, opened_by_rule, drawn, extra_play
+        d._log, d.rounds, d.outcome, d.round_points, d.variant = log, rounds, outcome, round_points, variant
+        d.last_round, d.has_records = last_round, has_records
+        d._source = d.kernel = d.moves_memo = None
+        d.__class__ = State
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -300,26 +301,33 @@ class _Draft(_Slots):
     __slots__ = ()
 
 
+def _draft(state: State) -> Any:
+    """A writable copy of ``state`` (every slot, the compact forms included) to change and turn into a State."""
+    d = _Draft()
+    d.rules, d.seed, d.round, d.deal, d._hands = state.rules, state.seed, state.round, state.deal, state._hands
+    d.boneyard, d._board, d.turn, d.scores, d.lead = state.boneyard, state._board, state.turn, state.scores, state.lead
+    d.opened_by_rule, d.drawn, d.extra_play, d._log = state.opened_by_rule, state.drawn, state.extra_play, state._log
+    d.rounds, d.outcome, d.round_points, d.variant = state.rounds, state.outcome, state.round_points, state.variant
+    d.last_round, d.has_records, d._source = state.last_round, state.has_records, state._source
+    d.kernel = d.moves_memo = None
+    return d
+
+
 def evolve(state: State, **changes: Any) -> State:
     """``state`` with some public fields changed (``dataclasses.replace`` for a State). Fields held in compact
     form stay so; the kernel is dropped (it is rebuilt from the fields if the state is played on)."""
-    d = _Draft()
-    for name in _Slots.__slots__:
-        setattr(d, name, getattr(state, name))
+    d = _draft(state)
     for name, value in changes.items():
         if name not in FIELDS:
             raise TypeError(f"State has no field {name!r}")
         setattr(d, "_" + name if name in _LAZY else name, value)
-    d.kernel = None
-    d.moves_memo = None
-    d.__class__ = State  # type: ignore[assignment]
-    return d  # type: ignore[return-value]
+    d.__class__ = State
+    return d  # type: ignore[no-any-return]
 
 
 def successor(
     state: State,
     source: Source,
-    kernel: Any,
     turn: int,
     drawn: int,
     extra_play: bool,
@@ -327,31 +335,12 @@ def successor(
     scores: tuple[int, ...],
     round_points: tuple[int, ...],
 ) -> State:
-    """The state after a move of the current round whose hands, board and log ``source`` gives: the rest of
-    the round (rules, deal, records) is carried over. The engine's hottest constructor."""
-    d = _Draft()
-    d.rules = state.rules
-    d.seed = state.seed
-    d.round = state.round
-    d.deal = state.deal
-    d._hands = None
-    d.boneyard = boneyard
-    d._board = None
-    d.turn = turn
-    d.scores = scores
-    d.lead = state.lead
-    d.opened_by_rule = state.opened_by_rule
-    d.drawn = drawn
-    d.extra_play = extra_play
-    d._log = None
-    d.rounds = state.rounds
-    d.outcome = state.outcome
-    d.round_points = round_points
-    d.variant = state.variant
-    d.last_round = state.last_round
-    d.has_records = state.has_records
-    d._source = source
-    d.kernel = kernel
-    d.moves_memo = None
-    d.__class__ = State  # type: ignore[assignment]
-    return d  # type: ignore[return-value]
+    """The state after a move of the current round whose hands, board and log ``source`` gives (it is also
+    the state's kernel): the rest of the round (rules, deal, records) is carried over. The engine's hottest
+    constructor."""
+    d = _draft(state)
+    d._hands = d._board = d._log = None
+    d.turn, d.drawn, d.extra_play, d.boneyard, d.scores, d.round_points = turn, drawn, extra_play, boneyard, scores, round_points
+    d._source = d.kernel = source
+    d.__class__ = State
+    return d  # type: ignore[no-any-return]

@@ -269,7 +269,7 @@ class SearchBot:
         know = infer(view)
         tb = know.tables
         root = root_sim(view, rules, tb)
-        cands = candidates(root, [to_code(m, tb) for m in legal_moves])
+        cands = candidates(root, [to_code(m) for m in legal_moves])
         # The move ready before any search: the playout policy's choice.
         fallback = _policy_move(root, cands, rng)
         if len(cands) == 1:

@@ -26,8 +26,9 @@ def to_move(code: int, tab: Tables) -> Move:
     return Play(tab.tiles[code >> 3], END_NAMES[code & 7])
 
 
-def to_code(move: Move, tab: Tables) -> int:
-    """The code of a public move (a play of the opening has end None)."""
+def to_code(move: Move, tab: Tables | None = None) -> int:
+    """The code of a public move (a play of the opening has end None). A tile's index is the same in every
+    set, so ``tab`` is not needed (it is accepted for symmetry with :func:`to_move`)."""
     if isinstance(move, Play):
         t = move.tile
         return (t.high * (t.high + 1) // 2 + t.low) << 3 | END_CODE[move.end]  # its index in ``full_set`` order

@@ -111,10 +111,9 @@ def can_draw(state: State) -> bool:
     return r.draw_policy != "no_draw" and len(state.boneyard) > r.boneyard_reserve
 
 
-def legal_moves(state: State) -> tuple[Move, ...]:
-    """The moves the seat to move may make, sorted (the game is not over): plays come in legal order (by
-    tile, then end), and a draw or a pass after them."""
-    return line_kernel.legal_moves(state)
+# The moves the seat to move may make, sorted (the game is not over): plays in legal order (by tile, then
+# end), and a draw or a pass after them.
+legal_moves = line_kernel.legal_moves
 
 
 def is_blocked(state: State) -> bool:
@@ -130,7 +129,7 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
     pos = state.kernel or line_kernel.position(state)
     sim = pos.sim.copy()
     p = state.turn
-    code = to_code(move, pos.tb)
+    code = to_code(move)
     if code >= 0:
         return _play(state, pos, sim, code, events)
     if code == DRAW_CODE:
@@ -144,8 +143,8 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
         if events is not None:
             events.append(Event("passed", p, {}))
         boneyard = state.boneyard
-    moved = pos.after(sim, p, code)
-    after = successor(state, moved, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
+    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
     return _end_round(after, "blocked", None, events) if sim.over else after
 
 
@@ -158,7 +157,7 @@ def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, even
     sim.play(t, end)
     points = sim.pts[side] - before  # what the play scored (All Fives)
     if events is not None:
-        events.append(Event("tile_played", p, {"tile": str(pos.tb.tiles[t]), "end": END_NAMES[end], "points": points}))
+        events.append(Event("tile_played", p, {"tile": str(sim.tb.tiles[t]), "end": END_NAMES[end], "points": points}))
     scores, round_points = state.scores, state.round_points
     abandon = False
     if points:
@@ -167,8 +166,8 @@ def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, even
         abandon = r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
     out = not sim.hands[p]
     turn = p if abandon else sim.turn
-    moved = pos.after(sim, p, code)
-    after = successor(state, moved, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
+    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
     if abandon:
         return _abandon(after, events)
     if out:

@@ -24,24 +24,33 @@ from domino.variants import line_board
 Trail = tuple[Any, int, int] | None  # (earlier trail, seat, move code), newest first
 
 
-class Position:
-    """A state's compact form: its kernel position and how to rebuild its board and log."""
+class Origin:
+    """What the positions of one stretch of a round share: the tables, where the board and log stood when
+    the kernel took over (``board0``, ``log0``), and the public move of each move code."""
 
-    __slots__ = ("sim", "tb", "spinner", "board0", "log0", "trail")
+    __slots__ = ("tb", "spinner", "board0", "log0", "moves")
 
-    def __init__(self, sim: LineSim, tb: Tables, spinner: bool, board0: Board, log0: tuple[LogEntry, ...], trail: Trail):
-        self.sim = sim
+    def __init__(self, tb: Tables, spinner: bool, board0: Board, log0: tuple[LogEntry, ...]) -> None:
         self.tb = tb
         self.spinner = spinner
         self.board0 = board0
         self.log0 = log0
+        self.moves = _moves_by_code(tb.max_pips)
+
+
+class Position:
+    """A state's compact form (its ``Source`` and its kernel): the kernel position, never changed once a
+    state holds it, and the moves made since the origin."""
+
+    __slots__ = ("sim", "origin", "trail")
+
+    def __init__(self, sim: LineSim, origin: Origin, trail: Trail) -> None:
+        self.sim = sim
+        self.origin = origin
         self.trail = trail
 
-    def after(self, sim: LineSim, seat: int, code: int) -> Position:
-        return Position(sim, self.tb, self.spinner, self.board0, self.log0, (self.trail, seat, code))
-
     def _moves(self) -> list[tuple[int, int]]:
-        """(seat, code) of the moves since ``board0``/``log0``, oldest first."""
+        """(seat, code) of the moves since the origin, oldest first."""
         out = []
         trail = self.trail
         while trail is not None:
@@ -51,20 +60,22 @@ class Position:
         return out
 
     def hands(self) -> tuple[tuple[Tile, ...], ...]:
-        tb = self.tb
+        tb = self.origin.tb
         return tuple(tiles_of(h, tb) for h in self.sim.hands)
 
     def board(self) -> Board:
-        board = self.board0
-        tiles = self.tb.tiles
+        o = self.origin
+        board = o.board0
+        tiles = o.tb.tiles
         for _, code in self._moves():
             if code >= 0:
-                board = line_board.place(board, tiles[code >> 3], END_NAMES[code & 7], self.spinner)
+                board = line_board.place(board, tiles[code >> 3], END_NAMES[code & 7], o.spinner)
         return board
 
     def log(self) -> tuple[LogEntry, ...]:
-        entry = _entries(self.tb.max_pips)
-        return self.log0 + tuple(entry(seat, code) for seat, code in self._moves())
+        o = self.origin
+        entry = _entries(o.tb.max_pips)
+        return o.log0 + tuple(entry(seat, code) for seat, code in self._moves())
 
 
 def position(state: State) -> Position:
@@ -79,7 +90,7 @@ def position(state: State) -> Position:
         sim.set_board(state.board)
         sim.turn, sim.drawn, sim.extra = state.turn, state.drawn, state.extra_play
         sim.lead = -1 if state.lead is None else tb.index_of[state.lead]
-        pos = Position(sim, tb, r.spinner == "first_double", state.board, state.log, None)
+        pos = Position(sim, Origin(tb, r.spinner == "first_double", state.board, state.log), None)
         object.__setattr__(state, "kernel", pos)  # a cache, not part of the state's value
     assert isinstance(pos, Position)
     return pos
@@ -93,7 +104,8 @@ def start(state: State, tab: Tables, hands: list[int], boneyard: list[int], lead
     sim.bone = boneyard
     sim.turn = state.turn
     sim.lead = lead
-    object.__setattr__(state, "kernel", Position(sim, tab, r.spinner == "first_double", state.board, (), None))
+    origin = Origin(tab, r.spinner == "first_double", state.board, ())
+    object.__setattr__(state, "kernel", Position(sim, origin, None))
 
 
 @lru_cache(maxsize=32)
@@ -128,4 +140,4 @@ def _entries(max_pips: int) -> Callable[[int, int], LogEntry]:
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves of the seat to move in legal order: plays by tile then end, then a draw or a pass."""
     pos = state.kernel or position(state)
-    return tuple(map(_moves_by_code(pos.tb.max_pips).__getitem__, pos.sim.moves()))
+    return tuple(map(pos.origin.moves.__getitem__, pos.sim.moves()))
