@@ -303,13 +303,30 @@ class _Draft(_Slots):
 
 def _draft(state: State) -> Any:
     """A writable copy of ``state`` (every slot, the compact forms included) to change and turn into a State."""
-    d = _Draft()
-    d.rules, d.seed, d.round, d.deal, d._hands = state.rules, state.seed, state.round, state.deal, state._hands
-    d.boneyard, d._board, d.turn, d.scores, d.lead = state.boneyard, state._board, state.turn, state.scores, state.lead
-    d.opened_by_rule, d.drawn, d.extra_play, d._log = state.opened_by_rule, state.drawn, state.extra_play, state._log
-    d.rounds, d.outcome, d.round_points, d.variant = state.rounds, state.outcome, state.round_points, state.variant
-    d.last_round, d.has_records, d._source = state.last_round, state.has_records, state._source
-    d.kernel = d.moves_memo = None
+    d = _Draft.__new__(_Draft)
+    d.rules = state.rules
+    d.seed = state.seed
+    d.round = state.round
+    d.deal = state.deal
+    d._hands = state._hands
+    d.boneyard = state.boneyard
+    d._board = state._board
+    d.turn = state.turn
+    d.scores = state.scores
+    d.lead = state.lead
+    d.opened_by_rule = state.opened_by_rule
+    d.drawn = state.drawn
+    d.extra_play = state.extra_play
+    d._log = state._log
+    d.rounds = state.rounds
+    d.outcome = state.outcome
+    d.round_points = state.round_points
+    d.variant = state.variant
+    d.last_round = state.last_round
+    d.has_records = state.has_records
+    d._source = state._source
+    d.kernel = None
+    d.moves_memo = None
     return d
 
 
@@ -339,8 +356,16 @@ def successor(
     the state's kernel): the rest of the round (rules, deal, records) is carried over. The engine's hottest
     constructor."""
     d = _draft(state)
-    d._hands = d._board = d._log = None
-    d.turn, d.drawn, d.extra_play, d.boneyard, d.scores, d.round_points = turn, drawn, extra_play, boneyard, scores, round_points
-    d._source = d.kernel = source
+    d._hands = None
+    d._board = None
+    d._log = None
+    d.turn = turn
+    d.drawn = drawn
+    d.extra_play = extra_play
+    d.boneyard = boneyard
+    d.scores = scores
+    d.round_points = round_points
+    d._source = source
+    d.kernel = source
     d.__class__ = State
     return d  # type: ignore[no-any-return]

@@ -134,10 +134,6 @@ class LineSim:
             m |= val[ev[2]] | val[ev[3]]
         return m
 
-    def can_draw(self) -> bool:
-        cfg = self.cfg
-        return cfg.draws and len(self.bone) - self.bpos > cfg.reserve
-
     def placements(self, hand: int) -> list[int]:
         """Every (tile, end) that fits, as move codes; each end once even if two show the same value."""
         out: list[int] = []
@@ -174,14 +170,15 @@ class LineSim:
         ev = self.ev
         ml, mr = val[ev[0]], val[ev[1]]
         if self.nopen == 2:
+            add = out.append
             c = hand & (ml | mr)
             while c:
                 low = c & -c
                 t8 = (low.bit_length() - 1) << 3
                 if ml & low:
-                    out.append(t8)
+                    add(t8)  # | LEFT, which is 0
                 if mr & low:
-                    out.append(t8 | RIGHT)
+                    add(t8 | 1)  # | RIGHT
                 c ^= low
         else:
             mu, md = val[ev[2]], val[ev[3]]
@@ -195,7 +192,8 @@ class LineSim:
                 c ^= low
         cfg = self.cfg
         can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
-        return out + list(cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not out) << 1 | can_draw])
+        out += cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not out) << 1 | can_draw]
+        return out
 
     def legal(self) -> list[int]:
         """The legal moves of the seat to move, plays by end (the search's order; opening: any tile)."""
@@ -255,7 +253,7 @@ class LineSim:
             c = tb.pips[t]
         else:
             v = self.ev[e]
-            self.ev[e] = tb.high[t] + tb.low[t] - v
+            self.ev[e] = tb.pips[t] - v
             self.dbl[e] = d
             if e >= 2:
                 self.has[e] = True
@@ -315,9 +313,16 @@ class LineSim:
         self._after()
 
     def _after(self) -> None:
-        if self.nopen == 0 or self.can_draw():
+        """The round ends blocked when nobody can draw and no hand holds a tile that fits (inlined: it runs
+        after every move)."""
+        cfg = self.cfg
+        if self.nopen == 0 or (cfg.draws and len(self.bone) - self.bpos > cfg.reserve):
             return
-        m = self.ends_mask()
+        val = self.tb.value_mask
+        ev = self.ev
+        m = val[ev[0]] | val[ev[1]]
+        if self.nopen == 4:
+            m |= val[ev[2]] | val[ev[3]]
         for h in self.hands:
             if h & m:
                 return

@@ -151,11 +151,15 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
 def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, events: list[Event] | None) -> State:
     r = state.rules
     p = state.turn
-    side = sim.cfg.side[p]
-    before = sim.pts[side]
     t, end = code >> 3, code & 7
-    sim.play(t, end)
-    points = sim.pts[side] - before  # what the play scored (All Fives)
+    if sim.cfg.all_fives:
+        side = sim.cfg.side[p]
+        before = sim.pts[side]
+        sim.play(t, end)
+        points = sim.pts[side] - before  # what the play scored
+    else:
+        sim.play(t, end)
+        points = 0
     if events is not None:
         events.append(Event("tile_played", p, {"tile": str(sim.tb.tiles[t]), "end": END_NAMES[end], "points": points}))
     scores, round_points = state.scores, state.round_points
