@@ -107,6 +107,17 @@ class Settings:
     # into our own network); tests and a private deployment set it.
     webhook_allow_private: bool = False
 
+    # Third-party apps (api/service/apps.py): what `domino-admin apps create` gives an app unless told otherwise,
+    # its own rate limit ("<requests>/<seconds>", counted per app instead of per address; "0": none) and its
+    # cap of games waiting or playing at once (0: none; 429 `too-many-app-games` beyond). With
+    # require_app_key, `POST /v1/games` without an app key is refused (401).
+    app_rate_limit: str = "6000/60"
+    app_max_games: int = 100
+    require_app_key: bool = False
+    # An app's lifecycle delivery (api/service/app_events.py) is kept this long, seconds, until it is delivered:
+    # far beyond its last retry (webhook_backoff), after which it is dropped.
+    app_event_ttl: int = 24 * 3600
+
     # HTTP.
     max_body_bytes: int = 16 * 1024
     max_body_depth: int = 32  # arrays and objects nested deeper are refused (422); ours need about 4

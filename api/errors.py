@@ -87,6 +87,10 @@ class TooManySimulations(AtCapacity):
     pass
 
 
+class TooManyAppGames(AtCapacity):
+    """An app has as many games waiting or playing as its cap allows."""
+
+
 class SeatLimit(ServiceError):
     """This client already holds as many seats of this game as one client may."""
 
@@ -111,8 +115,8 @@ UNAUTHORIZED = ProblemType(
     401,
     "unauthorized",
     "Unauthorized",
-    "A seat token (a simulation's token, to cancel it) is needed, or the token is not one of this game's "
-    "(simulation's).",
+    "A seat token (a simulation's token, to cancel it; an app key, for an app's calls) is needed, or the token "
+    "is not one of this game's (simulation's), or the app key (`dsk_app_...`) is unknown, rotated or revoked.",
 )
 FORBIDDEN = ProblemType(
     403, "forbidden", "Forbidden", "Not for this client: `/metrics` answers its allowed networks or its bearer token."
@@ -178,6 +182,13 @@ TOO_MANY_SIMULATIONS = ProblemType(
     "This client has as many simulations queued or running as it may (`DOMINO_SIMULATIONS_PER_CLIENT`); wait "
     "for one to end or cancel one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_APP_GAMES = ProblemType(
+    429,
+    "too-many-app-games",
+    "Too many app games",
+    "The calling app has as many games waiting or playing as its cap allows (`domino-admin apps create "
+    "--max-games`); finish or resign one, or retry after `Retry-After` seconds.",
+)
 SEAT_LIMIT = ProblemType(
     409,
     "seat-limit",
@@ -216,6 +227,7 @@ PROBLEM_TYPES = [
     TOO_MANY_STREAMS,
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
+    TOO_MANY_APP_GAMES,
     UNAVAILABLE,
     INTERNAL,
 ]
@@ -227,7 +239,7 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, SEAT_LIMIT, TOO_MANY_STREAMS,
-        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, IDEMPOTENCY_KEY_REUSED,
+        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -277,6 +289,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     TooManyStreams: TOO_MANY_STREAMS,
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
+    TooManyAppGames: TOO_MANY_APP_GAMES,
     SeatLimit: SEAT_LIMIT,
     # store
     StoreUnavailable: UNAVAILABLE,

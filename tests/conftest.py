@@ -124,6 +124,24 @@ def service(app):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def make_app(service):  # type: ignore[no-untyped-def]
+    """make_app(name=None, webhook=None, rate_limit=None, max_games=None) -> ``api.service.apps.Issued``
+    (``.key``: the app key to send as ``Authorization: Bearer``; ``.app``: the app, ``.app.id``;
+    ``.webhook_secret``), made as ``domino-admin apps create`` makes one, in this test's Redis prefix."""
+
+    def make(name: str | None = None, webhook: str | None = None, rate_limit: str | None = None, max_games: int | None = None):  # type: ignore[no-untyped-def]
+        return service.create_app(name or f"app-{uuid.uuid4().hex[:8]}", webhook, rate_limit, max_games)
+
+    return make
+
+
+@pytest.fixture
+def app_key(make_app) -> str:  # type: ignore[no-untyped-def]
+    """The key of a fresh app with the default limits and no webhook."""
+    return make_app().key  # type: ignore[no-any-return]
+
+
+@pytest.fixture
 def run_bots(service):  # type: ignore[no-untyped-def]
     """Run the bots and bot-games queues to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
     from rq import SimpleWorker

@@ -38,6 +38,10 @@ def deliver_webhook(game_id: str, version: int, attempt: int) -> str:
     return service().deliver_webhook(game_id, version, attempt)
 
 
+def deliver_app_event(delivery_id: str, attempt: int) -> str:
+    return service().deliver_app_event(delivery_id, attempt)
+
+
 def run_chunk(sim_id: str, chunk: int) -> str:
     return service().run_chunk(sim_id, chunk)
 

@@ -24,6 +24,8 @@ def sweep_once(service: Service, now: float | None = None) -> int:
         log.info("turn timeout %s@%s: moving for the seat", game_id, version)
     for game_id, version, attempt in report.hooks:
         log.info("webhook %s@%s: attempt %s enqueued", game_id, version, attempt + 1)
+    for delivery_id, _, attempt in report.app_events:
+        log.info("app event %s: attempt %s enqueued", delivery_id, attempt + 1)
     for job_id in report.chunks:
         log.warning("simulation chunk %s: its worker died; handed back to RQ", job_id)
     return len(report)

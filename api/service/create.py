@@ -21,11 +21,14 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyGames
+from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyAppGames, TooManyGames, Unauthorized
 from api.service import bot_games, webhooks
 from api.service.addresses import literal_target
+from api.service.apps import App
 from api.service.commits import Change, Commits
-from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting
+from api.service.records import (
+    BOT, HOSTED, HUMAN, OPEN, SEAT_EXTRAS, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting,
+)  # fmt: skip
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
 from api.service.validation import check_strategy, check_variant, invalid, resolve_rules
 from api.service.views import render_view
@@ -42,6 +45,12 @@ class GameRequest:
     seed: str | None = None
     unlisted: bool = False
     turn_timeout_s: float | None = None
+    metadata: dict[str, Any] | None = None  # the game's; a seat's are in its dict, with its `player`
+
+
+def players(req: GameRequest) -> list[str]:
+    """The app's player ids its seats name (each once)."""
+    return list(dict.fromkeys(seat["player"] for seat in req.seats if seat.get("player")))
 
 
 class Creation:
@@ -50,37 +59,67 @@ class Creation:
         self.settings = settings
         self.commits = commits
 
-    def create(self, req: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None) -> Created:
+    def create(
+        self,
+        req: GameRequest,
+        client: str,
+        idempotency_key: str | None = None,
+        token: str | None = None,
+        app: App | None = None,
+    ) -> Created:
         """Returns (view of the first human seat or the spectator's, tokens, version, game id). ``client``: the
-        caller's address; ``token``: its bearer token, if any (both bind the Idempotency-Key)."""
-        fp = fingerprint("create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s)
+        caller's address; ``token``: its bearer token, if any; ``app``: the app whose key it sent, if any (all
+        three bind the Idempotency-Key). An app's game belongs to it and holds one of the app's slots instead
+        of one of the address's."""
+        if app is None and self.settings.require_app_key:
+            raise Unauthorized("Creating a game needs an app key: `Authorization: Bearer dsk_app_...`.")
+        fp = fingerprint(
+            "create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.metadata
+        )
         key_hash = None
         if idempotency_key:
-            caller = hashlib.sha256(f"{client}\n{token or ''}".encode()).hexdigest()
+            caller = hashlib.sha256(f"{client}\n{token or ''}\n{app.id if app else ''}".encode()).hexdigest()
             key_hash = hashlib.sha256(f"{caller}\n{idempotency_key}".encode()).hexdigest()
             replay = self._replay(key_hash, idempotency_key, fp)
             if replay is not None:
                 return replay
         rules = self._check(req)
         game_id = new_id()
+        self._take_slot(game_id, client, app)
+        try:
+            return self._commit_new(game_id, req, rules, client, app, fp, key_hash, idempotency_key)
+        except StoreUnavailable:
+            self._undo(game_id, client, app, req)
+            raise
+
+    def _take_slot(self, game_id: str, client: str, app: App | None) -> None:
+        """One of the app's slots (its own cap), else one of the address's."""
+        lease = self.settings.game_ttl * 1000
+        if app is not None:
+            if not self.store.app_games.take(app.id, game_id, app.max_games, lease):
+                raise TooManyAppGames(
+                    f"This app has {app.max_games} games waiting or playing, as many as its cap allows; finish or "
+                    "resign one first.",
+                    self.settings.capacity_retry_after,
+                )
+            return
         cap = self.settings.games_per_client
-        if not self.store.client_games.take(client, game_id, cap, self.settings.game_ttl * 1000):
+        if not self.store.client_games.take(client, game_id, cap, lease):
             raise TooManyGames(
                 f"This client has {cap} games waiting or playing, as many as it may; finish or resign one first.",
                 self.settings.capacity_retry_after,
             )
-        try:
-            return self._commit_new(game_id, req, rules, client, fp, key_hash, idempotency_key)
-        except StoreUnavailable:
-            self._undo(game_id, client)
-            raise
 
-    def _undo(self, game_id: str, client: str) -> None:
+    def _undo(self, game_id: str, client: str, app: App | None, req: GameRequest) -> None:
         """Remove what a failed create may have written (deletes are allowed in a full Redis)."""
         try:
             self.store.lobby.remove(game_id)
             self.store.games.delete(game_id)
-            self.store.client_games.release(client, game_id)
+            if app is not None:
+                self.store.app_games.release(app.id, game_id)
+                self.store.apps.disown(app.id, [game_id], players(req))
+            else:
+                self.store.client_games.release(client, game_id)
         except StoreUnavailable:  # Redis is gone: the game's keys expire; its slot lapses
             pass
 
@@ -90,12 +129,17 @@ class Creation:
         req: GameRequest,
         rules: domino.Rules,
         client: str,
+        app: App | None,
         fp: str,
         key_hash: str | None,
         idempotency_key: str | None,
     ) -> Created:
         doc, state, tokens = self._first_record(game_id, req, rules)
-        doc["creator"] = client
+        if app is not None:  # indexed before the commit: an entry whose game never landed is dropped when met
+            doc["app"] = app.id
+            self.store.apps.own(app.id, game_id, doc["created_at"], players(req))
+        else:
+            doc["creator"] = client
         created = {
             "type": "game_created",
             "seat": None,
@@ -103,6 +147,7 @@ class Creation:
             "seats": public_seats(doc),
             "seed_commitment": doc["seed_commitment"],
             "client_seeded": doc["client_seeded"],
+            **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
         }
         events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
         first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
@@ -117,7 +162,7 @@ class Creation:
             blob = orjson.dumps({"fp": fp, "view": view, "tokens": tokens, "version": committed.version, "id": game_id})
             if not self.store.games.put_create_answer(key_hash, seal(idempotency_key, blob)):
                 # A concurrent request with the same key won: answer as it did, and drop our game.
-                self._undo(game_id, client)
+                self._undo(game_id, client, app, req)
                 replay = self._replay(key_hash, idempotency_key, fp)
                 if replay is not None:
                     return replay
@@ -176,6 +221,9 @@ class Creation:
                     tokens.append({"seat": i, "token": token, "webhook_secret": secret})
                 else:
                     tokens.append({"seat": i, "token": token})
+            for extra in SEAT_EXTRAS:
+                if extra in seat:
+                    record[extra] = seat[extra]  # type: ignore[literal-required]
             seats.append(record)
         doc: GameRecord = {
             "format": 1,
@@ -192,4 +240,6 @@ class Creation:
             "deadline": None,
             "state": domino.to_live(state),
         }
+        if req.metadata is not None:
+            doc["metadata"] = req.metadata
         return doc, state, tokens

@@ -22,7 +22,9 @@ from api.errors import (
 )  # fmt: skip
 from api.service import metrics
 from api.service.commits import Answer, Change, Commits, Committed
-from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting
+from api.service.records import (
+    HUMAN, OPEN, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting,
+)  # fmt: skip
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
 from api.store import Store
@@ -194,9 +196,13 @@ class Moves:
             if listed(doc) and cap > 0 and held >= cap:
                 raise SeatLimit(f"This client already holds {held} of this game's seats, as many as one client may.")
             seats: list[SeatRecord] = [{**x} for x in doc["seats"]]
-            seats[seat] = {
+            claimed: SeatRecord = {
                 "seat": seat, "name": name, "kind": HUMAN, "token_hash": token_hash(game_id, token), "client": client,
             }  # fmt: skip
+            for extra in SEAT_EXTRAS:  # the open seat's player and metadata stay with it
+                if extra in doc["seats"][seat]:
+                    claimed[extra] = doc["seats"][seat][extra]  # type: ignore[literal-required]
+            seats[seat] = claimed
             new_doc: GameRecord = {**doc, "seats": seats}
             events: list[Any] = [{"public": {"type": "seat_claimed", "seat": seat, "name": name}}]
             if not waiting(new_doc):

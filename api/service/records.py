@@ -28,6 +28,8 @@ class SeatRecord(TypedDict):
     webhook: NotRequired[str]  # a hosted bot's URL and signing secret
     webhook_secret: NotRequired[str]
     client: NotRequired[str]  # the address that claimed an open seat (seats per client are capped)
+    player: NotRequired[str]  # the owning app's own id of the seat's user
+    metadata: NotRequired[dict[str, Any]]  # the app's, at most 1 KB, never interpreted
 
 
 class LastMove(TypedDict):
@@ -46,6 +48,8 @@ class GameRecord(TypedDict):
     seed_commitment: str
     client_seeded: bool
     creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
+    app: NotRequired[str]  # the owning app's id (created with its key): holds one of the app's slots until it ends
+    metadata: NotRequired[dict[str, Any]]  # the creator's, at most 1 KB, never interpreted
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
@@ -103,5 +107,11 @@ def listed(doc: GameRecord) -> bool:
     return not doc["unlisted"] and not doc["client_seeded"]
 
 
+SEAT_EXTRAS = ("player", "metadata")  # shown only when a seat has them
+
+
 def public_seats(doc: GameRecord) -> list[dict[str, Any]]:
-    return [{"seat": s["seat"], "name": s["name"], "kind": s["kind"]} for s in doc["seats"]]
+    return [
+        {"seat": s["seat"], "name": s["name"], "kind": s["kind"], **{k: s[k] for k in SEAT_EXTRAS if k in s}}  # type: ignore[literal-required]
+        for s in doc["seats"]
+    ]

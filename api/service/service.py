@@ -16,11 +16,14 @@ from api.config import Settings
 from api.errors import GameNotFound
 from api.queues import Queues
 from api.service import computer
+from api.service.app_events import Lifecycle
+from api.service.apps import App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.events import Events
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
+from api.service.owned import list_owned
 from api.service.records import game_record, whole_state
 from api.service.security import authenticate
 from api.service.simulations.runner import Cursor, Simulations
@@ -37,13 +40,15 @@ class Service:
         self.settings = settings
         self.store = store or Store(settings)
         self.queues = Queues(self.store)
-        self.commits = Commits(self.store, settings, Turns(self.store, settings, self.queues))
+        turns = Turns(self.store, settings, self.queues)
+        self.commits = Commits(self.store, settings, turns, Lifecycle(self.store, settings, self.queues))
         self.creation = Creation(self.store, settings, self.commits)
         self.moves = Moves(self.store, settings, self.commits)
         self.events = Events(self.store, settings, self.commits)
         self.webhooks = Webhooks(self.store, settings)
         self.sweeper = Sweep(self.store, settings, self.queues)
         self.simulations = Simulations(self.store, settings, self.queues)
+        self.apps = Apps(self.store, settings)
 
     # -- reference data -----------------------------------------------------------------------------------
 
@@ -58,12 +63,18 @@ class Service:
     # -- games ----------------------------------------------------------------------------------------------
 
     def create_game(
-        self, request: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None
+        self,
+        request: GameRequest,
+        client: str,
+        idempotency_key: str | None = None,
+        token: str | None = None,
+        app: App | None = None,
     ) -> Created:
         """(the first human seat's view, else the spectator's; the tokens; the version; the game id).
-        ``client`` (the caller's address) holds one of its game slots while the game is on; an
-        ``idempotency_key`` replays only to the same caller (``client`` and bearer ``token``)."""
-        return self.creation.create(request, client, idempotency_key, token)
+        ``client`` (the caller's address), or the ``app`` whose key the caller sent, holds one of its game slots
+        while the game is on; an app's game belongs to it. An ``idempotency_key`` replays only to the same caller
+        (``client``, bearer ``token`` and ``app``)."""
+        return self.creation.create(request, client, idempotency_key, token, app)
 
     def view(
         self, game_id: str, token: str | None = None, unchanged: Callable[[int], bool] = lambda version: False
@@ -111,6 +122,31 @@ class Service:
     def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
         return list_waiting(self.store, before, limit)
 
+    def owned_games(
+        self, app: App, status: str | None, player: str | None, before: float | None, limit: int
+    ) -> tuple[list[dict[str, Any]], float | None]:
+        """The games ``app`` created, newest first (of any status, or of ``status``; of ``player``, if given)."""
+        return list_owned(self.store, app, status, player, before, limit)
+
+    # -- apps -------------------------------------------------------------------------------------------------
+
+    def authenticate_app(self, key: str) -> App:
+        """The app whose current key ``key`` is; Unauthorized for an unknown, rotated or revoked key."""
+        return self.apps.authenticate(key)
+
+    def create_app(self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None) -> Issued:
+        """A new app, its key and its webhook secret (shown once)."""
+        return self.apps.create(name, webhook, rate_limit, max_games)
+
+    def list_apps(self) -> list[App]:
+        return self.apps.all()
+
+    def rotate_app_key(self, id_or_name: str) -> Issued:
+        return self.apps.rotate(id_or_name)
+
+    def revoke_app(self, id_or_name: str) -> App:
+        return self.apps.revoke(id_or_name)
+
     # -- events ---------------------------------------------------------------------------------------------
 
     def stream_ticket(self, game_id: str, token: str | None) -> dict[str, Any]:
@@ -148,6 +184,10 @@ class Service:
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
         return self.webhooks.deliver(game_id, version, attempt)
+
+    def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
+        """POST an app's lifecycle event (kept under ``delivery_id``) to its webhook."""
+        return self.webhooks.deliver_app_event(delivery_id, attempt)
 
     def sweep(self, now: float | None = None) -> SweepReport:
         return self.sweeper.run(now)

@@ -3,7 +3,8 @@
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
 :class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
-(what each client holds at once).
+(what each client holds at once), ``apps`` (third-party apps, their keys and the games they own) and
+``app_games`` (what each app holds at once).
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -14,7 +15,9 @@ from redis import Redis
 from redis.cluster import RedisCluster
 
 from api.config import Settings
+from api.store.apps import AppStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
 from api.store.hosts import WebhookHosts
@@ -25,7 +28,7 @@ from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
+    "AppDeliveries", "AppStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -42,6 +45,8 @@ class Store:
         self.bots_due = DueSet(queue, prefix, "bots")
         self.turns_due = DueSet(queue, prefix, "turns")
         self.hooks_due = DueSet(queue, prefix, "hooks")
+        self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
+        self.app_deliveries = AppDeliveries(queue, prefix)
         self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)
         self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
@@ -49,6 +54,8 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.apps = AppStore(queue, prefix)
+        self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
 
     @property
     def redis(self) -> Redis | RedisCluster:
@@ -67,4 +74,9 @@ class Store:
 
     def due_counts(self) -> dict[str, int]:
         """Entries of the due sets (bot turns, turn deadlines, webhooks)."""
-        return {"bots_due": self.bots_due.size(), "turns_due": self.turns_due.size(), "hooks_due": self.hooks_due.size()}
+        return {
+            "bots_due": self.bots_due.size(),
+            "turns_due": self.turns_due.size(),
+            "hooks_due": self.hooks_due.size(),
+            "app_hooks_due": self.app_hooks_due.size(),
+        }

@@ -4,10 +4,13 @@
 apply to a variant, and how they combine (`rounds` only with `match_end: fixed_rounds`, `teams` only with 4
 seats, a hand size the set can deal, ...), are the engine's rules, not JSON Schema. A generated `rules`
 object is therefore replaced by `{}`; every other member is fuzzed as generated (a `rules` that is not an
-object is left as it is, so a negative case stays negative)."""
+object is left as it is, so a negative case stays negative). Likewise an app's `metadata` (of the game or a
+seat) is documented as at most 1 KB of JSON, a size JSON Schema cannot state: a larger generated one is
+replaced by `{}`."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import schemathesis
@@ -25,6 +28,10 @@ def map_body(context: Any, body: Any) -> Any:
         # a count that is a multiple of every possible number of rotations (1-10 seats).
         body = {**body, "games": 2520 * max(1, min(int(games), 10_000_000) // 2520)}
     seats = body.get("seats") if isinstance(body, dict) else None
+    if isinstance(body, dict):
+        body = _small_metadata(body)
+    if isinstance(seats, list):
+        seats = body["seats"] = [_small_metadata(seat) if isinstance(seat, dict) else seat for seat in seats]
     if isinstance(seats, list) and seats and all(isinstance(s, dict) and "bot" in s for s in seats):
         # A game of computer players only may think at most 250 ms a move (documented under `think_ms`):
         # a limit that depends on the other seats, which JSON Schema cannot tie together.
@@ -37,6 +44,13 @@ def map_body(context: Any, body: Any) -> Any:
         fast = ["greedy" if isinstance(x, str) and x not in ("random", "greedy") else x for x in strategies]
         body = {**body, "strategies": fast, "games": min(int(body["games"]), 2520)}
     return body
+
+
+def _small_metadata(holder: dict[str, Any]) -> dict[str, Any]:
+    meta = holder.get("metadata")
+    if isinstance(meta, dict) and len(json.dumps(meta, separators=(",", ":"))) > 1024:
+        return {**holder, "metadata": {}}
+    return holder
 
 
 def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:
@@ -58,6 +72,13 @@ def map_case(context: Any, case: Any) -> Any:
     positive = case.meta is None or all(c.mode == "positive" for c in case.meta.components.values())
     if positive and "Last-Event-ID" in headers and not STREAM_ID.match(str(headers["Last-Event-ID"])):
         headers.pop("Last-Event-ID")
+    # `GET /v1/games` without `owner=me` is the lobby: `status` only `waiting` and no `player` (both documented on
+    # the parameters; the document cannot tie one query parameter to another).
+    query = case.query if isinstance(case.query, dict) else {}
+    if positive and case.operation.path == "/v1/games" and case.method.upper() == "GET" and "owner" not in query:
+        query.pop("player", None)
+        if query.get("status") not in (None, "waiting"):
+            query.pop("status")
     return case
 
 
