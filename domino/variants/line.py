@@ -10,7 +10,7 @@ from domino import match, scoring
 from domino.core.codes import DRAW_CODE, END_NAMES, to_code
 from domino.core.position import LineSim
 from domino.core.round import config, dealt_order, hand_masks, opener
-from domino.core.tables import Tables, mask_of, tables
+from domino.core.tables import Tables, index, mask_of, tables
 from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
 from domino.moves import Move
@@ -69,7 +69,7 @@ def start_round(
     else:
         deal = check_deal(rules, deal, round_no)
         hands = [mask_of(h, tab) for h in deal.hands]
-        boneyard = [tab.index_of[t] for t in deal.boneyard]
+        boneyard = list(map(index, deal.boneyard))
     last = None if previous is None else (previous.end, previous.winner)
     seat, lead, by_rule = opener(cfg, tab, seed, round_no, hands, last)
     state = State(

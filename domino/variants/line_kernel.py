@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from domino.core.codes import DRAW_CODE, END_NAMES
 from domino.core.position import LineSim
-from domino.core.tables import Tables, mask_of, tables, tiles_of
+from domino.core.tables import Tables, index, mask_of, tables, tiles_of
 from domino.moves import DRAW, PASS, Move
 from domino.state import Board, LogEntry, State
 from domino.tiles import Tile
@@ -86,10 +86,10 @@ def position(state: State) -> Position:
         tb = tables(r.set_max_pips)
         sim = LineSim.new(tb, r, state.opened_by_rule)
         sim.hands = [mask_of(h, tb) for h in state.hands]
-        sim.bone = [tb.index_of[t] for t in state.boneyard]
+        sim.bone = list(map(index, state.boneyard))
         sim.set_board(state.board)
         sim.turn, sim.drawn, sim.extra = state.turn, state.drawn, state.extra_play
-        sim.lead = -1 if state.lead is None else tb.index_of[state.lead]
+        sim.lead = -1 if state.lead is None else index(state.lead)
         pos = Position(sim, Origin(tb, r.spinner == "first_double", state.board, state.log), None)
         object.__setattr__(state, "kernel", pos)  # a cache, not part of the state's value
     assert isinstance(pos, Position)
