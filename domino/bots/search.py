@@ -283,16 +283,9 @@ class SearchBot:
         return _as_legal(fallback if best is None else cands[best], tb, legal_moves)
 
     def _search(
-        self,
-        view: Any,
-        rng: random.Random,
-        know: Any,
-        root: LineSim,
-        cands: list[int],
-        tally: _Tally,
-        cap: int,
+        self, view: Any, rng: random.Random, know: Any, root: LineSim, cands: list[int], tally: _Tally, cap: int,
         deadline: float | None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """Sample deals until the budget is spent, valuing every live candidate on each (``tally``)."""
         tb = know.tables
         sampler = Sampler(know)
@@ -328,19 +321,9 @@ class SearchBot:
                 break
 
     def _value_deal(
-        self,
-        base: LineSim,
-        cands: list[int],
-        alive: list[int],
-        tally: _Tally,
-        w: float,
-        used: int,
-        cap: int,
-        deadline: float | None,
-        exact: bool,
-        side: int,
-        rng: random.Random,
-    ) -> tuple[int, bool]:
+        self, base: LineSim, cands: list[int], alive: list[int], tally: _Tally, w: float, used: int, cap: int,
+        deadline: float | None, exact: bool, side: int, rng: random.Random,
+    ) -> tuple[int, bool]:  # fmt: skip
         """Play each live candidate on one sampled deal (solved exactly when ``exact``, else by a playout) and
         add its weighted value: (nodes used so far, False if an exact solve ran out of room)."""
         tt: dict[tuple[int, ...], tuple[float, int]] = {}
