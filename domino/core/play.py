@@ -18,8 +18,8 @@ from domino import match
 from domino.core.block import block_round
 from domino.core.codes import to_move
 from domino.core.position import LineSim
-from domino.core.round import config, dealt_order, hand_masks, opener, round_award
-from domino.core.tables import pip_counts, tables
+from domino.core.round import Config, config, dealt_order, hand_masks, opener, round_award
+from domino.core.tables import Tables, pip_counts, tables
 from domino.moves import Move
 from domino.rules import Rules
 from domino.state import Outcome
@@ -120,6 +120,8 @@ def _check(rules: Rules, strategies: Sequence[str], rng: random.Random | None) -
 
 def _round(
     rules: Rules,
+    cfg: Config,
+    tab: Tables,
     seed: str,
     round_no: int,
     previous: tuple[str, int | None] | None,
@@ -129,8 +131,6 @@ def _round(
     log: list[int] | None,
 ) -> tuple[RoundSummary, int]:
     """Deal and play round ``round_no``: its summary (scores not yet added) and its number of moves."""
-    cfg = config(rules)
-    tab = tables(rules.set_max_pips)
     order = dealt_order(cfg, tab, seed, round_no)
     hands = hand_masks(cfg, tab, order)
     first, lead, by_rule = opener(cfg, tab, seed, round_no, hands, previous)
@@ -170,6 +170,8 @@ def playout(
     caller's cancel), so a long match need not be played to its end.
     """
     _check(rules, strategies, rng)
+    cfg = config(rules)
+    tab = tables(rules.set_max_pips)
     bits = (rng or bot_rng(seed)).getrandbits
     is_random = tuple(s == "random" for s in strategies)
     scores = [0] * rules.players
@@ -180,7 +182,7 @@ def playout(
     while True:
         if summaries and between_rounds is not None:
             between_rounds()
-        summary, n = _round(rules, str(seed), len(summaries) + 1, previous, scores, is_random, bits, log)
+        summary, n = _round(rules, cfg, tab, str(seed), len(summaries) + 1, previous, scores, is_random, bits, log)
         summaries.append(summary)
         moves += n
         if summary.end == "abandoned":
