@@ -26,9 +26,9 @@ def to_move(code: int, tab: Tables) -> Move:
     return Play(tab.tiles[code >> 3], END_NAMES[code & 7])
 
 
-def to_code(move: Move, tab: Tables | None = None) -> int:
+def to_code(move: Move) -> int:
     """The code of a public move (a play of the opening has end None). A tile's index is the same in every
-    set (:func:`domino.core.tables.index`), so ``tab`` is not needed (it is accepted for symmetry with :func:`to_move`)."""
+    set (:func:`domino.core.tables.index`), so no tables are needed."""
     if isinstance(move, Play):
         return index(move.tile) << 3 | END_CODE[move.end]
     return DRAW_CODE if isinstance(move, Draw) else PASS_CODE
