@@ -29,6 +29,11 @@ Dominoes as a service: create a game, seat humans and computer players, play mov
 `metadata` and `player` ids, count against its own rate limit and game cap, and its webhook gets signed
 `game.started`, `round.ended` and `game.ended` deliveries (see `webhooks`).
 
+**Bots.** An app registers a bot with its app key (`POST /v1/bots`): a name seats give as `{"bot": "<name>"}`,
+like a computer player's, and a bot token (`dsk_bot_...`, shown once) with which the bot moves in every game
+it sits in and reads its one stream of turn notices for all its games (`GET /v1/bot/events`), unless it has
+a webhook, which gets its turns instead (see `webhooks`).
+
 **Versions.** Every accepted move increments the game's `version`; the view's `ETag` is `"<version>"`.
 Send `expected_version` (or `If-Match`) with a move to make it conditional: a stale version answers 412 with
 `current_version` and your seat's last accepted move. `Idempotency-Key` on `POST /v1/games` and
@@ -45,7 +50,8 @@ Send `expected_version` (or `If-Match`) with a move to make it conditional: a st
 
 TAGS = [
     {"name": "variants", "description": "Rule presets and options."},
-    {"name": "bots", "description": "Computer-player strategies."},
+    {"name": "bots", "description": "Computer players, and the bots apps register (`kind: registered`)."},
+    {"name": "bot", "description": "A registered bot's one stream for all its games: turn notices, games started and ended."},
     {"name": "games", "description": "Create games and read their views and history."},
     {"name": "seats", "description": "The lobby of games with open seats; claim a seat; resign."},
     {"name": "moves", "description": "Play, draw or pass."},
@@ -80,7 +86,14 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
                     "bearer": {
                         "type": "http",
                         "scheme": "bearer",
-                        "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
+                        "description": "A seat token from `POST /v1/games` (`tokens[].token`), or a registered "
+                        "bot's token (`dsk_bot_...`) for the seat it holds.",
+                    },
+                    "botToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A registered bot's token from `POST /v1/bots` (`token`, `dsk_bot_...`): it "
+                        "also moves for the bot's seats, in place of a seat token.",
                     },
                     "appKey": {
                         "type": "http",

@@ -35,6 +35,10 @@ class SimulationNotFound(ServiceError):
     pass
 
 
+class BotNotFound(ServiceError):
+    """No registered bot of that name (or it is retired)."""
+
+
 class Unauthorized(ServiceError):
     pass
 
@@ -52,7 +56,8 @@ class NotStarted(ServiceError):
 
 
 class Forbidden(ServiceError):
-    """The client may not read this (``/metrics`` from outside its allowed networks, without its token)."""
+    """Not for this caller: ``/metrics`` from outside its allowed networks without its token; a registered
+    bot changed with another app's key."""
 
 
 class SeatNotFound(ServiceError):
@@ -115,13 +120,18 @@ UNAUTHORIZED = ProblemType(
     401,
     "unauthorized",
     "Unauthorized",
-    "A seat token (a simulation's token, to cancel it; an app key, for an app's calls) is needed, or the token "
-    "is not one of this game's (simulation's), or the app key (`dsk_app_...`) is unknown, rotated or revoked.",
+    "A seat token (a simulation's token, to cancel it; an app key, for an app's calls; a bot token, for a bot's "
+    "stream) is needed, or the token is not one of this game's (simulation's; a registered bot's), or the app key "
+    "(`dsk_app_...`) is unknown, rotated or revoked.",
 )
 FORBIDDEN = ProblemType(
-    403, "forbidden", "Forbidden", "Not for this client: `/metrics` answers its allowed networks or its bearer token."
+    403,
+    "forbidden",
+    "Forbidden",
+    "Not for this client: `/metrics` answers its allowed networks or its bearer token; a registered bot is changed "
+    "only with its owner's app key.",
 )
-NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat or resource.")
+NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat, registered bot or resource.")
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
 NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
 ILLEGAL_MOVE = ProblemType(
@@ -278,6 +288,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     # service
     GameNotFound: NOT_FOUND,
     SimulationNotFound: NOT_FOUND,
+    BotNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,

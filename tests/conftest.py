@@ -271,3 +271,19 @@ def served(settings: Settings) -> Iterator[str]:
         worker.wait(10)
         server.shutdown()
         thread.join(10)
+
+
+@pytest.fixture
+def register_bot(client, app_key):  # type: ignore[no-untyped-def]
+    """register_bot(name, variants=("draw",), webhook=None, key=<this test's app key>) -> the answer of
+    `POST /v1/bots` (201): the bot's entry with its `token` (and `webhook_secret` with a webhook)."""
+
+    def register(name: str, variants: tuple[str, ...] = ("draw",), webhook: str | None = None, key: str | None = None):  # type: ignore[no-untyped-def]
+        body: dict[str, Any] = {"name": name, "description": f"{name}, a test bot", "variants": list(variants)}
+        if webhook is not None:
+            body["webhook"] = webhook
+        resp = client.post("/v1/bots", json=body, headers={"Authorization": f"Bearer {key or app_key}"})
+        assert resp.status_code == 201, resp.get_json()
+        return resp.get_json()
+
+    return register

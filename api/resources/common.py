@@ -20,9 +20,16 @@ from api.service.apps import is_app_key
 # Security of the operations: a seat token required, or optional (without it, the spectator's answer).
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+BOT_TOKEN: list[dict[str, list[str]]] = [{"botToken": []}]  # a registered bot's own token
 # An app key (`dsk_app_...`) required. Where it is optional (creating and listing games) the operation says so in
 # its description: a generated client would otherwise need a credential for anonymous calls.
 APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
+
+
+def wants_sse() -> bool:
+    """The client asks for Server-Sent Events (``Accept: text/event-stream`` preferred to JSON)."""
+    best = flask.request.accept_mimetypes.best_match(["application/json", "text/event-stream"])
+    return best == "text/event-stream"
 
 # A human's name: 1-40 characters, not all spaces, none of Unicode's control, format or line/paragraph separator
 # characters (categories Cc, Cf, Zl, Zp of the Basic Multilingual Plane; JSON bodies carry no lone surrogates).

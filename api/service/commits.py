@@ -154,7 +154,7 @@ class Commits:
                 raise GameNotFound(f"No game {game_id!r} (it may have expired).")
             return None
         self.states.keep(game_id, new_version, change.doc, change.state)
-        self.turns.start(game_id, new_version, plan)
+        self.turns.start(game_id, new_version, plan, change.doc, change.state, events)
         self.lifecycle.emit(deliveries)
         if change.state.finished:
             self._release_creator_slot(game_id, change.doc)

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 import domino
+import domino.bots
 from api.config import Settings
 from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyAppGames, TooManyGames, Unauthorized
 from api.service import bot_games, webhooks
@@ -27,10 +28,11 @@ from api.service.addresses import literal_target
 from api.service.apps import App
 from api.service.commits import Change, Commits
 from api.service.records import (
-    BOT, HOSTED, HUMAN, OPEN, SEAT_EXTRAS, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting,
+    BOT, HOSTED, HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting,
 )  # fmt: skip
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
-from api.service.validation import check_strategy, check_variant, invalid, resolve_rules
+from api.service.bots import Bots
+from api.service.validation import check_variant, invalid, resolve_rules
 from api.service.views import render_view
 from api.store import Store, StoreUnavailable
 
@@ -58,6 +60,7 @@ class Creation:
         self.store = store
         self.settings = settings
         self.commits = commits
+        self.bots = Bots(store, settings)
 
     def create(
         self,
@@ -83,11 +86,11 @@ class Creation:
             replay = self._replay(key_hash, idempotency_key, fp)
             if replay is not None:
                 return replay
-        rules = self._check(req)
+        rules, registered = self._check(req)
         game_id = new_id()
         self._take_slot(game_id, client, app)
         try:
-            return self._commit_new(game_id, req, rules, client, app, fp, key_hash, idempotency_key)
+            return self._commit_new(game_id, req, rules, registered, client, app, fp, key_hash, idempotency_key)
         except StoreUnavailable:
             self._undo(game_id, client, app, req)
             raise
@@ -128,13 +131,14 @@ class Creation:
         game_id: str,
         req: GameRequest,
         rules: domino.Rules,
+        registered: dict[str, dict[str, Any]],
         client: str,
         app: App | None,
         fp: str,
         key_hash: str | None,
         idempotency_key: str | None,
     ) -> Created:
-        doc, state, tokens = self._first_record(game_id, req, rules)
+        doc, state, tokens = self._first_record(game_id, req, rules, registered)
         if app is not None:  # indexed before the commit: an entry whose game never landed is dropped when met
             doc["app"] = app.id
             self.store.apps.own(app.id, game_id, doc["created_at"], players(req))
@@ -177,12 +181,14 @@ class Creation:
             raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
-    def _check(self, req: GameRequest) -> domino.Rules:
-        """What the schema cannot check: known bots, public webhooks, the shortest turn, the rules."""
+    def _check(self, req: GameRequest) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
+        """What the schema cannot check: known bots (registered ones seatable, each at most once), public
+        webhooks, the shortest turn, the rules. Returns the rules and the records of the registered bots."""
         check_variant(req.variant, req.rules, "seats")
+        registered: dict[str, dict[str, Any]] = {}
         for i, seat in enumerate(req.seats):
-            if "bot" in seat:
-                check_strategy(seat["bot"], "seats", i, inner="bot")
+            if "bot" in seat and seat["bot"] not in domino.bots.ids():
+                registered[seat["bot"]] = self._registered(req, i, registered)
             if seat.get("webhook") and not self.settings.webhook_allow_private:
                 why = literal_target(seat["webhook"])
                 if why:
@@ -192,13 +198,28 @@ class Creation:
             raise invalid("turn_timeout_s", f"at least {least}", f"`turn_timeout_s` must be at least {least}.")
         rules = resolve_rules(req.variant, len(req.seats), req.rules, "seats")
         bot_games.check_limits(self.settings, req.seats, rules)
-        return rules
+        return rules, registered
+
+    def _registered(self, req: GameRequest, i: int, seated: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """The record of the registered bot seat ``i`` names: seatable, not seated twice (a bot token moves for
+        one seat of a game), no think time (the bot thinks on its own machine)."""
+        seat = req.seats[i]
+        record = self.bots.seatable(seat["bot"], req.variant, i)
+        why = None
+        if seat["bot"] in seated:
+            why = "a registered bot sits at most once in a game"
+        elif "think_ms" in seat:
+            why = "only a computer player has a think time"
+        if why:
+            field = "think_ms" if "think_ms" in seat else "bot"
+            raise InvalidRequest(f"Seat {i}: {why}.", errors={"json": {"seats": {str(i): {field: [why]}}}})
+        return record
 
     def _first_record(
-        self, game_id: str, req: GameRequest, rules: domino.Rules
+        self, game_id: str, req: GameRequest, rules: domino.Rules, registered: dict[str, dict[str, Any]]
     ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
         """The game as dealt (version 0): its record, its state, and the tokens (and webhook secrets) shown
-        once."""
+        once. A registered bot's seat gets no token: the bot moves with its own."""
         client_seeded = req.seed is not None
         seed = req.seed if req.seed is not None else secrets.token_hex(16)  # 128 random bits
         state = domino.new_game(rules, seed=seed)
@@ -206,8 +227,12 @@ class Creation:
         tokens: list[dict[str, Any]] = []
         seats: list[SeatRecord] = []
         for i, seat in enumerate(req.seats):
-            if "bot" in seat:
-                record: SeatRecord = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
+            if seat.get("bot") in registered:
+                name = seat["bot"]
+                bot_key = registered[name]["token_hash"]
+                record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
+            elif "bot" in seat:
+                record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
                 if "think_ms" in seat:
                     record["think_ms"] = seat["think_ms"]
             elif seat.get("open"):

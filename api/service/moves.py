@@ -8,6 +8,7 @@ game once, let a strategy choose, commit on exactly that version (a stale job do
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 from collections.abc import Callable
 from typing import Any
@@ -23,11 +24,13 @@ from api.errors import (
 from api.service import metrics
 from api.service.commits import Answer, Change, Commits, Committed
 from api.service.records import (
-    HUMAN, OPEN, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting,
+    HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting,
 )  # fmt: skip
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
-from api.store import Store
+from api.store import Store, StoreUnavailable
+
+log = logging.getLogger("api.service.moves")
 
 # What a seat's strategy is asked: the game as read, and its state; it answers (seat, move) or why not.
 Choose = Callable[[GameRecord, domino.State], "tuple[int, domino.Move] | str"]
@@ -40,7 +43,8 @@ def mismatch(doc: GameRecord, current: int, seat: int | None) -> VersionMismatch
 
 
 def moved_by(doc: GameRecord, seat: int, auto: bool) -> str:
-    """The ``by`` label of a move: ``auto``, or the kind of the seat (``human``, ``hosted``, ``bot``)."""
+    """The ``by`` label of a move: ``auto``, or the kind of the seat (``human``, ``hosted``, ``registered``,
+    ``bot``)."""
     return "auto" if auto else doc["seats"][seat]["kind"]
 
 
@@ -69,6 +73,16 @@ class Moves:
         change = committed.change
         assert change.seat is not None
         metrics.move_played(change.doc["variant"], moved_by(change.doc, change.seat, change.auto))
+        record = change.doc["seats"][change.seat]
+        if record["kind"] == REGISTERED:  # its availability: deadlines missed in a row
+            bots, name = self.store.bots, record.get("bot", "")
+            try:
+                if change.auto:
+                    bots.missed(name)
+                else:
+                    bots.answered(name)
+            except StoreUnavailable:  # the move has landed: answer it; the count catches up at the next one
+                log.warning("could not count %s's turn in %s", name, change.doc["id"], exc_info=True)
 
     def play(
         self,

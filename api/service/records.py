@@ -15,14 +15,16 @@ from typing import Any, NotRequired, TypedDict, cast
 import domino
 
 HUMAN, HOSTED, BOT, OPEN = "human", "hosted", "bot", "open"  # who holds a seat
-MOVING_KINDS = (HUMAN, HOSTED)  # seats that get a deadline; a computer player is moved by the workers
+REGISTERED = "registered"  # a registered bot (``POST /v1/bots``): seated by name, moves with its own token
+MOVING_KINDS = (HUMAN, HOSTED, REGISTERED)  # seats that get a deadline; a computer player is moved by the workers
 
 
 class SeatRecord(TypedDict):
     seat: int
     name: str | None
-    kind: str  # HUMAN, HOSTED, BOT or OPEN
-    bot: NotRequired[str]  # a computer player's strategy
+    kind: str  # HUMAN, HOSTED, BOT, REGISTERED or OPEN
+    bot: NotRequired[str]  # a computer player's strategy, or a registered bot's name
+    bot_key: NotRequired[str]  # a registered bot's token, hashed (its record's ``token_hash``): it moves here
     think_ms: NotRequired[int]
     token_hash: NotRequired[str]  # a human or hosted seat's token, hashed (never the token)
     webhook: NotRequired[str]  # a hosted bot's URL and signing secret
@@ -107,6 +109,9 @@ def listed(doc: GameRecord) -> bool:
     return not doc["unlisted"] and not doc["client_seeded"]
 
 
+def registered_seats(doc: GameRecord) -> dict[int, str]:
+    """The seats registered bots hold: seat -> bot name."""
+    return {s["seat"]: s.get("bot", "") for s in doc["seats"] if s["kind"] == REGISTERED}
 SEAT_EXTRAS = ("player", "metadata")  # shown only when a seat has them
 
 

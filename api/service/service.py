@@ -11,12 +11,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import domino
-import domino.bots
 from api.config import Settings
 from api.errors import GameNotFound
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
+from api.service.bot_events import BotEvents
+from api.service.bots import Bots
 from api.service.apps import App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
@@ -48,6 +49,8 @@ class Service:
         self.webhooks = Webhooks(self.store, settings)
         self.sweeper = Sweep(self.store, settings, self.queues)
         self.simulations = Simulations(self.store, settings, self.queues)
+        self.registry = Bots(self.store, settings)
+        self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
 
     # -- reference data -----------------------------------------------------------------------------------
@@ -56,9 +59,35 @@ class Service:
     def variants() -> dict[str, Any]:
         return domino.describe_variants()
 
-    @staticmethod
-    def bots() -> list[dict[str, Any]]:
-        return list(domino.bots.catalog())
+    def bots(self) -> list[dict[str, Any]]:
+        """The computer players (``kind: builtin``) and the registered bots (``kind: registered``)."""
+        return self.registry.catalog()
+
+    # -- registered bots ------------------------------------------------------------------------------------
+
+    def bot(self, name: str) -> dict[str, Any]:
+        return self.registry.get(name)
+
+    def register_bot(
+        self, owner: str, owner_name: str, name: str, description: str, variants: list[str], webhook: str | None = None
+    ) -> dict[str, Any]:
+        """Register a bot for the app ``owner`` (its id; ``owner_name`` is shown): its entry with its ``token``
+        (and ``webhook_secret`` for a webhook bot), shown this once."""
+        return self.registry.register(owner, owner_name, name, description, variants, webhook)
+
+    def update_bot(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """Only the app ``owner`` that registered it: ``description``, ``variants``, ``webhook``."""
+        return self.registry.update(owner, name, changes)
+
+    def retire_bot(self, owner: str, name: str) -> None:
+        self.registry.retire(owner, name)
+
+    def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
+        """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
+        return self.bot_events.long_poll(token, cursor, wait, client)
+
+    def bot_sse(self, token: str | None, cursor: str | None, client: str) -> Iterator[bytes]:
+        return self.bot_events.stream(token, cursor, client)
 
     # -- games ----------------------------------------------------------------------------------------------
 

@@ -4,8 +4,9 @@
 :class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
 lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
-(what each client holds at once), ``apps`` (third-party apps, their keys and the games they own) and
-``app_games`` (what each app holds at once).
+(what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
+``app_games`` (what each app holds at once) and ``bots`` (registered bots: records, tokens, availability,
+notice streams).
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -17,6 +18,7 @@ from redis.cluster import RedisCluster
 
 from api.config import Settings
 from api.store.apps import AppStore
+from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet
@@ -29,7 +31,8 @@ from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "AppDeliveries", "AppStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
+    "AppDeliveries", "AppStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby",
+    "RateLimits", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -57,6 +60,7 @@ class Store:
         self.client_sims = ClientSlots(queue, prefix, "sims")
         self.apps = AppStore(queue, prefix)
         self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
+        self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
 
     @property
     def redis(self) -> Redis | RedisCluster:

@@ -10,16 +10,23 @@ import domino
 from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
+from api.service.bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
 
-SEAT_KINDS = ["human", "bot", "hosted", "open"]
+SEAT_KINDS = ["human", "bot", "hosted", "registered", "open"]
 
 
 def _bot(**kwargs: Any) -> ma.fields.String:
     return ma.fields.String(
-        validate=ma.validate.OneOf(bot_ids()),
-        metadata={"description": "a strategy id from `GET /v1/bots`", "example": "greedy"},
+        validate=ma.validate.Regexp(BOT_NAME_PATTERN),
+        metadata={
+            "description": f"an `id` from `GET /v1/bots`: a computer player ({', '.join(bot_ids())}) or a registered "
+            "bot's name (seated only in a variant it plays, while available, once per game; it moves with its "
+            "own token, so its seat gets none)",
+            "pattern": BOT_NAME_PATTERN,
+            "example": "greedy",
+        },
         **kwargs,
     )
 
