@@ -35,6 +35,14 @@ class SimulationNotFound(ServiceError):
     pass
 
 
+class ArenaNotFound(ServiceError):
+    pass
+
+
+class VariantNotFound(ServiceError):
+    """A path names a variant that is not a preset (``GET /v1/ratings/{variant}``)."""
+
+
 class Unauthorized(ServiceError):
     pass
 
@@ -117,7 +125,7 @@ UNAUTHORIZED = ProblemType(
 FORBIDDEN = ProblemType(
     403, "forbidden", "Forbidden", "Not for this client: `/metrics` answers its allowed networks or its bearer token."
 )
-NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat or resource.")
+NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat, variant, arena or resource.")
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
 NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
 ILLEGAL_MOVE = ProblemType(
@@ -266,6 +274,8 @@ TABLE: dict[type[BaseException], ProblemType] = {
     # service
     GameNotFound: NOT_FOUND,
     SimulationNotFound: NOT_FOUND,
+    ArenaNotFound: NOT_FOUND,
+    VariantNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,

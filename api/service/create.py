@@ -24,8 +24,9 @@ from api.config import Settings
 from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyGames
 from api.service import bot_games, webhooks
 from api.service.addresses import literal_target
-from api.service.commits import Change, Commits
-from api.service.records import BOT, HOSTED, HUMAN, OPEN, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting
+from api.service.commits import Change, Commits, Committed
+from api.service.ratings import check_rated
+from api.service.records import BOT, HOSTED, HUMAN, OPEN, ArenaGame, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
 from api.service.validation import check_strategy, check_variant, invalid, resolve_rules
 from api.service.views import render_view
@@ -42,6 +43,7 @@ class GameRequest:
     seed: str | None = None
     unlisted: bool = False
     turn_timeout_s: float | None = None
+    rated: bool = False  # its end updates its players' ratings (api/service/ratings.py)
 
 
 class Creation:
@@ -53,7 +55,7 @@ class Creation:
     def create(self, req: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None) -> Created:
         """Returns (view of the first human seat or the spectator's, tokens, version, game id). ``client``: the
         caller's address; ``token``: its bearer token, if any (both bind the Idempotency-Key)."""
-        fp = fingerprint("create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s)
+        fp = fingerprint("create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.rated)
         key_hash = None
         if idempotency_key:
             caller = hashlib.sha256(f"{client}\n{token or ''}".encode()).hexdigest()
@@ -61,7 +63,7 @@ class Creation:
             replay = self._replay(key_hash, idempotency_key, fp)
             if replay is not None:
                 return replay
-        rules = self._check(req)
+        rules = self.check(req)
         game_id = new_id()
         cap = self.settings.games_per_client
         if not self.store.client_games.take(client, game_id, cap, self.settings.game_ttl * 1000):
@@ -96,22 +98,11 @@ class Creation:
     ) -> Created:
         doc, state, tokens = self._first_record(game_id, req, rules)
         doc["creator"] = client
-        created = {
-            "type": "game_created",
-            "seat": None,
-            "variant": req.variant,
-            "seats": public_seats(doc),
-            "seed_commitment": doc["seed_commitment"],
-            "client_seeded": doc["client_seeded"],
-        }
-        events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
-        first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
-        change = Change(doc, state, events, first_human, self.settings.game_ttl)
-        committed = self.commits.apply(game_id, None, change)
-        if committed is None:  # 80 random bits collided: astronomically unlikely
-            raise RuntimeError("game id collision")
+        committed = self._commit_first(game_id, doc, state, req.variant)
+        assert committed is not None  # a collision raised
         if waiting(doc) and listed(doc):
             self.store.lobby.add(game_id, doc["created_at"])
+        first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
         view = render_view(doc, committed.version, state, first_human)
         if key_hash and idempotency_key:
             blob = orjson.dumps({"fp": fp, "view": view, "tokens": tokens, "version": committed.version, "id": game_id})
@@ -123,6 +114,35 @@ class Creation:
                     return replay
         return view, tokens, committed.version, game_id
 
+    def create_for_arena(self, game_id: str, req: GameRequest, seed: str, arena: ArenaGame) -> bool:
+        """An arena's game (checked with :meth:`check`) under the id the arena chose for it, dealt from the
+        arena's ``seed`` for its deal (a server secret, not a client's); False when it exists already (created
+        by an earlier run of the same step)."""
+        doc, state, _ = self._first_record(game_id, req, self.check(req), seed)
+        doc["arena"] = arena
+        return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
+
+    def _commit_first(
+        self, game_id: str, doc: GameRecord, state: domino.State, variant: str, exists_ok: bool = False
+    ) -> Committed | None:
+        """Commit a new game's first record with its opening events; None when ``exists_ok`` and a game of that
+        id exists."""
+        created = {
+            "type": "game_created",
+            "seat": None,
+            "variant": variant,
+            "seats": public_seats(doc),
+            "seed_commitment": doc["seed_commitment"],
+            "client_seeded": doc["client_seeded"],
+        }
+        events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
+        first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
+        change = Change(doc, state, events, first_human, self.settings.game_ttl)
+        committed = self.commits.apply(game_id, None, change)
+        if committed is None and not exists_ok:  # 80 random bits collided: astronomically unlikely
+            raise RuntimeError("game id collision")
+        return committed
+
     def _replay(self, key_hash: str, key: str, fp: str) -> Created | None:
         sealed = self.store.games.create_answer(key_hash)
         if sealed is None:
@@ -132,9 +152,12 @@ class Creation:
             raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
-    def _check(self, req: GameRequest) -> domino.Rules:
-        """What the schema cannot check: known bots, public webhooks, the shortest turn, the rules."""
+    def check(self, req: GameRequest) -> domino.Rules:
+        """What the schema cannot check: known bots, public webhooks, the shortest turn, who may play a rated
+        game, the rules."""
         check_variant(req.variant, req.rules, "seats")
+        if req.rated:
+            check_rated(req.seats, req.seed)
         for i, seat in enumerate(req.seats):
             if "bot" in seat:
                 check_strategy(seat["bot"], "seats", i, inner="bot")
@@ -150,12 +173,12 @@ class Creation:
         return rules
 
     def _first_record(
-        self, game_id: str, req: GameRequest, rules: domino.Rules
+        self, game_id: str, req: GameRequest, rules: domino.Rules, server_seed: str | None = None
     ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
-        """The game as dealt (version 0): its record, its state, and the tokens (and webhook secrets) shown
-        once."""
+        """The game as dealt (version 0) from the client's seed, else ``server_seed``, else a random one: its
+        record, its state, and the tokens (and webhook secrets) shown once."""
         client_seeded = req.seed is not None
-        seed = req.seed if req.seed is not None else secrets.token_hex(16)  # 128 random bits
+        seed = req.seed if req.seed is not None else server_seed or secrets.token_hex(16)  # 128 random bits
         state = domino.new_game(rules, seed=seed)
         salt = secrets.token_hex(16)
         tokens: list[dict[str, Any]] = []
@@ -192,4 +215,6 @@ class Creation:
             "deadline": None,
             "state": domino.to_live(state),
         }
+        if req.rated:
+            doc["rated"] = True
         return doc, state, tokens

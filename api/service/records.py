@@ -35,6 +35,11 @@ class LastMove(TypedDict):
     move: dict[str, Any]
 
 
+class ArenaGame(TypedDict):
+    id: str  # the arena's
+    game: int  # the game's index in the arena
+
+
 class GameRecord(TypedDict):
     format: int
     id: str
@@ -46,6 +51,8 @@ class GameRecord(TypedDict):
     seed_commitment: str
     client_seeded: bool
     creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
+    rated: NotRequired[bool]  # its end updates its players' ratings (api/service/ratings.py)
+    arena: NotRequired[ArenaGame]  # one of an arena's games (api/service/arenas/)
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one

@@ -16,11 +16,14 @@ from api.config import Settings
 from api.errors import GameNotFound
 from api.queues import Queues
 from api.service import computer
+from api.service.arenas.runner import Arenas
+from api.service.arenas.spec import ArenaRequest
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.events import Events
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
+from api.service.ratings import Ratings
 from api.service.records import game_record, whole_state
 from api.service.security import authenticate
 from api.service.simulations.runner import Cursor, Simulations
@@ -42,7 +45,9 @@ class Service:
         self.moves = Moves(self.store, settings, self.commits)
         self.events = Events(self.store, settings, self.commits)
         self.webhooks = Webhooks(self.store, settings)
-        self.sweeper = Sweep(self.store, settings, self.queues)
+        self.ratings = Ratings(self.store, settings)
+        self.arenas = Arenas(self.store, settings, self.creation, self.ratings)
+        self.sweeper = Sweep(self.store, settings, self.queues, self.arenas)
         self.simulations = Simulations(self.store, settings, self.queues)
 
     # -- reference data -----------------------------------------------------------------------------------
@@ -149,8 +154,26 @@ class Service:
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
         return self.webhooks.deliver(game_id, version, attempt)
 
+    def rate_game(self, game_id: str) -> str:
+        """A rated game has ended: update its players' ratings once; an arena's game is also counted in its
+        arena, which starts the games that now fit."""
+        return self.arenas.game_ended(game_id)
+
     def sweep(self, now: float | None = None) -> SweepReport:
         return self.sweeper.run(now)
+
+    # -- ratings and arenas ---------------------------------------------------------------------------------
+
+    def leaderboard(self, variant: str, limit: int) -> dict[str, Any]:
+        """The computer players rated in ``variant``, best first (by ordinal)."""
+        return self.ratings.leaderboard(variant, limit)
+
+    def create_arena(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
+        """(its id, the arena with its first games started)."""
+        return self.arenas.create(request)
+
+    def arena(self, arena_id: str) -> dict[str, Any]:
+        return self.arenas.get(arena_id)
 
     # -- simulations -----------------------------------------------------------------------------------------
 

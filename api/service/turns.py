@@ -10,6 +10,9 @@ Every commit of a game (a move, a seat claim, a resignation, the creation) goes 
   ends with a ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``,
   so a client following the events can move without reading its view first;
 - :meth:`Turns.start` after a successful commit: enqueues the computer player's turn or the webhook delivery.
+
+The commit that ends a rated game is prepared the same way: its entry in the ratings due set is marked before
+the commit, and the job that updates the ratings (:mod:`api.service.ratings`) is enqueued after it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Plan:
     deadline: float | None = None
     seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
     legal_moves: tuple[dict[str, Any], ...] = ()  # its legal moves, for a seat a client moves
+    rate: bool = False  # a rated game has ended: enqueue the update of its ratings
 
 
 def webhook_member(game_id: str, version: int) -> str:
@@ -55,6 +59,10 @@ class Turns:
     def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
         """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
         seat = state.to_move
+        if state.finished and doc.get("rated"):
+            doc["deadline"] = None
+            self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay)
+            return Plan(rate=True)
         if state.finished or seat is None or waiting(doc):
             doc["deadline"] = None
             return Plan()
@@ -86,6 +94,8 @@ class Turns:
                 self.queues.enqueue_bot_turn(game_id, version, 0, plan.bot_only)
             if plan.hosted:
                 self.queues.enqueue_webhook(game_id, version, 0)
+            if plan.rate:
+                self.queues.enqueue_rating(game_id, 0)
         except Exception:  # the commit has landed; the sweep enqueues it later
             log.warning("could not enqueue the turn after %s@%s; the sweep will", game_id, version, exc_info=True)
 

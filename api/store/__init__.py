@@ -3,7 +3,8 @@
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
 :class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
-(what each client holds at once).
+(what each client holds at once), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated
+games ended and not yet counted), and ``arenas``.
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -14,18 +15,20 @@ from redis import Redis
 from redis.cluster import RedisCluster
 
 from api.config import Settings
+from api.store.arenas import ArenaStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
+from api.store.ratings import RatingStore
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "SimulationStore", "Store",
+    "ArenaStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -49,6 +52,9 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.ratings = RatingStore(queue, prefix, settings.finished_ttl)
+        self.ratings_due = DueSet(queue, prefix, "ratings")
+        self.arenas = ArenaStore(queue, prefix, settings.finished_ttl)
 
     @property
     def redis(self) -> Redis | RedisCluster:
@@ -66,5 +72,10 @@ class Store:
         return self.connections.ping()
 
     def due_counts(self) -> dict[str, int]:
-        """Entries of the due sets (bot turns, turn deadlines, webhooks)."""
-        return {"bots_due": self.bots_due.size(), "turns_due": self.turns_due.size(), "hooks_due": self.hooks_due.size()}
+        """Entries of the due sets (bot turns, turn deadlines, webhooks, rated games to count)."""
+        return {
+            "bots_due": self.bots_due.size(),
+            "turns_due": self.turns_due.size(),
+            "hooks_due": self.hooks_due.size(),
+            "ratings_due": self.ratings_due.size(),
+        }

@@ -74,7 +74,8 @@ def create_game(body: dict[str, Any]) -> flask.Response:
     The tokens are shown only here. A retry with the same `Idempotency-Key` gets the first answer only from
     the same caller (the same address, and the same `Authorization` header if one was sent); from anyone
     else the key is unknown. A client may have `DOMINO_GAMES_PER_CLIENT` games waiting or playing at once
-    (429 `too-many-games` beyond). A game with a `seed` is never listed in the lobby."""
+    (429 `too-many-games` beyond). A game with a `seed` is never listed in the lobby. A `rated` game updates
+    its players' ratings when it ends (`GET /v1/ratings/{variant}`)."""
     request = GameRequest(
         body["variant"],
         body["seats"],
@@ -82,6 +83,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         seed=body.get("seed"),
         unlisted=body.get("unlisted", False),
         turn_timeout_s=body.get("turn_timeout_s"),
+        rated=body.get("rated", False),
     )
     view, tokens, version, game_id = current_service().create_game(request, client_id(), idempotency_key(), bearer_token())
     headers = {"Location": f"/v1/games/{game_id}", "ETag": etag(version), "Cache-Control": "no-store"}
