@@ -24,6 +24,11 @@ Dominoes as a service: create a game, seat humans and computer players, play mov
 **Auth.** Creating a game returns one token per human seat, shown once. Send it as
 `Authorization: Bearer <token>` to see that seat's hand and to move. Without a token you get the spectator's view.
 
+**Apps.** An app that embeds dominoes sends its app key (`dsk_app_...`, from `domino-admin apps create`) as
+`Authorization: Bearer <key>` when it creates games: they belong to it (`GET /v1/games?owner=me`), carry its
+`metadata` and `player` ids, count against its own rate limit and game cap, and its webhook gets signed
+`game.started`, `round.ended` and `game.ended` deliveries (see `webhooks`).
+
 **Versions.** Every accepted move increments the game's `version`; the view's `ETag` is `"<version>"`.
 Send `expected_version` (or `If-Match`) with a move to make it conditional: a stale version answers 412 with
 `current_version` and your seat's last accepted move. `Idempotency-Key` on `POST /v1/games` and
@@ -40,11 +45,13 @@ Send `expected_version` (or `If-Match`) with a move to make it conditional: a st
 
 TAGS = [
     {"name": "variants", "description": "Rule presets and options."},
-    {"name": "bots", "description": "Computer-player strategies."},
+    {"name": "bots", "description": "Computer players, and the bots apps register (`kind: registered`)."},
+    {"name": "bot", "description": "A registered bot's one stream for all its games: turn notices, games started and ended."},
     {"name": "games", "description": "Create games and read their views and history."},
     {"name": "seats", "description": "The lobby of games with open seats; claim a seat; resign."},
     {"name": "moves", "description": "Play, draw or pass."},
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
+    {"name": "apps", "description": "Third-party apps: the calling app (`domino-admin apps create` makes one)."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
 ]
@@ -74,7 +81,21 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
                     "bearer": {
                         "type": "http",
                         "scheme": "bearer",
-                        "description": "A seat token from `POST /v1/games` (`tokens[].token`).",
+                        "description": "A seat token from `POST /v1/games` (`tokens[].token`), or a registered "
+                        "bot's token (`dsk_bot_...`) for the seat it holds.",
+                    },
+                    "botToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A registered bot's token from `POST /v1/bots` (`token`, `dsk_bot_...`): it "
+                        "also moves for the bot's seats, in place of a seat token.",
+                    },
+                    "appKey": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "An app key, `dsk_app_` + 43 characters, from `domino-admin apps create`: "
+                        "the games it creates belong to the app (`GET /v1/games?owner=me`), and it has a rate "
+                        "limit and a cap of unfinished games of its own. Unknown, rotated or revoked: 401.",
                     },
                     "simulationToken": {
                         "type": "http",

@@ -114,6 +114,22 @@ class Settings:
     # into our own network); tests and a private deployment set it.
     webhook_allow_private: bool = False
 
+    # Registered bots (api/service/bots.py): seated by name, moving with their own token in every game.
+    # A registered bot's turn has a deadline even in a game without `turn_timeout_s` (so a silent bot never
+    # stalls a game); missing this many deadlines in a row makes it unavailable (not seated in new games)
+    # until it is back (its stream reconnects, its webhook answers, its owner updates it).
+    bot_turn_timeout: float = 30.0
+    bot_max_misses: int = 3
+    bot_stream_max: int = 1000  # notices kept in a bot's stream (approximately: XADD MAXLEN ~)
+    streams_per_bot: int = 4  # a bot's open streams at once (SSE, waiting long polls); 429 beyond
+    # Third-party apps (api/service/apps.py): what `domino-admin apps create` gives an app unless told otherwise,
+    # its own rate limit ("<requests>/<seconds>", counted per app instead of per address; "0": none) and its
+    # cap of games waiting or playing at once (0: none; 429 `too-many-app-games` beyond). With
+    # require_app_key, `POST /v1/games` without an app key is refused (401).
+    app_rate_limit: str = "6000/60"
+    app_max_games: int = 100
+    require_app_key: bool = False
+
     # HTTP.
     max_body_bytes: int = 16 * 1024
     max_body_depth: int = 32  # arrays and objects nested deeper are refused (422); ours need about 4

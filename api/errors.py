@@ -41,6 +41,8 @@ class ArenaNotFound(ServiceError):
 
 class VariantNotFound(ServiceError):
     """A path names a variant that is not a preset (``GET /v1/ratings/{variant}``)."""
+class BotNotFound(ServiceError):
+    """No registered bot of that name (or it is retired)."""
 
 
 class Unauthorized(ServiceError):
@@ -60,7 +62,8 @@ class NotStarted(ServiceError):
 
 
 class Forbidden(ServiceError):
-    """The client may not read this (``/metrics`` from outside its allowed networks, without its token)."""
+    """Not for this caller: ``/metrics`` from outside its allowed networks without its token; a registered
+    bot changed with another app's key."""
 
 
 class SeatNotFound(ServiceError):
@@ -95,6 +98,10 @@ class TooManySimulations(AtCapacity):
     pass
 
 
+class TooManyAppGames(AtCapacity):
+    """An app has as many games waiting or playing as its cap allows."""
+
+
 class SeatLimit(ServiceError):
     """This client already holds as many seats of this game as one client may."""
 
@@ -119,13 +126,20 @@ UNAUTHORIZED = ProblemType(
     401,
     "unauthorized",
     "Unauthorized",
-    "A seat token (a simulation's token, to cancel it) is needed, or the token is not one of this game's "
-    "(simulation's).",
+    "A seat token (a simulation's token, to cancel it; an app key, for an app's calls; a bot token, for a bot's "
+    "stream) is needed, or the token is not one of this game's (simulation's; a registered bot's), or the app key "
+    "(`dsk_app_...`) is unknown, rotated or revoked.",
 )
 FORBIDDEN = ProblemType(
-    403, "forbidden", "Forbidden", "Not for this client: `/metrics` answers its allowed networks or its bearer token."
+    403,
+    "forbidden",
+    "Forbidden",
+    "Not for this client: `/metrics` answers its allowed networks or its bearer token; a registered bot is changed "
+    "only with its owner's app key.",
 )
-NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat, variant, arena or resource.")
+NOT_FOUND = ProblemType(
+    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource."
+)
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
 NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
 ILLEGAL_MOVE = ProblemType(
@@ -186,6 +200,13 @@ TOO_MANY_SIMULATIONS = ProblemType(
     "This client has as many simulations queued or running as it may (`DOMINO_SIMULATIONS_PER_CLIENT`); wait "
     "for one to end or cancel one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_APP_GAMES = ProblemType(
+    429,
+    "too-many-app-games",
+    "Too many app games",
+    "The calling app has as many games waiting or playing as its cap allows (`domino-admin apps create "
+    "--max-games`); finish or resign one, or retry after `Retry-After` seconds.",
+)
 SEAT_LIMIT = ProblemType(
     409,
     "seat-limit",
@@ -224,6 +245,7 @@ PROBLEM_TYPES = [
     TOO_MANY_STREAMS,
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
+    TOO_MANY_APP_GAMES,
     UNAVAILABLE,
     INTERNAL,
 ]
@@ -235,7 +257,7 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, SEAT_LIMIT, TOO_MANY_STREAMS,
-        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, IDEMPOTENCY_KEY_REUSED,
+        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -276,6 +298,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     SimulationNotFound: NOT_FOUND,
     ArenaNotFound: NOT_FOUND,
     VariantNotFound: NOT_FOUND,
+    BotNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,
@@ -287,6 +310,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     TooManyStreams: TOO_MANY_STREAMS,
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
+    TooManyAppGames: TOO_MANY_APP_GAMES,
     SeatLimit: SEAT_LIMIT,
     # store
     StoreUnavailable: UNAVAILABLE,

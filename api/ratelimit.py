@@ -1,7 +1,9 @@
 """Rate limits per client, counted in Redis (``api.store.limits``) so that they hold across API processes.
 
-One policy, ``Settings.rate_limit`` = ``"<requests>/<seconds>"`` (default ``3000/60``: generous, a client
-playing flat out stays far below it), a fixed window that starts at the client's first request. Every
+One policy for anonymous clients, ``Settings.rate_limit`` = ``"<requests>/<seconds>"`` (default ``3000/60``:
+generous, a client playing flat out stays far below it), a fixed window that starts at the client's first
+request; a request with an app key counts against that app's own limit instead (policy ``"app"``, set by
+``domino-admin apps create --rate-limit``), whatever address it comes from. Every
 counted answer carries the IETF ``RateLimit-Policy`` and ``RateLimit`` headers
 (draft-ietf-httpapi-ratelimit-headers: ``"default";q=3000;w=60`` and ``"default";r=2999;t=60``); past the
 limit the answer is a 429 ``rate-limited`` problem with ``Retry-After``. Liveness (``/healthz``) is exempt
@@ -36,13 +38,15 @@ import flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import errors
+from api.callers import calling_app
 from api.config import Settings
 from api.extensions import current_service, problem_response
 from api.store import StoreUnavailable
 
 log = logging.getLogger("api.ratelimit")
 
-POLICY = "default"
+POLICY = "default"  # the policy of anonymous clients, by address
+APP_POLICY = "app"  # an app's own, by its key
 # Endpoints answered without Redis: served uncounted when Redis is down.
 NO_REDIS_BLUEPRINTS = ("variants", "bots", "api-docs", "web")
 NO_REDIS_ENDPOINTS = ("swagger_assets", "static")
@@ -52,29 +56,30 @@ NO_REDIS_ENDPOINTS = ("swagger_assets", "static")
 class Policy:
     limit: int
     window: int  # seconds
+    name: str = POLICY
 
     @classmethod
-    def parse(cls, text: str) -> Policy | None:
+    def parse(cls, text: str, name: str = POLICY) -> Policy | None:
         """``"3000/60"`` -> Policy(3000, 60); ``""`` or ``"0"`` -> None (off)."""
         text = text.strip()
         if not text or text == "0":
             return None
         limit, _, window = text.partition("/")
-        policy = cls(int(limit), int(window or 60))
+        policy = cls(int(limit), int(window or 60), name)
         if policy.limit <= 0 or policy.window <= 0:
             return None
         return policy
 
     @property
     def header(self) -> str:
-        return f'"{POLICY}";q={self.limit};w={self.window}'
+        return f'"{self.name}";q={self.limit};w={self.window}'
 
 
 def headers(policy: Policy, count: int, reset_ms: int) -> dict[str, str]:
     t = max(0, math.ceil(reset_ms / 1000))
     return {
         "RateLimit-Policy": policy.header,
-        "RateLimit": f'"{POLICY}";r={max(0, policy.limit - count)};t={t}',
+        "RateLimit": f'"{policy.name}";r={max(0, policy.limit - count)};t={t}',
     }
 
 
@@ -135,11 +140,8 @@ def client_id() -> str:
 def install(app: flask.Flask, settings: Settings) -> None:
     if settings.proxy_hops > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
-    policy = Policy.parse(settings.rate_limit)
-    if policy is None:
-        return
+    default = Policy.parse(settings.rate_limit)
     exempt = frozenset(p.strip() for p in settings.rate_limit_exempt.split(",") if p.strip())
-    batch = batch_size(policy)
     leases = Leases()
 
     @app.before_request
@@ -147,31 +149,19 @@ def install(app: flask.Flask, settings: Settings) -> None:
         req = flask.request
         if req.method == "OPTIONS" or req.path in exempt:
             return None
-        client = client_id()
-        leased = leases.take(client) if batch > 1 else None
-        if leased is not None:
-            count, reset_ms = leased
+        try:
+            caller = calling_app()  # first: an app has a limit of its own, and a bad app key is a 401 at once
+        except StoreUnavailable:
+            if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
+                return None
+            raise
+        if caller is not None:
+            policy, client = Policy.parse(caller.rate_limit, APP_POLICY), f"app:{caller.id}"
         else:
-            try:
-                total, reset_ms = current_service().count_request(client, policy.window * 1000, batch)
-            except StoreUnavailable:
-                if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
-                    return None
-                raise
-            count = total - batch + 1  # this request; the rest of the batch is leased to later ones
-            left = min(batch - 1, policy.limit - count)
-            if left > 0:
-                leases.put(client, left, count, reset_ms)
-        values = headers(policy, count, reset_ms)
-        flask.g.rate_limit_headers = values
-        if count > policy.limit:
-            retry = values["RateLimit"].rpartition("t=")[2]
-            return problem_response(
-                errors.RATE_LIMITED,
-                f"More than {policy.limit} requests in {policy.window} s from this client; retry in {retry} s.",
-                headers={**values, "Retry-After": retry},
-            )
-        return None
+            policy, client = default, client_id()
+        if policy is None:
+            return None
+        return _count(policy, client, leases)
 
     @app.after_request
     def _rate_limit_headers(resp: flask.Response) -> flask.Response:
@@ -180,6 +170,37 @@ def install(app: flask.Flask, settings: Settings) -> None:
             for k, v in values.items():
                 resp.headers.setdefault(k, v)
         return resp
+
+
+def _count(policy: Policy, client: str, leases: Leases) -> flask.Response | None:
+    """Count this request of ``client`` (from a lease when it has one); the 429 past the limit."""
+    req = flask.request
+    batch = batch_size(policy)
+    leased = leases.take(client) if batch > 1 else None
+    if leased is not None:
+        count, reset_ms = leased
+    else:
+        try:
+            total, reset_ms = current_service().count_request(client, policy.window * 1000, batch)
+        except StoreUnavailable:
+            if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
+                return None
+            raise
+        count = total - batch + 1  # this request; the rest of the batch is leased to later ones
+        left = min(batch - 1, policy.limit - count)
+        if left > 0:
+            leases.put(client, left, count, reset_ms)
+    values = headers(policy, count, reset_ms)
+    flask.g.rate_limit_headers = values
+    if count > policy.limit:
+        retry = values["RateLimit"].rpartition("t=")[2]
+        who = "this app" if policy.name == APP_POLICY else "this client"
+        return problem_response(
+            errors.RATE_LIMITED,
+            f"More than {policy.limit} requests in {policy.window} s from {who}; retry in {retry} s.",
+            headers={**values, "Retry-After": retry},
+        )
+    return None
 
 
 RATE_HEADERS = {

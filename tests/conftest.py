@@ -124,6 +124,24 @@ def service(app):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def make_app(service):  # type: ignore[no-untyped-def]
+    """make_app(name=None, webhook=None, rate_limit=None, max_games=None) -> ``api.service.apps.Issued``
+    (``.key``: the app key to send as ``Authorization: Bearer``; ``.app``: the app, ``.app.id``;
+    ``.webhook_secret``), made as ``domino-admin apps create`` makes one, in this test's Redis prefix."""
+
+    def make(name: str | None = None, webhook: str | None = None, rate_limit: str | None = None, max_games: int | None = None):  # type: ignore[no-untyped-def]
+        return service.create_app(name or f"app-{uuid.uuid4().hex[:8]}", webhook, rate_limit, max_games)
+
+    return make
+
+
+@pytest.fixture
+def app_key(make_app) -> str:  # type: ignore[no-untyped-def]
+    """The key of a fresh app with the default limits and no webhook."""
+    return make_app().key  # type: ignore[no-any-return]
+
+
+@pytest.fixture
 def run_bots(service):  # type: ignore[no-untyped-def]
     """Run the bots and bot-games queues to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
     from rq import SimpleWorker
@@ -253,3 +271,19 @@ def served(settings: Settings) -> Iterator[str]:
         worker.wait(10)
         server.shutdown()
         thread.join(10)
+
+
+@pytest.fixture
+def register_bot(client, app_key):  # type: ignore[no-untyped-def]
+    """register_bot(name, variants=("draw",), webhook=None, key=<this test's app key>) -> the answer of
+    `POST /v1/bots` (201): the bot's entry with its `token` (and `webhook_secret` with a webhook)."""
+
+    def register(name: str, variants: tuple[str, ...] = ("draw",), webhook: str | None = None, key: str | None = None):  # type: ignore[no-untyped-def]
+        body: dict[str, Any] = {"name": name, "description": f"{name}, a test bot", "variants": list(variants)}
+        if webhook is not None:
+            body["webhook"] = webhook
+        resp = client.post("/v1/bots", json=body, headers={"Authorization": f"Bearer {key or app_key}"})
+        assert resp.status_code == 201, resp.get_json()
+        return resp.get_json()
+
+    return register

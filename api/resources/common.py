@@ -14,11 +14,22 @@ import orjson
 import domino.bots
 
 from api.errors import InvalidRequest, Unauthorized
+from api.service.apps import is_app_key
 
 
 # Security of the operations: a seat token required, or optional (without it, the spectator's answer).
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+BOT_TOKEN: list[dict[str, list[str]]] = [{"botToken": []}]  # a registered bot's own token
+
+
+def wants_sse() -> bool:
+    """The client asks for Server-Sent Events (``Accept: text/event-stream`` preferred to JSON)."""
+    best = flask.request.accept_mimetypes.best_match(["application/json", "text/event-stream"])
+    return best == "text/event-stream"
+# An app key (`dsk_app_...`): required for the app's own calls, optional where anonymous callers are served too.
+APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
+APP_KEY_OPTIONAL: list[dict[str, list[str]]] = [{}, {"appKey": []}]
 
 # A human's name: 1-40 characters, not all spaces, none of Unicode's control, format or line/paragraph separator
 # characters (categories Cc, Cf, Zl, Zp of the Basic Multilingual Plane; JSON bodies carry no lone surrogates).
@@ -74,7 +85,8 @@ class StrictFloat(ma.fields.Float):
 
 
 def bearer_token() -> str | None:
-    """The seat token of ``Authorization: Bearer <token>``; None without the header."""
+    """The seat token of ``Authorization: Bearer <token>``; None without the header, or when it carries an app
+    key (``api.callers.calling_app`` reads that one)."""
     header = flask.request.headers.get("Authorization")
     if header is None:
         return None
@@ -82,7 +94,44 @@ def bearer_token() -> str | None:
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 200:
         raise Unauthorized("Send a seat token as `Authorization: Bearer <token>`.")
-    return token
+    return None if is_app_key(token) else token
+
+
+METADATA_MAX_BYTES = 1024
+PLAYER_PATTERN = r"^[A-Za-z0-9._:@-]{1,64}$"
+
+
+class Metadata(ma.fields.Dict):
+    """An app's own JSON object, stored and returned as given, never interpreted: at most 1 KB as JSON."""
+
+    def __init__(self, what: str, **kwargs: Any) -> None:
+        description = (
+            f"{what}: any JSON object of yours, at most {METADATA_MAX_BYTES} bytes as compact JSON; returned in "
+            "views, history, events and webhooks, never interpreted (422 naming the field when larger)"
+        )
+        super().__init__(
+            keys=ma.fields.String(),
+            validate=small_json,
+            metadata={"description": description, "example": {"table": "t-17"}},
+            **kwargs,
+        )
+
+
+def small_json(value: Any) -> None:
+    if len(orjson.dumps(value)) > METADATA_MAX_BYTES:
+        raise ma.ValidationError(f"at most {METADATA_MAX_BYTES} bytes as JSON")
+
+
+def player_field() -> ma.fields.String:
+    return ma.fields.String(
+        validate=ma.validate.Regexp(re.compile(PLAYER_PATTERN), error="1-64 of A-Z a-z 0-9 . _ : @ -"),
+        metadata={
+            "description": "your app's own id of this seat's user (1-64 of `A-Za-z0-9._:@-`): list the games of "
+            "a player with `GET /v1/games?owner=me&player=<id>`",
+            "example": "user:4711",
+            "pattern": PLAYER_PATTERN,
+        },
+    )
 
 
 IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"  # 1-255 printable ASCII characters, no outer space

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import domino
+import domino.bots
 from api.config import Settings
 from api.errors import InvalidRequest
 
@@ -28,8 +29,8 @@ def bot_only(seats: Iterable[Mapping[str, Any]]) -> bool:
 def check_limits(settings: Settings, seats: list[dict[str, Any]], rules: domino.Rules) -> None:
     """Raise InvalidRequest when a game of requested ``seats`` (all computer players) asks for more than a
     bot-only game may: ``think_ms``, ``target_score`` or ``rounds`` over their caps."""
-    if not all("bot" in seat for seat in seats):
-        return
+    if not all(seat.get("bot") in domino.bots.ids() for seat in seats):
+        return  # a human, or a registered bot (it thinks on its own machine): a live game
     s = settings
     seat_errors = {
         str(i): {"think_ms": [f"at most {s.bot_game_max_think_ms} in a game of computer players only"]}

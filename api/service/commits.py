@@ -150,14 +150,18 @@ class Commits:
                 raise GameNotFound(f"No game {game_id!r} (it may have expired).")
             return None
         self.states.keep(game_id, new_version, change.doc, change.state)
-        self.turns.start(game_id, new_version, plan)
-        if change.state.finished and "creator" in change.doc:
-            self._release_creator_slot(game_id, change.doc["creator"])
+        self.turns.start(game_id, new_version, plan, change.doc, change.state, events)
+        if change.state.finished:
+            self._release_creator_slot(game_id, change.doc)
         return Committed(change, new_version, plan)
 
-    def _release_creator_slot(self, game_id: str, creator: str) -> None:
-        """An ended game no longer counts against its creator's cap; if Redis is gone now, the slot lapses."""
+    def _release_creator_slot(self, game_id: str, doc: GameRecord) -> None:
+        """An ended game no longer counts against its creator's (or app's) cap; if Redis is gone now, the slot
+        lapses."""
         try:
-            self.store.client_games.release(creator, game_id)
+            if "app" in doc:
+                self.store.app_games.release(doc["app"], game_id)
+            elif "creator" in doc:
+                self.store.client_games.release(doc["creator"], game_id)
         except StoreUnavailable:
-            log.warning("could not release %s's slot for game %s", creator, game_id, exc_info=True)
+            log.warning("could not release the creator's slot for game %s", game_id, exc_info=True)

@@ -20,15 +20,20 @@ from typing import Any
 import orjson
 
 import domino
+import domino.bots
 from api.config import Settings
-from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyGames
+from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyAppGames, TooManyGames, Unauthorized
 from api.service import bot_games, webhooks
 from api.service.addresses import literal_target
+from api.service.apps import App
 from api.service.commits import Change, Commits, Committed
 from api.service.ratings import check_rated
-from api.service.records import BOT, HOSTED, HUMAN, OPEN, ArenaGame, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting
+from api.service.records import (
+    BOT, HOSTED, HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, ArenaGame, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting,
+)  # fmt: skip
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
-from api.service.validation import check_strategy, check_variant, invalid, resolve_rules
+from api.service.bots import Bots
+from api.service.validation import check_variant, invalid, resolve_rules
 from api.service.views import render_view
 from api.store import Store, StoreUnavailable
 
@@ -43,7 +48,13 @@ class GameRequest:
     seed: str | None = None
     unlisted: bool = False
     turn_timeout_s: float | None = None
+    metadata: dict[str, Any] | None = None  # the game's; a seat's are in its dict, with its `player`
     rated: bool = False  # its end updates its players' ratings (api/service/ratings.py)
+
+
+def players(req: GameRequest) -> list[str]:
+    """The app's player ids its seats name (each once)."""
+    return list(dict.fromkeys(seat["player"] for seat in req.seats if seat.get("player")))
 
 
 class Creation:
@@ -51,38 +62,69 @@ class Creation:
         self.store = store
         self.settings = settings
         self.commits = commits
+        self.bots = Bots(store, settings)
 
-    def create(self, req: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None) -> Created:
+    def create(
+        self,
+        req: GameRequest,
+        client: str,
+        idempotency_key: str | None = None,
+        token: str | None = None,
+        app: App | None = None,
+    ) -> Created:
         """Returns (view of the first human seat or the spectator's, tokens, version, game id). ``client``: the
-        caller's address; ``token``: its bearer token, if any (both bind the Idempotency-Key)."""
-        fp = fingerprint("create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.rated)
+        caller's address; ``token``: its bearer token, if any; ``app``: the app whose key it sent, if any (all
+        three bind the Idempotency-Key). An app's game belongs to it and holds one of the app's slots instead
+        of one of the address's."""
+        if app is None and self.settings.require_app_key:
+            raise Unauthorized("Creating a game needs an app key: `Authorization: Bearer dsk_app_...`.")
+        fp = fingerprint(
+            "create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.metadata, req.rated
+        )
         key_hash = None
         if idempotency_key:
-            caller = hashlib.sha256(f"{client}\n{token or ''}".encode()).hexdigest()
+            caller = hashlib.sha256(f"{client}\n{token or ''}\n{app.id if app else ''}".encode()).hexdigest()
             key_hash = hashlib.sha256(f"{caller}\n{idempotency_key}".encode()).hexdigest()
             replay = self._replay(key_hash, idempotency_key, fp)
             if replay is not None:
                 return replay
-        rules = self.check(req)
+        rules, registered = self.check(req)
         game_id = new_id()
+        self._take_slot(game_id, client, app)
+        try:
+            return self._commit_new(game_id, req, rules, registered, client, app, fp, key_hash, idempotency_key)
+        except StoreUnavailable:
+            self._undo(game_id, client, app, req)
+            raise
+
+    def _take_slot(self, game_id: str, client: str, app: App | None) -> None:
+        """One of the app's slots (its own cap), else one of the address's."""
+        lease = self.settings.game_ttl * 1000
+        if app is not None:
+            if not self.store.app_games.take(app.id, game_id, app.max_games, lease):
+                raise TooManyAppGames(
+                    f"This app has {app.max_games} games waiting or playing, as many as its cap allows; finish or "
+                    "resign one first.",
+                    self.settings.capacity_retry_after,
+                )
+            return
         cap = self.settings.games_per_client
-        if not self.store.client_games.take(client, game_id, cap, self.settings.game_ttl * 1000):
+        if not self.store.client_games.take(client, game_id, cap, lease):
             raise TooManyGames(
                 f"This client has {cap} games waiting or playing, as many as it may; finish or resign one first.",
                 self.settings.capacity_retry_after,
             )
-        try:
-            return self._commit_new(game_id, req, rules, client, fp, key_hash, idempotency_key)
-        except StoreUnavailable:
-            self._undo(game_id, client)
-            raise
 
-    def _undo(self, game_id: str, client: str) -> None:
+    def _undo(self, game_id: str, client: str, app: App | None, req: GameRequest) -> None:
         """Remove what a failed create may have written (deletes are allowed in a full Redis)."""
         try:
             self.store.lobby.remove(game_id)
             self.store.games.delete(game_id)
-            self.store.client_games.release(client, game_id)
+            if app is not None:
+                self.store.app_games.release(app.id, game_id)
+                self.store.apps.disown(app.id, [game_id], players(req))
+            else:
+                self.store.client_games.release(client, game_id)
         except StoreUnavailable:  # Redis is gone: the game's keys expire; its slot lapses
             pass
 
@@ -91,13 +133,19 @@ class Creation:
         game_id: str,
         req: GameRequest,
         rules: domino.Rules,
+        registered: dict[str, dict[str, Any]],
         client: str,
+        app: App | None,
         fp: str,
         key_hash: str | None,
         idempotency_key: str | None,
     ) -> Created:
-        doc, state, tokens = self._first_record(game_id, req, rules)
-        doc["creator"] = client
+        doc, state, tokens = self._first_record(game_id, req, rules, registered)
+        if app is not None:  # indexed before the commit: an entry whose game never landed is dropped when met
+            doc["app"] = app.id
+            self.store.apps.own(app.id, game_id, doc["created_at"], players(req))
+        else:
+            doc["creator"] = client
         committed = self._commit_first(game_id, doc, state, req.variant)
         assert committed is not None  # a collision raised
         if waiting(doc) and listed(doc):
@@ -108,7 +156,7 @@ class Creation:
             blob = orjson.dumps({"fp": fp, "view": view, "tokens": tokens, "version": committed.version, "id": game_id})
             if not self.store.games.put_create_answer(key_hash, seal(idempotency_key, blob)):
                 # A concurrent request with the same key won: answer as it did, and drop our game.
-                self._undo(game_id, client)
+                self._undo(game_id, client, app, req)
                 replay = self._replay(key_hash, idempotency_key, fp)
                 if replay is not None:
                     return replay
@@ -118,7 +166,8 @@ class Creation:
         """An arena's game (checked with :meth:`check`) under the id the arena chose for it, dealt from the
         arena's ``seed`` for its deal (a server secret, not a client's); False when it exists already (created
         by an earlier run of the same step)."""
-        doc, state, _ = self._first_record(game_id, req, self.check(req), seed)
+        rules, registered = self.check(req)
+        doc, state, _ = self._first_record(game_id, req, rules, registered, seed)
         doc["arena"] = arena
         return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
 
@@ -134,6 +183,7 @@ class Creation:
             "seats": public_seats(doc),
             "seed_commitment": doc["seed_commitment"],
             "client_seeded": doc["client_seeded"],
+            **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
         }
         events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
         first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
@@ -152,15 +202,17 @@ class Creation:
             raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
-    def check(self, req: GameRequest) -> domino.Rules:
-        """What the schema cannot check: known bots, public webhooks, the shortest turn, who may play a rated
-        game, the rules."""
+    def check(self, req: GameRequest) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
+        """What the schema cannot check: known bots (registered ones seatable, each at most once), public
+        webhooks, the shortest turn, who may play a rated game, the rules. Returns the rules and the records of
+        the registered bots."""
         check_variant(req.variant, req.rules, "seats")
         if req.rated:
             check_rated(req.seats, req.seed)
+        registered: dict[str, dict[str, Any]] = {}
         for i, seat in enumerate(req.seats):
-            if "bot" in seat:
-                check_strategy(seat["bot"], "seats", i, inner="bot")
+            if "bot" in seat and seat["bot"] not in domino.bots.ids():
+                registered[seat["bot"]] = self._registered(req, i, registered)
             if seat.get("webhook") and not self.settings.webhook_allow_private:
                 why = literal_target(seat["webhook"])
                 if why:
@@ -170,13 +222,34 @@ class Creation:
             raise invalid("turn_timeout_s", f"at least {least}", f"`turn_timeout_s` must be at least {least}.")
         rules = resolve_rules(req.variant, len(req.seats), req.rules, "seats")
         bot_games.check_limits(self.settings, req.seats, rules)
-        return rules
+        return rules, registered
+
+    def _registered(self, req: GameRequest, i: int, seated: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """The record of the registered bot seat ``i`` names: seatable, not seated twice (a bot token moves for
+        one seat of a game), no think time (the bot thinks on its own machine)."""
+        seat = req.seats[i]
+        record = self.bots.seatable(seat["bot"], req.variant, i)
+        why = None
+        if seat["bot"] in seated:
+            why = "a registered bot sits at most once in a game"
+        elif "think_ms" in seat:
+            why = "only a computer player has a think time"
+        if why:
+            field = "think_ms" if "think_ms" in seat else "bot"
+            raise InvalidRequest(f"Seat {i}: {why}.", errors={"json": {"seats": {str(i): {field: [why]}}}})
+        return record
 
     def _first_record(
-        self, game_id: str, req: GameRequest, rules: domino.Rules, server_seed: str | None = None
+        self,
+        game_id: str,
+        req: GameRequest,
+        rules: domino.Rules,
+        registered: dict[str, dict[str, Any]],
+        server_seed: str | None = None,
     ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
         """The game as dealt (version 0) from the client's seed, else ``server_seed``, else a random one: its
-        record, its state, and the tokens (and webhook secrets) shown once."""
+        record, its state, and the tokens (and webhook secrets) shown once. A registered bot's seat gets no
+        token: the bot moves with its own."""
         client_seeded = req.seed is not None
         seed = req.seed if req.seed is not None else server_seed or secrets.token_hex(16)  # 128 random bits
         state = domino.new_game(rules, seed=seed)
@@ -184,8 +257,12 @@ class Creation:
         tokens: list[dict[str, Any]] = []
         seats: list[SeatRecord] = []
         for i, seat in enumerate(req.seats):
-            if "bot" in seat:
-                record: SeatRecord = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
+            if seat.get("bot") in registered:
+                name = seat["bot"]
+                bot_key = registered[name]["token_hash"]
+                record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
+            elif "bot" in seat:
+                record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
                 if "think_ms" in seat:
                     record["think_ms"] = seat["think_ms"]
             elif seat.get("open"):
@@ -199,6 +276,9 @@ class Creation:
                     tokens.append({"seat": i, "token": token, "webhook_secret": secret})
                 else:
                     tokens.append({"seat": i, "token": token})
+            for extra in SEAT_EXTRAS:
+                if extra in seat:
+                    record[extra] = seat[extra]  # type: ignore[literal-required]
             seats.append(record)
         doc: GameRecord = {
             "format": 1,
@@ -215,6 +295,8 @@ class Creation:
             "deadline": None,
             "state": domino.to_live(state),
         }
+        if req.metadata is not None:
+            doc["metadata"] = req.metadata
         if req.rated:
             doc["rated"] = True
         return doc, state, tokens

@@ -1,7 +1,7 @@
 """Counters the application keeps (prometheus-client; no Flask), shown by ``GET /metrics``:
 
 - ``domino_moves_total{variant,by}``: accepted moves, ``by`` = ``human`` (a seat token's move), ``hosted``
-  (a hosted bot's, through its seat token), ``bot`` (a computer player's job) or ``auto`` (the server's move
+  (a hosted bot's, through its seat token), ``registered`` (a registered bot's, with its bot token), ``bot`` (a computer player's job) or ``auto`` (the server's move
   for a seat past its deadline);
 - ``domino_bot_turn_seconds{outcome}``: a computer player's turn from its job's enqueue to its end.
 """

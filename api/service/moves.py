@@ -22,7 +22,9 @@ from api.errors import (
 )  # fmt: skip
 from api.service import metrics
 from api.service.commits import Answer, Change, Commits, Committed
-from api.service.records import HUMAN, OPEN, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting
+from api.service.records import (
+    HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting,
+)  # fmt: skip
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
 from api.store import Store
@@ -38,7 +40,8 @@ def mismatch(doc: GameRecord, current: int, seat: int | None) -> VersionMismatch
 
 
 def moved_by(doc: GameRecord, seat: int, auto: bool) -> str:
-    """The ``by`` label of a move: ``auto``, or the kind of the seat (``human``, ``hosted``, ``bot``)."""
+    """The ``by`` label of a move: ``auto``, or the kind of the seat (``human``, ``hosted``, ``registered``,
+    ``bot``)."""
     return "auto" if auto else doc["seats"][seat]["kind"]
 
 
@@ -67,6 +70,13 @@ class Moves:
         change = committed.change
         assert change.seat is not None
         metrics.move_played(change.doc["variant"], moved_by(change.doc, change.seat, change.auto))
+        record = change.doc["seats"][change.seat]
+        if record["kind"] == REGISTERED:  # its availability: deadlines missed in a row
+            bots, name = self.store.bots, record.get("bot", "")
+            if change.auto:
+                bots.missed(name)
+            else:
+                bots.answered(name)
 
     def play(
         self,
@@ -194,9 +204,13 @@ class Moves:
             if listed(doc) and cap > 0 and held >= cap:
                 raise SeatLimit(f"This client already holds {held} of this game's seats, as many as one client may.")
             seats: list[SeatRecord] = [{**x} for x in doc["seats"]]
-            seats[seat] = {
+            claimed: SeatRecord = {
                 "seat": seat, "name": name, "kind": HUMAN, "token_hash": token_hash(game_id, token), "client": client,
             }  # fmt: skip
+            for extra in SEAT_EXTRAS:  # the open seat's player and metadata stay with it
+                if extra in doc["seats"][seat]:
+                    claimed[extra] = doc["seats"][seat][extra]  # type: ignore[literal-required]
+            seats[seat] = claimed
             new_doc: GameRecord = {**doc, "seats": seats}
             events: list[Any] = [{"public": {"type": "seat_claimed", "seat": seat, "name": name}}]
             if not waiting(new_doc):

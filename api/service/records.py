@@ -15,19 +15,23 @@ from typing import Any, NotRequired, TypedDict, cast
 import domino
 
 HUMAN, HOSTED, BOT, OPEN = "human", "hosted", "bot", "open"  # who holds a seat
-MOVING_KINDS = (HUMAN, HOSTED)  # seats that get a deadline; a computer player is moved by the workers
+REGISTERED = "registered"  # a registered bot (``POST /v1/bots``): seated by name, moves with its own token
+MOVING_KINDS = (HUMAN, HOSTED, REGISTERED)  # seats that get a deadline; a computer player is moved by the workers
 
 
 class SeatRecord(TypedDict):
     seat: int
     name: str | None
-    kind: str  # HUMAN, HOSTED, BOT or OPEN
-    bot: NotRequired[str]  # a computer player's strategy
+    kind: str  # HUMAN, HOSTED, BOT, REGISTERED or OPEN
+    bot: NotRequired[str]  # a computer player's strategy, or a registered bot's name
+    bot_key: NotRequired[str]  # a registered bot's token, hashed (its record's ``token_hash``): it moves here
     think_ms: NotRequired[int]
     token_hash: NotRequired[str]  # a human or hosted seat's token, hashed (never the token)
     webhook: NotRequired[str]  # a hosted bot's URL and signing secret
     webhook_secret: NotRequired[str]
     client: NotRequired[str]  # the address that claimed an open seat (seats per client are capped)
+    player: NotRequired[str]  # the owning app's own id of the seat's user
+    metadata: NotRequired[dict[str, Any]]  # the app's, at most 1 KB, never interpreted
 
 
 class LastMove(TypedDict):
@@ -53,6 +57,8 @@ class GameRecord(TypedDict):
     creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
     rated: NotRequired[bool]  # its end updates its players' ratings (api/service/ratings.py)
     arena: NotRequired[ArenaGame]  # one of an arena's games (api/service/arenas/)
+    app: NotRequired[str]  # the owning app's id (created with its key): holds one of the app's slots until it ends
+    metadata: NotRequired[dict[str, Any]]  # the creator's, at most 1 KB, never interpreted
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
@@ -110,5 +116,14 @@ def listed(doc: GameRecord) -> bool:
     return not doc["unlisted"] and not doc["client_seeded"]
 
 
+def registered_seats(doc: GameRecord) -> dict[int, str]:
+    """The seats registered bots hold: seat -> bot name."""
+    return {s["seat"]: s.get("bot", "") for s in doc["seats"] if s["kind"] == REGISTERED}
+SEAT_EXTRAS = ("player", "metadata")  # shown only when a seat has them
+
+
 def public_seats(doc: GameRecord) -> list[dict[str, Any]]:
-    return [{"seat": s["seat"], "name": s["name"], "kind": s["kind"]} for s in doc["seats"]]
+    return [
+        {"seat": s["seat"], "name": s["name"], "kind": s["kind"], **{k: s[k] for k in SEAT_EXTRAS if k in s}}  # type: ignore[literal-required]
+        for s in doc["seats"]
+    ]

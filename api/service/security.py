@@ -40,6 +40,19 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)  # 256 random bits, shown once
 
 
+BOT_TOKEN_PREFIX = "dsk_bot_"  # a registered bot's token says what it is (and secret scanners can spot it)
+
+
+def new_bot_token() -> str:
+    return BOT_TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def bot_key(token: str) -> str:
+    """What we store for a registered bot's token (in its record and in every seat it holds): one hash for
+    every game, since one token moves in all of them."""
+    return hashlib.sha256(f"bot:{token}".encode()).hexdigest()
+
+
 def token_hash(owned_id: str, token: str) -> str:
     """What we store for a seat's (or a simulation's) token: bound to its game (or simulation), so a token is
     useless in another one."""
@@ -74,14 +87,21 @@ def seal(key: str, data: bytes) -> bytes:
 
 
 def authenticate(doc: GameRecord, token: str | None) -> int | None:
-    """The seat a token belongs to; None for no token (a spectator); Unauthorized for a wrong one."""
+    """The seat a token belongs to (a seat token, or the token of the registered bot that holds the seat);
+    None for no token (a spectator); Unauthorized for a wrong one."""
     if token is None:
         return None
     found: int | None = None
+    key = bot_key(token) if token.startswith(BOT_TOKEN_PREFIX) else None
     for seat in doc["seats"]:
         stored = seat.get("token_hash")
         if stored is not None and owns(stored, doc["id"], token):
             found = seat["seat"]
+        held = seat.get("bot_key")  # a registered bot's seat: its own token, the same in every game
+        if held is not None and key is not None and hmac.compare_digest(held, key):
+            found = seat["seat"]
+    if found is None and key is not None:
+        raise Unauthorized("This bot token is not that of a bot seated in this game.")
     if found is None:
         raise Unauthorized("This token is not a seat token of this game.")
     return found

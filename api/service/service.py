@@ -11,18 +11,21 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import domino
-import domino.bots
 from api.config import Settings
 from api.errors import GameNotFound
 from api.queues import Queues
 from api.service import computer
 from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaRequest
+from api.service.bot_events import BotEvents
+from api.service.bots import Bots
+from api.service.apps import App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.events import Events
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
+from api.service.owned import list_owned
 from api.service.ratings import Ratings
 from api.service.records import game_record, whole_state
 from api.service.security import authenticate
@@ -49,6 +52,9 @@ class Service:
         self.arenas = Arenas(self.store, settings, self.creation, self.ratings)
         self.sweeper = Sweep(self.store, settings, self.queues, self.arenas)
         self.simulations = Simulations(self.store, settings, self.queues)
+        self.registry = Bots(self.store, settings)
+        self.bot_events = BotEvents(self.store, settings, self.registry)
+        self.apps = Apps(self.store, settings)
 
     # -- reference data -----------------------------------------------------------------------------------
 
@@ -56,19 +62,51 @@ class Service:
     def variants() -> dict[str, Any]:
         return domino.describe_variants()
 
-    @staticmethod
-    def bots() -> list[dict[str, Any]]:
-        return list(domino.bots.catalog())
+    def bots(self) -> list[dict[str, Any]]:
+        """The computer players (``kind: builtin``) and the registered bots (``kind: registered``)."""
+        return self.registry.catalog()
+
+    # -- registered bots ------------------------------------------------------------------------------------
+
+    def bot(self, name: str) -> dict[str, Any]:
+        return self.registry.get(name)
+
+    def register_bot(
+        self, owner: str, owner_name: str, name: str, description: str, variants: list[str], webhook: str | None = None
+    ) -> dict[str, Any]:
+        """Register a bot for the app ``owner`` (its id; ``owner_name`` is shown): its entry with its ``token``
+        (and ``webhook_secret`` for a webhook bot), shown this once."""
+        return self.registry.register(owner, owner_name, name, description, variants, webhook)
+
+    def update_bot(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """Only the app ``owner`` that registered it: ``description``, ``variants``, ``webhook``."""
+        return self.registry.update(owner, name, changes)
+
+    def retire_bot(self, owner: str, name: str) -> None:
+        self.registry.retire(owner, name)
+
+    def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
+        """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
+        return self.bot_events.long_poll(token, cursor, wait, client)
+
+    def bot_sse(self, token: str | None, cursor: str | None, client: str) -> Iterator[bytes]:
+        return self.bot_events.stream(token, cursor, client)
 
     # -- games ----------------------------------------------------------------------------------------------
 
     def create_game(
-        self, request: GameRequest, client: str, idempotency_key: str | None = None, token: str | None = None
+        self,
+        request: GameRequest,
+        client: str,
+        idempotency_key: str | None = None,
+        token: str | None = None,
+        app: App | None = None,
     ) -> Created:
         """(the first human seat's view, else the spectator's; the tokens; the version; the game id).
-        ``client`` (the caller's address) holds one of its game slots while the game is on; an
-        ``idempotency_key`` replays only to the same caller (``client`` and bearer ``token``)."""
-        return self.creation.create(request, client, idempotency_key, token)
+        ``client`` (the caller's address), or the ``app`` whose key the caller sent, holds one of its game slots
+        while the game is on; an app's game belongs to it. An ``idempotency_key`` replays only to the same caller
+        (``client``, bearer ``token`` and ``app``)."""
+        return self.creation.create(request, client, idempotency_key, token, app)
 
     def view(
         self, game_id: str, token: str | None = None, unchanged: Callable[[int], bool] = lambda version: False
@@ -115,6 +153,31 @@ class Service:
 
     def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
         return list_waiting(self.store, before, limit)
+
+    def owned_games(
+        self, app: App, status: str | None, player: str | None, before: float | None, limit: int
+    ) -> tuple[list[dict[str, Any]], float | None]:
+        """The games ``app`` created, newest first (of any status, or of ``status``; of ``player``, if given)."""
+        return list_owned(self.store, app, status, player, before, limit)
+
+    # -- apps -------------------------------------------------------------------------------------------------
+
+    def authenticate_app(self, key: str) -> App:
+        """The app whose current key ``key`` is; Unauthorized for an unknown, rotated or revoked key."""
+        return self.apps.authenticate(key)
+
+    def create_app(self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None) -> Issued:
+        """A new app, its key and its webhook secret (shown once)."""
+        return self.apps.create(name, webhook, rate_limit, max_games)
+
+    def list_apps(self) -> list[App]:
+        return self.apps.all()
+
+    def rotate_app_key(self, id_or_name: str) -> Issued:
+        return self.apps.rotate(id_or_name)
+
+    def revoke_app(self, id_or_name: str) -> App:
+        return self.apps.revoke(id_or_name)
 
     # -- events ---------------------------------------------------------------------------------------------
 

@@ -35,19 +35,24 @@ class StreamSlot:
     @classmethod
     def take(cls, slots: StreamSlots, settings: Settings, client: str, game_id: str) -> StreamSlot:
         """A slot for a new stream, or TooManyStreams (429) when the client or the game is at its cap."""
+        return cls.take_for(slots, settings, client, game_id, settings.streams_per_game, "This game")
+
+    @classmethod
+    def take_for(
+        cls, slots: StreamSlots, settings: Settings, client: str, owner: str, cap: int, who: str
+    ) -> StreamSlot:
+        """A slot for a new stream of ``owner`` (a game id, or ``bot:<name>`` for a registered bot's stream,
+        ``who`` in the 429), which may have ``cap`` open."""
         s = settings
-        slot = cls(slots, settings, client, game_id)
-        full = slots.take(client, game_id, slot.id, (s.streams_per_client, s.streams_per_game), slot.lease_ms)
+        slot = cls(slots, settings, client, owner)
+        full = slots.take(client, owner, slot.id, (s.streams_per_client, cap), slot.lease_ms)
         if full == 1:
             raise TooManyStreams(
                 f"This client has {s.streams_per_client} event streams open, as many as it may; close one first.",
                 s.stream_retry_after,
             )
         if full == 2:
-            raise TooManyStreams(
-                f"This game has {s.streams_per_game} event streams open, as many as it may; retry later.",
-                s.stream_retry_after,
-            )
+            raise TooManyStreams(f"{who} has {cap} event streams open, as many as it may; retry later.", s.stream_retry_after)
         return slot
 
     def renew_if_due(self) -> None:

@@ -1,4 +1,4 @@
-"""Whose turn comes next, and who must act on it: computer players, hosted bots, turn deadlines.
+"""Whose turn comes next, and who must act on it: computer players, hosted and registered bots, turn deadlines.
 
 Every commit of a game (a move, a seat claim, a resignation, the creation) goes through the same steps
 (:class:`api.service.commits.Commits`):
@@ -9,7 +9,11 @@ Every commit of a game (a move, a seat claim, a resignation, the creation) goes 
 - :func:`decorate` and :func:`notice`: the commit's events get the next turn's ``deadline``, and the commit
   ends with a ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``,
   so a client following the events can move without reading its view first;
-- :meth:`Turns.start` after a successful commit: enqueues the computer player's turn or the webhook delivery.
+- :meth:`Turns.start` after a successful commit: enqueues the computer player's turn or the webhook delivery,
+  and tells the registered bots of the game (:mod:`api.service.notices`).
+
+A registered bot's turn always has a deadline (the game's ``turn_timeout_s``, else
+``Settings.bot_turn_timeout``), and goes to its webhook if it has one (as a hosted seat's), else to its stream.
 
 The commit that ends a rated game is prepared the same way: its entry in the ratings due set is marked before
 the commit, and the job that updates the ratings (:mod:`api.service.ratings`) is enqueued after it.
@@ -26,7 +30,8 @@ import domino
 from api.config import Settings
 from api.queues import Queues
 from api.service.bot_games import bot_only
-from api.service.records import BOT, HOSTED, GameRecord, StoredEvent, waiting
+from api.service.notices import Notices
+from api.service.records import BOT, HOSTED, REGISTERED, GameRecord, StoredEvent, waiting
 from api.store import Store
 
 log = logging.getLogger("api.service.turns")
@@ -38,7 +43,8 @@ TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept a
 class Plan:
     bot: bool = False  # a computer player is to move: enqueue its turn
     bot_only: bool = False  # ... in a game of computer players only: on their own queue
-    hosted: bool = False  # a hosted bot is to move: deliver its webhook
+    hosted: bool = False  # a hosted bot (or a registered bot with a webhook) is to move: deliver its webhook
+    stream_turn: str | None = None  # a registered bot without a webhook is to move: tell its stream
     deadline: float | None = None
     seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
     legal_moves: tuple[dict[str, Any], ...] = ()  # its legal moves, for a seat a client moves
@@ -55,6 +61,7 @@ class Turns:
         self.store = store
         self.settings = settings
         self.queues = queues
+        self.notices = Notices(store)
 
     def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
         """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
@@ -74,21 +81,30 @@ class Turns:
             self.store.bots_due.mark(game_id, now + s.bot_due_delay)
             return Plan(bot=True, bot_only=bot_only(doc["seats"]), seat=seat)
         deadline = None
-        timeout = doc.get("turn_timeout_s")
+        timeout = doc.get("turn_timeout_s") or (s.bot_turn_timeout if kind == REGISTERED else None)
         if timeout:
             deadline = round(now + float(timeout), 3)
             self.store.turns_due.mark(game_id, deadline)
         doc["deadline"] = deadline
+        stream_turn = None
         hosted = kind == HOSTED
+        if kind == REGISTERED:
+            name = doc["seats"][seat].get("bot", "")
+            found = self.store.bots.get(name)
+            hosted = found is not None and bool(found[0].get("webhook"))
+            stream_turn = None if hosted else name
         if hosted:
             delays = s.webhook_delays or (s.bot_due_delay,)
             self.store.hooks_due.mark(webhook_member(game_id, version), now + s.webhook_timeout + delays[0], attempt=1)
         legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
-        return Plan(hosted=hosted, deadline=deadline, seat=seat, legal_moves=legal_moves)
+        return Plan(hosted=hosted, stream_turn=stream_turn, deadline=deadline, seat=seat, legal_moves=legal_moves)
 
-    def start(self, game_id: str, version: int, plan: Plan) -> None:
-        """After the commit of ``version``: enqueue what ``plan`` says is due. A failed enqueue is logged; the
-        due entry written by :meth:`prepare` lets the sweep do it later."""
+    def start(
+        self, game_id: str, version: int, plan: Plan, doc: GameRecord, state: domino.State, events: list[StoredEvent]
+    ) -> None:
+        """After the commit of ``version`` (``doc``, ``state``, ``events``): enqueue what ``plan`` says is due,
+        and tell the game's registered bots. A failed enqueue is logged; the due entry written by
+        :meth:`prepare` lets the sweep do it later."""
         try:
             if plan.bot:
                 self.queues.enqueue_bot_turn(game_id, version, 0, plan.bot_only)
@@ -98,6 +114,7 @@ class Turns:
                 self.queues.enqueue_rating(game_id, 0)
         except Exception:  # the commit has landed; the sweep enqueues it later
             log.warning("could not enqueue the turn after %s@%s; the sweep will", game_id, version, exc_info=True)
+        self.notices.after_commit(game_id, version, doc, state, events, plan.stream_turn)
 
 
 def decorate(stored_events: list[StoredEvent], plan: Plan, auto: bool = False) -> list[StoredEvent]:

@@ -48,6 +48,7 @@ def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | 
         "rated": doc.get("rated", False),
         "turn_timeout_s": doc.get("turn_timeout_s"),
         "deadline": doc.get("deadline"),
+        **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
     }
     merged = {**v, **extra}
     if extra["status"] == "waiting" and "legal_moves" in merged:
@@ -88,6 +89,7 @@ def render_history(
         "outcome": state.outcome.to_dict() if state.outcome is not None else None,
         "seed_commitment": doc["seed_commitment"],
         "client_seeded": doc["client_seeded"],
+        **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
     }
     if finished:
         deals = [{"round": r.round, **r.deal.to_dict()} for r in state.rounds]
@@ -111,4 +113,17 @@ def lobby_entry(doc: GameRecord, version: int, state: domino.State) -> dict[str,
         "open_seats": [x["seat"] for x in doc["seats"] if x["kind"] == "open"],
         "turn_timeout_s": doc.get("turn_timeout_s"),
         "client_seeded": doc["client_seeded"],
+    }
+
+
+def game_summary(doc: GameRecord, version: int, state: domino.State) -> dict[str, Any]:
+    """A game in its owner's listing: a lobby entry of any status, with scores, winners and metadata."""
+    view = domino.view(state, None).to_dict()
+    return {
+        **lobby_entry(doc, version, state),
+        "status": game_status(state, doc),
+        "round": view["round"],
+        "scores": view["scores"],
+        "winners": view["winners"],
+        "metadata": doc.get("metadata"),
     }

@@ -1,10 +1,11 @@
-"""Hosted bots: on their turn, a worker POSTs the seat's view to the seat's webhook.
+"""Hosted bots, and registered bots with a webhook: on their turn, a worker POSTs the turn notice (the seat's
+legal moves and view: :func:`api.service.notices.turn_notice`) to the webhook.
 
 Signed as Standard Webhooks (https://www.standardwebhooks.com), with the ``standardwebhooks`` package:
 ``webhook-id`` (the same on every retry of one turn), ``webhook-timestamp`` (Unix seconds) and
 ``webhook-signature`` = ``v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`` with the seat's secret
-``whsec_<base64>``, returned once when the game is created. The bot answers through the move endpoint with
-its seat token.
+``whsec_<base64>``, returned once when the game is created (a registered bot's: once, when it is registered).
+The bot answers through the move endpoint with its seat token (a registered bot: its bot token).
 
 Deliveries run on the ``webhooks`` queue (the job calls :meth:`Webhooks.deliver`). Redirects are never
 followed, the timeouts are short (connect ``webhook_connect_timeout``, read ``webhook_timeout``), only
@@ -24,19 +25,17 @@ import logging
 import secrets
 import time
 from datetime import datetime, timezone
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import orjson
 from standardwebhooks.webhooks import Webhook
 
-import domino
 from api.config import Settings
 from api.service.addresses import Refused, host_key, pin
-from api.service.records import HOSTED, GameRecord, game_record, state_of
+from api.service.notices import turn_notice
+from api.service.records import HOSTED, REGISTERED, SeatRecord, game_record, state_of
 from api.service.turns import webhook_member
-from api.service.views import render_view
 from api.store import Store
 
 log = logging.getLogger("api.service.webhooks")
@@ -81,19 +80,6 @@ def signed_request(secret: str, msg_id: str, body: bytes, timestamp: float | Non
     }
 
 
-def turn_payload(doc: GameRecord, version: int, state: domino.State, seat: int) -> dict[str, Any]:
-    game_id = doc["id"]
-    return {
-        "type": "turn",
-        "game_id": game_id,
-        "seat": seat,
-        "version": version,
-        "deadline": doc.get("deadline"),
-        "move_url": f"/v1/games/{game_id}/moves",
-        "view": render_view(doc, version, state, seat),
-    }
-
-
 class Webhooks:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
@@ -110,21 +96,38 @@ class Webhooks:
         doc = game_record(found.doc)
         state = state_of(doc)
         seat = state.to_move
-        if found.version != version or state.finished or seat is None or doc["seats"][seat]["kind"] != HOSTED:
+        if found.version != version or state.finished or seat is None or doc["seats"][seat]["kind"] not in (HOSTED, REGISTERED):
             self.store.hooks_due.clear(member)
             return "stale"
-        record = doc["seats"][seat]
-        body = orjson.dumps(turn_payload(doc, version, state, seat))
-        headers = signed_request(record.get("webhook_secret", ""), message_id(game_id, version), body)
+        notice = turn_notice(doc, version, state, seat)
+        url, secret, bot = self._target(doc["seats"][seat])
+        if not url:  # a registered bot whose webhook was removed since: its stream has the turn instead
+            self.store.bots.push([(bot, notice)])
+            self.store.hooks_due.clear(member)
+            return "streamed"
+        body = orjson.dumps(notice)
+        headers = signed_request(secret, message_id(game_id, version), body)
         headers["webhook-attempt"] = str(attempt + 1)
-        outcome = self._post(record.get("webhook", ""), body, headers)
+        outcome = self._post(url, body, headers)
         if outcome == "delivered":
             self.store.hooks_due.clear(member)
+            if bot:
+                self.store.bots.answered(bot)  # a bot that answers is available
             return outcome
         log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, outcome)
         if not outcome.startswith("failed: points to"):  # a refused address is not tried again sooner
             self._retry_after_failure(member, attempt)
         return outcome
+
+    def _target(self, seat: SeatRecord) -> tuple[str, str, str]:
+        """(URL, signing secret, registered bot's name or "") of the seat's deliveries: a hosted seat's own, a
+        registered bot's from its record (as its owner last set them)."""
+        if seat["kind"] != REGISTERED:
+            return seat.get("webhook", ""), seat.get("webhook_secret", ""), ""
+        name = seat.get("bot", "")
+        found = self.store.bots.get(name)
+        record = found[0] if found is not None else {}
+        return record.get("webhook") or "", record.get("webhook_secret") or "", name
 
     def _post(self, url: str, body: bytes, headers: dict[str, str]) -> str:
         """POST to the address the URL's host was judged by; a host that does not answer (DNS, connect,

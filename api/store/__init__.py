@@ -3,8 +3,10 @@
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
 :class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
-(what each client holds at once), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated
-games ended and not yet counted), and ``arenas``.
+(what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
+``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,
+notice streams), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
+not yet counted), and ``arenas``.
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -15,7 +17,9 @@ from redis import Redis
 from redis.cluster import RedisCluster
 
 from api.config import Settings
+from api.store.apps import AppStore
 from api.store.arenas import ArenaStore
+from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
@@ -28,7 +32,8 @@ from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "ArenaStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
+    "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby",
+    "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -55,6 +60,9 @@ class Store:
         self.ratings = RatingStore(queue, prefix, settings.finished_ttl)
         self.ratings_due = DueSet(queue, prefix, "ratings")
         self.arenas = ArenaStore(queue, prefix, settings.finished_ttl)
+        self.apps = AppStore(queue, prefix)
+        self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
+        self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
 
     @property
     def redis(self) -> Redis | RedisCluster:

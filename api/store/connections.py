@@ -87,6 +87,7 @@ class Connections:
         self.queue_redis = self._connect(settings.effective_queue_url)
         self._games: Redis | RedisCluster | None = None  # found out at the first use (see ``redis``)
         self._blocking: Redis | RedisCluster | None = None
+        self._blocking_queue: Redis | None = None
         self._connecting = threading.Lock()
         self._idle: list[Any] = []  # connections for roundtrip(), last used first
         self._idle_lock = threading.Lock()
@@ -178,6 +179,26 @@ class Connections:
                     max_connections=s.redis_max_connections,
                 )
         return self._blocking
+
+    def blocking_queue(self) -> Redis:
+        """A blocking connection to the queue Redis (registered bots' streams live there): the game state's
+        own blocking connection when both are one plain Redis, else one of its own, with the same timeout."""
+        s = self.settings
+        if self._blocking_queue is None:
+            if s.effective_queue_url == s.redis_url and not self.cluster:
+                blocking = self.blocking()
+                assert isinstance(blocking, Redis)
+                self._blocking_queue = blocking
+            else:
+                self._blocking_queue = redis.Redis.from_url(
+                    s.effective_queue_url,
+                    socket_timeout=max(s.max_wait, s.keepalive_interval) + 5.0,
+                    socket_connect_timeout=s.socket_connect_timeout,
+                    retry=Retry(NoBackoff(), s.redis_retries),
+                    health_check_interval=30,
+                    max_connections=s.redis_max_connections,
+                )
+        return self._blocking_queue
 
     def worker(self) -> Redis:
         """A connection for a worker's blocking dequeue: no short read timeout (RQ blocks on BLMOVE)."""

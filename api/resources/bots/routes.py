@@ -1,23 +1,117 @@
+
 from __future__ import annotations
+
+from typing import Any
 
 import flask
 
 from api import errors as E
-from api.extensions import Blueprint, current_service
-from api.resources.bots.schemas import BotSchema
-from api.resources.common import json_response
+from api.callers import required_app
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.resources.bots.schemas import BotSchema, RegisteredBotSchema, RegisterBotSchema, UpdateBotSchema
+from api.resources.common import APP_KEY, json_response
 
-blp = Blueprint("bots", __name__, url_prefix="/v1/bots", description="Computer-player strategies.")
+blp = Blueprint(
+    "bots", __name__, url_prefix="/v1/bots", description="Computer players, and the bots apps register (`kind: registered`)."
+)
+
+LIST_EXAMPLE: list[dict[str, Any]] = [
+    {"id": "greedy", "kind": "builtin", "description": "Plays the heaviest legal tile.", "strength": "beats random"},
+    {
+        "id": "mybot",
+        "kind": "registered",
+        "description": "Plays from its stream.",
+        "owner": "acme",
+        "variants": ["draw"],
+        "delivery": "stream",
+        "available": True,
+        "missed_turns": 0,
+        "created_at": 1764614400.0,
+    },
+]
 
 
 @blp.route("")
 @blp.doc(operationId="listBots")
-@blp.response(
-    200,
-    BotSchema(many=True),
-    example=[{"id": "greedy", "description": "Plays its heaviest legal tile.", "strength": None}],
-)
-@blp.problems(E.INTERNAL, path="/v1/bots")
+@blp.response(200, BotSchema(many=True), example=LIST_EXAMPLE)
+@blp.problems(E.UNAVAILABLE, path="/v1/bots")
 def list_bots() -> flask.Response:
-    """List the computer-player strategies: id, description and measured strength"""
-    return json_response(current_service().bots(), headers={"Cache-Control": "public, max-age=300"})
+    """List the bots a seat can name: the computer players, then the registered bots
+
+    Seat one as `{"bot": "<id>"}`. Computer players (`kind: builtin`) are run by the workers; registered
+    bots (`kind: registered`) play on their owners' machines, from their webhook or their stream, and are
+    seated only in the `variants` they play and while `available`. Retired bots are not listed."""
+    return json_response(current_service().bots(), headers={"Cache-Control": "no-cache"})
+
+
+@blp.route("/<string:name>")
+@blp.doc(operationId="getBot")
+@blp.response(200, BotSchema, example=LIST_EXAMPLE[1])
+@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
+def get_bot(name: str) -> flask.Response:
+    """Read one registered bot: its variants, where its turns go, whether it is available"""
+    return json_response(current_service().bot(name), headers={"Cache-Control": "no-cache"})
+
+
+REGISTERED = {
+    **LIST_EXAMPLE[1],
+    "token": "dsk_bot_Zk3q9V0x...43 characters",
+}
+
+
+@blp.route("", methods=["POST"])
+@blp.doc(operationId="registerBot", security=APP_KEY)
+@blp.arguments(RegisterBotSchema(), example={"name": "mybot", "description": "Plays from its stream.", "variants": ["draw"]})
+@blp.response(
+    201,
+    RegisteredBotSchema,
+    example=REGISTERED,
+    headers={"Location": {"description": "the bot's URL", "schema": {"type": "string"}}},
+)
+@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.UNAVAILABLE, path="/v1/bots")
+def register_bot(body: dict[str, Any]) -> flask.Response:
+    """Register a bot for the calling app (its app key): a name seats can give, and a token for the bot
+
+    The answer's `token` (`dsk_bot_...`) is shown only here: the bot moves with it in every game it sits in
+    (`POST /v1/games/{id}/moves`, `GET /v1/games/{id}`) and reads its stream with it (`GET /v1/bot/events`).
+    With a `webhook` the bot's turns are POSTed there, signed with the `webhook_secret` shown here (see
+    `webhooks`); without one they come on its stream. The `name` is unique and never reused, and is not a
+    computer player's id (422 otherwise). A game seats it as `{"bot": "<name>"}`, once per game, in the
+    `variants` it plays."""
+    app = required_app()
+    bot = current_service().register_bot(
+        app.id, app.name, body["name"], body["description"], body["variants"], body.get("webhook")
+    )
+    headers = {"Location": f"/v1/bots/{bot['id']}", "Cache-Control": "no-store"}
+    return json_response(bot, status=201, headers=headers)
+
+
+@blp.route("/<string:name>", methods=["PATCH"])
+@blp.doc(operationId="updateBot", security=APP_KEY)
+@blp.arguments(UpdateBotSchema(), example={"variants": ["draw", "block"], "webhook": None})
+@blp.response(200, RegisteredBotSchema, example=LIST_EXAMPLE[1])
+@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
+def update_bot(body: dict[str, Any], name: str) -> flask.Response:
+    """Change a bot's description, variants or webhook (its owner's app key only)
+
+    Only the members sent change. `webhook: null` removes the webhook (turns then come on the bot's stream);
+    a webhook set where there was none comes with a new `webhook_secret`, shown only here. Games already
+    under way keep the bot; the variants apply to new games. An update also makes an unavailable bot
+    available again. Another app's key: 403; a retired bot: 422."""
+    app = required_app()
+    bot = current_service().update_bot(app.id, name, body)
+    return json_response(bot, headers={"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:name>", methods=["DELETE"])
+@blp.doc(operationId="retireBot", security=APP_KEY)
+@blp.response(204, description="Retired (also when it already was)")
+@blp.problems(E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
+def retire_bot(name: str) -> flask.Response:
+    """Retire a bot (its owner's app key only): never seated again
+
+    The games it sits in go on (it still moves there with its token); it is no longer listed nor seatable
+    (422), and its name is never given to another bot. Another app's key: 403."""
+    app = required_app()
+    current_service().retire_bot(app.id, name)
+    return flask.Response(status=204)

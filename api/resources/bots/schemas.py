@@ -1,12 +1,114 @@
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
+
+import domino
+from api.resources.games.schemas import WEBHOOK_PATTERN
+from api.service.bots import BOT_NAME_PATTERN
+from api.service.webhooks import check_url
 
 
 class BotSchema(ma.Schema):
+    """A computer player (`kind: builtin`) or a registered bot (`kind: registered`)."""
+
     class Meta:
-        unknown = ma.INCLUDE
+        unknown = ma.INCLUDE  # members may be added later (ratings, ...): ignore those you do not know
 
     id = ma.fields.String(required=True, metadata={"description": "use as `{\"bot\": id}` in a seat"})
+    kind = ma.fields.String(
+        required=True,
+        validate=ma.validate.OneOf(["builtin", "registered"]),
+        metadata={"description": "`builtin`: a computer player the workers run; `registered`: a bot an app registered"},
+    )
     description = ma.fields.String(required=True)
-    strength = ma.fields.String(required=True, metadata={"description": "measured strength, in words"})
+    strength = ma.fields.String(metadata={"description": "built-in: measured strength, in words"})
+    owner = ma.fields.String(metadata={"description": "registered: the name of the app that registered it"})
+    variants = ma.fields.List(ma.fields.String(), metadata={"description": "registered: the variants it plays"})
+    delivery = ma.fields.String(
+        validate=ma.validate.OneOf(["webhook", "stream"]),
+        metadata={"description": "registered: where its turns go, its webhook or its stream (`GET /v1/bot/events`)"},
+    )
+    available = ma.fields.Boolean(
+        metadata={
+            "description": "registered: seatable in new games; false after it missed its turn deadlines "
+            "`DOMINO_BOT_MAX_MISSES` (3) times in a row, until it is back (it moves, its stream reconnects, its "
+            "webhook answers, or its owner updates it)"
+        }
+    )
+    missed_turns = ma.fields.Integer(metadata={"description": "registered: turn deadlines it missed in a row"})
+    created_at = ma.fields.Float(metadata={"description": "registered: Unix time it was registered"})
+
+
+def _variants(**kwargs: Any) -> ma.fields.List[str]:
+    return ma.fields.List(
+        ma.fields.String(validate=ma.validate.OneOf(domino.PRESETS)),
+        validate=ma.validate.Length(min=1, max=len(domino.PRESETS)),
+        metadata={"description": "the variants it plays (`GET /v1/variants`): it is seated only in those"},
+        **kwargs,
+    )
+
+
+def _webhook(**kwargs: Any) -> ma.fields.String:
+    return ma.fields.String(
+        validate=[ma.validate.Length(min=1, max=2000), ma.validate.Regexp(WEBHOOK_PATTERN)],
+        metadata={
+            "pattern": WEBHOOK_PATTERN,
+            "description": "optional: its turns are POSTed here (signed with its `webhook_secret`, as a hosted "
+            "seat's: see `webhooks` in this document); without it the bot plays from its stream "
+            "(`GET /v1/bot/events`). Public addresses only, as for a hosted seat",
+            "example": "https://bots.example.com/domino",
+        },
+        **kwargs,
+    )
+
+
+class _WebhookChecked(ma.Schema):
+    @ma.validates("webhook")
+    def _webhook_url(self, value: str | None, **kwargs: object) -> None:
+        problem = check_url(value) if value else None
+        if problem:
+            raise ma.ValidationError(problem)
+
+
+class RegisterBotSchema(_WebhookChecked):
+    name = ma.fields.String(
+        required=True,
+        validate=ma.validate.Regexp(BOT_NAME_PATTERN),
+        metadata={
+            "description": "unique in the service, never reused, not a computer player's id; seats name it as "
+            "`{\"bot\": name}`",
+            "pattern": BOT_NAME_PATTERN,
+            "example": "mybot",
+        },
+    )
+    description = ma.fields.String(
+        required=True,
+        validate=ma.validate.Length(min=1, max=200),
+        metadata={"description": "what it is, 1-200 characters", "example": "Plays the heaviest tile."},
+    )
+    variants = _variants(required=True)
+    webhook = _webhook()
+
+
+class UpdateBotSchema(_WebhookChecked):
+    """Only the members sent change."""
+
+    description = ma.fields.String(validate=ma.validate.Length(min=1, max=200))
+    variants = _variants()
+    webhook = _webhook(allow_none=True)
+
+
+class RegisteredBotSchema(BotSchema):
+    """A registered bot as its owner sees it when registering or updating it."""
+
+    token = ma.fields.String(
+        metadata={
+            "description": "registration only, shown once: `dsk_bot_...`; the bot moves in every game it sits in "
+            "with `Authorization: Bearer <token>`, and reads its stream with it"
+        }
+    )
+    webhook_secret = ma.fields.String(
+        metadata={"description": "shown once, when a webhook is set where there was none: `whsec_...`, verifies deliveries"}
+    )

@@ -7,7 +7,7 @@ import flask
 from api import errors as E
 from api.extensions import Blueprint, current_service, no_body
 from api.ratelimit import client_id
-from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response
+from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response, wants_sse
 from api.resources.events.schemas import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, TicketSchema
 from api.service.events import event_cursor
 
@@ -39,11 +39,6 @@ PAGE_EXAMPLE = {
     "ended": False,
     "seat": 0,
 }
-
-
-def _wants_sse() -> bool:
-    best = flask.request.accept_mimetypes.best_match(["application/json", "text/event-stream"])
-    return best == "text/event-stream"
 
 
 @blp.route("/<string:game_id>/events")
@@ -109,7 +104,7 @@ def get_events(
     `Retry-After`."""
     token = bearer_token()
     cursor = event_cursor(after, last_event_id)
-    if _wants_sse():
+    if wants_sse():
         frames = current_service().sse(game_id, token, ticket, cursor, client_id())
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Authorization, Accept"}
         return flask.Response(frames, mimetype="text/event-stream", headers=headers)

@@ -5,9 +5,11 @@ from typing import Any
 import flask
 
 from api import errors as E
+from api.callers import calling_app
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
 from api.ratelimit import client_id
 from api.resources.common import (
+    APP_KEY_OPTIONAL,
     IDEMPOTENCY_KEY,
     SEAT_TOKEN_OPTIONAL,
     VIEW_HEADERS,
@@ -55,7 +57,9 @@ CREATED_LINKS = {
 
 
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY], responses={201: {"links": CREATED_LINKS}})
+@blp.doc(
+    operationId="createGame", security=APP_KEY_OPTIONAL, parameters=[IDEMPOTENCY_KEY], responses={201: {"links": CREATED_LINKS}}
+)
 @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE)
 @blp.response(
     201,
@@ -66,7 +70,10 @@ CREATED_LINKS = {
         "ETag": VIEW_HEADERS["ETag"],
     },
 )
-@blp.problems(*BODY_PROBLEMS, E.IDEMPOTENCY_KEY_REUSED, E.TOO_MANY_GAMES, E.UNAVAILABLE, path="/v1/games")
+@blp.problems(
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.IDEMPOTENCY_KEY_REUSED, E.TOO_MANY_GAMES, E.TOO_MANY_APP_GAMES, E.UNAVAILABLE,
+    path="/v1/games",
+)  # fmt: skip
 def create_game(body: dict[str, Any]) -> flask.Response:
     """Create a game: a variant, rule overrides, seats (humans by name, bots by id) and an optional seed
 
@@ -74,8 +81,17 @@ def create_game(body: dict[str, Any]) -> flask.Response:
     The tokens are shown only here. A retry with the same `Idempotency-Key` gets the first answer only from
     the same caller (the same address, and the same `Authorization` header if one was sent); from anyone
     else the key is unknown. A client may have `DOMINO_GAMES_PER_CLIENT` games waiting or playing at once
-    (429 `too-many-games` beyond). A game with a `seed` is never listed in the lobby. A `rated` game updates
-    its players' ratings when it ends (`GET /v1/ratings/{variant}`)."""
+    (429 `too-many-games` beyond). A game with a `seed` is never listed in the lobby.
+
+    With an app key (`Authorization: Bearer dsk_app_...`) the game belongs to the app: it is listed by
+    `GET /v1/games?owner=me`, counts against the app's own cap of games waiting or playing (429
+    `too-many-app-games` beyond) instead of the address's, and the app's webhook hears of its lifecycle. The
+    game and each seat may carry `metadata`, and a seat a `player` (the app's id of its user). An unknown,
+    rotated or revoked app key is a 401; so is a request without one when the server requires app keys
+    (`DOMINO_REQUIRE_APP_KEY`).
+
+    A `rated` game updates its players' ratings when it ends (`GET /v1/ratings/{variant}`): it seats only
+    computer players (built-in or registered) and app players (seats with a `player`), and has no `seed`."""
     request = GameRequest(
         body["variant"],
         body["seats"],
@@ -84,8 +100,11 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         unlisted=body.get("unlisted", False),
         turn_timeout_s=body.get("turn_timeout_s"),
         rated=body.get("rated", False),
+        metadata=body.get("metadata"),
     )
-    view, tokens, version, game_id = current_service().create_game(request, client_id(), idempotency_key(), bearer_token())
+    view, tokens, version, game_id = current_service().create_game(
+        request, client_id(), idempotency_key(), bearer_token(), calling_app()
+    )
     headers = {"Location": f"/v1/games/{game_id}", "ETag": etag(version), "Cache-Control": "no-store"}
     return json_response({"game": view, "tokens": tokens}, status=201, headers=headers)
 

@@ -7,19 +7,26 @@ import marshmallow as ma
 from apispec import APISpec
 
 import domino
-from api.resources.common import StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field
+from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
+from api.service.bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
 
-SEAT_KINDS = ["human", "bot", "hosted", "open"]
+SEAT_KINDS = ["human", "bot", "hosted", "registered", "open"]
 
 
 def _bot(**kwargs: Any) -> ma.fields.String:
     return ma.fields.String(
-        validate=ma.validate.OneOf(bot_ids()),
-        metadata={"description": "a strategy id from `GET /v1/bots`", "example": "greedy"},
+        validate=ma.validate.Regexp(BOT_NAME_PATTERN),
+        metadata={
+            "description": f"an `id` from `GET /v1/bots`: a computer player ({', '.join(bot_ids())}) or a registered "
+            "bot's name (seated only in a variant it plays, while available, once per game; it moves with its "
+            "own token, so its seat gets none)",
+            "pattern": BOT_NAME_PATTERN,
+            "example": "greedy",
+        },
         **kwargs,
     )
 
@@ -74,6 +81,8 @@ class SeatSchema(ma.Schema):
     bot = _bot()
     think_ms = _think_ms()
     open = _open()
+    player = player_field()
+    metadata = Metadata("the seat's")
 
     @ma.validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: object) -> None:
@@ -94,6 +103,8 @@ class HumanSeatSchema(ma.Schema):
 
     name = _name(required=True)
     webhook = _webhook()
+    player = player_field()
+    metadata = Metadata("the seat's")
 
 
 class BotSeatSchema(ma.Schema):
@@ -101,12 +112,16 @@ class BotSeatSchema(ma.Schema):
 
     bot = _bot(required=True)
     think_ms = _think_ms()
+    player = player_field()
+    metadata = Metadata("the seat's")
 
 
 class OpenSeatSchema(ma.Schema):
-    """An open seat, claimed later."""
+    """An open seat, claimed later (its `player` and `metadata` stay with it)."""
 
     open = _open(required=True)
+    player = player_field()
+    metadata = Metadata("the seat's")
 
 
 SEAT_DOCS = {"HumanSeat": HumanSeatSchema, "BotSeat": BotSeatSchema, "OpenSeat": OpenSeatSchema}
@@ -158,6 +173,7 @@ class CreateGameSchema(ma.Schema):
             "(`bot`: built-in or registered) or an app's player (a seat with `player`); no `seed` (422 otherwise)"
         },
     )
+    metadata = Metadata("the game's")
     turn_timeout_s = StrictFloat(
         allow_none=True,
         validate=ma.validate.Range(min=0, max=7 * 24 * 3600, min_inclusive=False),
@@ -180,6 +196,8 @@ class ViewSeatSchema(ma.Schema):
     name = ma.fields.String(required=True, allow_none=True, metadata={"description": "null for an open seat"})
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
     hand_count = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "tiles in that seat's hand"})
+    player = ma.fields.String(metadata={"description": "the app's id of the seat's user, when it named one"})
+    metadata = ma.fields.Dict(metadata={"description": "the seat's metadata, when it has some"})
 
 
 class LastRoundSchema(ma.Schema):
@@ -249,6 +267,7 @@ class GameViewSchema(ma.Schema):
     deadline = ma.fields.Float(
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
+    metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
 
 
 class TokenSchema(ma.Schema):
@@ -268,6 +287,8 @@ class HistorySeatSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     name = ma.fields.String(required=True, allow_none=True)
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
+    player = ma.fields.String(metadata={"description": "the app's id of the seat's user, when it named one"})
+    metadata = ma.fields.Dict(metadata={"description": "the seat's metadata, when it has some"})
 
 
 class OutcomeSchema(ma.Schema):
@@ -313,6 +334,7 @@ class HistorySchema(ma.Schema):
     deals = ma.fields.List(ma.fields.Nested(DealSchema), metadata={"description": "finished games: every round's deal"})
     seed = ma.fields.String(metadata={"description": "finished games only"})
     salt = ma.fields.String(metadata={"description": "finished games only"})
+    metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
 
 
 def line_games_seat_at_most_four(member: str) -> dict[str, Any]:

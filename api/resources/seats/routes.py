@@ -5,9 +5,11 @@ from typing import Any
 import flask
 
 from api import errors as E
+from api.callers import required_app
+from api.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
-from api.resources.common import SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
+from api.resources.common import APP_KEY_OPTIONAL, SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
 
@@ -34,20 +36,42 @@ LOBBY_EXAMPLE = {
 
 
 @blp.route("", methods=["GET"])
-@blp.doc(operationId="listWaitingGames", tags=["games"])
+@blp.doc(operationId="listWaitingGames", tags=["games"], security=APP_KEY_OPTIONAL)
 @blp.arguments(LobbyQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, LobbyPageSchema, example=LOBBY_EXAMPLE)
-@blp.problems(E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games")
-def list_games(status: str, limit: int, before: float | None = None) -> flask.Response:
-    """The lobby: listed games with an open seat, newest first
+@blp.problems(E.UNAUTHORIZED, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/games")
+def list_games(
+    limit: int,
+    before: float | None = None,
+    owner: str | None = None,
+    status: str | None = None,
+    player: str | None = None,
+) -> flask.Response:
+    """The lobby (listed games with an open seat), or with `owner=me` the calling app's games; newest first
 
-    Paginated: `limit` games (at most 100) per page; follow `next`. Games created with `"unlisted": true`
-    never appear; a game leaves the lobby when its last seat is taken, it ends or it expires."""
-    games, next_before = current_service().lobby(before, limit)
-    next_url = None if next_before is None else f"/v1/games?status={status}&limit={limit}&before={next_before!r}"
-    return json_response(
-        {"games": games, "next_before": next_before, "next": next_url}, headers={"Cache-Control": "no-cache"}
-    )
+    Paginated: `limit` games (at most 100) per page; follow `next`. The lobby: games created with
+    `"unlisted": true` never appear; a game leaves it when its last seat is taken, it ends or it expires.
+
+    `owner=me` (with the app key) lists every game the app created, of any status, optionally only those of
+    one `status` or with a seat naming `player`; each entry adds `round`, `scores`, `winners` and the game's
+    `metadata`. A page filtered by `status` may hold fewer than `limit` games while `next` is not null.
+    Another app's games are never listed. Expired games drop out."""
+    if owner is None:
+        if status not in (None, "waiting") or player is not None:
+            raise InvalidRequest(
+                "Without `owner=me` this is the lobby: `status` is `waiting` and there is no `player`.",
+                errors={"query": {"status" if player is None else "player": ["needs owner=me"]}},
+            )
+        games, next_before = current_service().lobby(before, limit)
+        query = f"status=waiting&limit={limit}"
+    else:
+        games, next_before = current_service().owned_games(required_app(), status, player, before, limit)
+        query = "&".join(
+            f"{k}={v}" for k, v in (("owner", owner), ("status", status), ("player", player), ("limit", limit)) if v is not None
+        )
+    next_url = None if next_before is None else f"/v1/games?{query}&before={next_before!r}"
+    headers = {"Cache-Control": "no-cache"} if owner is None else {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
+    return json_response({"games": games, "next_before": next_before, "next": next_url}, headers=headers)
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])

@@ -3,8 +3,8 @@ from __future__ import annotations
 import marshmallow as ma
 
 import domino
-from api.resources.common import name_field
-from api.resources.games.schemas import SEAT_KINDS, GameViewSchema
+from api.resources.common import PLAYER_PATTERN, name_field, player_field
+from api.resources.games.schemas import GAME_STATUSES, SEAT_KINDS, STATUS_DOC, GameViewSchema
 
 
 
@@ -26,11 +26,22 @@ class ClaimedSeatSchema(ma.Schema):
 
 
 class LobbyQuerySchema(ma.Schema):
-    status = ma.fields.String(
-        load_default="waiting",
-        validate=ma.validate.OneOf(["waiting"]),
-        metadata={"description": "only `waiting`: listed games with an open seat"},
+    owner = ma.fields.String(
+        validate=ma.validate.OneOf(["me"]),
+        metadata={
+            "description": "`me`: the games the calling app created (its app key is needed), of any status, "
+            "newest first; without it, the lobby"
+        },
     )
+    status = ma.fields.String(
+        validate=ma.validate.OneOf(GAME_STATUSES),
+        metadata={
+            "description": "the lobby: only `waiting` (the default), listed games with an open seat; with "
+            "`owner=me`: only the app's games of this status (default: any)",
+            "schema": STATUS_DOC,
+        },
+    )
+    player = player_field()
     limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
     before = ma.fields.Float(
         validate=ma.validate.Range(min=0, max=1e12),
@@ -42,13 +53,19 @@ class LobbySeatSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     name = ma.fields.String(required=True, allow_none=True, metadata={"description": "null for an open seat"})
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
+    player = ma.fields.String(metadata={"description": "the app's id of the seat's user, when it named one"})
+    metadata = ma.fields.Dict(metadata={"description": "the seat's metadata, when it has some"})
 
 
 class LobbyGameSchema(ma.Schema):
     id = ma.fields.String(required=True)
     variant = ma.fields.String(required=True, validate=ma.validate.OneOf(domino.PRESETS))
     rules = ma.fields.Dict(required=True, metadata={"description": "the resolved options"})
-    status = ma.fields.String(required=True, validate=ma.validate.OneOf(["waiting"]))
+    status = ma.fields.String(
+        required=True,
+        validate=ma.validate.OneOf(GAME_STATUSES),
+        metadata={"description": "`waiting` in the lobby; any in an app's listing", "schema": STATUS_DOC},
+    )
     version = ma.fields.Integer(required=True)
     created_at = ma.fields.Float(required=True, metadata={"description": "Unix time"})
     seats = ma.fields.List(ma.fields.Nested(LobbySeatSchema), required=True)
@@ -57,6 +74,12 @@ class LobbyGameSchema(ma.Schema):
     )
     turn_timeout_s = ma.fields.Float(required=True, allow_none=True)
     client_seeded = ma.fields.Boolean(required=True)
+    round = ma.fields.Integer(metadata={"description": "`owner=me` only: the round being played (or the last)"})
+    scores = ma.fields.List(ma.fields.Integer(), metadata={"description": "`owner=me` only: per seat"})
+    winners = ma.fields.List(ma.fields.Integer(), metadata={"description": "`owner=me` only: seats; empty until the end"})
+    metadata = ma.fields.Dict(
+        allow_none=True, metadata={"description": "`owner=me` only: the game's metadata (null: none)"}
+    )
 
 
 class LobbyPageSchema(ma.Schema):

@@ -1,0 +1,43 @@
+"""Who calls: an app, by its key (``Authorization: Bearer dsk_app_...``), or an anonymous client.
+
+:func:`calling_app` resolves the key once per request (the rate limit does it first of all, since an app has
+a limit of its own) and keeps the answer in ``flask.g``. A bearer token with the app-key prefix that names
+no current key is a 401 ``unauthorized``, never an anonymous request; any other bearer token (a seat's) is
+not an app key, and the routes read it with ``bearer_token()``.
+"""
+
+from __future__ import annotations
+
+import flask
+
+from api.errors import Unauthorized
+from api.extensions import current_service
+from api.service.apps import App, is_app_key
+
+
+def presented_app_key() -> str | None:
+    """The app key of ``Authorization: Bearer <key>``, if that is what the header carries."""
+    header = flask.request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and is_app_key(token) else None
+
+
+def calling_app() -> App | None:
+    """The app whose key this request carries (None: no app key); Unauthorized for an unknown, rotated or
+    revoked one."""
+    if "calling_app" not in flask.g:
+        key = presented_app_key()
+        flask.g.calling_app = None if key is None else current_service().authenticate_app(key)
+    app: App | None = flask.g.calling_app
+    return app
+
+
+def required_app() -> App:
+    """The calling app; Unauthorized when the request carries no app key."""
+    app = calling_app()
+    if app is None:
+        raise Unauthorized("This needs an app key: `Authorization: Bearer dsk_app_...`.")
+    return app

@@ -1,0 +1,1 @@
+"""The calling app: `GET /v1/app`."""

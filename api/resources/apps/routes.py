@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import flask
+
+from api import errors as E
+from api.callers import required_app
+from api.extensions import Blueprint
+from api.resources.apps.schemas import AppSchema
+from api.resources.common import APP_KEY, json_response
+
+blp = Blueprint("apps", __name__, url_prefix="/v1/app", description="The calling app.")
+
+
+@blp.route("")
+@blp.doc(operationId="getApp", security=APP_KEY)
+@blp.response(
+    200,
+    AppSchema,
+    example={
+        "id": "q7m2c3x9b2rth4k2",
+        "name": "tabletop",
+        "webhook": "https://tabletop.example.com/domino-hooks",
+        "rate_limit": "6000/60",
+        "max_games": 100,
+        "created_at": 1767268800.123,
+        "revoked": False,
+    },
+)
+@blp.problems(E.UNAUTHORIZED, E.UNAVAILABLE, path="/v1/app")
+def get_app() -> flask.Response:
+    """The calling app: its name, limits and webhook (never its key or webhook secret)
+
+    Send the app key as `Authorization: Bearer dsk_app_...`; without one, or with an unknown, rotated or
+    revoked one, the answer is 401."""
+    return json_response(required_app().public(), headers={"Cache-Control": "no-store"})

@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+import marshmallow as ma
+
+
+class AppSchema(ma.Schema):
+    """The calling app as `domino-admin apps create` made it: never its key nor its webhook secret."""
+
+    id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    webhook = ma.fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "where `game.started`, `round.ended` and `game.ended` are delivered (null: nowhere)"},
+    )
+    rate_limit = ma.fields.String(
+        required=True,
+        metadata={"description": "the app's own rate limit, `<requests>/<seconds>` (`0`: none)", "example": "6000/60"},
+    )
+    max_games = ma.fields.Integer(
+        required=True, metadata={"description": "games waiting or playing the app may hold at once (0: no cap)"}
+    )
+    created_at = ma.fields.Float(required=True, metadata={"description": "Unix time"})
+    revoked = ma.fields.Boolean(required=True, metadata={"description": "always false here: a revoked key gets a 401"})

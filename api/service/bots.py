@@ -1,0 +1,195 @@
+"""Registered bots: an app registers a bot by name; the bot is seated by that name like a computer player
+(``{"bot": "<name>"}``), moves with its own token in every game it sits in (a seat it holds carries its
+token's hash, ``bot_key``: :func:`api.service.security.authenticate`), and hears of its turns on its webhook
+or on its stream (:mod:`api.service.notices`, :mod:`api.service.bot_events`).
+
+A bot that misses ``Settings.bot_max_misses`` turn deadlines in a row (the server moved for it) is
+*unavailable*: not seated in new games until it is back (it moves, its stream reconnects, its webhook
+answers a delivery, or its owner updates it). A retired bot is never seated again; its name stays taken.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import domino
+import domino.bots
+from api.config import Settings
+from api.errors import BotNotFound, Forbidden, InvalidRequest, Unauthorized
+from api.service import webhooks
+from api.service.addresses import literal_target
+from api.service.security import BOT_TOKEN_PREFIX, bot_key, new_bot_token
+from api.service.validation import check_strategy
+from api.store import Store
+
+BOT_NAME_PATTERN = r"^[a-z][a-z0-9_-]{2,31}$"  # 3-32 characters: a-z, digits, `_`, `-`; a letter first
+_BOT_NAME = re.compile(BOT_NAME_PATTERN)
+REGISTERED_KIND, BUILTIN_KIND = "registered", "builtin"
+
+
+def _field_error(field: str, message: str, detail: str) -> InvalidRequest:
+    return InvalidRequest(detail, errors={"json": {field: [message]}})
+
+
+class Bots:
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+
+    # -- what everybody sees ------------------------------------------------------------------------------
+
+    def available(self, record: dict[str, Any], misses: int) -> bool:
+        return not record.get("retired") and misses < self.settings.bot_max_misses
+
+    def entry(self, record: dict[str, Any], misses: int) -> dict[str, Any]:
+        """A registered bot as ``GET /v1/bots`` lists it (never its token's hash, URL or secret)."""
+        return {
+            "id": record["name"],
+            "kind": REGISTERED_KIND,
+            "description": record["description"],
+            "owner": record["owner_name"],
+            "variants": record["variants"],
+            "delivery": "webhook" if record.get("webhook") else "stream",
+            "available": self.available(record, misses),
+            "missed_turns": misses,
+            "created_at": record["created_at"],
+        }
+
+    def catalog(self) -> list[dict[str, Any]]:
+        """The computer players (``kind: builtin``), then the registered bots not retired."""
+        builtin = [{**bot, "kind": BUILTIN_KIND} for bot in domino.bots.catalog()]
+        registered = [self.entry(record, misses) for record, misses in self.store.bots.all() if not record.get("retired")]
+        return builtin + registered
+
+    def get(self, name: str) -> dict[str, Any]:
+        record, misses = self._found(name)
+        if record.get("retired"):
+            raise BotNotFound(f"The bot {name!r} is retired.")
+        return self.entry(record, misses)
+
+    # -- its owner ------------------------------------------------------------------------------------------
+
+    def register(
+        self, owner: str, owner_name: str, name: str, description: str, variants: list[str], webhook: str | None
+    ) -> dict[str, Any]:
+        """Register a bot for the app ``owner`` (shown as ``owner_name``): its entry, with its ``token`` and,
+        for a webhook bot, its ``webhook_secret`` (both shown this once)."""
+        if not _BOT_NAME.fullmatch(name):
+            raise _field_error("name", f"must match {BOT_NAME_PATTERN}", f"A bot's name must match {BOT_NAME_PATTERN}.")
+        if name in domino.bots.ids():
+            raise _field_error("name", "a computer player's id", f"{name!r} is a computer player's id; choose another name.")
+        self._check_variants(variants)
+        self._check_webhook(webhook)
+        token = new_bot_token()
+        record: dict[str, Any] = {
+            "name": name,
+            "description": description,
+            "variants": sorted(set(variants)),
+            "webhook": webhook,
+            "webhook_secret": webhooks.new_secret() if webhook else None,
+            "owner": owner,
+            "owner_name": owner_name,
+            "token_hash": bot_key(token),
+            "created_at": round(time.time(), 3),
+            "retired": False,
+        }
+        if not self.store.bots.create(name, record, record["token_hash"], record["created_at"]):
+            raise _field_error("name", "taken", f"The name {name!r} is taken (bot names are never reused).")
+        shown = {**self.entry(record, 0), "token": token}
+        if webhook:
+            shown["webhook_secret"] = record["webhook_secret"]
+        return shown
+
+    def update(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """Change ``description``, ``variants`` or ``webhook`` (null: no webhook, the bot plays from its
+        stream). A new webhook gets a new ``webhook_secret``, shown this once. Also clears the bot's missed
+        turns: its owner says it is back."""
+        record, _ = self._owned(owner, name)
+        if record.get("retired"):
+            raise InvalidRequest(f"The bot {name!r} is retired; register a new one.")
+        if "variants" in changes:
+            self._check_variants(changes["variants"])
+            record["variants"] = sorted(set(changes["variants"]))
+        if "description" in changes:
+            record["description"] = changes["description"]
+        secret = None
+        if "webhook" in changes:
+            webhook = changes["webhook"]
+            self._check_webhook(webhook)
+            if webhook and not record.get("webhook"):
+                secret = record["webhook_secret"] = webhooks.new_secret()
+            elif not webhook:
+                record["webhook_secret"] = None
+            record["webhook"] = webhook
+        self.store.bots.put(name, record)
+        self.store.bots.answered(name)
+        shown = self.entry(record, 0)
+        return {**shown, "webhook_secret": secret} if secret else shown
+
+    def retire(self, owner: str, name: str) -> None:
+        """Never seated again (the games it sits in go on); its name stays taken."""
+        record, _ = self._owned(owner, name)
+        if not record.get("retired"):
+            self.store.bots.put(name, {**record, "retired": True})
+
+    # -- the game path -------------------------------------------------------------------------------------
+
+    def seatable(self, name: str, variant: str, index: int) -> dict[str, Any]:
+        """The record of the bot named in seat ``index`` of a new ``variant`` game; 422 (naming the seat) when
+        it is unknown, retired, unavailable, or does not play ``variant``."""
+        found = self.store.bots.get(name)
+        if found is None:
+            check_strategy(name, "seats", index, inner="bot")  # not a computer player either: the usual 422
+            raise AssertionError("check_strategy accepted an unknown name")
+        record, misses = found
+        why = None
+        if record.get("retired"):
+            why = "is retired"
+        elif variant not in record["variants"]:
+            why = f"does not play {variant!r} (it plays {', '.join(record['variants'])})"
+        elif not self.available(record, misses):
+            why = f"is unavailable: it missed its last {misses} turn deadlines (it is back when it reconnects)"
+        if why:
+            raise InvalidRequest(f"The bot {name!r} {why}.", errors={"json": {"seats": {str(index): {"bot": [why]}}}})
+        return record
+
+    def caller(self, token: str | None) -> str:
+        """The name of the registered bot whose token this is; 401 otherwise."""
+        if token is None or not token.startswith(BOT_TOKEN_PREFIX):
+            raise Unauthorized(f"A bot token is needed: `Authorization: Bearer {BOT_TOKEN_PREFIX}...`.")
+        name = self.store.bots.name_for_token(bot_key(token))
+        if name is None:
+            raise Unauthorized("This bot token is unknown.")
+        return name
+
+    # -- checks --------------------------------------------------------------------------------------------------
+
+    def _found(self, name: str) -> tuple[dict[str, Any], int]:
+        found = self.store.bots.get(name) if _BOT_NAME.fullmatch(name) else None
+        if found is None:
+            raise BotNotFound(f"No registered bot {name!r}.")
+        return found
+
+    def _owned(self, owner: str, name: str) -> tuple[dict[str, Any], int]:
+        record, misses = self._found(name)
+        if record["owner"] != owner:
+            raise Forbidden(f"The bot {name!r} belongs to another app; only its owner's app key changes it.")
+        return record, misses
+
+    @staticmethod
+    def _check_variants(variants: list[str]) -> None:
+        unknown = [v for v in variants if v not in domino.PRESETS]
+        if not variants or unknown:
+            message = f"one or more of {list(domino.PRESETS)}"
+            raise _field_error("variants", message, f"`variants`: {message}" + (f"; unknown: {unknown}" if unknown else "."))
+
+    def _check_webhook(self, webhook: str | None) -> None:
+        if not webhook:
+            return
+        why = webhooks.check_url(webhook)
+        if why is None and not self.settings.webhook_allow_private:
+            why = literal_target(webhook)
+        if why:
+            raise _field_error("webhook", why, f"The webhook {why}.")

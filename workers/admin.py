@@ -1,0 +1,74 @@
+"""``domino-admin``: operators' commands, talking to Redis through the service (``DOMINO_REDIS_URL``,
+``DOMINO_QUEUE_URL``, ``DOMINO_KEY_PREFIX`` as the API's).
+
+``domino-admin apps create NAME [--webhook URL] [--rate-limit 6000/60] [--max-games N]`` prints the app's key
+(and its webhook secret) once; ``apps list``, ``apps rotate APP`` (a new key and secret; the old key stops
+working at once) and ``apps revoke APP`` (the key stops working at once) take an app's id or name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from api.config import Settings
+from api.errors import InvalidRequest
+from api.service.apps import Issued
+from api.service.service import Service
+from api.store import StoreUnavailable
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="domino-admin", description=__doc__.split("\n\n")[0])
+    groups = parser.add_subparsers(dest="group", required=True)
+    apps = groups.add_parser("apps", help="third-party apps and their keys").add_subparsers(dest="command", required=True)
+    create = apps.add_parser("create", help="make an app; prints its key (and webhook secret) once")
+    create.add_argument("name")
+    create.add_argument("--webhook", help="https:// URL for signed game.started, round.ended and game.ended deliveries")
+    create.add_argument("--rate-limit", help="<requests>/<seconds> for this app's key (default DOMINO_APP_RATE_LIMIT)")
+    create.add_argument("--max-games", type=int, help="games waiting or playing at once, 0: no cap (default DOMINO_APP_MAX_GAMES)")
+    apps.add_parser("list", help="every app: id, name, limits, webhook, whether revoked (never keys)")
+    for command, text in (("rotate", "a new key and webhook secret; the old key stops working"), ("revoke", "the key stops working")):
+        apps.add_parser(command, help=text).add_argument("app", help="the app's id or name")
+    return parser
+
+
+def _issued(issued: Issued, verb: str) -> None:
+    app = issued.app
+    print(f"app {verb}: {app.name} (id {app.id})")
+    print(f"key: {issued.key}")
+    if issued.webhook_secret:
+        print(f"webhook secret: {issued.webhook_secret}")
+    print("The key and secret are shown only now: store them safely.")
+
+
+def _run(service: Service, args: argparse.Namespace) -> None:
+    if args.command == "create":
+        _issued(service.create_app(args.name, args.webhook, args.rate_limit, args.max_games), "created")
+    elif args.command == "rotate":
+        _issued(service.rotate_app_key(args.app), "key rotated")
+    elif args.command == "revoke":
+        app = service.revoke_app(args.app)
+        print(f"app revoked: {app.name} (id {app.id}); its key no longer works")
+    else:
+        print("id\tname\tstatus\trate_limit\tmax_games\twebhook")
+        for app in service.list_apps():
+            status = "revoked" if app.revoked_at is not None else "active"
+            print(f"{app.id}\t{app.name}\t{status}\t{app.rate_limit}\t{app.max_games}\t{app.webhook or '-'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        _run(Service(Settings.from_env()), args)
+    except InvalidRequest as exc:
+        print(f"domino-admin: {exc.detail}", file=sys.stderr)
+        return 2
+    except StoreUnavailable:
+        print("domino-admin: Redis does not answer (DOMINO_REDIS_URL)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
