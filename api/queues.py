@@ -18,7 +18,7 @@ from api.store import Store, translated
 BOTS = "bots"  # latency: computer players' turns in live games, and turn timeouts (Settings.bots_queue)
 BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot_games_queue; api.service.bot_games)
 SIMULATIONS = "simulations"  # throughput
-WEBHOOKS = "webhooks"  # hosted bots' turns (the name is Settings.webhooks_queue)
+WEBHOOKS = "webhooks"  # hosted bots' turns and apps' lifecycle events (the name is Settings.webhooks_queue)
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
 FAILURE_TTL = 24 * 3600
@@ -38,6 +38,10 @@ def webhook_job_id(game_id: str, version: int, attempt: int) -> str:
 
 def rating_job_id(game_id: str, attempt: int) -> str:
     return f"rate-{game_id}-{attempt}"
+
+
+def app_event_job_id(delivery_id: str, attempt: int) -> str:
+    return f"apphook-{delivery_id}-{attempt}"
 
 
 def chunk_job_id(sim_id: str, chunk: int) -> str:
@@ -116,6 +120,21 @@ class Queues:
             result_ttl=s.bot_result_ttl,
             failure_ttl=FAILURE_TTL,
             description=f"rate {game_id}#{attempt}",
+        )
+
+    def enqueue_app_event(self, delivery_id: str, attempt: int = 0) -> Job:
+        """``workers.jobs.deliver_app_event(delivery_id, attempt)``: an app's lifecycle delivery, on the webhooks
+        queue; retries are enqueued by the sweep after the back-off, each with its own id."""
+        s = self.settings
+        return self.webhooks.enqueue(
+            "workers.jobs.deliver_app_event",
+            delivery_id,
+            attempt,
+            job_id=app_event_job_id(delivery_id, attempt),
+            job_timeout=s.webhook_job_timeout,
+            result_ttl=s.bot_result_ttl,
+            failure_ttl=FAILURE_TTL,
+            description=f"app event {delivery_id}#{attempt}",
         )
 
     # -- simulations ----------------------------------------------------------------------------------------

@@ -42,6 +42,10 @@ def rate_game(game_id: str) -> str:
     return service().rate_game(game_id)
 
 
+def deliver_app_event(delivery_id: str, attempt: int) -> str:
+    return service().deliver_app_event(delivery_id, attempt)
+
+
 def run_chunk(sim_id: str, chunk: int) -> str:
     return service().run_chunk(sim_id, chunk)
 

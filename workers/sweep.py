@@ -29,6 +29,8 @@ def sweep_once(service: Service, now: float | None = None) -> int:
         log.info("rated game %s: counting it again (attempt %s)", game_id, attempt)
     for arena_id in report.arenas:
         log.info("arena %s: started games", arena_id)
+    for delivery_id, _, attempt in report.app_events:
+        log.info("app event %s: attempt %s enqueued", delivery_id, attempt + 1)
     for job_id in report.chunks:
         log.warning("simulation chunk %s: its worker died; handed back to RQ", job_id)
     return len(report)

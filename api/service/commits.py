@@ -20,6 +20,7 @@ import orjson
 import domino
 from api.config import Settings
 from api.errors import GameNotFound
+from api.service.app_events import Lifecycle
 from api.service.records import GameRecord, StoredEvent, game_record
 from api.service.states import States
 from api.service.turns import Plan, Turns, decorate, notice
@@ -63,10 +64,11 @@ Decide = Callable[[int, GameRecord], Change]
 
 
 class Commits:
-    def __init__(self, store: Store, settings: Settings, turns: Turns) -> None:
+    def __init__(self, store: Store, settings: Settings, turns: Turns, lifecycle: Lifecycle | None = None) -> None:
         self.store = store
         self.settings = settings
         self.turns = turns
+        self.lifecycle = lifecycle  # an app's game: its webhook hears of the start, each round's end, the end
         self.states = States(settings.state_cache_size)
 
     def load(self, game_id: str) -> tuple[int, GameRecord]:
@@ -151,6 +153,8 @@ class Commits:
             return None
         self.states.keep(game_id, new_version, change.doc, change.state)
         self.turns.start(game_id, new_version, plan, change.doc, change.state, events)
+        if self.lifecycle is not None:
+            self.lifecycle.emit(change.doc, new_version, change.state, change.events)
         if change.state.finished:
             self._release_creator_slot(game_id, change.doc)
         return Committed(change, new_version, plan)

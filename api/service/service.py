@@ -15,6 +15,7 @@ from api.config import Settings
 from api.errors import GameNotFound
 from api.queues import Queues
 from api.service import computer
+from api.service.app_events import Lifecycle
 from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaRequest
 from api.service.bot_events import BotEvents
@@ -43,7 +44,8 @@ class Service:
         self.settings = settings
         self.store = store or Store(settings)
         self.queues = Queues(self.store)
-        self.commits = Commits(self.store, settings, Turns(self.store, settings, self.queues))
+        turns = Turns(self.store, settings, self.queues)
+        self.commits = Commits(self.store, settings, turns, Lifecycle(self.store, settings, self.queues))
         self.creation = Creation(self.store, settings, self.commits)
         self.moves = Moves(self.store, settings, self.commits)
         self.events = Events(self.store, settings, self.commits)
@@ -221,6 +223,10 @@ class Service:
         """A rated game has ended: update its players' ratings once; an arena's game is also counted in its
         arena, which starts the games that now fit."""
         return self.arenas.game_ended(game_id)
+
+    def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
+        """POST an app's lifecycle event (kept under ``delivery_id``) to its webhook."""
+        return self.webhooks.deliver_app_event(delivery_id, attempt)
 
     def sweep(self, now: float | None = None) -> SweepReport:
         return self.sweeper.run(now)

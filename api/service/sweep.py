@@ -1,9 +1,10 @@
-"""The sweep: one pass over the four due sets, the simulation chunks of dead workers, and the running arenas.
+"""The sweep: one pass over the five due sets, the simulation chunks of dead workers, and the running arenas.
 
-Each due set (bot turns, turn deadlines, webhook deliveries, rated games to count) is swept the same way: for every entry due by
-now, a judge looks at the game and says drop the entry (nobody waits any more), wait (re-mark it later), or
-enqueue the job again and re-mark the entry, so that a job lost again is enqueued again. Several sweeps may
-run at once: a duplicate job is a harmless no-op.
+Each due set (bot turns, turn deadlines, webhook deliveries, apps' lifecycle deliveries, rated games to count) is
+swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
+any more), wait (re-mark it later), or enqueue the job again and re-mark the entry, so that a job lost again is
+enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. Each running arena is
+moved on (:meth:`api.service.arenas.runner.Arenas.advance_running`), so a game lost between steps is started.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from api.service.computer import bot_to_move
 from api.service.records import game_record, state_of
 from api.store import DueSet, Store
 
-Job = tuple[str, int, int]  # (game id, version, attempt) of a job enqueued again
+Job = tuple[str, int, int]  # (game id, or an app event's delivery id; version; attempt) of a job enqueued again
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,11 +43,13 @@ class SweepReport:
     timeouts: list[Job]
     hooks: list[Job]
     chunks: list[str]  # RQ job ids of simulation chunks handed back
-    ratings: list[Job]
-    arenas: list[str]  # arenas that started games
+    app_events: list[Job] = dataclasses.field(default_factory=list)
+    ratings: list[Job] = dataclasses.field(default_factory=list)
+    arenas: list[str] = dataclasses.field(default_factory=list)  # arenas that started games
 
     def __len__(self) -> int:
-        return len(self.bots) + len(self.timeouts) + len(self.hooks) + len(self.chunks) + len(self.ratings) + len(self.arenas)
+        parts = (self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas)
+        return sum(len(p) for p in parts)
 
 
 class Sweep:
@@ -64,6 +67,7 @@ class Sweep:
             timeouts=self._over(self.store.turns_due, self._deadline, now),
             hooks=self._over(self.store.hooks_due, self._webhook, now),
             chunks=self.queues.retry_abandoned_chunks(now),
+            app_events=self._over(self.store.app_hooks_due, self._app_event, now),
             ratings=self._over(self.store.ratings_due, self._rating, now),
             arenas=self.arenas.advance_running(),
         )
@@ -138,10 +142,27 @@ class Sweep:
         delays = self.settings.webhook_delays
         if self.store.games.version(game_id) != version or begun > len(delays):
             return None  # moved on, gone, or out of tries
-        delay = delays[begun] if begun < len(delays) else delays[-1] if delays else 0.0
         return Verdict(
-            due_at=now + self.settings.webhook_timeout + delay,
+            due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(game_id, version, begun),
             enqueue=lambda: self.queues.enqueue_webhook(game_id, version, begun),
         )
+
+    def _app_event(self, delivery_id: str, due_at: float, now: float) -> Verdict | None:
+        """An app's lifecycle delivery due again after its back-off; given up after the last step."""
+        begun = self.store.app_hooks_due.attempt(delivery_id) or 0
+        if begun > len(self.settings.webhook_delays) or self.store.app_deliveries.get(delivery_id) is None:
+            return None  # out of tries, or delivered (or expired) meanwhile
+        version = int(delivery_id.split("_")[2])  # msg_<game id>_<version>_<event>
+        return Verdict(
+            due_at=now + self.settings.webhook_timeout + self._step(begun),
+            begun=begun + 1,
+            job=(delivery_id, version, begun),
+            enqueue=lambda: self.queues.enqueue_app_event(delivery_id, begun),
+        )
+
+    def _step(self, begun: int) -> float:
+        """The back-off after ``begun`` tries (the last step repeats)."""
+        delays = self.settings.webhook_delays
+        return delays[begun] if begun < len(delays) else delays[-1] if delays else 0.0

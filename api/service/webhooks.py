@@ -36,7 +36,8 @@ from api.service.addresses import Refused, host_key, pin
 from api.service.notices import turn_notice
 from api.service.records import HOSTED, REGISTERED, SeatRecord, game_record, state_of
 from api.service.turns import webhook_member
-from api.store import Store
+from api.service.views import render_view
+from api.store import DueSet, Store
 
 log = logging.getLogger("api.service.webhooks")
 
@@ -116,7 +117,29 @@ class Webhooks:
             return outcome
         log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, outcome)
         if not outcome.startswith("failed: points to"):  # a refused address is not tried again sooner
-            self._retry_after_failure(member, attempt)
+            self._retry_after_failure(self.store.hooks_due, member, attempt)
+        return outcome
+
+    def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
+        """POST an app's lifecycle event (:mod:`api.service.app_events`) to the app's webhook, signed with its
+        current secret; retried like a turn. Dropped when the app is gone, revoked or has no webhook."""
+        due = self.store.app_hooks_due
+        record = self.store.app_deliveries.get(delivery_id)
+        app = None if record is None else self.store.apps.get(record["app"])
+        if record is None or app is None or app.get("revoked_at") or not app.get("webhook"):
+            due.clear(delivery_id)
+            return "gone"
+        body = record["body"].encode()
+        headers = signed_request(app.get("webhook_secret", ""), delivery_id, body)
+        headers["webhook-attempt"] = str(attempt + 1)
+        outcome = self._post(app["webhook"], body, headers)
+        if outcome == "delivered":
+            due.clear(delivery_id)
+            self.store.app_deliveries.delete(delivery_id)
+            return outcome
+        log.info("app event %s attempt %s failed: %s", delivery_id, attempt + 1, outcome)
+        if not outcome.startswith("failed: points to"):
+            self._retry_after_failure(due, delivery_id, attempt)
         return outcome
 
     def _target(self, seat: SeatRecord) -> tuple[str, str, str]:
@@ -161,11 +184,11 @@ class Webhooks:
         self.store.hook_hosts.answered(host)
         return "delivered" if 200 <= resp.status_code < 300 else f"failed: HTTP {resp.status_code}"
 
-    def _retry_after_failure(self, member: str, attempt: int) -> None:
+    def _retry_after_failure(self, due: DueSet, member: str, attempt: int) -> None:
         """Due the next try one back-off step after this failure (``DOMINO_WEBHOOK_BACKOFF``: 1 s, then 5 s, ...).
 
         Until a delivery ends, its due time also covers the delivery's own timeout (a worker that dies
         mid-request is retried by the sweep); once it has failed, the back-off counts from the failure."""
         delays = self.settings.webhook_delays
         if attempt < len(delays):
-            self.store.hooks_due.mark(member, time.time() + delays[attempt], attempt=attempt + 1)
+            due.mark(member, time.time() + delays[attempt], attempt=attempt + 1)

@@ -21,6 +21,7 @@ from api.store.apps import AppStore
 from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
 from api.store.hosts import WebhookHosts
@@ -32,8 +33,8 @@ from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby",
-    "RateLimits", "RatingStore", "SimulationStore", "Store",
+    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
+    "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -50,6 +51,8 @@ class Store:
         self.bots_due = DueSet(queue, prefix, "bots")
         self.turns_due = DueSet(queue, prefix, "turns")
         self.hooks_due = DueSet(queue, prefix, "hooks")
+        self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
+        self.app_deliveries = AppDeliveries(queue, prefix)
         self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)
         self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
@@ -80,10 +83,11 @@ class Store:
         return self.connections.ping()
 
     def due_counts(self) -> dict[str, int]:
-        """Entries of the due sets (bot turns, turn deadlines, webhooks, rated games to count)."""
+        """Entries of the due sets (bot turns, turn deadlines, webhooks, apps' deliveries, rated games to count)."""
         return {
             "bots_due": self.bots_due.size(),
             "turns_due": self.turns_due.size(),
             "hooks_due": self.hooks_due.size(),
+            "app_hooks_due": self.app_hooks_due.size(),
             "ratings_due": self.ratings_due.size(),
         }

@@ -1,4 +1,5 @@
-"""The parts of the OpenAPI document no route describes: the hosted-bot delivery (the document's `webhooks`)."""
+"""The parts of the OpenAPI document no route describes (the document's `webhooks`): the hosted-bot delivery,
+and an app's lifecycle deliveries."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 import marshmallow as ma
 from apispec import APISpec
 
-from api.resources.games.schemas import GameViewSchema
+from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, HistorySeatSchema, LastRoundSchema
+from api.service.app_events import EVENT_TYPES
 
 
 class TurnDeliverySchema(ma.Schema):
@@ -29,14 +31,90 @@ class TurnDeliverySchema(ma.Schema):
     view = ma.fields.Nested(GameViewSchema, required=True, metadata={"description": "the seat's view, with its legal moves"})
 
 
+class AppEventDataSchema(ma.Schema):
+    """The game as a spectator sees it when the event happened: no hidden tile until the game ends."""
+
+    game_id = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True, metadata={"description": "the game's version the event belongs to"})
+    variant = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, validate=ma.validate.OneOf(GAME_STATUSES), metadata={"schema": STATUS_DOC})
+    round = ma.fields.Integer(required=True)
+    scores = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "per seat"})
+    team_scores = ma.fields.List(ma.fields.Integer(), required=True, allow_none=True)
+    winners = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "seats; empty until the end"})
+    seats = ma.fields.List(ma.fields.Nested(HistorySeatSchema), required=True, metadata={"description": "with `player` and `metadata` where set"})
+    players = ma.fields.List(
+        ma.fields.String(allow_none=True), required=True, metadata={"description": "per seat: its `player`, or null"}
+    )
+    metadata = ma.fields.Dict(required=True, allow_none=True, metadata={"description": "the game's metadata (null: none)"})
+    result = ma.fields.Dict(
+        metadata={"description": "`round.ended`: the round's result, as in the `round_ended` event (its remaining hands are public now)"}
+    )
+    outcome = ma.fields.Dict(
+        metadata={"description": "`game.ended`: `reason`, `winners`, `team` and the final `scores`, as in the `game_ended` event"}
+    )
+    last_round = ma.fields.Nested(
+        LastRoundSchema, allow_none=True, metadata={"description": "`game.ended`: the last round's result"}
+    )
+
+
+class AppEventSchema(ma.Schema):
+    """What an app's webhook receives when one of its games starts, ends a round, or ends."""
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(EVENT_TYPES))
+    timestamp = ma.fields.String(required=True, metadata={"description": "ISO 8601, UTC: when the event was committed"})
+    data = ma.fields.Nested(AppEventDataSchema, required=True)
+
+
 def _header(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "in": "header", "required": True, "description": description, "schema": schema}
 
 
+HEADERS = [
+    _header("webhook-id", "the delivery's id: the same on every retry", {"type": "string"}),
+    _header("webhook-timestamp", "Unix seconds of this attempt", {"type": "string", "pattern": r"^\d+$"}),
+    _header(
+        "webhook-signature",
+        "`v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">` with the secret",
+        {"type": "string"},
+    ),
+    _header("webhook-attempt", "1 for the first delivery, 2 for the first retry, ...", {"type": "string", "pattern": r"^\d+$"}),
+]
+APP_EVENT_WHEN = {
+    "game.started": "a game of the app starts: created with no open seat, or when its last open seat is taken",
+    "round.ended": "a round of one of the app's games ends (also the last one, just before `game.ended`)",
+    "game.ended": "one of the app's games ends (`data.outcome`, `data.winners`, the final `data.scores`)",
+}
+
+
+def _app_event(event_type: str) -> dict[str, Any]:
+    return {
+        "post": {
+            "operationId": "appEvent" + "".join(part.title() for part in event_type.split(".")),
+            "summary": f"`{event_type}`: {APP_EVENT_WHEN[event_type]}",
+            "description": "Sent to the app's `webhook` (`domino-admin apps create --webhook URL`), signed as Standard "
+            "Webhooks with the app's webhook secret (shown once by `apps create` and `apps rotate`). The "
+            "`webhook-id` (`msg_<game id>_<version>_<event>`) is the same on every retry of one event: drop "
+            "duplicates by it. Any 2xx counts as delivered; anything else, a timeout or a refused connection is "
+            "retried after each step of `DOMINO_WEBHOOK_BACKOFF`. Events of one game may arrive out of order "
+            "after a retry: order them by `data.version`. Nothing is sent for a revoked app.",
+            "parameters": HEADERS,
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppEvent"}}},
+            },
+            "responses": {"2XX": {"description": "Delivered"}},
+        }
+    }
+
+
 def document(spec: APISpec) -> None:
-    """The `webhooks` section: the `turn` delivery a worker POSTs to a hosted bot's `webhook` URL."""
+    """The `webhooks` section: the `turn` delivery a worker POSTs to a hosted bot's `webhook` URL, and the
+    lifecycle events POSTed to an app's."""
     spec.components.schema("TurnDelivery", schema=TurnDeliverySchema)
+    spec.components.schema("AppEvent", schema=AppEventSchema)
     spec.options["webhooks"] = {
+        **{event_type: _app_event(event_type) for event_type in EVENT_TYPES},
         "turn": {
             "post": {
                 "operationId": "hostedBotTurn",
@@ -49,13 +127,7 @@ def document(spec: APISpec) -> None:
                 "counted from the failure), with the same `webhook-id`. Redirects are not followed.",
                 "parameters": [
                     _header("webhook-id", "`turn_<game id>_<version>`: the same on every retry", {"type": "string"}),
-                    _header("webhook-timestamp", "Unix seconds of this attempt", {"type": "string", "pattern": r"^\d+$"}),
-                    _header(
-                        "webhook-signature",
-                        "`v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">` with the secret",
-                        {"type": "string"},
-                    ),
-                    _header("webhook-attempt", "1 for the first delivery, 2 for the first retry, ...", {"type": "string", "pattern": r"^\d+$"}),
+                    *HEADERS[1:],
                 ],
                 "requestBody": {
                     "required": True,

@@ -1,0 +1,144 @@
+"""An app's lifecycle webhooks, received by a local HTTP receiver and run by real RQ workers: `game.started`,
+`round.ended` and `game.ended`, signed as Standard Webhooks with the app's secret, no hidden tile before the
+end, and a failed delivery tried again by the sweep with the same `webhook-id`."""
+
+from __future__ import annotations
+
+import http.server
+import re
+import threading
+import time
+from typing import Any
+
+import orjson
+from standardwebhooks.webhooks import Webhook
+
+from api.queues import SERIALIZER, Queues
+
+TILE = re.compile(r'"\d{1,2}-\d{1,2}"')
+
+
+class Receiver:
+    """An app's webhook endpoint: records each delivery (headers, body) and answers with the next status of
+    ``statuses`` (then 204)."""
+
+    def __init__(self, statuses: list[int] | None = None) -> None:
+        self.deliveries: list[tuple[dict[str, str], bytes]] = []
+        self.statuses = list(statuses or [])
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.deliveries.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(outer.statuses.pop(0) if outer.statuses else 204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/domino-hooks"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def verified(self, secret: str) -> list[dict[str, Any]]:
+        """Every delivery's payload, each checked against its signature (raises if one is wrong)."""
+        return [Webhook(secret).verify(body, headers) for headers, body in self.deliveries]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]
+    from rq import SimpleWorker
+
+    conn = service.store.worker_connection()
+    SimpleWorker([Queues(service.store).webhooks.name], connection=conn, serializer=SERIALIZER).work(
+        burst=True, logging_level="WARNING"
+    )
+
+
+def test_an_apps_game_is_heard_from_start_to_end(client, make_app, service, run_bots) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued = make_app(webhook=receiver.url)
+        seats = [{"bot": "greedy", "player": "bot:a"}, {"bot": "random", "metadata": {"side": "b"}}]
+        body = {"variant": "draw", "seats": seats, "rules": {"target_score": 30}, "metadata": {"match": 7}}
+        resp = client.post("/v1/games", json=body, headers={"Authorization": f"Bearer {issued.key}"})
+        assert resp.status_code == 201
+        game_id = resp.get_json()["game"]["id"]
+        run_webhooks(service)
+        started = receiver.verified(issued.webhook_secret)
+        assert [p["type"] for p in started] == ["game.started"]
+        assert not TILE.search(receiver.deliveries[0][1].decode()), "no tile is known before the first move"
+        while run_bots():
+            pass
+        assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished"
+        run_webhooks(service)
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    types = [p["type"] for p in payloads]
+    rounds = types.count("round.ended")
+    assert types == ["game.started"] + ["round.ended"] * rounds + ["game.ended"] and rounds >= 1
+    ids = [headers["webhook-id"] for headers, _ in receiver.deliveries]
+    assert len(set(ids)) == len(ids), "one delivery id per event"
+    assert ids[0] == f"msg_{game_id}_0_game_started"
+    ended = payloads[-1]["data"]
+    final = client.get(f"/v1/games/{game_id}").get_json()
+    assert ended["game_id"] == game_id and ended["winners"] == final["winners"] and ended["scores"] == final["scores"]
+    assert ended["metadata"] == {"match": 7} and ended["players"] == ["bot:a", None]
+    assert ended["seats"][1]["metadata"] == {"side": "b"} and ended["outcome"]["reason"] == "target_score"
+    versions = [p["data"]["version"] for p in payloads]
+    assert versions == sorted(versions)
+    for payload in payloads[:-1]:  # before the end: nobody's hand, only what a spectator sees
+        data = payload["data"]
+        assert "hand" not in orjson.dumps(data).decode().replace('"hands"', "")
+        assert "deals" not in data and "seed" not in data
+
+
+def test_a_failed_delivery_is_retried_with_the_same_delivery_id(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver(statuses=[500])
+    try:
+        issued = make_app(webhook=receiver.url)
+        seats = [{"name": "Ana", "player": "user:1"}, {"name": "Bo"}]
+        resp = client.post("/v1/games", json={"variant": "draw", "seats": seats}, headers={"Authorization": f"Bearer {issued.key}"})
+        assert resp.status_code == 201
+        run_webhooks(service)
+        assert len(receiver.deliveries) == 1, "the first try failed (500)"
+        deadline = time.monotonic() + 5
+        while len(receiver.deliveries) < 2 and time.monotonic() < deadline:
+            report = service.sweep()  # due again after the back-off (50 ms in the tests) and the timeout
+            if report.app_events:
+                run_webhooks(service)
+            time.sleep(0.05)
+        payloads = receiver.verified(issued.webhook_secret)
+        assert service.store.app_hooks_due.size() == 0, "delivered: nothing left due"
+        assert service.sweep().app_events == [], "and nothing sent again"
+    finally:
+        receiver.close()
+    first, second = (headers for headers, _ in receiver.deliveries)
+    assert first["webhook-id"] == second["webhook-id"] == f"msg_{resp.get_json()['game']['id']}_0_game_started"
+    assert (first["webhook-attempt"], second["webhook-attempt"]) == ("1", "2")
+    assert payloads[0] == payloads[1] and payloads[0]["data"]["players"] == ["user:1", None]
+
+
+def test_a_revoked_app_hears_nothing_more(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued = make_app(webhook=receiver.url)
+        resp = client.post(
+            "/v1/games",
+            json={"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}]},
+            headers={"Authorization": f"Bearer {issued.key}"},
+        )
+        service.revoke_app(issued.app.id)
+        run_webhooks(service)
+        token = resp.get_json()["tokens"][0]["token"]
+        assert client.post(f"/v1/games/{resp.get_json()['game']['id']}/resign", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        run_webhooks(service)
+    finally:
+        receiver.close()
+    assert receiver.deliveries == []
