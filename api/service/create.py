@@ -88,7 +88,7 @@ class Creation:
             replay = self._replay(key_hash, idempotency_key, fp)
             if replay is not None:
                 return replay
-        rules, registered = self.check(req)
+        rules, registered = self.check(req, app.id if app is not None else None)
         game_id = new_id()
         self._take_slot(game_id, client, app)
         try:
@@ -202,13 +202,13 @@ class Creation:
             raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
-    def check(self, req: GameRequest) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
+    def check(self, req: GameRequest, app_id: str | None = None) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
         """What the schema cannot check: known bots (registered ones seatable, each at most once), public
-        webhooks, the shortest turn, who may play a rated game, the rules. Returns the rules and the records of
-        the registered bots."""
+        webhooks, the shortest turn, who may play a rated game (``app_id``: the creating app's), the rules.
+        Returns the rules and the records of the registered bots."""
         check_variant(req.variant, req.rules, "seats")
         if req.rated:
-            check_rated(req.seats, req.seed)
+            check_rated(req.seats, req.seed, app_id)
         registered: dict[str, dict[str, Any]] = {}
         for i, seat in enumerate(req.seats):
             if "bot" in seat and seat["bot"] not in domino.bots.ids():

@@ -1,7 +1,9 @@
 """Ratings: rated games update per-variant ``openskill`` ratings (the Plackett-Luce model) once per game.
 
-A game created with ``rated: true`` seats only players that can be rated: computer players (built-in) and
-not a client seed (its creator could know every hand). When it ends, the commit that ends it marks it in the
+A game created with ``rated: true`` seats only players that can be rated: computer players (built-in or
+registered) and an app's players (a seat with a ``player``, in a game the app created with its key), and has
+no client seed (its creator could know every hand). Bots are rated on one leaderboard per variant, each app's
+players on one of the app's own. When it ends, the commit that ends it marks it in the
 ratings due set and enqueues ``workers.jobs.rate_game``; the job reads the seats' ratings, computes the new
 ones (each side of the table a team of openskill's: one seat, or two partners; ranked by the result: the
 winners first, then by score), and writes them with the game's mark in one script that checks the mark and
@@ -27,8 +29,8 @@ from api.service.validation import invalid
 from api.store import Store
 from api.store.ratings import ALREADY_RATED, RATED, RatingWrite
 
-BUILTIN = "builtin"  # a built-in computer player (GET /v1/bots)
-BOTS_BOARD = "bots"  # the leaderboard of computer players
+BUILTIN, REGISTERED, PLAYER = "builtin", "registered", "player"  # who is rated: a built-in or registered bot, an app's player
+BOTS_BOARD = "bots"  # the leaderboard of computer players (an app's players: "app:<app id>")
 WRITE_TRIES = 10  # reads and recomputes when other games' ratings land in between
 
 MODEL = PlackettLuce()
@@ -38,23 +40,32 @@ MODEL = PlackettLuce()
 class RatedPlayer:
     """Who a seat is, as ratings know it."""
 
-    key: str  # the field of its rating: ``builtin:<id>``
+    key: str  # the field of its rating: ``builtin:<id>``, ``registered:<name>``, ``player:<app id>:<player>``
     name: str
     kind: str
     board: str  # the leaderboard it is listed on
 
 
-def rated_player(seat: Mapping[str, Any]) -> RatedPlayer | None:
-    """The rated player a seat (as requested, or as stored) is, or None when it cannot be rated (a human
-    without a player id, an open seat)."""
-    bot = seat.get("bot")
-    if isinstance(bot, str) and bot in domino.bots.ids():
-        return RatedPlayer(f"{BUILTIN}:{bot}", bot, BUILTIN, BOTS_BOARD)
+def app_board(app_id: str) -> str:
+    return f"app:{app_id}"
+
+
+def rated_player(seat: Mapping[str, Any], app_id: str | None) -> RatedPlayer | None:
+    """The rated player a seat (as requested, or as stored) is, or None when it cannot be rated (a human or an
+    open seat without a player id, or with one in a game no app owns). A bot seat is the bot (a registered
+    bot's name was checked when the game was created)."""
+    bot, player = seat.get("bot"), seat.get("player")
+    if isinstance(bot, str):
+        kind = BUILTIN if bot in domino.bots.ids() else REGISTERED
+        return RatedPlayer(f"{kind}:{bot}", bot, kind, BOTS_BOARD)
+    if isinstance(player, str) and app_id is not None:
+        return RatedPlayer(f"{PLAYER}:{app_id}:{player}", player, PLAYER, app_board(app_id))
     return None
 
 
-def check_rated(seats: list[dict[str, Any]], seed: str | None) -> None:
-    """A rated game has no client seed and seats each rated player once; every seat is one."""
+def check_rated(seats: list[dict[str, Any]], seed: str | None, app_id: str | None) -> None:
+    """A rated game has no client seed and seats each rated player once; every seat is one (a seat with a
+    ``player`` only in a game created with its app's key)."""
     if seed is not None:
         raise invalid(
             "seed",
@@ -63,9 +74,12 @@ def check_rated(seats: list[dict[str, Any]], seed: str | None) -> None:
         )
     seen: dict[str, int] = {}
     for i, seat in enumerate(seats):
-        who = rated_player(seat)
+        who = rated_player(seat, app_id)
         if who is None:
-            why = "a rated game seats only computer players (`bot`), built-in or registered, and app players (`player`)"
+            why = (
+                "a rated game seats only computer players (`bot`), built-in or registered, and app players "
+                "(`player`, in a game created with the app's key)"
+            )
             raise InvalidRequest(f"Seat {i}: {why}.", errors={"json": {"seats": {str(i): [why]}}})
         if who.key in seen:
             why = f"{who.name!r} already sits at seat {seen[who.key]}: a rated game seats each player once"
@@ -118,7 +132,7 @@ class Ratings:
             return "not over"
         if state.outcome.reason == "aborted":
             return "aborted: not rated"
-        players = [rated_player(s) for s in doc["seats"]]
+        players = [rated_player(s, doc.get("app")) for s in doc["seats"]]
         if any(p is None for p in players):
             return "not rated: a seat cannot be rated"
         who = [p for p in players if p is not None]
@@ -149,22 +163,30 @@ class Ratings:
                 writes.append(RatingWrite(p.key, p.board, read[seat], orjson.dumps(value).decode(), new.ordinal()))
         return writes
 
-    def leaderboard(self, variant: str, limit: int) -> dict[str, Any]:
-        """The computer players of ``variant`` by ordinal (``mu - 3 sigma``), best first."""
+    def leaderboard(self, variant: str, limit: int, app_id: str | None = None) -> dict[str, Any]:
+        """The computer players of ``variant`` (or the players of the app ``app_id``) by ordinal
+        (``mu - 3 sigma``), best first."""
         if variant not in domino.PRESETS:
             raise VariantNotFound(f"No variant {variant[:40]!r}; see GET /v1/variants.")
-        board = self.store.ratings.board(variant, BOTS_BOARD, limit)
+        board = self.store.ratings.board(variant, BOTS_BOARD if app_id is None else app_board(app_id), limit)
         return {"variant": variant, "ratings": [shown(orjson.loads(raw)) for _, raw in board]}
 
     def of_bots(self, variant: str, bots: tuple[str, ...]) -> dict[str, dict[str, Any] | None]:
         """Each computer player's rating in ``variant`` (None: not rated yet)."""
-        players = [rated_player({"bot": b}) for b in bots]
+        players = [rated_player({"bot": b}, None) for b in bots]
         raw = self.store.ratings.read(variant, [p.key for p in players if p is not None])
         found = {p.name: r for p, r in zip((p for p in players if p is not None), raw)}
         return {b: shown(orjson.loads(r)) if (r := found.get(b)) else None for b in bots}
 
-    def of_player(self, player: RatedPlayer) -> dict[str, dict[str, Any]]:
-        """A player's rating in each variant it has one in."""
+    def with_ratings(self, bots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Entries of ``GET /v1/bots`` (each with an ``id``) with ``ratings``: the bot's rating in each variant
+        it has one in (one round trip for them all)."""
         variants = list(domino.PRESETS)
-        raw = self.store.ratings.read_variants(variants, player.key)
-        return {v: shown(orjson.loads(r)) for v, r in zip(variants, raw) if r}
+        players = [rated_player({"bot": entry["id"]}, None) for entry in bots]
+        raw = self.store.ratings.read_variants(variants, [p.key for p in players if p is not None])
+        found: dict[str, dict[str, Any]] = {}
+        for variant, values in zip(variants, raw):
+            for p, r in zip((p for p in players if p is not None), values):
+                if r:
+                    found.setdefault(p.name, {})[variant] = shown(orjson.loads(r))
+        return [{**entry, "ratings": found.get(entry["id"], {})} for entry in bots]

@@ -65,13 +65,15 @@ class Service:
         return domino.describe_variants()
 
     def bots(self) -> list[dict[str, Any]]:
-        """The computer players (``kind: builtin``) and the registered bots (``kind: registered``)."""
-        return self.registry.catalog()
+        """The computer players (``kind: builtin``) and the registered bots (``kind: registered``), each with its
+        ratings by variant."""
+        return self.ratings.with_ratings(self.registry.catalog())
 
     # -- registered bots ------------------------------------------------------------------------------------
 
     def bot(self, name: str) -> dict[str, Any]:
-        return self.registry.get(name)
+        """A bot's entry as ``GET /v1/bots`` lists it (with its ratings)."""
+        return self.ratings.with_ratings([self.registry.get(name)])[0]
 
     def register_bot(
         self, owner: str, owner_name: str, name: str, description: str, variants: list[str], webhook: str | None = None
@@ -233,9 +235,9 @@ class Service:
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 
-    def leaderboard(self, variant: str, limit: int) -> dict[str, Any]:
-        """The computer players rated in ``variant``, best first (by ordinal)."""
-        return self.ratings.leaderboard(variant, limit)
+    def leaderboard(self, variant: str, limit: int, app: App | None = None) -> dict[str, Any]:
+        """The bots rated in ``variant`` (or ``app``'s players), best first (by ordinal)."""
+        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None)
 
     def create_arena(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
         """(its id, the arena with its first games started)."""

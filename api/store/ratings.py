@@ -76,12 +76,14 @@ class RatingStore:
         return [None if r is None else r.decode() for r in raw]
 
     @translating
-    def read_variants(self, variants: list[str], player: str) -> list[str | None]:
-        """One player's stored rating (JSON or None) in each of ``variants``, in one round trip."""
+    def read_variants(self, variants: list[str], players: list[str]) -> list[list[str | None]]:
+        """The players' stored ratings (JSON or None) in each of ``variants``, in one round trip."""
+        if not players:
+            return [[] for _ in variants]
         pipe = self.conn.pipeline(transaction=False)
         for variant in variants:
-            pipe.hget(self.key(variant), player)
-        return [None if r is None else r.decode() for r in pipe.execute()]
+            pipe.hmget(self.key(variant), players)
+        return [[None if r is None else r.decode() for r in row] for row in pipe.execute()]
 
     @translating
     def rated(self, game_id: str) -> bool:

@@ -19,7 +19,7 @@ import orjson
 
 from api.config import Settings
 from api.service.create import GameRequest
-from api.service.validation import check_strategy, check_variant, invalid, resolve_rules
+from api.service.validation import check_variant, invalid, resolve_rules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,10 +79,10 @@ class ArenaSpec:
 
 def make_spec(settings: Settings, req: ArenaRequest, check_game: Callable[[GameRequest], object]) -> ArenaSpec:
     """Validate a request into a spec; every problem is an InvalidRequest naming the field. ``check_game``
-    checks a game as its creation would (the caps on games of computer players only among them)."""
+    checks a game as its creation would: the bots (a registered one must exist, play the variant and be
+    available; a problem with bot ``i`` names seat ``i`` of the first game, where it sits) and the caps on
+    games of computer players only."""
     check_variant(req.variant, req.rules, "bots")
-    for i, bot in enumerate(req.bots):
-        check_strategy(bot, "bots", i)
     if len(set(req.bots)) != len(req.bots):
         raise invalid("bots", "each bot once", "`bots`: name each bot once (a rated game seats each player once).")
     resolve_rules(req.variant, len(req.bots), req.rules, "bots")
