@@ -179,3 +179,40 @@ def test_a_lost_rating_job_is_enqueued_again_by_the_sweep(client, service, run_b
     run_bots()
     assert {r["games"] for r in _board(client).values()} == {1}
     assert service.store.ratings_due.size() == 0
+
+
+def _play_out(client, run_bots, game_id: str, token: str) -> dict:  # type: ignore[no-untyped-def]
+    """Play a human seat's first legal move whenever it is its turn, the bots' turns on a real worker."""
+    headers = {"Authorization": f"Bearer {token}"}
+    for _ in range(1000):
+        run_bots()
+        view = client.get(f"/v1/games/{game_id}", headers=headers).get_json()
+        if view["status"] == "finished":
+            run_bots()  # the rating job
+            return view  # type: ignore[no-any-return]
+        if view["legal_moves"]:
+            move = {**view["legal_moves"][0], "expected_version": view["version"]}
+            assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers).status_code == 200
+    raise AssertionError("the game did not end")
+
+
+def test_an_apps_players_are_rated_on_the_apps_own_leaderboard(client, make_app, run_bots):
+    app, other = make_app(), make_app()
+    seats = [{"name": "Ana", "player": "user-1"}, {"bot": "greedy"}]
+    body = {"variant": "draw", "seats": seats, "rated": True, "rules": FAST}
+    without_key = client.post("/v1/games", json=body)
+    assert without_key.status_code == 422 and "0" in without_key.get_json()["errors"]["json"]["seats"]
+    resp = client.post("/v1/games", json=body, headers={"Authorization": f"Bearer {app.key}"})
+    assert resp.status_code == 201, resp.get_json()
+    game = resp.get_json()
+    _play_out(client, run_bots, game["game"]["id"], game["tokens"][0]["token"])
+
+    mine = client.get("/v1/ratings/draw?app=me", headers={"Authorization": f"Bearer {app.key}"})
+    assert mine.status_code == 200, mine.get_json()
+    (rating,) = mine.get_json()["ratings"]
+    assert rating["name"] == "user-1" and rating["kind"] == "player" and rating["games"] == 1
+    assert set(_board(client)) == {"greedy"}, "the bots' leaderboard lists bots only"
+    theirs = client.get("/v1/ratings/draw?app=me", headers={"Authorization": f"Bearer {other.key}"})
+    assert theirs.get_json()["ratings"] == []
+    assert client.get("/v1/ratings/draw?app=me").status_code == 401
+    assert client.get("/v1/ratings/draw?app=someone").status_code == 422
