@@ -11,6 +11,7 @@ from api import cors, errors, metrics, ratelimit, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter, json_body_guard, request_id
 from api.resources import register_blueprints
+from api.resources.arenas import schemas as arena_schemas
 from api.resources.events import schemas as event_schemas
 from api.resources.games import schemas as game_schemas
 from api.resources.moves import schemas as move_schemas
@@ -140,6 +141,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
         move_schemas.document,
         event_schemas.document,
         simulation_schemas.document,
+        arena_schemas.document,
         webhook_schemas.document,
     ):
         document(api.spec)

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import marshmallow as ma
+from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, WholeNumber
+from api.resources.games.schemas import line_games_seat_at_most_four
 from api.resources.ratings.schemas import RatingSchema
 
 ARENA_STATUSES = ["running", "finished"]
@@ -23,9 +25,12 @@ class CreateArenaSchema(ma.Schema):
         required=True,
         validate=ma.validate.Length(min=2, max=10),
         metadata={
-            "description": "the bots that play, each once: ids from `GET /v1/bots`. Every game seats all of "
-            "them, so their number is the number of players (4 with `teams: partners_opposite`)",
+            "description": "the bots that play, each once: ids from `GET /v1/bots`, built-in or registered (a "
+            "registered bot must play the variant and be available; a problem with `bots[i]` is reported at "
+            "`seats[i]`, its seat in the first game). Every game seats all of them, so their number is the "
+            "number of players (4 with `teams: partners_opposite`)",
             "example": ["greedy", "random"],
+            "uniqueItems": True,
         },
     )
     deals = WholeNumber(
@@ -107,3 +112,7 @@ class ArenaSchema(ma.Schema):
     )
     games = ma.fields.List(ma.fields.Nested(ArenaGameSchema), required=True, metadata={"description": "in the order they are played"})
 
+
+
+def document(spec: APISpec) -> None:
+    spec.components.schemas["CreateArena"]["allOf"] = [line_games_seat_at_most_four("bots")]
