@@ -37,12 +37,12 @@ EXAMPLE = {
         {
             "bot": "greedy", "games": 8, "wins": 6, "win_rate": 0.75, "win_rate_ci95": [0.4093, 0.9285],
             "points_mean": 52.1, "points_mean_ci95": [47.2, 57.0], "place_mean": 0.25, "rating": GREEDY,
-            "by_deal": {"deals": 4, "win_rate": 0.75, "win_rate_ci95": [0.26, 1.24]},
+            "by_deal": {"deals": 4, "win_rate": 0.75, "win_rate_ci95": [0.26, 1.0]},
         },
         {
             "bot": "random", "games": 8, "wins": 2, "win_rate": 0.25, "win_rate_ci95": [0.0715, 0.5907],
             "points_mean": 31.4, "points_mean_ci95": [22.0, 40.8], "place_mean": 0.75, "rating": RANDOM,
-            "by_deal": {"deals": 4, "win_rate": 0.25, "win_rate_ci95": [-0.24, 0.74]},
+            "by_deal": {"deals": 4, "win_rate": 0.25, "win_rate_ci95": [0.0, 0.74]},
         },
     ],
     "games": [

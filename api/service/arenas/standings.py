@@ -39,7 +39,8 @@ def _by_deal(spec: ArenaSpec, bot: str, results: dict[int, Result]) -> dict[str,
         wins = sum(spec.lineup(i).index(bot) in results[i]["winners"] for i in indexes)
         rates.append(wins / spec.seatings)
     mean, ci = mean_ci(sum(rates), sum(r * r for r in rates), len(rates))
-    return {"deals": len(rates), "win_rate": _round(mean), "win_rate_ci95": _interval(ci)}
+    clamped = None if ci is None else (max(0.0, ci[0]), min(1.0, ci[1]))  # a rate's interval stays within [0, 1]
+    return {"deals": len(rates), "win_rate": _round(mean), "win_rate_ci95": _interval(clamped)}
 
 
 def _standing(spec: ArenaSpec, bot: str, results: dict[int, Result], rating: dict[str, Any] | None) -> dict[str, Any]:
