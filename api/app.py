@@ -30,6 +30,11 @@ Dominoes as a service: create a game, seat humans and computer players, play mov
 `metadata` and `player` ids, count against its own rate limit and game cap, and its webhook gets signed
 `game.started`, `round.ended` and `game.ended` deliveries (see `webhooks`).
 
+**Bots.** An app registers a bot with its app key (`POST /v1/bots`): a name seats give as `{"bot": "<name>"}`,
+like a computer player's, and a bot token (`dsk_bot_...`, shown once) with which the bot moves in every game
+it sits in and reads its one stream of turn notices for all its games (`GET /v1/bot/events`), unless it has
+a webhook, which gets its turns instead (see `webhooks`).
+
 **Versions.** Every accepted move increments the game's `version`; the view's `ETag` is `"<version>"`.
 Send `expected_version` (or `If-Match`) with a move to make it conditional: a stale version answers 412 with
 `current_version` and your seat's last accepted move. `Idempotency-Key` on `POST /v1/games` and

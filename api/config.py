@@ -129,6 +129,9 @@ class Settings:
     app_rate_limit: str = "6000/60"
     app_max_games: int = 100
     require_app_key: bool = False
+    # An app's lifecycle delivery (api/service/app_events.py) is kept this long, seconds, until it is delivered:
+    # far beyond its last retry (webhook_backoff), after which it is dropped.
+    app_event_ttl: int = 24 * 3600
 
     # HTTP.
     max_body_bytes: int = 16 * 1024

@@ -1,22 +1,31 @@
-"""A reference client for domino-service: a small bot that plays one seat of a game to the end over HTTP.
+"""A reference client for domino-service: a small bot that plays over HTTP.
 
-It claims an open seat (or is given a seat token), follows the game with the long poll
+One seat of one game: it claims an open seat (or is given a seat token), follows the game with the long poll
 (``GET /v1/games/{id}/events?after=V&wait=25``) and, when a ``turn_started`` event names its seat, posts one
 of the legal moves that event lists: the heaviest tile it can play, else a draw, else a pass. It reads its
-view only at the start and at the end. Only the standard library and ``httpx``.
+view only at the start and at the end.
 
     python examples/hosted_bot.py --url http://127.0.0.1:8000 --game <id> --claim 1 --name mybot
     DOMINO_TOKEN=<seat token> python examples/hosted_bot.py --url http://127.0.0.1:8000 --game <id>
 
-The token is read from ``DOMINO_TOKEN`` (not from the command line, where other users could see it).
+A registered bot (``--registered``, see ``POST /v1/bots``): any number of games at once, on its one stream
+(``GET /v1/bot/events``, a long poll, or Server-Sent Events with ``--sse``); each ``turn`` notice is answered
+with one of its ``legal_moves``, with the bot token. It runs until stopped, or until ``--games N`` games ended.
+
+    DOMINO_BOT_TOKEN=dsk_bot_... python examples/hosted_bot.py --url http://127.0.0.1:8000 --registered --sse
+
+Tokens are read from ``DOMINO_TOKEN`` / ``DOMINO_BOT_TOKEN`` (``--token`` also works, but on a shared machine
+other users can see a command line). Only the standard library and ``httpx``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -112,16 +121,91 @@ class Bot:
                 self.move(last["legal_moves"], last["version"])
 
 
+class RegisteredBot:
+    """A registered bot: every game it sits in, from its one stream, with its bot token."""
+
+    def __init__(self, url: str, token: str, wait: float = 25.0, sse: bool = False) -> None:
+        self.http = httpx.Client(base_url=url.rstrip("/"), timeout=wait + 10)
+        self.auth = {"Authorization": f"Bearer {token}"}
+        self.wait = wait
+        self.sse = sse
+        self.after: str | None = None  # the last notice handled: where a reconnect resumes
+        self.results: dict[str, dict[str, Any]] = {}  # game id -> its game_ended notice
+
+    def notices(self) -> Iterator[dict[str, Any]]:
+        """Every notice, in order, for ever: reconnects (resuming after the last one) when the connection ends."""
+        delay = 0.5
+        while True:
+            try:
+                yield from (self._stream() if self.sse else self._poll())
+                delay = 0.5
+            except httpx.TransportError:
+                time.sleep(delay)
+                delay = min(delay * 2, 8)
+
+    def _poll(self) -> Iterator[dict[str, Any]]:
+        params: dict[str, Any] = {"wait": self.wait, **({"after": self.after} if self.after else {})}
+        resp = self.http.get("/v1/bot/events", params=params, headers=self.auth)
+        if resp.status_code in (429, 503):
+            time.sleep(float(resp.headers.get("Retry-After", 1)))
+            return
+        yield from checked(resp).json()["events"]
+
+    def _stream(self) -> Iterator[dict[str, Any]]:
+        headers = {**self.auth, "Accept": "text/event-stream", **({"Last-Event-ID": self.after} if self.after else {})}
+        with self.http.stream("GET", "/v1/bot/events", headers=headers, timeout=httpx.Timeout(10, read=60)) as resp:
+            if resp.status_code in (429, 503):
+                time.sleep(float(resp.headers.get("Retry-After", 1)))
+                return
+            if resp.status_code >= 400:
+                resp.read()  # the problem's body, for its detail
+                checked(resp)
+            for line in resp.iter_lines():  # one `data:` line per notice; ids, types and comments are in it too
+                if line.startswith("data: "):
+                    yield json.loads(line[len("data: "):])
+
+    def play(self, games: int | None = None) -> dict[str, dict[str, Any]]:
+        """Answer turn notices until ``games`` games have ended (None: for ever); returns their endings."""
+        for notice in self.notices():
+            self.after = notice["id"]
+            if notice["type"] == "turn" and notice["legal_moves"]:
+                self.move(notice)
+            elif notice["type"] == "game_ended":
+                self.results[notice["game_id"]] = notice
+                won = notice["seat"] in notice["winners"]
+                print(f"game {notice['game_id']}: ended, scores {notice['scores']} ({'we won' if won else 'we lost'})",
+                      flush=True)  # fmt: skip
+                if games is not None and len(self.results) >= games:
+                    return self.results
+        return self.results
+
+    def move(self, notice: dict[str, Any]) -> None:
+        move = {**choose(notice["legal_moves"]), "expected_version": notice["version"]}
+        headers = {**self.auth, "Prefer": "return=minimal"}
+        resp = self.http.post(notice["move_url"], json=move, headers=headers)
+        if resp.status_code in (409, 412):  # an old notice (the server moved for us meanwhile): the next one counts
+            return
+        checked(resp)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--game", required=True, help="the game id")
+    parser.add_argument("--game", help="the game id (one seat of one game)")
+    parser.add_argument("--registered", action="store_true", help="play as a registered bot: all its games, one stream")
+    parser.add_argument("--token", help="the bot token (else DOMINO_BOT_TOKEN; or the seat token, else DOMINO_TOKEN)")
+    parser.add_argument("--sse", action="store_true", help="registered: Server-Sent Events instead of the long poll")
+    parser.add_argument("--games", type=int, metavar="N", help="registered: stop after N games ended")
     parser.add_argument("--claim", type=int, metavar="SEAT", help="claim this open seat (else DOMINO_TOKEN is used)")
     parser.add_argument("--name", default="hosted_bot", help="the name to claim the seat with")
     parser.add_argument("--wait", type=float, default=25.0, help="long-poll wait, seconds (at most 30)")
     args = parser.parse_args(argv)
+    if args.registered:
+        return play_registered(parser, args)
+    if not args.game:
+        parser.error("give --game ID (or --registered)")
 
-    bot = Bot(args.url, args.game, os.environ.get("DOMINO_TOKEN"), wait=args.wait)
+    bot = Bot(args.url, args.game, args.token or os.environ.get("DOMINO_TOKEN"), wait=args.wait)
     if args.claim is None and not bot.token:
         parser.error("give --claim SEAT or set DOMINO_TOKEN")
     try:
@@ -134,6 +218,23 @@ def main(argv: list[str] | None = None) -> int:
     won = final["seat"] in final["winners"]
     print(f"game {args.game}: {final['status']}, scores {final['scores']}, winners {final['winners']}"
           f" ({'we won' if won else 'we lost'})")
+    return 0
+
+
+def play_registered(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("DOMINO_BOT_TOKEN")
+    if not token:
+        parser.error("give --token or set DOMINO_BOT_TOKEN (the token POST /v1/bots answered)")
+    bot = RegisteredBot(args.url, token, wait=args.wait, sse=args.sse)
+    try:
+        results = bot.play(args.games)
+    except ProblemError as problem:  # e.g. 401: a wrong token
+        print(f"hosted_bot: {problem}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        results = bot.results
+    won = sum(1 for r in results.values() if r["seat"] in r["winners"])
+    print(f"{len(results)} games ended, {won} won")
     return 0
 
 

@@ -21,15 +21,15 @@ from api.service.apps import is_app_key
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 SEAT_TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 BOT_TOKEN: list[dict[str, list[str]]] = [{"botToken": []}]  # a registered bot's own token
+# An app key (`dsk_app_...`) required. Where it is optional (creating and listing games) the operation says so in
+# its description: a generated client would otherwise need a credential for anonymous calls.
+APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
 
 
 def wants_sse() -> bool:
     """The client asks for Server-Sent Events (``Accept: text/event-stream`` preferred to JSON)."""
     best = flask.request.accept_mimetypes.best_match(["application/json", "text/event-stream"])
     return best == "text/event-stream"
-# An app key (`dsk_app_...`): required for the app's own calls, optional where anonymous callers are served too.
-APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
-APP_KEY_OPTIONAL: list[dict[str, list[str]]] = [{}, {"appKey": []}]
 
 # A human's name: 1-40 characters, not all spaces, none of Unicode's control, format or line/paragraph separator
 # characters (categories Cc, Cf, Zl, Zp of the Basic Multilingual Plane; JSON bodies carry no lone surrogates).
@@ -122,12 +122,12 @@ def small_json(value: Any) -> None:
         raise ma.ValidationError(f"at most {METADATA_MAX_BYTES} bytes as JSON")
 
 
-def player_field() -> ma.fields.String:
+def player_field(description: str | None = None) -> ma.fields.String:
     return ma.fields.String(
         validate=ma.validate.Regexp(re.compile(PLAYER_PATTERN), error="1-64 of A-Z a-z 0-9 . _ : @ -"),
         metadata={
-            "description": "your app's own id of this seat's user (1-64 of `A-Za-z0-9._:@-`): list the games of "
-            "a player with `GET /v1/games?owner=me&player=<id>`",
+            "description": description or "your app's own id of this seat's user (1-64 of `A-Za-z0-9._:@-`): list "
+            "the games of a player with `GET /v1/games?owner=me&player=<id>`",
             "example": "user:4711",
             "pattern": PLAYER_PATTERN,
         },

@@ -30,7 +30,6 @@ log = logging.getLogger("api.service.app_events")
 
 GAME_STARTED, ROUND_ENDED, GAME_ENDED = "game.started", "round.ended", "game.ended"
 EVENT_TYPES = (GAME_STARTED, ROUND_ENDED, GAME_ENDED)
-KEPT_S = 24 * 3600  # an undelivered body is kept this long (far beyond the last retry)
 
 
 def delivery_id(game_id: str, version: int, event_type: str) -> str:
@@ -101,13 +100,14 @@ class Lifecycle:
             if app is None or not app.get("webhook") or app.get("revoked_at"):
                 return
             for event_type, event in found:
-                self._queue(delivery_id(doc["id"], version, event_type), app_id, payload(event_type, doc, version, state, event))
+                body = payload(event_type, doc, version, state, event)
+                self._queue(delivery_id(doc["id"], version, event_type), {"app": app_id, "game": doc["id"], "body": body})
         except StoreUnavailable:
             log.warning("could not queue the lifecycle webhooks of %s@%s", doc["id"], version, exc_info=True)
 
-    def _queue(self, msg_id: str, app_id: str, body: dict[str, Any]) -> None:
+    def _queue(self, msg_id: str, record: dict[str, Any]) -> None:
         s = self.settings
-        self.store.app_deliveries.put(msg_id, {"app": app_id, "body": orjson.dumps(body).decode()}, KEPT_S)
+        self.store.app_deliveries.put(msg_id, {**record, "body": orjson.dumps(record["body"]).decode()}, s.app_event_ttl)
         first_retry = s.webhook_delays[0] if s.webhook_delays else s.bot_due_delay
         self.store.app_hooks_due.mark(msg_id, time.time() + s.webhook_timeout + first_retry, attempt=1)
         try:

@@ -21,7 +21,7 @@ from api.errors import BotNotFound, Forbidden, InvalidRequest, Unauthorized
 from api.service import webhooks
 from api.service.addresses import literal_target
 from api.service.security import BOT_TOKEN_PREFIX, bot_key, new_bot_token
-from api.service.validation import check_strategy
+from api.service.validation import unknown_strategy
 from api.store import Store
 
 BOT_NAME_PATTERN = r"^[a-z][a-z0-9_-]{2,31}$"  # 3-32 characters: a-z, digits, `_`, `-`; a letter first
@@ -141,8 +141,7 @@ class Bots:
         it is unknown, retired, unavailable, or does not play ``variant``."""
         found = self.store.bots.get(name)
         if found is None:
-            check_strategy(name, "seats", index, inner="bot")  # not a computer player either: the usual 422
-            raise AssertionError("check_strategy accepted an unknown name")
+            raise unknown_strategy(name, "seats", index, inner="bot")
         record, misses = found
         why = None
         if record.get("retired"):

@@ -8,6 +8,7 @@ game once, let a strategy choose, commit on exactly that version (a stale job do
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +28,9 @@ from api.service.records import (
 )  # fmt: skip
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
-from api.store import Store
+from api.store import Store, StoreUnavailable
+
+log = logging.getLogger("api.service.moves")
 
 # What a seat's strategy is asked: the game as read, and its state; it answers (seat, move) or why not.
 Choose = Callable[[GameRecord, domino.State], "tuple[int, domino.Move] | str"]
@@ -73,10 +76,13 @@ class Moves:
         record = change.doc["seats"][change.seat]
         if record["kind"] == REGISTERED:  # its availability: deadlines missed in a row
             bots, name = self.store.bots, record.get("bot", "")
-            if change.auto:
-                bots.missed(name)
-            else:
-                bots.answered(name)
+            try:
+                if change.auto:
+                    bots.missed(name)
+                else:
+                    bots.answered(name)
+            except StoreUnavailable:  # the move has landed: answer it; the count catches up at the next one
+                log.warning("could not count %s's turn in %s", name, change.doc["id"], exc_info=True)
 
     def play(
         self,

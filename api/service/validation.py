@@ -41,14 +41,18 @@ def resolve_rules(variant: str, players: int, overrides: dict[str, Any] | None, 
         raise InvalidRequest(f"{exc.option}: {exc.reason}", errors={"json": where}) from exc
 
 
-def check_strategy(strategy: str, field: str, index: int, inner: str | None = None) -> None:
-    """``strategy`` must be a computer player's id (``GET /v1/bots``); the error names ``field[index]``
-    (``[inner]``)."""
-    known = domino.bots.ids()
-    if strategy not in known:
-        choices = [f"one of {sorted(known)}"]
-        place: dict[str, Any] = {inner: choices} if inner else {}
-        raise InvalidRequest(
-            f"Unknown {'bot' if inner else 'strategy'} {strategy!r}; see GET /v1/bots.",
-            errors={"json": {field: {str(index): place or choices}}},
-        )
+def check_strategy(strategy: str, field: str, index: int) -> None:
+    """``strategy`` must be a computer player's id (``GET /v1/bots``); the error names ``field[index]``."""
+    if strategy not in domino.bots.ids():
+        raise unknown_strategy(strategy, field, index)
+
+
+def unknown_strategy(strategy: str, field: str, index: int, inner: str | None = None) -> InvalidRequest:
+    """The 422 for a name that is no computer player's id (nor, where a seat names a ``bot``, a registered
+    bot's); it names ``field[index]`` (``[inner]``)."""
+    choices = [f"one of {sorted(domino.bots.ids())}" + (" or a registered bot's name" if inner else "")]
+    place: dict[str, Any] = {inner: choices} if inner else {}
+    return InvalidRequest(
+        f"Unknown {'bot' if inner else 'strategy'} {strategy!r}; see GET /v1/bots.",
+        errors={"json": {field: {str(index): place or choices}}},
+    )

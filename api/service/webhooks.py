@@ -25,6 +25,7 @@ import logging
 import secrets
 import time
 from datetime import datetime, timezone
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -36,7 +37,6 @@ from api.service.addresses import Refused, host_key, pin
 from api.service.notices import turn_notice
 from api.service.records import HOSTED, REGISTERED, SeatRecord, game_record, state_of
 from api.service.turns import webhook_member
-from api.service.views import render_view
 from api.store import DueSet, Store
 
 log = logging.getLogger("api.service.webhooks")
@@ -120,13 +120,23 @@ class Webhooks:
             self._retry_after_failure(self.store.hooks_due, member, attempt)
         return outcome
 
+    def _target(self, seat: SeatRecord) -> tuple[str, str, str]:
+        """(URL, signing secret, registered bot's name or "") of the seat's deliveries: a hosted seat's own, a
+        registered bot's from its record (as its owner last set them)."""
+        if seat["kind"] != REGISTERED:
+            return seat.get("webhook", ""), seat.get("webhook_secret", ""), ""
+        name = seat.get("bot", "")
+        found = self.store.bots.get(name)
+        record = found[0] if found is not None else {}
+        return record.get("webhook") or "", record.get("webhook_secret") or "", name
     def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
         """POST an app's lifecycle event (:mod:`api.service.app_events`) to the app's webhook, signed with its
         current secret; retried like a turn. Dropped when the app is gone, revoked or has no webhook."""
         due = self.store.app_hooks_due
         record = self.store.app_deliveries.get(delivery_id)
         app = None if record is None else self.store.apps.get(record["app"])
-        if record is None or app is None or app.get("revoked_at") or not app.get("webhook"):
+        # gone: the delivery, the app, its webhook, or the game (a create undone after a lost race)
+        if record is None or app is None or app.get("revoked_at") or not app.get("webhook") or self._no_game(record):
             due.clear(delivery_id)
             return "gone"
         body = record["body"].encode()
@@ -142,15 +152,8 @@ class Webhooks:
             self._retry_after_failure(due, delivery_id, attempt)
         return outcome
 
-    def _target(self, seat: SeatRecord) -> tuple[str, str, str]:
-        """(URL, signing secret, registered bot's name or "") of the seat's deliveries: a hosted seat's own, a
-        registered bot's from its record (as its owner last set them)."""
-        if seat["kind"] != REGISTERED:
-            return seat.get("webhook", ""), seat.get("webhook_secret", ""), ""
-        name = seat.get("bot", "")
-        found = self.store.bots.get(name)
-        record = found[0] if found is not None else {}
-        return record.get("webhook") or "", record.get("webhook_secret") or "", name
+    def _no_game(self, record: dict[str, Any]) -> bool:
+        return self.store.games.version(record["game"]) is None
 
     def _post(self, url: str, body: bytes, headers: dict[str, str]) -> str:
         """POST to the address the URL's host was judged by; a host that does not answer (DNS, connect,

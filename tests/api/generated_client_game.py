@@ -17,7 +17,6 @@ from domino_client.api.games import create_game, get_game
 from domino_client.api.moves import play_move
 from domino_client.models import (
     BotSeat,
-    BotSeatBot,
     CreatedGame,
     CreateGame,
     CreateGameVariant,
@@ -47,7 +46,7 @@ def choose(moves: list[Move]) -> Move:
 
 def new_game(base_url: str) -> tuple[str, AuthenticatedClient, int]:
     """A draw game, Ana against greedy: (game id, Ana's client, her seat)."""
-    body = CreateGame(variant=CreateGameVariant.DRAW, seats=[HumanSeat(name="Ana"), BotSeat(bot=BotSeatBot.GREEDY)])
+    body = CreateGame(variant=CreateGameVariant.DRAW, seats=[HumanSeat(name="Ana"), BotSeat(bot="greedy")])
     created = create_game.sync(client=Client(base_url=base_url), body=body)
     assert isinstance(created, CreatedGame), created
     token = created.tokens[0]

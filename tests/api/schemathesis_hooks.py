@@ -4,10 +4,13 @@
 apply to a variant, and how they combine (`rounds` only with `match_end: fixed_rounds`, `teams` only with 4
 seats, a hand size the set can deal, ...), are the engine's rules, not JSON Schema. A generated `rules`
 object is therefore replaced by `{}`; every other member is fuzzed as generated (a `rules` that is not an
-object is left as it is, so a negative case stays negative)."""
+object is left as it is, so a negative case stays negative). Likewise an app's `metadata` (of the game or a
+seat) is documented as at most 1 KB of JSON, a size JSON Schema cannot state: a larger generated one is
+replaced by `{}`."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import schemathesis
@@ -25,6 +28,10 @@ def map_body(context: Any, body: Any) -> Any:
         # a count that is a multiple of every possible number of rotations (1-10 seats).
         body = {**body, "games": 2520 * max(1, min(int(games), 10_000_000) // 2520)}
     seats = body.get("seats") if isinstance(body, dict) else None
+    if isinstance(body, dict):
+        body = _small_metadata(body)
+    if isinstance(seats, list):
+        seats = body["seats"] = [_small_metadata(seat) if isinstance(seat, dict) else seat for seat in seats]
     if isinstance(seats, list) and seats and all(isinstance(s, dict) and "bot" in s for s in seats):
         # A game of computer players only may think at most 250 ms a move (documented under `think_ms`):
         # a limit that depends on the other seats, which JSON Schema cannot tie together.
@@ -50,6 +57,13 @@ def map_body(context: Any, body: Any) -> Any:
         named = ["greedy", "random", "club", "expert"][: min(len(bots), 4)]
         body = {**body, "bots": named, "deals": min(int(body["deals"]), 2)}
     return body
+
+
+def _small_metadata(holder: dict[str, Any]) -> dict[str, Any]:
+    meta = holder.get("metadata")
+    if isinstance(meta, dict) and len(json.dumps(meta, separators=(",", ":"))) > 1024:
+        return {**holder, "metadata": {}}
+    return holder
 
 
 def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:

@@ -30,15 +30,16 @@ def poll(client, token: str, after: str | None = None, **params: Any) -> dict[st
     return resp.get_json()  # type: ignore[no-any-return]
 
 
-def play_from_stream(client, run_bots, token: str, games: int) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    """Play every turn notice's first legal move until ``games`` games have ended; returns every notice."""
+def play_from_stream(client, run_bots, token: str, games: int, wait: float = 0) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """Play every turn notice's first legal move until ``games`` games have ended (each poll waiting up to
+    ``wait`` s when nothing is there); returns every notice."""
     seen: list[dict[str, Any]] = []
     after = None
     ended = 0
     deadline = time.monotonic() + 60
     while ended < games and time.monotonic() < deadline:
         run_bots()
-        page = poll(client, token, after)
+        page = poll(client, token, after, wait=wait)
         after = page["last_id"] or after
         for notice in page["events"]:
             seen.append(notice)
@@ -138,11 +139,12 @@ def test_a_seat_names_a_registered_bot_once_and_gets_no_token(client, register_b
     assert think.status_code == 422 and think.get_json()["errors"]["json"]["seats"]["0"]["think_ms"]
 
 
-def test_a_bot_plays_a_game_to_the_end_from_its_stream(client, register_bot, run_bots):
+@pytest.mark.cluster  # the games on a Redis Cluster, the bot's stream on the queue Redis (a blocking read of its own)
+def test_a_bot_plays_a_game_to_the_end_from_its_stream(client, register_bot, run_bots, backend):
     bot = register_bot("mybot")
     resp = new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}], rules=ONE_ROUND)
     game_id = resp.get_json()["game"]["id"]
-    notices = play_from_stream(client, run_bots, bot["token"], games=1)
+    notices = play_from_stream(client, run_bots, bot["token"], games=1, wait=0.02)
     assert notices[0]["type"] == "game_started" and notices[0]["game_id"] == game_id and notices[0]["seat"] == 0
     turns = [n for n in notices if n["type"] == "turn"]
     assert turns and all(n["game_id"] == game_id and n["seat"] == 0 for n in turns)
@@ -238,3 +240,37 @@ def test_a_bot_that_stops_answering_is_unavailable_until_its_stream_reconnects(c
     poll(client, bot["token"])  # the bot reconnects
     assert client.get("/v1/bots/mybot").get_json()["available"] is True
     assert new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}]).status_code == 201
+
+
+def test_a_bot_holds_at_most_its_streams_open(settings, register_bot):
+    from dataclasses import replace
+
+    from api.app import create_app
+
+    bot = register_bot("mybot")
+    capped = create_app({"DOMINO": replace(settings, streams_per_bot=1), "TESTING": True}).test_client()
+    sse = {**auth(bot["token"]), "Accept": "text/event-stream"}
+    first = capped.get("/v1/bot/events", headers=sse)
+    assert first.status_code == 200
+    next(iter(first.response))  # the stream is open: it holds the bot's one slot
+    second = capped.get("/v1/bot/events", headers=sse)
+    assert second.status_code == 429 and second.get_json()["type"] == "/problems/too-many-streams"
+    assert "This bot" in second.get_json()["detail"] and second.headers["Retry-After"]
+    first.close()  # closing it frees the slot
+    third = capped.get("/v1/bot/events", headers=sse)
+    assert third.status_code == 200
+    third.close()
+
+
+def test_the_owner_switches_a_bot_between_webhook_and_stream(client, register_bot, app_key):
+    register_bot("mybot")
+    on = client.patch("/v1/bots/mybot", json={"webhook": "http://127.0.0.1:9/turn"}, headers=auth(app_key))
+    assert on.status_code == 200 and on.get_json()["delivery"] == "webhook"
+    assert on.get_json()["webhook_secret"].startswith("whsec_"), "a new webhook comes with its secret, once"
+    same = client.patch("/v1/bots/mybot", json={"webhook": "http://127.0.0.1:9/other"}, headers=auth(app_key))
+    assert "webhook_secret" not in same.get_json(), "a changed URL keeps the secret"
+    off = client.patch("/v1/bots/mybot", json={"webhook": None}, headers=auth(app_key))
+    assert off.status_code == 200 and off.get_json()["delivery"] == "stream"
+    assert client.get("/v1/bots/mybot").get_json()["delivery"] == "stream"
+    bad = client.patch("/v1/bots/mybot", json={"variants": [], "color": "red"}, headers=auth(app_key))
+    assert bad.status_code == 422

@@ -9,7 +9,6 @@ from api.callers import calling_app
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
 from api.ratelimit import client_id
 from api.resources.common import (
-    APP_KEY_OPTIONAL,
     IDEMPOTENCY_KEY,
     SEAT_TOKEN_OPTIONAL,
     VIEW_HEADERS,
@@ -57,9 +56,7 @@ CREATED_LINKS = {
 
 
 @blp.route("", methods=["POST"])
-@blp.doc(
-    operationId="createGame", security=APP_KEY_OPTIONAL, parameters=[IDEMPOTENCY_KEY], responses={201: {"links": CREATED_LINKS}}
-)
+@blp.doc(operationId="createGame", parameters=[IDEMPOTENCY_KEY], responses={201: {"links": CREATED_LINKS}})
 @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE)
 @blp.response(
     201,

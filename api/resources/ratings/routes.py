@@ -5,8 +5,10 @@ import flask
 from api import errors as E
 from api.callers import required_app
 from api.extensions import Blueprint, current_service
-from api.resources.common import APP_KEY_OPTIONAL, json_response
+from api.resources.common import json_response
 from api.resources.ratings.schemas import LeaderboardQuerySchema, LeaderboardSchema
+
+APP_KEY_OPTIONAL: list[dict[str, list[str]]] = [{}, {"appKey": []}]  # the app key only with `app=me`
 
 blp = Blueprint(
     "ratings", __name__, url_prefix="/v1/ratings", description="Ratings from rated games, per variant: the leaderboards."

@@ -1,5 +1,5 @@
-"""The parts of the OpenAPI document no route describes (the document's `webhooks`): the hosted-bot delivery,
-and an app's lifecycle deliveries."""
+"""The parts of the OpenAPI document no route describes (the document's `webhooks`): the turn delivery to a
+hosted seat's or a registered bot's webhook, and an app's lifecycle deliveries."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import marshmallow as ma
 from apispec import APISpec
 
 from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, HistorySeatSchema, LastRoundSchema
+from api.resources.moves.schemas import MoveSchema
 from api.service.app_events import EVENT_TYPES
 
 
 class TurnDeliverySchema(ma.Schema):
-    """What a hosted bot's webhook receives on its turn."""
+    """What a hosted seat's or a registered bot's webhook receives on its turn (a registered bot's stream
+    carries the same notice, as a `BotNotice` of type `turn`)."""
 
     type = ma.fields.String(required=True, validate=ma.validate.OneOf(["turn"]))
     game_id = ma.fields.String(required=True)
@@ -24,9 +26,15 @@ class TurnDeliverySchema(ma.Schema):
     deadline = ma.fields.Float(
         required=True, allow_none=True, metadata={"description": "Unix time by which to move (null: no clock)"}
     )
+    legal_moves = ma.fields.List(
+        ma.fields.Nested(MoveSchema), required=True, metadata={"description": "the seat's legal moves (as in `view`)"}
+    )
     move_url = ma.fields.String(
         required=True,
-        metadata={"description": "the path to post the move to, with the seat token", "example": "/v1/games/h4k2mzq7c3x9b2rt/moves"},
+        metadata={
+            "description": "the path to post the move to, with the seat token (a registered bot: its bot token)",
+            "example": "/v1/games/h4k2mzq7c3x9b2rt/moves",
+        },
     )
     view = ma.fields.Nested(GameViewSchema, required=True, metadata={"description": "the seat's view, with its legal moves"})
 
@@ -118,10 +126,11 @@ def document(spec: APISpec) -> None:
         "turn": {
             "post": {
                 "operationId": "hostedBotTurn",
-                "summary": "A hosted bot's turn: its view, to answer with a move",
-                "description": "Sent to the seat's `webhook` (created with `{\"name\", \"webhook\"}`) when it is to "
-                "move, signed as Standard Webhooks with the seat's `webhook_secret`. The bot answers by posting one "
-                "of `view.legal_moves` to `move_url` with its seat token (`expected_version` = `version`). Any "
+                "summary": "A hosted seat's or a registered bot's turn: its view, to answer with a move",
+                "description": "Sent to the seat's `webhook` (created with `{\"name\", \"webhook\"}`), or to a "
+                "registered bot's (`POST /v1/bots` with `webhook`), when it is to move, signed as Standard Webhooks "
+                "with that `webhook_secret`. The bot answers by posting one of `legal_moves` to `move_url` with its "
+                "seat token, or a registered bot with its bot token (`expected_version` = `version`). Any "
                 "2xx counts as delivered; anything else, a timeout (`DOMINO_WEBHOOK_TIMEOUT`, 3 s) or a refused "
                 "connection is retried after each step of `DOMINO_WEBHOOK_BACKOFF` (1, 5, 15, 60 s by default, "
                 "counted from the failure), with the same `webhook-id`. Redirects are not followed.",

@@ -1,0 +1,129 @@
+"""Registered bots against a served app and real worker processes: a webhook bot answering its signed
+deliveries with its bot token, and the reference client's registered mode playing several games at once
+from one stream (long poll and SSE). Everything listens on 127.0.0.1."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from standardwebhooks.webhooks import Webhook
+
+ROOT = Path(__file__).resolve().parents[2]
+ONE_ROUND = {"match_end": "fixed_rounds", "rounds": 1}
+
+
+@pytest.fixture
+def webhooks_worker(settings):  # type: ignore[no-untyped-def]
+    """A real worker process on the webhooks queue (the `served` fixture runs one on the bots queue)."""
+    env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
+    proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "webhooks"], env=env, stdin=subprocess.DEVNULL, cwd=ROOT)
+    yield proc
+    proc.terminate()
+    proc.wait(10)
+
+
+class WebhookBot:
+    """A registered bot's webhook on 127.0.0.1: checks each delivery's signature, then posts a legal move with
+    its bot token (before answering 204, as docs/hosted-bots.md allows)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.token = ""
+        self.secret = ""
+        self.deliveries: list[tuple[dict[str, str], dict[str, Any]]] = []
+        self.answers: list[int] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                headers = dict(self.headers.items())
+                payload = Webhook(outer.secret).verify(body, headers)  # raises on a bad signature: a 500 below
+                outer.deliveries.append((headers, payload))
+                move = {**payload["legal_moves"][0], "expected_version": payload["version"]}
+                resp = httpx.post(outer.base_url + payload["move_url"], json=move, headers={"Authorization": f"Bearer {outer.token}"})
+                outer.answers.append(resp.status_code)
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/turn"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def wait_finished(base: str, game_ids: list[str], seconds: float = 60) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        views = [httpx.get(f"{base}/v1/games/{g}").json() for g in game_ids]
+        if all(v["status"] == "finished" for v in views):
+            return views
+        time.sleep(0.05)
+    raise AssertionError(f"not finished: {[v['status'] for v in views]}")
+
+
+def own_moves(base: str, game_id: str, seat: int) -> list[dict[str, Any]]:
+    events = httpx.get(f"{base}/v1/games/{game_id}/events").json()["events"]
+    return [e for e in events if e.get("seat") == seat and e["type"] in ("tile_played", "tile_drawn", "passed")]
+
+
+def test_a_webhook_bot_gets_signed_turns_and_answers_with_its_token(served, webhooks_worker, register_bot):
+    hook = WebhookBot(served)
+    try:
+        bot = register_bot("hookbot", webhook=hook.url)
+        hook.token, hook.secret = bot["token"], bot["webhook_secret"]
+        assert bot["delivery"] == "webhook" and bot["webhook_secret"].startswith("whsec_")
+        resp = httpx.post(f"{served}/v1/games", json={"variant": "draw", "seats": [{"bot": "hookbot"}, {"bot": "greedy"}], "rules": ONE_ROUND})
+        assert resp.status_code == 201, resp.json()
+        game_id = resp.json()["game"]["id"]
+        (view,) = wait_finished(served, [game_id])
+    finally:
+        hook.close()
+    assert hook.deliveries and set(hook.answers) == {200}, hook.answers
+    headers, payload = hook.deliveries[0]
+    assert headers["webhook-id"] == f"turn_{game_id}_{payload['version']}" and headers["webhook-signature"].startswith("v1,")
+    assert payload["type"] == "turn" and payload["seat"] == 0 and payload["view"]["hand"] and payload["deadline"]
+    assert bot["token"] not in orjson.dumps(payload).decode()
+    mine = own_moves(served, game_id, 0)
+    assert len(mine) == len(hook.deliveries) and not any(e.get("auto") for e in mine)
+    assert view["seats"][0]["kind"] == "registered"
+
+
+@pytest.mark.parametrize("mode", ["long-poll", "sse"])
+def test_the_reference_client_plays_several_games_at_once_from_one_stream(served, register_bot, mode):
+    bot = register_bot("refbot", variants=("draw", "block"))
+    games = []
+    for variant, opponent in (("draw", "greedy"), ("block", "random"), ("draw", "random")):
+        body = {"variant": variant, "seats": [{"bot": opponent}, {"bot": "refbot"}], "rules": ONE_ROUND}
+        games.append(httpx.post(f"{served}/v1/games", json=body).json()["game"]["id"])
+    args = [sys.executable, str(ROOT / "examples" / "hosted_bot.py"), "--url", served, "--registered", "--games", "3", "--wait", "1"]
+    if mode == "sse":
+        args.append("--sse")
+    env = {**os.environ, "DOMINO_BOT_TOKEN": bot["token"]}
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "3 games ended" in done.stdout, done.stdout
+    for view in wait_finished(served, games):
+        assert view["seats"][1]["name"] == "refbot"
+        mine = own_moves(served, view["id"], 1)
+        assert mine and not any(e.get("auto") for e in mine), "the client made every move of its seat"
+    wrong = subprocess.run(args[:-1] if mode == "sse" else args, capture_output=True, text=True, timeout=60, cwd=ROOT,
+                           env={**os.environ, "DOMINO_BOT_TOKEN": "dsk_bot_wrong"})  # fmt: skip
+    assert wrong.returncode == 1 and "401" in wrong.stderr and "Traceback" not in wrong.stderr
