@@ -1,7 +1,7 @@
 """Arenas, on the queue connection:
 
 - ``<prefix>:arena:<id>``: hash: ``spec`` (JSON), ``games`` (how many it plays), ``status`` (``running``,
-  ``finished``), ``created_at`` and ``finished_at`` (Redis' clock), ``g:<i>`` the id of its game ``i`` once
+  ``finished``, ``failed`` with an ``error``), ``created_at`` and ``finished_at`` (Redis' clock), ``g:<i>`` the id of its game ``i`` once
   created, ``r:<i>`` that game's result once counted, ``done`` how many are counted;
 - ``<prefix>:arenas:running``: set of the arenas not finished (the sweep moves each on);
 - ``<prefix>:arena:bot:<name>``: sorted set ``<arena>:<i>`` -> lease end (ms, Redis' clock): the arena games
@@ -27,20 +27,33 @@ redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[2], ARGV[2])
 """
 
-# KEYS: the game's bots' sets.  ARGV: slot, lease (ms), cap.  1 when taken (or held already), else 0.
+# KEYS: record, then the game's bots' sets.  ARGV: slot, lease (ms), cap, game index.  1 when taken (or held
+# already), 0 when a bot has no slot free, 2 when the game's result is counted already (nothing taken: a slot
+# given back must not be taken again by a step that ran late).
 _TAKE = """
+if redis.call('HEXISTS', KEYS[1], 'r:' .. ARGV[4]) == 1 then return 2 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local cap = tonumber(ARGV[3])
-for _, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  if not redis.call('ZSCORE', key, ARGV[1]) and redis.call('ZCARD', key) >= cap then return 0 end
+for i = 2, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+  if not redis.call('ZSCORE', KEYS[i], ARGV[1]) and redis.call('ZCARD', KEYS[i]) >= cap then return 0 end
 end
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now + tonumber(ARGV[2]), ARGV[1])
-  redis.call('PEXPIRE', key, ARGV[2])
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], now + tonumber(ARGV[2]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
 end
 return 1
+"""
+
+# KEYS: record, running set, then the game's bots' sets.  ARGV: slot, arena id, error.  A running arena whose
+# next game cannot be created stops: ``failed``, with why; that game's slots are given back.
+_FAIL = _NOW + """
+for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
+redis.call('SREM', KEYS[2], ARGV[2])
+if redis.call('HGET', KEYS[1], 'status') == 'running' then
+  redis.call('HSET', KEYS[1], 'status', 'failed', 'finished_at', now, 'error', ARGV[3])
+end
 """
 
 # KEYS: record, running set, then the game's bots' sets.  ARGV: game index, result, ttl, slot, arena id.
@@ -60,6 +73,9 @@ return 1
 """
 
 
+FULL, TAKEN, COUNTED = 0, 1, 2  # what take_slots found
+
+
 class ArenaStore:
     def __init__(self, conn: redis.Redis, prefix: str, ttl: int) -> None:
         self.conn = conn
@@ -68,6 +84,7 @@ class ArenaStore:
         self._create = conn.register_script(_CREATE)
         self._take = conn.register_script(_TAKE)
         self._ended = conn.register_script(_ENDED)
+        self._fail = conn.register_script(_FAIL)
 
     def key(self, arena_id: str) -> str:
         return f"{self.prefix}:arena:{arena_id}"
@@ -112,9 +129,17 @@ class ArenaStore:
         self.conn.srem(self.running_key, arena_id)
 
     @translating
-    def take_slots(self, bots: list[str], slot: str, cap: int, lease_ms: int) -> bool:
-        """Hold ``slot`` in every bot's set at once, unless one of them already holds ``cap`` other games."""
-        return bool(self._take(keys=[self.bot_key(b) for b in sorted(set(bots))], args=[slot, lease_ms, cap]))
+    def take_slots(self, arena_id: str, index: int, bots: list[str], cap: int, lease_ms: int) -> int:
+        """Hold game ``index``'s slot in every bot's set at once: TAKEN, or FULL when one of them already holds
+        ``cap`` other games, or COUNTED when the game has ended already (nothing taken)."""
+        keys = [self.key(arena_id), *(self.bot_key(b) for b in sorted(set(bots)))]
+        return int(self._take(keys=keys, args=[self.slot(arena_id, index), lease_ms, cap, index]))
+
+    @translating
+    def fail(self, arena_id: str, index: int, bots: list[str], error: str) -> None:
+        """Stop a running arena (``failed``, with ``error``), giving back game ``index``'s slots."""
+        keys = [self.key(arena_id), self.running_key, *(self.bot_key(b) for b in sorted(set(bots)))]
+        self._fail(keys=keys, args=[self.slot(arena_id, index), arena_id, error])
 
     @translating
     def started(self, arena_id: str, index: int, game_id: str) -> None:

@@ -157,3 +157,34 @@ def test_an_arena_with_a_registered_bot_driven_by_its_stream(app, client, regist
     assert board["streamer"]["kind"] == "registered" and board["streamer"]["games"] == 6
     listed = {b["id"]: b for b in client.get("/v1/bots").get_json()}
     assert listed["streamer"]["ratings"]["draw"]["games"] == 6 and listed["greedy"]["ratings"]["draw"]["games"] == 6
+
+
+def test_a_step_that_runs_late_takes_no_slot_of_a_game_that_has_ended(client, service, run_bots):
+    arena = _arena(client, bots=["greedy", "random"], deals=2, duplicate=False)
+    while _get(client, arena["id"])["games_done"] < 1:
+        assert run_bots(max_jobs=1)
+    now = _get(client, arena["id"])
+    first, second = now["games"]
+    assert first["status"] == "finished" and second["status"] == "playing"
+    arenas = service.store.arenas
+    # The step that created game 0 writes it down only now, after it ended, was counted and gave its slots back.
+    arenas.conn.hdel(arenas.key(arena["id"]), "g:0")
+    assert service.arenas.advance(arena["id"]) == 0
+    held = {bot: {m.decode() for m in arenas.conn.zrange(arenas.bot_key(bot), 0, -1)} for bot in ("greedy", "random")}
+    assert held == {"greedy": {f"{arena['id']}:1"}, "random": {f"{arena['id']}:1"}}, "game 0's slots stay free"
+    assert _get(client, arena["id"])["games"][0]["id"] == first["id"]
+
+
+def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, service, register_bot, app_key):
+    bot = register_bot("leaver", variants=("draw",))
+    arena = _arena(client, bots=["greedy", "leaver"], deals=2, duplicate=False)
+    game_id = arena["games"][0]["id"]
+    assert client.delete("/v1/bots/leaver", headers={"Authorization": f"Bearer {app_key}"}).status_code in (200, 204)
+    resign = client.post(f"/v1/games/{game_id}/resign", headers={"Authorization": f"Bearer {bot['token']}"})
+    assert resign.status_code == 200, resign.get_json()
+    assert service.rate_game(game_id).startswith("rated; counted")
+    failed = _get(client, arena["id"])
+    assert failed["status"] == "failed" and "retired" in failed["error"], failed["error"]
+    assert failed["games_done"] == 1 and failed["games"][1]["status"] == "pending"
+    assert service.store.arenas.running() == []
+    assert service.sweep().arenas == []

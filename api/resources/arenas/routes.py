@@ -51,6 +51,7 @@ EXAMPLE = {
         {"index": 1, "deal": 0, "seats": ["random", "greedy"], "id": "p3r6t8w2y4z6a8d3", "status": "finished",
          "scores": [12, 55], "winners": [1]},
     ],
+    "error": None,
 }  # fmt: skip
 
 ARENA_ID = {"arena_id": "$response.body#/id"}

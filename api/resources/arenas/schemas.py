@@ -8,7 +8,7 @@ from api.resources.common import StrictBoolean, WholeNumber
 from api.resources.games.schemas import line_games_seat_at_most_four
 from api.resources.ratings.schemas import RatingSchema
 
-ARENA_STATUSES = ["running", "finished"]
+ARENA_STATUSES = ["running", "finished", "failed"]
 GAME_STATUSES = ["pending", "playing", "finished"]
 
 
@@ -111,6 +111,14 @@ class ArenaSchema(ma.Schema):
         ma.fields.Nested(StandingSchema), required=True, metadata={"description": "per bot, the best win rate first"}
     )
     games = ma.fields.List(ma.fields.Nested(ArenaGameSchema), required=True, metadata={"description": "in the order they are played"})
+    error = ma.fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "`failed`: why the next game could not start (a registered bot retired, or unavailable "
+            "after missing its deadlines); the games already started still end and count"
+        },
+    )
 
 
 

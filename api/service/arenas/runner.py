@@ -18,14 +18,15 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import ArenaNotFound
+from api.errors import ArenaNotFound, InvalidRequest
 from api.service.arenas.spec import ArenaRequest, ArenaSpec, make_spec
 from api.service.arenas.standings import render
 from api.service.create import Creation
 from api.service.ratings import Ratings, seat_ranks
 from api.service.records import GameRecord, game_record, state_of
 from api.service.security import derived_id, is_id, new_id
-from api.store import Store
+from api.store import Store, StoreUnavailable
+from api.store.arenas import FULL, TAKEN
 
 log = logging.getLogger("api.service.arenas")
 
@@ -55,7 +56,9 @@ class Arenas:
         return render(arena_id, spec, fields, now, self.ratings.of_bots(spec.variant, spec.bots))
 
     def advance(self, arena_id: str) -> int:
-        """Start the arena's next games, in order, while their bots have slots free. Returns how many."""
+        """Start the arena's next games, in order, while their bots have slots free. Returns how many. When a
+        game cannot be created (a registered bot retired, or unavailable after missing its deadlines), the arena
+        stops: ``failed``, with the reason; its games in play still end and count."""
         found = self.records.load(arena_id)
         if found is None:
             self.records.forget(arena_id)
@@ -70,14 +73,23 @@ class Arenas:
             if f"g:{index}" in fields:
                 continue
             lineup = list(spec.lineup(index))
-            if not self.records.take_slots(lineup, self.records.slot(arena_id, index), spec.per_bot, lease_ms):
+            taken = self.records.take_slots(arena_id, index, lineup, spec.per_bot, lease_ms)
+            if taken == FULL:
                 break  # every game seats every bot: none after it fits either
             game_id = derived_id(arena_id, index)
-            arena_seed = f"{spec.seed}:{spec.deal(index)}"
-            self.creation.create_for_arena(game_id, spec.game_request(index), arena_seed, {"id": arena_id, "game": index})
+            if taken == TAKEN:
+                try:
+                    self._create(spec, arena_id, index, game_id)
+                except InvalidRequest as exc:  # a registered bot retired or unavailable since: the arena stops
+                    self.records.fail(arena_id, index, lineup, f"game {index}: {exc.detail}"[:500])
+                    return started
+                started += 1
             self.records.started(arena_id, index, game_id)
-            started += 1
         return started
+
+    def _create(self, spec: ArenaSpec, arena_id: str, index: int, game_id: str) -> None:
+        arena_seed = f"{spec.seed}:{spec.deal(index)}"
+        self.creation.create_for_arena(game_id, spec.game_request(index), arena_seed, {"id": arena_id, "game": index})
 
     def advance_running(self) -> list[str]:
         """The sweep's pass: move every running arena on. Returns the arenas that started games."""
@@ -86,8 +98,10 @@ class Arenas:
             try:
                 if self.advance(arena_id):
                     moved.append(arena_id)
-            except domino.DominoError:  # cannot happen for a checked spec; one arena must not stop the sweep
-                log.exception("arena %s: a game could not be created", arena_id)
+            except StoreUnavailable:
+                raise
+            except Exception:  # a bug: one arena must not keep the sweep from the others
+                log.exception("arena %s: could not start its games", arena_id)
         return moved
 
     def game_ended(self, game_id: str) -> str:

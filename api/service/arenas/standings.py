@@ -113,4 +113,5 @@ def render(
         "elapsed_seconds": round(elapsed, 3),
         "standings": standings,
         "games": games,
+        "error": fields.get("error") or None,
     }
