@@ -80,11 +80,11 @@ class Service:
     ) -> dict[str, Any]:
         """Register a bot for the app ``owner`` (its id; ``owner_name`` is shown): its entry with its ``token``
         (and ``webhook_secret`` for a webhook bot), shown this once."""
-        return self.registry.register(owner, owner_name, name, description, variants, webhook)
+        return self.ratings.with_ratings([self.registry.register(owner, owner_name, name, description, variants, webhook)])[0]
 
     def update_bot(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
         """Only the app ``owner`` that registered it: ``description``, ``variants``, ``webhook``."""
-        return self.registry.update(owner, name, changes)
+        return self.ratings.with_ratings([self.registry.update(owner, name, changes)])[0]
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)

@@ -25,9 +25,10 @@ class BotSchema(ma.Schema):
     )
     description = ma.fields.String(required=True)
     ratings = ma.fields.Dict(
+        required=True,
         keys=ma.fields.String(),
         values=ma.fields.Nested(RatingSchema),
-        metadata={"description": "in `GET /v1/bots`: its rating in each variant it has played rated games of, by variant"},
+        metadata={"description": "its rating in each variant it has played rated games of, by variant (`GET /v1/ratings/{variant}`)"},
     )
     strength = ma.fields.String(metadata={"description": "built-in: measured strength, in words"})
     owner = ma.fields.String(metadata={"description": "registered: the name of the app that registered it"})
