@@ -35,6 +35,11 @@ like a computer player's, and a bot token (`dsk_bot_...`, shown once) with which
 it sits in and reads its one stream of turn notices for all its games (`GET /v1/bot/events`), unless it has
 a webhook, which gets its turns instead (see `webhooks`).
 
+**Ratings.** A game created with `"rated": true` (bots and app players only, no `seed`) updates its players'
+openskill ratings in its variant once when it ends: `GET /v1/ratings/{variant}` is the bots' leaderboard
+(`?app=me` with an app key: the app's own players). An arena (`POST /v1/arenas`) plays rated games between
+bots on the workers, every seating of every deal, and reports standings with 95% intervals.
+
 **Versions.** Every accepted move increments the game's `version`; the view's `ETag` is `"<version>"`.
 Send `expected_version` (or `If-Match`) with a move to make it conditional: a stale version answers 412 with
 `current_version` and your seat's last accepted move. `Idempotency-Key` on `POST /v1/games` and
