@@ -50,14 +50,19 @@ def app_board(app_id: str) -> str:
     return f"app:{app_id}"
 
 
+def bot_player(name: str) -> RatedPlayer:
+    """A bot (built-in, else registered) as ratings know it."""
+    kind = BUILTIN if name in domino.bots.ids() else REGISTERED
+    return RatedPlayer(f"{kind}:{name}", name, kind, BOTS_BOARD)
+
+
 def rated_player(seat: Mapping[str, Any], app_id: str | None) -> RatedPlayer | None:
     """The rated player a seat (as requested, or as stored) is, or None when it cannot be rated (a human or an
     open seat without a player id, or with one in a game no app owns). A bot seat is the bot (a registered
     bot's name was checked when the game was created)."""
     bot, player = seat.get("bot"), seat.get("player")
     if isinstance(bot, str):
-        kind = BUILTIN if bot in domino.bots.ids() else REGISTERED
-        return RatedPlayer(f"{kind}:{bot}", bot, kind, BOTS_BOARD)
+        return bot_player(bot)
     if isinstance(player, str) and app_id is not None:
         return RatedPlayer(f"{PLAYER}:{app_id}:{player}", player, PLAYER, app_board(app_id))
     return None
@@ -173,20 +178,16 @@ class Ratings:
 
     def of_bots(self, variant: str, bots: tuple[str, ...]) -> dict[str, dict[str, Any] | None]:
         """Each computer player's rating in ``variant`` (None: not rated yet)."""
-        players = [rated_player({"bot": b}, None) for b in bots]
-        raw = self.store.ratings.read(variant, [p.key for p in players if p is not None])
-        found = {p.name: r for p, r in zip((p for p in players if p is not None), raw)}
-        return {b: shown(orjson.loads(r)) if (r := found.get(b)) else None for b in bots}
+        raw = self.store.ratings.read(variant, [bot_player(b).key for b in bots])
+        return {b: shown(orjson.loads(r)) if r else None for b, r in zip(bots, raw)}
 
     def with_ratings(self, bots: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Entries of ``GET /v1/bots`` (each with an ``id``) with ``ratings``: the bot's rating in each variant
         it has one in (one round trip for them all)."""
         variants = list(domino.PRESETS)
-        players = [rated_player({"bot": entry["id"]}, None) for entry in bots]
-        raw = self.store.ratings.read_variants(variants, [p.key for p in players if p is not None])
-        found: dict[str, dict[str, Any]] = {}
-        for variant, values in zip(variants, raw):
-            for p, r in zip((p for p in players if p is not None), values):
-                if r:
-                    found.setdefault(p.name, {})[variant] = shown(orjson.loads(r))
-        return [{**entry, "ratings": found.get(entry["id"], {})} for entry in bots]
+        raw = self.store.ratings.read_variants(variants, [bot_player(entry["id"]).key for entry in bots])
+        out = []
+        for i, entry in enumerate(bots):
+            found = {v: row[i] for v, row in zip(variants, raw)}
+            out.append({**entry, "ratings": {v: shown(orjson.loads(r)) for v, r in found.items() if r is not None}})
+        return out
