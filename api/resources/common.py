@@ -123,14 +123,19 @@ def small_json(value: Any) -> None:
 
 
 def player_field(description: str | None = None) -> ma.fields.String:
+    """A seat's ``player`` (with an example), or with ``description`` the listing's filter (without one: an
+    example run of the document sends it alone, where it needs ``owner=me``)."""
+    doc: dict[str, Any] = {"pattern": PLAYER_PATTERN}
+    if description is None:
+        doc.update(
+            description="your app's own id of this seat's user (1-64 of `A-Za-z0-9._:@-`): list the games of a "
+            "player with `GET /v1/games?owner=me&player=<id>`",
+            example="user:4711",
+        )
+    else:
+        doc["description"] = description
     return ma.fields.String(
-        validate=ma.validate.Regexp(re.compile(PLAYER_PATTERN), error="1-64 of A-Z a-z 0-9 . _ : @ -"),
-        metadata={
-            "description": description or "your app's own id of this seat's user (1-64 of `A-Za-z0-9._:@-`): list "
-            "the games of a player with `GET /v1/games?owner=me&player=<id>`",
-            "example": "user:4711",
-            "pattern": PLAYER_PATTERN,
-        },
+        validate=ma.validate.Regexp(re.compile(PLAYER_PATTERN), error="1-64 of A-Z a-z 0-9 . _ : @ -"), metadata=doc
     )
 
 

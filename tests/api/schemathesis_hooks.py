@@ -6,15 +6,19 @@ seats, a hand size the set can deal, ...), are the engine's rules, not JSON Sche
 object is therefore replaced by `{}`; every other member is fuzzed as generated (a `rules` that is not an
 object is left as it is, so a negative case stays negative). Likewise an app's `metadata` (of the game or a
 seat) is documented as at most 1 KB of JSON, a size JSON Schema cannot state: a larger generated one is
-replaced by `{}`."""
+replaced by `{}`; and the names a seat's `bot` may give are the registry's state: a well-formed name that no
+bot has becomes `greedy`."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import schemathesis
 
+import domino.bots
+from api.service.bots import BOT_NAME_PATTERN
 from api.service.events import STREAM_ID
 
 
@@ -31,7 +35,9 @@ def map_body(context: Any, body: Any) -> Any:
     if isinstance(body, dict):
         body = _small_metadata(body)
     if isinstance(seats, list):
-        seats = body["seats"] = [_small_metadata(seat) if isinstance(seat, dict) else seat for seat in seats]
+        # Which names a seat's `bot` may give is the registry's state (`GET /v1/bots`), not JSON Schema's: a
+        # well-formed name that no bot has becomes a computer player's (a name off the pattern stays).
+        seats = body["seats"] = [_known_bot(_small_metadata(seat)) if isinstance(seat, dict) else seat for seat in seats]
     if isinstance(seats, list) and seats and all(isinstance(s, dict) and "bot" in s for s in seats):
         # A game of computer players only may think at most 250 ms a move (documented under `think_ms`):
         # a limit that depends on the other seats, which JSON Schema cannot tie together.
@@ -66,6 +72,13 @@ def _small_metadata(holder: dict[str, Any]) -> dict[str, Any]:
     return holder
 
 
+def _known_bot(seat: dict[str, Any]) -> dict[str, Any]:
+    bot = seat.get("bot")
+    if isinstance(bot, str) and re.fullmatch(BOT_NAME_PATTERN, bot) and bot not in domino.bots.ids():
+        return {**seat, "bot": "greedy"}
+    return seat
+
+
 def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:
     think = seat.get("think_ms")
     if isinstance(think, (int, float)) and not isinstance(think, bool) and think > limit:
@@ -85,6 +98,13 @@ def map_case(context: Any, case: Any) -> Any:
     positive = case.meta is None or all(c.mode == "positive" for c in case.meta.components.values())
     if positive and "Last-Event-ID" in headers and not STREAM_ID.match(str(headers["Last-Event-ID"])):
         headers.pop("Last-Event-ID")
+    # `GET /v1/games` without `owner=me` is the lobby: `status` only `waiting` and no `player` (both documented on
+    # the parameters; the document cannot tie one query parameter to another).
+    query = case.query if isinstance(case.query, dict) else {}
+    if positive and case.operation.path == "/v1/games" and case.method.upper() == "GET" and "owner" not in query:
+        query.pop("player", None)
+        if query.get("status") not in (None, "waiting"):
+            query.pop("status")
     return case
 
 

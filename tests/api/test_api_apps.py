@@ -190,8 +190,8 @@ def test_the_lobby_is_unchanged_without_owner(client, app_key) -> None:  # type:
     lobby = client.get("/v1/games?status=waiting").get_json()
     assert [g["id"] for g in lobby["games"]] == [listed]
     assert client.get("/v1/games").get_json()["games"] == lobby["games"]
-    assert client.get("/v1/games?status=finished").get_json()["games"] == [], "the lobby holds only waiting games"
-    assert client.get("/v1/games?player=user:1").get_json()["games"] == lobby["games"], "player needs owner=me"
+    assert client.get("/v1/games?status=finished").status_code == 422, "only owner=me lists other statuses"
+    assert client.get("/v1/games?player=user:1").status_code == 422, "players are an app's"
 
 
 def test_an_app_has_its_own_rate_limit(client, make_app) -> None:  # type: ignore[no-untyped-def]
@@ -268,3 +268,16 @@ def test_domino_admin_makes_lists_rotates_and_revokes_apps(client) -> None:  # t
     assert client.get("/v1/app", headers=bearer(new_key)).status_code == 401
     assert "revoked" in _admin("apps", "list").stdout
     assert _admin("apps", "revoke", "no-such-app").returncode == 2
+
+
+def test_a_status_filter_pages_on_past_the_games_it_skips(client, app_key) -> None:  # type: ignore[no-untyped-def]
+    """A page reads at most five times `limit` games: one full of skipped games is empty, with `next`."""
+    done = create(client, app_key)
+    token = done["tokens"][0]["token"]
+    assert client.post(f"/v1/games/{done['game']['id']}/resign", headers=bearer(token)).status_code == 200
+    for _ in range(6):
+        create(client, app_key)
+    first = client.get("/v1/games?owner=me&status=finished&limit=1", headers=bearer(app_key)).get_json()
+    assert first["games"] == [] and first["next"] is not None
+    second = client.get(first["next"], headers=bearer(app_key)).get_json()
+    assert [g["id"] for g in second["games"]] == [done["game"]["id"]] and second["next"] is None

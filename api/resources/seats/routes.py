@@ -6,6 +6,7 @@ import flask
 
 from api import errors as E
 from api.callers import required_app
+from api.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
 from api.resources.common import SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
@@ -54,11 +55,16 @@ def list_games(
     `owner=me` (with the app key) lists every game the app created, of any status, optionally only those of
     one `status` or with a seat naming `player`; each entry adds `round`, `scores`, `winners` and the game's
     `metadata`. A page filtered by `status` may hold fewer than `limit` games while `next` is not null.
-    Another app's games are never listed. Expired games drop out. Without `owner`, `player` is ignored and a
-    `status` other than `waiting` lists nothing (the lobby holds only waiting games)."""
-    if owner is None:  # the lobby holds only waiting games: another status lists nothing
-        games, next_before = current_service().lobby(before, limit) if status in (None, "waiting") else ([], None)
-        query = f"status={status or 'waiting'}&limit={limit}"
+    Another app's games are never listed. Expired games drop out. Without `owner`, `status` is `waiting` and
+    `player` is not allowed (422)."""
+    if owner is None:
+        if status not in (None, "waiting") or player is not None:
+            raise InvalidRequest(
+                "Without `owner=me` this is the lobby: `status` is `waiting`, and there is no `player`.",
+                errors={"query": {"status" if player is None else "player": ["only with owner=me"]}},
+            )
+        games, next_before = current_service().lobby(before, limit)
+        query = f"status=waiting&limit={limit}"
     else:
         games, next_before = current_service().owned_games(required_app(), status, player, before, limit)
         query = "&".join(

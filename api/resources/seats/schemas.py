@@ -36,12 +36,12 @@ class LobbyQuerySchema(ma.Schema):
     status = ma.fields.String(
         validate=ma.validate.OneOf(GAME_STATUSES),
         metadata={
-            "description": "the lobby: `waiting` (the default), listed games with an open seat (the lobby holds no "
-            "other: another status lists nothing); with `owner=me`: only the app's games of this status (default: any)",
+            "description": "the lobby: only `waiting` (the default; another status is a 422 without `owner`), listed "
+            "games with an open seat; with `owner=me`: only the app's games of this status (default: any)",
             "schema": STATUS_DOC,
         },
     )
-    player = player_field("with `owner=me`: only the games in which a seat names this player (ignored without it)")
+    player = player_field("with `owner=me` only (422 without it): the games in which a seat names this player")
     limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
     before = ma.fields.Float(
         validate=ma.validate.Range(min=0, max=1e12),
