@@ -188,3 +188,18 @@ def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, se
     assert failed["games_done"] == 1 and failed["games"][1]["status"] == "pending"
     assert service.store.arenas.running() == []
     assert service.sweep().arenas == []
+
+
+def test_a_bots_cap_holds_across_arenas_and_the_sweep_starts_the_one_that_waited(client, service, run_bots):
+    first = _arena(client, bots=["greedy", "random"], deals=1)
+    second = _arena(client, bots=["random", "greedy"], deals=1)
+    assert first["games_started"] == 1 and second["games_started"] == 0, "random and greedy are busy in the first"
+    most_at_once = 0
+    for _ in range(2000):
+        if not run_bots(max_jobs=1):
+            if not service.sweep().arenas:  # the first arena's last game frees the bots the second waits for
+                break
+        playing = sum(_get(client, a["id"])["games_playing"] for a in (first, second))
+        most_at_once = max(most_at_once, playing)
+    assert [_get(client, a["id"])["status"] for a in (first, second)] == ["finished", "finished"]
+    assert most_at_once == 1
