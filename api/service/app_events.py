@@ -2,18 +2,28 @@
 POSTed to the app's ``webhook``, signed as Standard Webhooks with the app's secret (as hosted bots' turns are:
 :mod:`api.service.webhooks` posts them, with its timeouts, address guard and per-host back-off).
 
-After a commit that starts a game, ends a round or ends the game, :meth:`Lifecycle.emit` renders each event's
-body once (from the spectator's view: no hidden tile before the game ends; at a round's end its remaining
-hands are public, as at a table), keeps it in Redis under its delivery id ``msg_<game id>_<version>_<event>``
-(the ``webhook-id`` of every try, so that a receiver recognises a retry), marks it due and enqueues the
-delivery. A failed try is tried again by the sweep after each step of ``DOMINO_WEBHOOK_BACKOFF``. An event
-of a commit whose process dies before the body is kept is not sent (the game itself is committed).
+Like a turn's due entry, a delivery is noted before the commit that makes its event, so that a process dying
+in between loses nothing. :meth:`Lifecycle.prepare`, just before the commit of a change that starts a game,
+ends a round or ends the game, renders each event's body once (from the spectator's view: no hidden tile
+before the game ends; at a round's end its remaining hands are public, as at a table), keeps it under its
+delivery id ``msg_<game id>_<version>_<event>`` (the ``webhook-id`` of every try, so that a receiver
+recognises a retry) and the digest of the commit's events (:mod:`api.store.deliveries`), and marks it due as
+pending (no try begun; an entry already there is left as it is). After the commit, :meth:`Lifecycle.emit`
+records that this commit landed, marks the first try begun and enqueues the delivery. When the process died
+in between (or Redis failed it then), the sweep finds the pending entry due and looks at the events stored
+at that version: if the game has them and a record of the commit with their digest is kept, that commit
+landed, and the sweep records it and enqueues the delivery; otherwise the commit failed or lost its race to
+another one, and the entry is dropped. A failed try is tried again by the sweep after each step of
+``DOMINO_WEBHOOK_BACKOFF``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import logging
 import time
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -24,7 +34,7 @@ from api.config import Settings
 from api.queues import Queues
 from api.service.records import GameRecord, StoredEvent, public_seats, waiting
 from api.service.views import render_view
-from api.store import Store, StoreUnavailable
+from api.store import Store
 
 log = logging.getLogger("api.service.app_events")
 
@@ -34,6 +44,24 @@ EVENT_TYPES = (GAME_STARTED, ROUND_ENDED, GAME_ENDED)
 
 def delivery_id(game_id: str, version: int, event_type: str) -> str:
     return f"msg_{game_id}_{version}_{event_type.replace('.', '_')}"
+
+
+def delivery_game(delivery_id: str) -> tuple[str, int]:
+    """The game and the version of a delivery id (``msg_<game id>_<version>_<event>``: game ids have no ``_``)."""
+    _, game_id, version, _ = delivery_id.split("_", 3)
+    return game_id, int(version)
+
+
+def commit_digest(events: Iterable[Mapping[str, Any]]) -> str:
+    """What tells one commit's stored events from another's at the same version (a race's loser's)."""
+    return hashlib.sha256(b"\n".join(orjson.dumps(e) for e in events)).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class Delivery:
+    id: str
+    commit: str  # the digest of its commit's events
+    record: dict[str, Any]  # as kept: the app's id, the game's and the body (JSON)
 
 
 def lifecycle(doc: GameRecord, version: int, events: list[StoredEvent]) -> list[tuple[str, dict[str, Any]]]:
@@ -86,31 +114,45 @@ class Lifecycle:
         self.settings = settings
         self.queues = queues
 
-    def emit(self, doc: GameRecord, version: int, state: domino.State, events: list[StoredEvent]) -> None:
-        """After the commit of ``version``: keep, mark due and enqueue the owning app's deliveries, if it has a
-        webhook. Redis trouble is logged: the commit has landed, the move's answer stands."""
+    def prepare(
+        self, doc: GameRecord, version: int, state: domino.State, events: list[StoredEvent], stored: list[StoredEvent]
+    ) -> list[Delivery]:
+        """Before the commit of ``version`` (``events``, stored as ``stored``): keep the owning app's deliveries,
+        if it has a webhook, and mark them due as pending. Redis trouble raises: nothing is committed."""
         app_id = doc.get("app")
         if app_id is None:
-            return
+            return []
         found = lifecycle(doc, version, events)
         if not found:
-            return
-        try:
-            app = self.store.apps.get(app_id)
-            if app is None or not app.get("webhook") or app.get("revoked_at"):
-                return
-            for event_type, event in found:
-                body = payload(event_type, doc, version, state, event)
-                self._queue(delivery_id(doc["id"], version, event_type), {"app": app_id, "game": doc["id"], "body": body})
-        except StoreUnavailable:
-            log.warning("could not queue the lifecycle webhooks of %s@%s", doc["id"], version, exc_info=True)
+            return []
+        app = self.store.apps.get(app_id)
+        if app is None or not app.get("webhook") or app.get("revoked_at"):
+            return []
+        digest = commit_digest(stored)
+        deliveries = []
+        for event_type, event in found:
+            body = orjson.dumps(payload(event_type, doc, version, state, event)).decode()
+            record = {"app": app_id, "game": doc["id"], "body": body}
+            deliveries.append(Delivery(delivery_id(doc["id"], version, event_type), digest, record))
+        for delivery in deliveries:
+            self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, self.settings.app_event_ttl)
+            self.store.app_hooks_due.mark(delivery.id, self._first_due(), attempt=0, only_new=True)
+        return deliveries
 
-    def _queue(self, msg_id: str, record: dict[str, Any]) -> None:
+    def emit(self, deliveries: list[Delivery]) -> None:
+        """After the commit: mark each delivery's record as this commit's, its first try begun, and enqueue it. Redis
+        trouble is logged: the commit has landed, the move's answer stands, the pending entries remain."""
+        for delivery in deliveries:
+            try:
+                ttl = self.settings.app_event_ttl
+                self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, landed=True)
+                self.store.app_hooks_due.mark(delivery.id, self._first_due(), attempt=1)
+                self.queues.enqueue_app_event(delivery.id, 0)
+            except Exception:  # the pending entry lets the sweep enqueue it
+                log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
+
+    def _first_due(self) -> float:
+        """When a delivery begun now is due again, unless delivered: its timeout, then the first back-off step."""
         s = self.settings
-        self.store.app_deliveries.put(msg_id, {**record, "body": orjson.dumps(record["body"]).decode()}, s.app_event_ttl)
         first_retry = s.webhook_delays[0] if s.webhook_delays else s.bot_due_delay
-        self.store.app_hooks_due.mark(msg_id, time.time() + s.webhook_timeout + first_retry, attempt=1)
-        try:
-            self.queues.enqueue_app_event(msg_id, 0)
-        except Exception:  # the due entry lets the sweep enqueue it
-            log.warning("could not enqueue %s; the sweep will", msg_id, exc_info=True)
+        return time.time() + s.webhook_timeout + first_retry

@@ -64,7 +64,7 @@ Decide = Callable[[int, GameRecord], Change]
 
 
 class Commits:
-    def __init__(self, store: Store, settings: Settings, turns: Turns, lifecycle: Lifecycle | None = None) -> None:
+    def __init__(self, store: Store, settings: Settings, turns: Turns, lifecycle: Lifecycle) -> None:
         self.store = store
         self.settings = settings
         self.turns = turns
@@ -144,6 +144,8 @@ class Commits:
             ans = change.answer
             ans.view = render_view(change.doc, new_version, change.state, change.seat)
             idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
+        # an app's lifecycle deliveries are noted before the commit, as the turn's due entry is
+        deliveries = self.lifecycle.prepare(change.doc, new_version, change.state, change.events, events)
         result = self.store.games.commit(
             game_id, version, new_version, change.doc, events, change.ttl, idem, turn=notice(plan), rounds=change.rounds
         )
@@ -153,8 +155,7 @@ class Commits:
             return None
         self.states.keep(game_id, new_version, change.doc, change.state)
         self.turns.start(game_id, new_version, plan, change.doc, change.state, events)
-        if self.lifecycle is not None:
-            self.lifecycle.emit(change.doc, new_version, change.state, change.events)
+        self.lifecycle.emit(deliveries)
         if change.state.finished:
             self._release_creator_slot(game_id, change.doc)
         return Committed(change, new_version, plan)

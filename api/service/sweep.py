@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from api.config import Settings
 from api.queues import Queues
+from api.service.app_events import commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
 from api.service.bot_games import bot_only
 from api.service.computer import bot_to_move
@@ -150,17 +151,33 @@ class Sweep:
         )
 
     def _app_event(self, delivery_id: str, due_at: float, now: float) -> Verdict | None:
-        """An app's lifecycle delivery due again after its back-off; given up after the last step."""
+        """An app's lifecycle delivery due: pending (noted before its commit and never enqueued: the process
+        died, or Redis failed it, after the commit) once its commit is known to have landed, else again after
+        its back-off; given up after the last step."""
         begun = self.store.app_hooks_due.attempt(delivery_id) or 0
-        if begun > len(self.settings.webhook_delays) or self.store.app_deliveries.get(delivery_id) is None:
-            return None  # out of tries, or delivered (or expired) meanwhile
-        version = int(delivery_id.split("_")[2])  # msg_<game id>_<version>_<event>
+        if begun > len(self.settings.webhook_delays):
+            return None  # out of tries
+        game_id, version = delivery_game(delivery_id)
+        if begun == 0 and not self._landed(delivery_id, game_id, version):
+            return None  # its commit failed or lost its race: there is no such event
+        if self.store.app_deliveries.get(delivery_id) is None:
+            return None  # delivered (or expired) meanwhile
         return Verdict(
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(delivery_id, version, begun),
             enqueue=lambda: self.queues.enqueue_app_event(delivery_id, begun),
         )
+
+    def _landed(self, delivery_id: str, game_id: str, version: int) -> bool:
+        """Whether one of the commits that noted the delivery made ``version`` of the game (its events have the
+        digest its record is kept under); if so, it is recorded as the one. A commit still under way counts as
+        failed: if it lands, it records itself."""
+        current = self.store.games.version(game_id)
+        if current is None or current < version:
+            return False
+        landed = commit_digest(self.store.games.events_at(game_id, version))
+        return self.store.app_deliveries.confirm(delivery_id, landed)
 
     def _step(self, begun: int) -> float:
         """The back-off after ``begun`` tries (the last step repeats)."""

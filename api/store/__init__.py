@@ -1,7 +1,8 @@
 """Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
 
-:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), three
-:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``), ``hook_hosts`` (webhook hosts in back-off),
+:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), four
+:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
+lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
 ``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,

@@ -1,6 +1,9 @@
-"""Apps' lifecycle deliveries waiting to be delivered: ``<prefix>:apphook:<delivery id>`` (the app's id and
-the signed body, JSON), on the queue connection, from the commit that made the event until it is delivered or
-out of tries (then it expires). Their due times are the ``apphooks`` :class:`~api.store.due.DueSet`."""
+"""Apps' lifecycle deliveries waiting to be delivered: ``<prefix>:apphook:<delivery id>``, a hash on the queue
+connection, from just before the commit that makes the event until it is delivered or out of tries (then it
+expires). Each commit that notes the delivery keeps its record (the app's id, the game's, the body: JSON)
+under its own field, the digest of its events, since several commits may race for one version and only one
+lands; ``landed`` names the field of the one that did. Their due times are the ``apphooks``
+:class:`~api.store.due.DueSet`."""
 
 from __future__ import annotations
 
@@ -11,22 +14,50 @@ import redis
 
 from api.store.connections import translating
 
+LANDED = "landed"
+
+# KEYS: the delivery.  ARGV: a commit's digest.  Names it the one that landed, if its record is kept (never
+# making a hash that was delivered and deleted meanwhile come back without its expiry).
+_CONFIRM = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'landed', ARGV[1])
+  return 1
+end
+return 0
+"""
+
 
 class AppDeliveries:
     def __init__(self, conn: redis.Redis, prefix: str) -> None:
         self.conn = conn
         self.prefix = prefix
+        self._confirm = conn.register_script(_CONFIRM)
 
     def key(self, delivery_id: str) -> str:
         return f"{self.prefix}:apphook:{delivery_id}"
 
     @translating
-    def put(self, delivery_id: str, record: dict[str, Any], ttl_s: int) -> None:
-        self.conn.set(self.key(delivery_id), orjson.dumps(record), ex=ttl_s)
+    def put(self, delivery_id: str, commit: str, record: dict[str, Any], ttl_s: int, landed: bool = False) -> None:
+        """Keep ``record`` for the commit whose events have the digest ``commit``; ``landed``: that commit
+        made the event."""
+        key = self.key(delivery_id)
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.hset(key, commit, orjson.dumps(record))
+        if landed:
+            pipe.hset(key, LANDED, commit)
+        pipe.expire(key, ttl_s)
+        pipe.execute()
+
+    @translating
+    def confirm(self, delivery_id: str, commit: str) -> bool:
+        """The commit ``commit`` made the event; False when no record of it is kept."""
+        return bool(self._confirm(keys=[self.key(delivery_id)], args=[commit]))
 
     @translating
     def get(self, delivery_id: str) -> dict[str, Any] | None:
-        raw = cast("bytes | None", self.conn.get(self.key(delivery_id)))
+        """The record of the commit that made the event (None: delivered, expired, or not known to have landed)."""
+        fields = cast("dict[bytes, bytes]", self.conn.hgetall(self.key(delivery_id)))
+        raw = fields.get(fields.get(LANDED.encode(), b""))
         return None if raw is None else cast("dict[str, Any]", orjson.loads(raw))
 
     @translating

@@ -1,8 +1,9 @@
 """Due sets: what must happen by when, kept in Redis so that a lost job or a restart loses nothing.
 
-One type, used three times (on the queue connection): computer players' turns (``<prefix>:bots:due``, member
-the game id), turn deadlines (``<prefix>:turns:due``, the game id) and webhook deliveries
-(``<prefix>:hooks:due``, ``<game id>:<version>``). Each is a sorted set member -> due time, with a hash
+One type, used four times (on the queue connection): computer players' turns (``<prefix>:bots:due``, member
+the game id), turn deadlines (``<prefix>:turns:due``, the game id), webhook deliveries
+(``<prefix>:hooks:due``, ``<game id>:<version>``) and apps' lifecycle deliveries (``<prefix>:apphooks:due``,
+the delivery id ``msg_<game id>_<version>_<event>``). Each is a sorted set member -> due time, with a hash
 ``<prefix>:<name>:attempt`` member -> the attempt the sweep is at, so that each re-enqueue gets its own job id.
 """
 
@@ -35,14 +36,18 @@ class DueSet:
         self._clear_if = conn.register_script(_CLEAR_IF)
 
     @translating
-    def mark(self, member: str, due_at: float, attempt: int | None = None) -> None:
-        """``member`` is due at ``due_at`` (and, when given, at ``attempt`` deliveries begun)."""
+    def mark(self, member: str, due_at: float, attempt: int | None = None, only_new: bool = False) -> None:
+        """``member`` is due at ``due_at`` (and, when given, at ``attempt`` deliveries begun); with ``only_new``,
+        an entry already there keeps its time and attempt."""
         if attempt is None:
-            self.conn.zadd(self.due_key, {member: due_at})
+            self.conn.zadd(self.due_key, {member: due_at}, nx=only_new)
             return
         pipe = self.conn.pipeline(transaction=True)
-        pipe.zadd(self.due_key, {member: due_at})
-        pipe.hset(self.attempt_key, member, attempt)
+        pipe.zadd(self.due_key, {member: due_at}, nx=only_new)
+        if only_new:
+            pipe.hsetnx(self.attempt_key, member, attempt)
+        else:
+            pipe.hset(self.attempt_key, member, attempt)
         pipe.execute()
 
     @translating

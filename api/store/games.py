@@ -301,6 +301,12 @@ class GameStore:
         return [(raw_id.decode(), orjson.loads(fields[b"e"])) for raw_id, fields in cast(Entries, entries)]
 
     @translating
+    def events_at(self, game_id: str, version: int) -> list[dict[str, Any]]:
+        """The events of the commit that made ``version`` (stream ids ``<version>-<n>``)."""
+        entries = self.redis.xrange(self.events_key(game_id), min=f"{version}-0", max=f"{version}-{2**64 - 1}")
+        return [orjson.loads(fields[b"e"]) for _raw_id, fields in cast(Entries, entries)]
+
+    @translating
     def read_events(
         self, game_id: str, after_id: str, block_ms: int | None = None, count: int | None = None
     ) -> list[tuple[str, dict[str, Any]]]:

@@ -1,6 +1,7 @@
 """An app's lifecycle webhooks, received by a local HTTP receiver and run by real RQ workers: `game.started`,
 `round.ended` and `game.ended`, signed as Standard Webhooks with the app's secret, no hidden tile before the
-end, and a failed delivery tried again by the sweep with the same `webhook-id`."""
+end, a failed delivery tried again by the sweep with the same `webhook-id`, and a delivery whose process dies
+just after the commit sent by the sweep, once, while one of a commit that failed or lost its race is not."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import time
 from typing import Any
 
 import orjson
+import pytest
 from standardwebhooks.webhooks import Webhook
 
 from api.queues import SERIALIZER, Queues
+from api.store import StoreUnavailable
 
 TILE = re.compile(r'"\d{1,2}-\d{1,2}"')
 
@@ -142,3 +145,117 @@ def test_a_revoked_app_hears_nothing_more(client, make_app, service) -> None:  #
     finally:
         receiver.close()
     assert receiver.deliveries == []
+
+
+class Died(BaseException):
+    """The process dies here: nothing after this point runs (not even an ``except Exception``)."""
+
+
+def die(*args: object) -> None:
+    raise Died
+
+
+def two_seat_game(client, issued) -> tuple[str, list[dict[str, str]]]:  # type: ignore[no-untyped-def]
+    """A game of two people that the app owns: (its id, each seat's Authorization header)."""
+    seats = [{"name": "Ana", "player": "user:1"}, {"name": "Bo", "player": "user:2"}]
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": seats}, headers={"Authorization": f"Bearer {issued.key}"})
+    assert resp.status_code == 201
+    tokens = [{"Authorization": f"Bearer {t['token']}"} for t in resp.get_json()["tokens"]]
+    return resp.get_json()["game"]["id"], tokens
+
+
+def sweep_later(service) -> list[str]:  # type: ignore[no-untyped-def]
+    """One sweep a minute from now (every pending entry and back-off is due), its jobs run; the deliveries enqueued."""
+    report = service.sweep(now=time.time() + 60)
+    run_webhooks(service)
+    return [delivery_id for delivery_id, _, _ in report.app_events]
+
+
+@pytest.mark.cluster
+def test_a_delivery_whose_process_died_after_the_commit_is_sent_by_the_sweep_once(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued = make_app(webhook=receiver.url)
+        game_id, tokens = two_seat_game(client, issued)
+        run_webhooks(service)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(service.commits.lifecycle, "emit", die)  # dies between the commit and the enqueue
+            with pytest.raises(Died):
+                client.post(f"/v1/games/{game_id}/resign", headers=tokens[1])
+        game = client.get(f"/v1/games/{game_id}").get_json()
+        assert game["status"] == "finished", "the resignation was committed"
+        run_webhooks(service)
+        assert len(receiver.deliveries) == 1, "only game.started: the end's delivery was never enqueued"
+        assert service.sweep().app_events == [], "not due yet: a live process has its time to enqueue it"
+        ended = f"msg_{game_id}_{game['version']}_game_ended"
+        assert sweep_later(service) == [ended]
+        assert sweep_later(service) == [] and service.store.app_hooks_due.size() == 0, "delivered: nothing more"
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
+    headers = receiver.deliveries[1][0]
+    assert headers["webhook-id"] == ended and headers["webhook-attempt"] == "1"
+    data = payloads[1]["data"]
+    assert data["version"] == game["version"] and data["winners"] == game["winners"] == [0]
+    assert data["outcome"]["reason"] == "resigned"
+
+
+def test_a_pending_delivery_of_a_commit_that_failed_is_dropped(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued = make_app(webhook=receiver.url)
+        game_id, tokens = two_seat_game(client, issued)
+        run_webhooks(service)
+        with pytest.MonkeyPatch.context() as patch:
+
+            def fail(*args: object, **kwargs: object) -> None:
+                raise StoreUnavailable("the game's Redis went away")
+
+            patch.setattr(service.store.games, "commit", fail)
+            assert client.post(f"/v1/games/{game_id}/resign", headers=tokens[0]).status_code == 503
+        assert service.store.app_hooks_due.size() == 1, "noted before the commit"
+        assert sweep_later(service) == [] and service.store.app_hooks_due.size() == 0, "the game never reached it"
+        run_webhooks(service)
+        assert len(receiver.deliveries) == 1, "only game.started"
+        with pytest.MonkeyPatch.context() as patch:  # the other seat resigns; its process dies after the commit
+            patch.setattr(service.commits.lifecycle, "emit", die)
+            with pytest.raises(Died):
+                client.post(f"/v1/games/{game_id}/resign", headers=tokens[1])
+        assert len(sweep_later(service)) == 1
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
+    assert payloads[1]["data"]["winners"] == client.get(f"/v1/games/{game_id}").get_json()["winners"] == [0]
+
+
+def test_a_commit_that_lost_its_race_sends_nothing_the_winner_is_sent(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued = make_app(webhook=receiver.url)
+        game_id, tokens = two_seat_game(client, issued)
+        run_webhooks(service)
+        commit = service.store.games.commit
+        raced = []
+
+        def race(*args: object, **kwargs: object) -> object:
+            """Seat 0's resignation, noted, is overtaken by seat 1's, whose process dies after its commit."""
+            if not raced:
+                raced.append(True)
+                with pytest.raises(Died):
+                    service.resign(game_id, tokens[1]["Authorization"].removeprefix("Bearer "))
+            return commit(*args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(service.store.games, "commit", race)
+            patch.setattr(service.commits.lifecycle, "emit", die)
+            assert client.post(f"/v1/games/{game_id}/resign", headers=tokens[0]).status_code == 409
+        assert raced and service.store.app_hooks_due.size() == 1, "one entry, noted by both commits"
+        assert len(sweep_later(service)) == 1
+        assert sweep_later(service) == []
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
+    assert payloads[1]["data"]["winners"] == client.get(f"/v1/games/{game_id}").get_json()["winners"] == [0]
