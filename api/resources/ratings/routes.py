@@ -8,8 +8,6 @@ from api.extensions import Blueprint, current_service
 from api.resources.common import json_response
 from api.resources.ratings.schemas import LeaderboardQuerySchema, LeaderboardSchema
 
-APP_KEY_OPTIONAL: list[dict[str, list[str]]] = [{}, {"appKey": []}]  # the app key only with `app=me`
-
 blp = Blueprint(
     "ratings", __name__, url_prefix="/v1/ratings", description="Ratings from rated games, per variant: the leaderboards."
 )
@@ -24,7 +22,7 @@ EXAMPLE = {
 
 
 @blp.route("/<string:variant>")
-@blp.doc(operationId="getLeaderboard", security=APP_KEY_OPTIONAL)
+@blp.doc(operationId="getLeaderboard")
 @blp.arguments(LeaderboardQuerySchema(), location="query", as_kwargs=True)
 @blp.response(200, LeaderboardSchema, example=EXAMPLE)
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/ratings/draw")
