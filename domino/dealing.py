@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Iterable
 
 from domino import shuffle
 from domino.errors import InvalidDealError
 from domino.rules import Rules
-from domino.state import Deal, Event, LogEntry, State
+from domino.state import Deal, Event, LogEntry, State, evolve
 from domino.tiles import Tile
 
 
@@ -44,6 +43,6 @@ def draw_tile(state: State, events: list[Event]) -> State:
     tile = state.boneyard[0]
     hands = state.hands[:p] + (sorted_hand(state.hands[p] + (tile,)),) + state.hands[p + 1 :]
     events.append(Event("tile_drawn", p, {"boneyard_count": len(state.boneyard) - 1}, {"tile": str(tile)}, p))
-    return replace(
+    return evolve(
         state, hands=hands, boneyard=state.boneyard[1:], drawn=state.drawn + 1, log=state.log + (LogEntry(p, "draw"),)
     )

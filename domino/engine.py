@@ -17,7 +17,7 @@ from domino.errors import (
 )
 from domino.moves import Draw, Move, Pass, Play, valid_end
 from domino.rules import Rules
-from domino.state import Deal, Events, State
+from domino.state import Deal, Event, Events, State
 
 
 def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
@@ -52,6 +52,9 @@ def resolve(state: State, move: Move) -> Move:
     if state.outcome is not None:
         raise GameOverError("the game is over")
     legal = legal_moves(state)
+    for m in legal:
+        if m is move:  # the usual case, a move taken from the list: no comparisons
+            return move
     if move in legal:
         return move
     if isinstance(move, Play):
@@ -81,11 +84,18 @@ def step(state: State, move: Move, seat: int | None = None) -> tuple[State, Even
         raise GameOverError("the game is over")
     if seat is not None and seat != state.turn:
         raise NotYourTurnError(f"it is seat {state.turn}'s turn")
-    return variants.of(state.rules).step(state, resolve(state, move))
+    events: list[Event] = []
+    after = variants.of(state.rules).advance(state, resolve(state, move), events)
+    return after, tuple(events)
 
 
 def apply(state: State, move: Move, seat: int | None = None) -> State:
-    return step(state, move, seat)[0]
+    """``step(state, move, seat)[0]``, without building the events."""
+    if state.outcome is not None:
+        raise GameOverError("the game is over")
+    if seat is not None and seat != state.turn:
+        raise NotYourTurnError(f"it is seat {state.turn}'s turn")
+    return variants.of(state.rules).advance(state, resolve(state, move), None)
 
 
 def settle(state: State) -> State:

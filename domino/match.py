@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
 from domino.errors import GameOverError, InvalidMoveError
 from domino.rules import Rules
-from domino.state import Event, Events, Outcome, RoundResult, State
+from domino.state import Event, Events, Outcome, RoundResult, State, evolve
 
 # A variant's next round: (state at the end of the last one, its result) -> (the new round, its events).
 NextRound = Callable[[State, RoundResult], tuple[State, Events]]
@@ -40,28 +39,31 @@ def match_over(rules: Rules, scores: tuple[int, ...], round_no: int) -> Outcome 
     return outcome if len(sides) == 1 else None  # tied leaders play another round
 
 
-def finish(state: State, outcome: Outcome, events: list[Event]) -> State:
-    """The match ends with ``outcome``."""
-    events.append(Event("game_ended", None, {**outcome.to_dict(), "scores": list(state.scores)}))
-    return replace(state, outcome=outcome, drawn=0, extra_play=False)
+def finish(state: State, outcome: Outcome, events: list[Event] | None) -> State:
+    """The match ends with ``outcome`` (its event appended to ``events``, unless None: ``domino.apply``)."""
+    if events is not None:
+        events.append(Event("game_ended", None, {**outcome.to_dict(), "scores": list(state.scores)}))
+    return evolve(state, outcome=outcome, drawn=0, extra_play=False)
 
 
-def record_round(state: State, result: RoundResult, events: list[Event]) -> State:
+def record_round(state: State, result: RoundResult, events: list[Event] | None) -> State:
     """The round's result on record and its award added to the scores."""
-    events.append(Event("round_ended", None, result.to_dict()))
+    if events is not None:
+        events.append(Event("round_ended", None, result.to_dict()))
     scores = tuple(s + a for s, a in zip(state.scores, result.award))
-    return replace(state, scores=scores, rounds=state.rounds + (result,), last_round=result)
+    return evolve(state, scores=scores, rounds=state.rounds + (result,), last_round=result)
 
 
-def close_round(state: State, result: RoundResult, events: list[Event], next_round: NextRound) -> State:
+def close_round(state: State, result: RoundResult, events: list[Event] | None, next_round: NextRound) -> State:
     """Score and record the round, then end the match or deal the next round (``next_round``)."""
     state = record_round(state, result, events)
     outcome = match_over(state.rules, state.scores, state.round)
     if outcome is not None:
         return finish(state, outcome, events)
     fresh, started = next_round(state, result)
-    events.extend(started)
-    return fresh if state.has_records else replace(fresh, has_records=False)
+    if events is not None:
+        events.extend(started)
+    return fresh if state.has_records else evolve(fresh, has_records=False)
 
 
 def resign(state: State, seat: int) -> tuple[State, Events]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from dataclasses import FrozenInstanceError, dataclass, field
+from typing import Any, Mapping, Protocol, Union
 
 from domino.moves import Move
 from domino.rules import Rules
@@ -127,33 +127,153 @@ class Event:
 Events = tuple[Event, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class State:
-    """One moment of a match. Never mutated: every step returns a new State."""
+# The public fields of a State, in order: its value (equality, hash, repr) is these.
+FIELDS = (
+    "rules", "seed", "round", "deal", "hands", "boneyard", "board", "turn", "scores", "lead", "opened_by_rule",
+    "drawn", "extra_play", "log", "rounds", "outcome", "round_points", "variant", "last_round", "has_records",
+)  # fmt: skip
+_LAZY = ("hands", "board", "log")
 
+
+class Source(Protocol):
+    """Where a state's hands, board and log come from when they were not given: a variant's compact form of
+    the position (the line games' kernel), turned into the public values on first use."""
+
+    def hands(self) -> tuple[tuple[Tile, ...], ...]: ...
+
+    def board(self) -> Board: ...
+
+    def log(self) -> tuple[LogEntry, ...]: ...
+
+
+class _Slots:
+    # ``_hands``/``_board``/``_log`` are None until first read when ``_source`` can give them; ``kernel`` is the
+    # variant's fast form of the position for its next moves (None: built on demand); ``moves_memo`` the
+    # legal moves once listed. None of the three is part of the state's value.
+    __slots__ = (
+        "rules", "seed", "round", "deal", "_hands", "boneyard", "_board", "turn", "scores", "lead", "opened_by_rule",
+        "drawn", "extra_play", "_log", "rounds", "outcome", "round_points", "variant", "last_round", "has_records",
+        "_source", "kernel", "moves_memo",
+    )  # fmt: skip
     rules: Rules
     seed: str
     round: int
     deal: Deal  # this round's deal, revealed when the game ends
-    hands: tuple[tuple[Tile, ...], ...]
     boneyard: tuple[Tile, ...]
-    board: Board
     turn: int
     scores: tuple[int, ...]
-    lead: Tile | None = None  # the tile the opener must lead (None: any tile)
-    opened_by_rule: bool = True  # the round was opened under starting_rule (extra play applies)
-    drawn: int = 0  # draws in the current turn
-    extra_play: bool = False  # the opener's optional extra tile is pending
-    log: tuple[LogEntry, ...] = ()
-    rounds: tuple[RoundResult, ...] = ()
-    outcome: Outcome | None = None
-    round_points: tuple[int, ...] = ()  # points scored during play in this round (All Fives)
-    variant: Any = None  # variant-specific turn state (Mexican Train)
-    last_round: RoundResult | None = None  # the latest finished round (``rounds[-1]`` when the records are held)
+    lead: Tile | None  # the tile the opener must lead (None: any tile)
+    opened_by_rule: bool  # the round was opened under starting_rule (extra play applies)
+    drawn: int  # draws in the current turn
+    extra_play: bool  # the opener's optional extra tile is pending
+    rounds: tuple[RoundResult, ...]
+    outcome: Outcome | None
+    round_points: tuple[int, ...]  # points scored during play in this round (All Fives)
+    variant: Any  # variant-specific turn state (Mexican Train)
+    last_round: RoundResult | None  # the latest finished round (``rounds[-1]`` when the records are held)
     # ``rounds`` holds every finished round's record (False for a state loaded from its live document alone).
-    has_records: bool = True
-    # The legal moves, filled in by the first ``domino.legal_moves`` call; not part of the state's value.
-    moves_memo: tuple[Move, ...] | None = field(default=None, init=False, compare=False, repr=False)
+    has_records: bool
+
+    _hands: tuple[tuple[Tile, ...], ...] | None
+    _board: Board
+    _log: tuple[LogEntry, ...] | None
+    _source: Source | None
+    kernel: Any
+    moves_memo: tuple[Move, ...] | None
+
+
+class State(_Slots):
+    """One moment of a match. Never mutated: every step returns a new State.
+
+    ``hands``, ``board`` and ``log`` may be held in a variant's compact form (``Source``) and built on first
+    read; every other field is stored as it is."""
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: str,
+        round: int,
+        deal: Deal,
+        hands: tuple[tuple[Tile, ...], ...],
+        boneyard: tuple[Tile, ...],
+        board: Board,
+        turn: int,
+        scores: tuple[int, ...],
+        lead: Tile | None = None,
+        opened_by_rule: bool = True,
+        drawn: int = 0,
+        extra_play: bool = False,
+        log: tuple[LogEntry, ...] = (),
+        rounds: tuple[RoundResult, ...] = (),
+        outcome: Outcome | None = None,
+        round_points: tuple[int, ...] = (),
+        variant: Any = None,
+        last_round: RoundResult | None = None,
+        has_records: bool = True,
+    ) -> None:
+        d: Any = self
+        object.__setattr__(d, "__class__", _Draft)  # filled unguarded (see _Draft), then a State again
+        d.rules, d.seed, d.round, d.deal, d._hands, d.boneyard, d._board = rules, seed, round, deal, hands, boneyard, board
+        d.turn, d.scores, d.lead, d.opened_by_rule, d.drawn, d.extra_play = turn, scores, lead, opened_by_rule, drawn, extra_play
+        d._log, d.rounds, d.outcome, d.round_points, d.variant = log, rounds, outcome, round_points, variant
+        d.last_round, d.has_records = last_round, has_records
+        d._source = d.kernel = d.moves_memo = None
+        d.__class__ = State
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return self._value()  # pickled by value: the compact forms are rebuilt on demand
+
+    def __setstate__(self, value: tuple[Any, ...]) -> None:
+        State.__init__(self, *value)
+
+    @property
+    def hands(self) -> tuple[tuple[Tile, ...], ...]:
+        hands = self._hands
+        if hands is None:
+            assert self._source is not None
+            hands = self._source.hands()
+            object.__setattr__(self, "_hands", hands)  # a cache of the value the source holds
+        return hands
+
+    @property
+    def board(self) -> Board:
+        board = self._board
+        if board is None:
+            assert self._source is not None
+            board = self._source.board()
+            object.__setattr__(self, "_board", board)
+        return board
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        log = self._log
+        if log is None:
+            assert self._source is not None
+            log = self._source.log()
+            object.__setattr__(self, "_log", log)
+        return log
+
+    def _value(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not State:
+            return NotImplemented
+        return self is other or self._value() == other._value()
+
+    def __hash__(self) -> int:
+        return hash(self._value())
+
+    def __repr__(self) -> str:
+        return "State(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS) + ")"
 
     @property
     def finished(self) -> bool:
@@ -172,3 +292,80 @@ class State:
         if not self.rules.has_teams:
             return None
         return (self.scores[0], self.scores[1])
+
+
+class _Draft(_Slots):
+    """A State under construction: the same slots, written without State's guard (which costs a call a
+    field); it becomes a State once filled (``__class__`` is reassigned, the layouts being the same)."""
+
+    __slots__ = ()
+
+
+def _draft(state: State) -> Any:
+    """A writable copy of ``state`` (every slot, the compact forms included) to change and turn into a State."""
+    d = _Draft.__new__(_Draft)
+    d.rules = state.rules
+    d.seed = state.seed
+    d.round = state.round
+    d.deal = state.deal
+    d._hands = state._hands
+    d.boneyard = state.boneyard
+    d._board = state._board
+    d.turn = state.turn
+    d.scores = state.scores
+    d.lead = state.lead
+    d.opened_by_rule = state.opened_by_rule
+    d.drawn = state.drawn
+    d.extra_play = state.extra_play
+    d._log = state._log
+    d.rounds = state.rounds
+    d.outcome = state.outcome
+    d.round_points = state.round_points
+    d.variant = state.variant
+    d.last_round = state.last_round
+    d.has_records = state.has_records
+    d._source = state._source
+    d.kernel = None
+    d.moves_memo = None
+    return d
+
+
+def evolve(state: State, **changes: Any) -> State:
+    """``state`` with some public fields changed (``dataclasses.replace`` for a State). Fields held in compact
+    form stay so; the kernel is dropped (it is rebuilt from the fields if the state is played on)."""
+    d = _draft(state)
+    for name, value in changes.items():
+        if name not in FIELDS:
+            raise TypeError(f"State has no field {name!r}")
+        setattr(d, "_" + name if name in _LAZY else name, value)
+    d.__class__ = State
+    return d  # type: ignore[no-any-return]
+
+
+def successor(
+    state: State,
+    source: Source,
+    turn: int,
+    drawn: int,
+    extra_play: bool,
+    boneyard: tuple[Tile, ...],
+    scores: tuple[int, ...],
+    round_points: tuple[int, ...],
+) -> State:
+    """The state after a move of the current round whose hands, board and log ``source`` gives (it is also
+    the state's kernel): the rest of the round (rules, deal, records) is carried over. The engine's hottest
+    constructor."""
+    d = _draft(state)
+    d._hands = None
+    d._board = None
+    d._log = None
+    d.turn = turn
+    d.drawn = drawn
+    d.extra_play = extra_play
+    d.boneyard = boneyard
+    d.scores = scores
+    d.round_points = round_points
+    d._source = source
+    d.kernel = source
+    d.__class__ = State
+    return d  # type: ignore[no-any-return]

@@ -269,21 +269,27 @@ class SearchBot:
         know = infer(view)
         tb = know.tables
         root = root_sim(view, rules, tb)
-        legal = [to_code(m, tb) for m in legal_moves]
-        cands = candidates(root, legal)
+        cands = candidates(root, [to_code(m) for m in legal_moves])
         # The move ready before any search: the playout policy's choice.
         fallback = _policy_move(root, cands, rng)
         if len(cands) == 1:
             return _as_legal(cands[0], tb, legal_moves)
         if deadline is not None and time.monotonic() >= deadline:
             return _as_legal(fallback, tb, legal_moves)
+        tally = _Tally([0.0] * len(cands), [0.0] * len(cands), [0] * len(cands))
+        cap = nodes if nodes is not None else 1 << 30
+        self._search(view, rng, know, root, cands, tally, cap, deadline)
+        best = tally.best(self.halving)
+        return _as_legal(fallback if best is None else cands[best], tb, legal_moves)
+
+    def _search(
+        self, view: Any, rng: random.Random, know: Any, root: LineSim, cands: list[int], tally: _Tally, cap: int,
+        deadline: float | None,
+    ) -> None:  # fmt: skip
+        """Sample deals until the budget is spent, valuing every live candidate on each (``tally``)."""
+        tb = know.tables
         sampler = Sampler(know)
-        me = int(view.seat)
-        side = rules.side_of(me)
-        nb = view.boneyard_count
-        total = [0.0] * len(cands)
-        wsum = [0.0] * len(cands)
-        visits = [0] * len(cands)
+        side = root.rules.side_of(int(view.seat))
         used = 0
         beta = self.model_beta
         model = play_model(view, tb, max((beta, *self.model_betas)))
@@ -294,7 +300,6 @@ class SearchBot:
                 model = None
         ex = [math.exp(beta * p) for p in tb.pips]
         alive = list(range(len(cands)))
-        cap = nodes if nodes is not None else 1 << 30
         rounds_done = 0
         exact_ok = self.endgame > 0 and endgame_ok(root)
         while used < cap:
@@ -304,43 +309,67 @@ class SearchBot:
             base = root.copy()
             for s, m in hands.items():
                 base.hands[s] = m
-            base.bone = rest[:nb]
+            base.bone = rest[: view.boneyard_count]
             exact = exact_ok and sum(base.hands).bit_count() <= self.endgame
-            tt: dict[tuple[int, ...], tuple[float, int]] = {}
-            for i in alive:
-                if used >= cap or (deadline is not None and time.monotonic() >= deadline):
-                    break
-                sim = base.copy()
-                sim.apply(cands[i])
-                if exact:
-                    try:
-                        v, n_ab = solve(sim, side, 4000, tt, deadline, self.win_bonus)
-                        used += n_ab * _AB_COST
-                    except Abort:
-                        exact = exact_ok = False
-                        used += rollout(sim, rng, self.eps, self.block_w)
-                        v = utility(sim, side, self.win_bonus)
-                else:
-                    used += rollout(sim, rng, self.eps, self.block_w)
-                    v = utility(sim, side, self.win_bonus)
-                total[i] += w * v
-                wsum[i] += w
-                visits[i] += 1
-                used += _PLAYOUT_COST
+            used, solved = self._value_deal(base, cands, alive, tally, w, used, cap, deadline, exact, side, rng)
+            exact_ok = exact_ok and solved
             rounds_done += 1
             if self.halving and len(alive) > 2 and rounds_done % 16 == 0:
-                alive.sort(key=lambda i: -total[i] / wsum[i] if wsum[i] > 0 else 0.0)
+                alive.sort(key=lambda i: -tally.mean(i, 0.0))
                 alive = alive[: max(2, (len(alive) + 1) // 2)]
             if deadline is not None and time.monotonic() >= deadline:
                 break
-        if self.halving:
-            pool = [i for i in range(len(cands)) if visits[i] == max(visits)]
-            best_i = max(pool, key=lambda i: total[i] / wsum[i] if wsum[i] > 0 else -1e18)
-        else:
-            best_i = max(range(len(cands)), key=lambda i: total[i] / wsum[i] if wsum[i] > 0 else -1e18)
-        if visits[best_i] == 0:
-            return _as_legal(fallback, tb, legal_moves)
-        return _as_legal(cands[best_i], tb, legal_moves)
+
+    def _value_deal(
+        self, base: LineSim, cands: list[int], alive: list[int], tally: _Tally, w: float, used: int, cap: int,
+        deadline: float | None, exact: bool, side: int, rng: random.Random,
+    ) -> tuple[int, bool]:  # fmt: skip
+        """Play each live candidate on one sampled deal (solved exactly when ``exact``, else by a playout) and
+        add its weighted value: (nodes used so far, False if an exact solve ran out of room)."""
+        tt: dict[tuple[int, ...], tuple[float, int]] = {}
+        aborted = False
+        for i in alive:
+            if used >= cap or (deadline is not None and time.monotonic() >= deadline):
+                break
+            sim = base.copy()
+            sim.apply(cands[i])
+            v = None
+            if exact:
+                try:
+                    v, n_ab = solve(sim, side, 4000, tt, deadline, self.win_bonus)
+                    used += n_ab * _AB_COST
+                except Abort:
+                    exact, aborted = False, True
+            if v is None:
+                used += rollout(sim, rng, self.eps, self.block_w)
+                v = utility(sim, side, self.win_bonus)
+            tally.add(i, w, v)
+            used += _PLAYOUT_COST
+        return used, not aborted
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Per candidate: the weighted sum of its values, the sum of the weights, and the deals it was played on."""
+
+    total: list[float]
+    wsum: list[float]
+    visits: list[int]
+
+    def add(self, i: int, w: float, v: float) -> None:
+        self.total[i] += w * v
+        self.wsum[i] += w
+        self.visits[i] += 1
+
+    def mean(self, i: int, unseen: float) -> float:
+        return self.total[i] / self.wsum[i] if self.wsum[i] > 0 else unseen
+
+    def best(self, halving: bool) -> int | None:
+        """The candidate with the best mean (with halving, among the most visited); None if none was played."""
+        most = max(self.visits)
+        pool = [i for i in range(len(self.total)) if not halving or self.visits[i] == most]
+        best = max(pool, key=lambda i: self.mean(i, -1e18))
+        return None if self.visits[best] == 0 else best
 
 
 def _policy_move(root: LineSim, cands: list[int], rng: random.Random) -> int:

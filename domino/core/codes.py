@@ -7,7 +7,7 @@ has no end. A draw and a pass are negative.
 
 from __future__ import annotations
 
-from domino.core.tables import Tables
+from domino.core.tables import Tables, index
 from domino.moves import DRAW, LINE_ENDS, PASS, Draw, Move, Play
 
 LEFT, RIGHT, UP, DOWN, OPEN = 0, 1, 2, 3, 4
@@ -26,8 +26,9 @@ def to_move(code: int, tab: Tables) -> Move:
     return Play(tab.tiles[code >> 3], END_NAMES[code & 7])
 
 
-def to_code(move: Move, tab: Tables) -> int:
-    """The code of a public move (a play of the opening has end None)."""
+def to_code(move: Move) -> int:
+    """The code of a public move (a play of the opening has end None). A tile's index is the same in every
+    set (:func:`domino.core.tables.index`), so no tables are needed."""
     if isinstance(move, Play):
-        return tab.index_of[move.tile] << 3 | END_CODE[move.end]
+        return index(move.tile) << 3 | END_CODE[move.end]
     return DRAW_CODE if isinstance(move, Draw) else PASS_CODE

@@ -9,7 +9,7 @@ mid-round, are left to the engine: the search values a round by its points.
 
 from __future__ import annotations
 
-from domino.core.codes import DRAW_CODE, OPEN
+from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, RIGHT, UP
 from domino.core.round import Config, config, round_award
 from domino.core.tables import Tables, pip_counts
 from domino.rules import Rules
@@ -22,7 +22,7 @@ class LineSim:
     __slots__ = (
         "tb", "rules", "cfg", "by_rule",
         "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "sp_left_covered", "sp_right_covered", "ntiles",
-        "turn", "drawn", "extra", "pts", "over", "result",
+        "turn", "drawn", "extra", "pts", "over", "result", "lead",
     )  # fmt: skip
 
     tb: Tables
@@ -46,6 +46,7 @@ class LineSim:
     pts: list[int]
     over: bool
     result: list[int] | None
+    lead: int  # the tile the opener must lead, -1: any (read by ``moves`` only)
 
     @classmethod
     def new(cls, tb: Tables, rules: Rules, by_rule: bool) -> LineSim:
@@ -70,6 +71,7 @@ class LineSim:
         s.pts = [0] * rules.sides
         s.over = False
         s.result = None
+        s.lead = -1
         return s
 
     def set_board(self, board: LineBoard) -> None:
@@ -119,6 +121,7 @@ class LineSim:
         c.pts = self.pts[:]
         c.over = self.over
         c.result = self.result
+        c.lead = self.lead
         return c
 
     # -- queries -------------------------------------------------------------------------------------
@@ -130,10 +133,6 @@ class LineSim:
         if self.nopen == 4:
             m |= val[ev[2]] | val[ev[3]]
         return m
-
-    def can_draw(self) -> bool:
-        cfg = self.cfg
-        return cfg.draws and len(self.bone) - self.bpos > cfg.reserve
 
     def placements(self, hand: int) -> list[int]:
         """Every (tile, end) that fits, as move codes; each end once even if two show the same value."""
@@ -154,8 +153,50 @@ class LineSim:
                 m ^= low
         return out
 
+    def moves(self) -> list[int]:
+        """The legal moves of the seat to move in the public engine's order: plays by tile, then end (left,
+        right, up, down), then a draw or a pass; at the opening, the lead or any tile."""
+        hand = self.hands[self.turn]
+        out: list[int] = []
+        if not self.nopen:
+            if self.lead >= 0:
+                return [self.lead << 3 | OPEN]
+            while hand:
+                low = hand & -hand
+                out.append((low.bit_length() - 1) << 3 | OPEN)
+                hand ^= low
+            return out
+        val = self.tb.value_mask
+        ev = self.ev
+        ml, mr = val[ev[0]], val[ev[1]]
+        if self.nopen == 2:
+            add = out.append
+            c = hand & (ml | mr)
+            while c:
+                low = c & -c
+                t8 = (low.bit_length() - 1) << 3
+                if ml & low:
+                    add(t8)  # | LEFT, which is 0
+                if mr & low:
+                    add(t8 | 1)  # | RIGHT
+                c ^= low
+        else:
+            mu, md = val[ev[2]], val[ev[3]]
+            c = hand & (ml | mr | mu | md)
+            while c:
+                low = c & -c
+                t8 = (low.bit_length() - 1) << 3
+                for e, m in ((LEFT, ml), (RIGHT, mr), (UP, mu), (DOWN, md)):
+                    if m & low:
+                        out.append(t8 | e)
+                c ^= low
+        cfg = self.cfg
+        can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
+        out += cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not out) << 1 | can_draw]
+        return out
+
     def legal(self) -> list[int]:
-        """The legal moves of the seat to move, as the engine lists them (opening: any tile)."""
+        """The legal moves of the seat to move, plays by end (the search's order; opening: any tile)."""
         plays = self.placements(self.hands[self.turn])
         if self.nopen == 0:
             return plays
@@ -212,7 +253,7 @@ class LineSim:
             c = tb.pips[t]
         else:
             v = self.ev[e]
-            self.ev[e] = tb.high[t] + tb.low[t] - v
+            self.ev[e] = tb.pips[t] - v
             self.dbl[e] = d
             if e >= 2:
                 self.has[e] = True
@@ -272,9 +313,16 @@ class LineSim:
         self._after()
 
     def _after(self) -> None:
-        if self.nopen == 0 or self.can_draw():
+        """The round ends blocked when nobody can draw and no hand holds a tile that fits (inlined: it runs
+        after every move)."""
+        cfg = self.cfg
+        if self.nopen == 0 or (cfg.draws and len(self.bone) - self.bpos > cfg.reserve):
             return
-        m = self.ends_mask()
+        val = self.tb.value_mask
+        ev = self.ev
+        m = val[ev[0]] | val[ev[1]]
+        if self.nopen == 4:
+            m |= val[ev[2]] | val[ev[3]]
         for h in self.hands:
             if h & m:
                 return

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from domino import scoring
+from domino import scoring, shuffle
 from domino.core.codes import DRAW_CODE, PASS_CODE
+from domino.core.tables import Tables
 from domino.rules import Rules
 
 
@@ -116,6 +117,45 @@ def round_award(
         cfg.awards.clear()
     cfg.awards[key] = hit = (winner, team, award)
     return hit
+
+
+def dealt_order(cfg: Config, tab: Tables, seed: str, round_no: int) -> list[int]:
+    """The round's shuffled set as tile indices (``variants.line.deal_round``), redealt under ``reshuffle``
+    until a double is dealt: hand i is ``order[i*n:(i+1)*n]``, the boneyard the rest, in draw order."""
+    n, count = cfg.hand_size, len(tab.tiles)
+    attempt = 0
+    while True:
+        order = shuffle.permutation(count, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
+        if not cfg.reshuffle or any(tab.double[t] for t in order[: cfg.players * n]):
+            return order
+        attempt += 1
+
+
+def hand_masks(cfg: Config, tab: Tables, order: list[int]) -> list[int]:
+    """The hands of a dealt order as masks."""
+    n = cfg.hand_size
+    bit = tab.bit.__getitem__
+    return [sum(map(bit, order[i : i + n])) for i in range(0, cfg.players * n, n)]  # distinct bits: sum = or
+
+
+def opener(
+    cfg: Config, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
+) -> tuple[int, int, bool]:
+    """(opening seat, tile it must lead or -1 for any, opened under starting_rule); ``previous`` is the last
+    round's (end, winner) (docs/rules.md#the-line-games)."""
+    if cfg.previous_winner and previous is not None and previous[0] == "domino" and previous[1] is not None:
+        return previous[1], -1, False
+    if cfg.lot:
+        return shuffle.uniform(seed, round_no, "lot", 0, cfg.players), -1, True
+    dealt = 0
+    for h in hands:
+        dealt |= h
+    for t in tab.by_rank:  # with reshuffle a double was dealt, and doubles rank first
+        if dealt >> t & 1:
+            for seat, h in enumerate(hands):
+                if h >> t & 1:
+                    return seat, t, True
+    raise AssertionError("a deal always has a tile to lead")
 
 
 def _options(draw_one: bool, may_draw: bool, may_pass: bool) -> tuple[tuple[int, ...], ...]:

@@ -50,21 +50,27 @@ def tables(max_pips: int) -> Tables:
     )
 
 
+def index(tile: Tile) -> int:
+    """A tile's index in ``full_set`` order, the same in every set (cheaper than hashing the tile)."""
+    return tile.high * (tile.high + 1) // 2 + tile.low
+
+
 def mask_of(tiles: tuple[Tile, ...] | list[Tile], tab: Tables) -> int:
     m = 0
     for t in tiles:
-        m |= 1 << tab.index_of[t]
+        m |= 1 << t.high * (t.high + 1) // 2 + t.low  # index(t), inlined
     return m
 
 
 def tiles_of(mask: int, tab: Tables) -> tuple[Tile, ...]:
     """The tiles of a hand mask, highest first (the public engine's hand order)."""
+    tiles = tab.tiles
     out = []
     while mask:
-        bit = mask & -mask
-        out.append(tab.tiles[bit.bit_length() - 1])
-        mask ^= bit
-    return tuple(reversed(out))
+        i = mask.bit_length() - 1
+        out.append(tiles[i])
+        mask ^= 1 << i
+    return tuple(out)
 
 
 def pip_counts(hands: list[int], tab: Tables) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from typing import Any, Mapping, Protocol
 
 from domino.moves import Move
 from domino.rules import LINE_PRESETS, Rules
-from domino.state import Deal, Events, RoundResult, State
+from domino.state import Deal, Event, Events, RoundResult, State
 from domino.tiles import Tile
 from domino.variants import line, mexican_train
 
@@ -44,8 +44,9 @@ class Variant(Protocol):
     def legal_moves(self, state: State) -> tuple[Move, ...]:
         """The sorted legal moves of the seat to move; the game is not over."""
 
-    def step(self, state: State, move: Move) -> tuple[State, Events]:
-        """The next state and its events for a move that is one of ``legal_moves(state)``."""
+    def advance(self, state: State, move: Move, events: list[Event] | None) -> State:
+        """The next state for a move that is one of ``legal_moves(state)``; its events are appended to
+        ``events`` (None: the caller does not want them, as ``domino.apply``)."""
 
     def settle(self, state: State) -> State:
         """The end-of-turn tests (a blocked round ends) for a position built by hand."""

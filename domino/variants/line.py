@@ -4,44 +4,47 @@ All Fives spinner and its arms, drawing policies, in-play scoring, blocked round
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Mapping
 
-from domino import match, scoring, shuffle
-from domino.dealing import checked_deal, draw_tile, shuffled_deal
+from domino import match, scoring
+from domino.core.codes import DRAW_CODE, END_NAMES, to_code
+from domino.core.position import LineSim
+from domino.core.round import config, dealt_order, hand_masks, opener
+from domino.core.tables import Tables, index, mask_of, tables
+from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
-from domino.moves import DRAW, PASS, Draw, Move, Play
+from domino.moves import Move
 from domino.rules import Rules
-from domino.state import Deal, Event, Events, LineBoard, LogEntry, RoundResult, State
-from domino.tiles import Tile, full_set, hand_pips, rank
-from domino.variants import line_board
+from domino.state import Deal, Event, Events, LineBoard, RoundResult, State, successor
+from domino.tiles import Tile, full_set, hand_pips
+from domino.variants import line_board, line_kernel
 
 # -- dealing and starting a round ------------------------------------------------------------------
 
 
 def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
     """Round ``round_no``'s deal from the seed; under ``reshuffle`` redeal until a double is dealt."""
-    tiles = full_set(rules.set_max_pips)
-    attempt = 0
-    while True:
-        deal = shuffled_deal(rules, tiles, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
-        if not _needs_reshuffle(rules, deal):
-            return deal
-        attempt += 1
+    tab = tables(rules.set_max_pips)
+    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no), tab)
 
 
-def _needs_reshuffle(rules: Rules, deal: Deal) -> bool:
-    return (
-        rules.starting_rule == "highest_double"
-        and rules.no_double_fallback == "reshuffle"
-        and not any(t.is_double for h in deal.hands for t in h)
-    )
+def _deal_of(rules: Rules, order: list[int], tab: Tables) -> Deal:
+    """The Deal of a dealt order: hands heaviest first (index order is tile order), the boneyard in draw order."""
+    n = rules.hand_size
+    dealt = rules.players * n
+    tile = tab.tiles.__getitem__
+    hands = tuple(tuple(map(tile, sorted(order[i : i + n], reverse=True))) for i in range(0, dealt, n))
+    return Deal(hands, tuple(map(tile, order[dealt:])))
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
     """An explicit deal must hold every tile of the set once and give each seat ``hand_size`` tiles."""
     deal = checked_deal(rules, deal, full_set(rules.set_max_pips), "every tile of the set")
-    if _needs_reshuffle(rules, deal):
+    if (
+        rules.starting_rule == "highest_double"
+        and rules.no_double_fallback == "reshuffle"
+        and not any(t.is_double for h in deal.hands for t in h)
+    ):
         raise InvalidDealError("no double was dealt, and no_double_fallback = reshuffle")
     return deal
 
@@ -55,9 +58,20 @@ def start_round(
     rounds: tuple[RoundResult, ...] = (),
     previous: RoundResult | None = None,
 ) -> tuple[State, Events]:
-    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events."""
-    deal = deal_round(rules, seed, round_no) if deal is None else check_deal(rules, deal, round_no)
-    opener, lead, by_rule = _opener(rules, seed, round_no, deal, previous)
+    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events.
+    The deal and the opener come from the kernel (``domino.core.round``), which the state keeps."""
+    cfg = config(rules)
+    tab = tables(rules.set_max_pips)
+    if deal is None:
+        order = dealt_order(cfg, tab, seed, round_no)
+        deal = _deal_of(rules, order, tab)
+        hands, boneyard = hand_masks(cfg, tab, order), order[rules.players * rules.hand_size :]
+    else:
+        deal = check_deal(rules, deal, round_no)
+        hands = [mask_of(h, tab) for h in deal.hands]
+        boneyard = list(map(index, deal.boneyard))
+    last = None if previous is None else (previous.end, previous.winner)
+    seat, lead, by_rule = opener(cfg, tab, seed, round_no, hands, last)
     state = State(
         rules=rules,
         seed=seed,
@@ -66,36 +80,16 @@ def start_round(
         hands=deal.hands,
         boneyard=deal.boneyard,
         board=LineBoard(),
-        turn=opener,
+        turn=seat,
         scores=scores if scores is not None else (0,) * rules.players,
-        lead=lead,
+        lead=None if lead < 0 else tab.tiles[lead],
         opened_by_rule=by_rule,
         rounds=rounds,
         round_points=(0,) * rules.players,
         last_round=previous,
     )
+    line_kernel.start(state, tab, hands, boneyard, lead)
     return state, opening_events(state)
-
-
-def _opener(
-    rules: Rules, seed: str, round_no: int, deal: Deal, previous: RoundResult | None
-) -> tuple[int, Tile | None, bool]:
-    """(opening seat, tile it must lead or None for any, opened under starting_rule)."""
-    if rules.next_round_starter == "previous_winner" and previous is not None and previous.end == "domino":
-        assert previous.winner is not None
-        return previous.winner, None, False
-    if rules.starting_rule == "lot":
-        return shuffle.uniform(seed, round_no, "lot", 0, rules.players), None, True
-    best: tuple[tuple[int, int, int], int, Tile] | None = None
-    for seat, hand in enumerate(deal.hands):
-        for t in hand:
-            if rules.no_double_fallback == "reshuffle" and not t.is_double:
-                continue
-            key = rank(t)
-            if best is None or key > best[0]:
-                best = (key, seat, t)
-    assert best is not None, "a deal always has a tile to lead"
-    return best[1], best[2], True
 
 
 def opening_events(state: State) -> Events:
@@ -109,7 +103,7 @@ def _next_round(state: State, result: RoundResult) -> tuple[State, Events]:
     return start_round(state.rules, state.round + 1, None, state.seed, state.scores, state.rounds, result)
 
 
-# -- legal moves -----------------------------------------------------------------------------------
+# -- legal moves and steps, on the kernel (domino.variants.line_kernel) ---------------------------------
 
 
 def can_draw(state: State) -> bool:
@@ -117,38 +111,9 @@ def can_draw(state: State) -> bool:
     return r.draw_policy != "no_draw" and len(state.boneyard) > r.boneyard_reserve
 
 
-def legal_moves(state: State) -> tuple[Move, ...]:
-    """The moves the seat to move may make, sorted (the game is not over): plays come in legal order (by
-    tile, then end), and a draw or a pass after them."""
-    return tuple(_moves(state))
-
-
-def _moves(state: State) -> list[Move]:
-    r = state.rules
-    hand = state.hands[state.turn]
-    board = state.board
-    if not board.line:
-        if state.lead is not None:
-            return [line_board.play(state.lead, None)]
-        return [line_board.play(t, None) for t in reversed(hand)]
-    plays: list[Move] = list(line_board.placements(board, hand))
-    if state.extra_play:
-        return plays + [PASS]
-    drawable = can_draw(state)
-    if state.drawn == 0:
-        if plays:
-            return plays + ([DRAW] if r.may_draw_when_playable and drawable else [])
-        return [DRAW] if drawable else [PASS]
-    if r.draw_policy == "draw_one":
-        if not plays:
-            return [PASS]
-        return plays + ([PASS] if r.drawn_tile_play == "may" else [])
-    if not plays:
-        return [DRAW] if drawable else [PASS]
-    extra: list[Move] = [DRAW] if r.may_draw_when_playable and drawable else []
-    if r.drawn_tile_play == "may":
-        extra.append(PASS)
-    return plays + extra
+# The moves the seat to move may make, sorted (the game is not over): plays in legal order (by tile, then
+# end), and a draw or a pass after them.
+legal_moves = line_kernel.legal_moves
 
 
 def is_blocked(state: State) -> bool:
@@ -158,80 +123,62 @@ def is_blocked(state: State) -> bool:
     return not line_board.anyone_can_place(state.board, state.hands)
 
 
-# -- stepping --------------------------------------------------------------------------------------
-
-
-def step(state: State, move: Move) -> tuple[State, Events]:
-    """The state after a legal ``move`` (already resolved by the engine), and its events."""
-    events: list[Event] = []
-    if isinstance(move, Play):
-        state = _play(state, move, events)
-    elif isinstance(move, Draw):
-        state = settle_with(draw_tile(state, events), events)
+def advance(state: State, move: Move, events: list[Event] | None) -> State:
+    """The state after a legal ``move`` (already resolved by the engine); its events are appended to
+    ``events`` unless that is None (``domino.apply``)."""
+    pos = state.kernel or line_kernel.position(state)
+    sim = pos.sim.copy()
+    p = state.turn
+    code = to_code(move)
+    if code >= 0:
+        return _play(state, pos, sim, code, events)
+    if code == DRAW_CODE:
+        sim.draw()
+        if events is not None:
+            tile = state.boneyard[0]
+            events.append(Event("tile_drawn", p, {"boneyard_count": len(state.boneyard) - 1}, {"tile": str(tile)}, p))
+        boneyard = state.boneyard[1:]
     else:
-        state = _pass(state, events)
-    return state, tuple(events)
+        sim.pass_()
+        if events is not None:
+            events.append(Event("passed", p, {}))
+        boneyard = state.boneyard
+    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
+    return _end_round(after, "blocked", None, events) if sim.over else after
 
 
-def _play(state: State, move: Play, events: list[Event]) -> State:
+def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, events: list[Event] | None) -> State:
     r = state.rules
     p = state.turn
-    tile = move.tile
-    opening = not state.board.line
-    hand = list(state.hands[p])
-    hand.remove(tile)
-    hands = state.hands[:p] + (tuple(hand),) + state.hands[p + 1 :]
-    board = line_board.place(state.board, tile, move.end, r.spinner == "first_double")
-    points = 0
-    if r.scoring == "all_fives":
-        c = line_board.count(board)
-        if c > 0 and c % 5 == 0:
-            points = c
-    events.append(Event("tile_played", p, {"tile": str(tile), "end": move.end, "points": points}))
+    t, end = code >> 3, code & 7
+    if sim.cfg.all_fives:
+        side = sim.cfg.side[p]
+        before = sim.pts[side]
+        sim.play(t, end)
+        points = sim.pts[side] - before  # what the play scored
+    else:
+        sim.play(t, end)
+        points = 0
+    if events is not None:
+        events.append(Event("tile_played", p, {"tile": str(sim.tb.tiles[t]), "end": END_NAMES[end], "points": points}))
     scores, round_points = state.scores, state.round_points
+    abandon = False
     if points:
         scores = match.add_points(r, scores, p, points)
         round_points = match.add_points(r, round_points, p, points)
-    abandon = bool(points) and r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
-    ends_round = abandon or not hand
-    extra = bool(
-        not ends_round and opening and r.opener_extra_play and state.opened_by_rule and line_board.can_place(board, hands[p])
-    )
-    # One State built directly, not dataclasses.replace: this is the public API's hottest line.
-    state = State(
-        rules=r,
-        seed=state.seed,
-        round=state.round,
-        deal=state.deal,
-        hands=hands,
-        boneyard=state.boneyard,
-        board=board,
-        turn=p if ends_round or extra else (p + 1) % r.players,
-        scores=scores,
-        lead=state.lead,
-        opened_by_rule=state.opened_by_rule,
-        drawn=0,
-        extra_play=extra,
-        log=state.log + (LogEntry(p, "play", tile, move.end),),
-        rounds=state.rounds,
-        outcome=state.outcome,
-        round_points=round_points,
-        variant=state.variant,
-        last_round=state.last_round,
-        has_records=state.has_records,
-    )
+        abandon = r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
+    out = not sim.hands[p]
+    turn = p if abandon else sim.turn
+    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
     if abandon:
-        return _abandon(state, events)
-    if not hand:
-        return _end_round(state, "domino", p, events)
-    return settle_with(state, events)
-
-
-def _pass(state: State, events: list[Event]) -> State:
-    p = state.turn
-    events.append(Event("passed", p, {}))
-    state = replace(state, turn=(p + 1) % state.rules.players, drawn=0, extra_play=False, log=state.log + (LogEntry(p, "pass"),))
-    return settle_with(state, events)
+        return _abandon(after, events)
+    if out:
+        return _end_round(after, "domino", p, events)
+    if sim.over:
+        return _end_round(after, "blocked", None, events)
+    return after
 
 
 def settle(state: State) -> State:
@@ -239,7 +186,7 @@ def settle(state: State) -> State:
     return settle_with(state, [])
 
 
-def settle_with(state: State, events: list[Event]) -> State:
+def settle_with(state: State, events: list[Event] | None) -> State:
     if is_blocked(state):
         return _end_round(state, "blocked", None, events)
     return state
@@ -248,7 +195,7 @@ def settle_with(state: State, events: list[Event]) -> State:
 # -- round ends ------------------------------------------------------------------------------------
 
 
-def _end_round(state: State, end: str, went_out: int | None, events: list[Event]) -> State:
+def _end_round(state: State, end: str, went_out: int | None, events: list[Event] | None) -> State:
     r = state.rules
     pips = tuple(hand_pips(h) for h in state.hands)
     winner, team, award, why = scoring.round_award(r, went_out if end == "domino" else None, pips)
@@ -267,7 +214,7 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
     return match.close_round(state, result, events, _next_round)
 
 
-def _abandon(state: State, events: list[Event]) -> State:
+def _abandon(state: State, events: list[Event] | None) -> State:
     """All Fives with an immediate target: the match ends mid-round; the round is recorded as abandoned."""
     result = RoundResult(
         round=state.round,

@@ -35,24 +35,6 @@ def play(tile: Tile, end: str | None) -> Play:
     return move
 
 
-def placements(board: LineBoard, hand: tuple[Tile, ...]) -> list[Play]:
-    """Every (tile, end) pair that fits, in legal-move order (``hand`` is heaviest first, so it is walked
-    backwards); two ends showing the same value are two moves (docs/rules.md#seats-turns-and-moves)."""
-    ends = open_ends(board)
-    plays = _PLAYS
-    out: list[Play] = []
-    for t in reversed(hand):
-        for name, v in ends:
-            if t.high == v or t.low == v:
-                out.append(plays.get((t, name)) or play(t, name))
-    return out
-
-
-def can_place(board: LineBoard, hand: tuple[Tile, ...]) -> bool:
-    values = {v for _, v in open_ends(board)}
-    return any(t.high in values or t.low in values for t in hand)
-
-
 def anyone_can_place(board: LineBoard, hands: tuple[tuple[Tile, ...], ...]) -> bool:
     values = {v for _, v in open_ends(board)}
     return any(t.high in values or t.low in values for hand in hands for t in hand)

@@ -24,7 +24,7 @@ from domino import match
 from domino.dealing import checked_deal, draw_tile, shuffled_deal, sorted_hand
 from domino.moves import DRAW, PASS, Draw, Move, Play, move_key
 from domino.rules import Rules
-from domino.state import Deal, Event, Events, LogEntry, RoundResult, State, placed_str
+from domino.state import Deal, Event, Events, LogEntry, RoundResult, State, evolve, placed_str
 from domino.tiles import Tile, full_set, hand_pips
 from domino.variants.trains import MEXICAN, TrainBoard, TrainTurn, train_name
 from domino.variants.trains import board_from_dict as board_from_dict  # the Variant protocol's stored forms
@@ -256,17 +256,16 @@ def is_blocked(state: State) -> bool:
 # -- stepping --------------------------------------------------------------------------------------
 
 
-def step(state: State, move: Move) -> tuple[State, Events]:
-    """Apply a move already validated by ``domino.engine.resolve``."""
-    events: list[Event] = []
+def advance(state: State, move: Move, events: list[Event] | None) -> State:
+    """Apply a move already validated by ``domino.engine.resolve``; its events are appended to ``events``
+    (None: not wanted)."""
+    events = [] if events is None else events
     kind = _kind(state)
     if isinstance(move, Play):
-        state = _play(state, move, kind, events)
-    elif isinstance(move, Draw):
-        state = draw_tile(state, events)
-    else:
-        state = _pass(state, kind, events)
-    return state, tuple(events)
+        return _play(state, move, kind, events)
+    if isinstance(move, Draw):
+        return draw_tile(state, events)
+    return _pass(state, kind, events)
 
 
 def _play(state: State, move: Play, kind: str, events: list[Event]) -> State:
@@ -288,18 +287,18 @@ def _play(state: State, move: Play, kind: str, events: list[Event]) -> State:
         markers = markers[:p] + (False,) + markers[p + 1 :]
         events.append(Event("marker_removed", p, {"train": name}))
     turn = replace(v, pending=pending, markers=markers)
-    state = replace(
+    state = evolve(
         state, hands=hands, board=board, variant=turn, drawn=0, log=state.log + (LogEntry(p, "play", tile, name),)
     )
     if not hand:
         return _end_round(state, "domino", p, events)
     if kind in ("first", "sequence"):
-        state = replace(state, variant=replace(turn, phase="sequence"))
+        state = evolve(state, variant=replace(turn, phase="sequence"))
         if not _plays(state, "sequence", state.hands[p]):
             return _end_turn(state, events)  # nothing more fits: the run ends by itself, no marker
         return state
     if kind != "cover" and tile.is_double:
-        return replace(state, variant=replace(turn, phase="follow"))
+        return evolve(state, variant=replace(turn, phase="follow"))
     return _end_turn(state, events)
 
 
@@ -307,10 +306,10 @@ def _pass(state: State, kind: str, events: list[Event]) -> State:
     p = state.turn
     v = _turn(state)
     events.append(Event("passed", p, {}))
-    state = replace(state, log=state.log + (LogEntry(p, "pass"),))
+    state = evolve(state, log=state.log + (LogEntry(p, "pass"),))
     if kind != "sequence" and not v.markers[p]:
         markers = v.markers[:p] + (True,) + v.markers[p + 1 :]
-        state = replace(state, variant=replace(v, markers=markers))
+        state = evolve(state, variant=replace(v, markers=markers))
         events.append(Event("marker_placed", p, {"train": train_name(p)}))
     return _end_turn(state, events)
 
@@ -320,7 +319,7 @@ def _end_turn(state: State, events: list[Event]) -> State:
     p = state.turn
     v = _turn(state)
     turn = replace(v, first_turn=tuple(s for s in v.first_turn if s != p), phase="start")
-    state = replace(state, variant=turn, turn=(p + 1) % state.rules.players, drawn=0)
+    state = evolve(state, variant=turn, turn=(p + 1) % state.rules.players, drawn=0)
     return settle_with(state, events)
 
 
@@ -359,7 +358,7 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
         why=why,
         deal=state.deal,
     )
-    state = replace(state, variant=replace(_turn(state), phase="start"))
+    state = evolve(state, variant=replace(_turn(state), phase="start"))
     return match.close_round(state, result, events, _next_round)
 
 

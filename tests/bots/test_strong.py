@@ -78,7 +78,7 @@ def test_simulator_agrees_with_engine(setup: tuple[str, int, dict[str, Any]]) ->
             if state.board.line:  # the opening's forced lead is the engine's business
                 assert list(legal) == sorted((to_move(m, sim.tb) for m in sim.legal()), key=move_key)
             move = legal[rng.randrange(len(legal))]
-            sim.apply(to_code(move, sim.tb))
+            sim.apply(to_code(move))
             nxt = domino.apply(state, move)
             if nxt.finished or nxt.round != state.round:
                 rr = nxt.rounds[-1]
