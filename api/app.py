@@ -11,6 +11,7 @@ from api import errors, hooks, ratelimit, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter
 from api.resources import register_blueprints
+from api.resources.arenas import schemas as arena_schemas
 from api.resources.events import schemas as event_schemas
 from api.resources.games import schemas as game_schemas
 from api.resources.moves import schemas as move_schemas
@@ -33,6 +34,11 @@ Dominoes as a service: create a game, seat humans and computer players, play mov
 like a computer player's, and a bot token (`dsk_bot_...`, shown once) with which the bot moves in every game
 it sits in and reads its one stream of turn notices for all its games (`GET /v1/bot/events`), unless it has
 a webhook, which gets its turns instead (see `webhooks`).
+
+**Ratings.** A game created with `"rated": true` (bots and app players only, no `seed`) updates its players'
+openskill ratings in its variant once when it ends: `GET /v1/ratings/{variant}` is the bots' leaderboard
+(`?app=me` with an app key: the app's own players). An arena (`POST /v1/arenas`) plays rated games between
+bots on the workers, every seating of every deal, and reports standings with 95% intervals.
 
 **Versions.** Every accepted move increments the game's `version`; the view's `ETag` is `"<version>"`.
 Send `expected_version` (or `If-Match`) with a move to make it conditional: a stale version answers 412 with
@@ -136,6 +142,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
         move_schemas.document,
         event_schemas.document,
         simulation_schemas.document,
+        arena_schemas.document,
         webhook_schemas.document,
     ):
         document(api.spec)

@@ -79,6 +79,13 @@ class Settings:
     simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)
     simulation_ttl: int = 7 * 24 * 3600
 
+    # Arenas (api/service/arenas/): rated games between bots on the workers, through the real game path. An
+    # arena plays at most arena_max_games games of at most arena_max_deals deals (422 beyond); a bot plays at
+    # most arena_games_per_bot arena games at once, across every arena.
+    arena_games_per_bot: int = 4
+    arena_max_deals: int = 100
+    arena_max_games: int = 1000
+
     # Events (api/service/events.py): long polls and Server-Sent Events on a blocking connection of their own.
     max_wait: float = 30.0  # the longest `wait` a long poll may ask for, seconds
     keepalive_interval: float = 15.0  # an SSE comment at least this often

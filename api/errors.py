@@ -35,6 +35,12 @@ class SimulationNotFound(ServiceError):
     pass
 
 
+class ArenaNotFound(ServiceError):
+    pass
+
+
+class VariantNotFound(ServiceError):
+    """A path names a variant that is not a preset (``GET /v1/ratings/{variant}``)."""
 class BotNotFound(ServiceError):
     """No registered bot of that name (or it is retired)."""
 
@@ -131,7 +137,9 @@ FORBIDDEN = ProblemType(
     "Not for this client: `/metrics` answers its allowed networks or its bearer token; a registered bot is changed "
     "only with its owner's app key.",
 )
-NOT_FOUND = ProblemType(404, "not-found", "Not found", "No such game (or it expired), seat, registered bot or resource.")
+NOT_FOUND = ProblemType(
+    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource."
+)
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
 NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
 ILLEGAL_MOVE = ProblemType(
@@ -288,6 +296,8 @@ TABLE: dict[type[BaseException], ProblemType] = {
     # service
     GameNotFound: NOT_FOUND,
     SimulationNotFound: NOT_FOUND,
+    ArenaNotFound: NOT_FOUND,
+    VariantNotFound: NOT_FOUND,
     BotNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     Forbidden: FORBIDDEN,

@@ -36,6 +36,10 @@ def webhook_job_id(game_id: str, version: int, attempt: int) -> str:
     return f"hook-{game_id}-{version}-{attempt}"
 
 
+def rating_job_id(game_id: str, attempt: int) -> str:
+    return f"rate-{game_id}-{attempt}"
+
+
 def app_event_job_id(delivery_id: str, attempt: int) -> str:
     return f"apphook-{delivery_id}-{attempt}"
 
@@ -102,6 +106,20 @@ class Queues:
             result_ttl=s.bot_result_ttl,
             failure_ttl=FAILURE_TTL,
             description=f"webhook {game_id}@{version}#{attempt}",
+        )
+
+    def enqueue_rating(self, game_id: str, attempt: int = 0) -> Job:
+        """``workers.jobs.rate_game(game_id)``: a rated game has ended. On the bots queue: a few milliseconds
+        of work, and idempotent (the ratings count a game once however often its job runs)."""
+        s = self.settings
+        return self.bots.enqueue(
+            "workers.jobs.rate_game",
+            game_id,
+            job_id=rating_job_id(game_id, attempt),
+            job_timeout=s.bot_job_timeout,
+            result_ttl=s.bot_result_ttl,
+            failure_ttl=FAILURE_TTL,
+            description=f"rate {game_id}#{attempt}",
         )
 
     def enqueue_app_event(self, delivery_id: str, attempt: int = 0) -> Job:

@@ -38,6 +38,10 @@ def deliver_webhook(game_id: str, version: int, attempt: int) -> str:
     return service().deliver_webhook(game_id, version, attempt)
 
 
+def rate_game(game_id: str) -> str:
+    return service().rate_game(game_id)
+
+
 def deliver_app_event(delivery_id: str, attempt: int) -> str:
     return service().deliver_app_event(delivery_id, attempt)
 

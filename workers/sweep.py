@@ -1,5 +1,6 @@
 """The sweep loop: every ``DOMINO_SWEEP_INTERVAL`` seconds, one :meth:`Service.sweep` (bot turns lost with a
-killed worker, turn deadlines, webhook retries, simulation chunks of dead workers), logged.
+killed worker, turn deadlines, webhook retries, simulation chunks of dead workers, rated games not counted,
+running arenas), logged.
 
 Runs as a thread beside the ``bots`` worker (``domino-worker bots --sweep``, and in ``domino-serve``).
 """
@@ -24,6 +25,10 @@ def sweep_once(service: Service, now: float | None = None) -> int:
         log.info("turn timeout %s@%s: moving for the seat", game_id, version)
     for game_id, version, attempt in report.hooks:
         log.info("webhook %s@%s: attempt %s enqueued", game_id, version, attempt + 1)
+    for game_id, _, attempt in report.ratings:
+        log.info("rated game %s: counting it again (attempt %s)", game_id, attempt)
+    for arena_id in report.arenas:
+        log.info("arena %s: started games", arena_id)
     for delivery_id, _, attempt in report.app_events:
         log.info("app event %s: attempt %s enqueued", delivery_id, attempt + 1)
     for job_id in report.chunks:

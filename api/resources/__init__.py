@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # resources' schemas are imported by api.extensions (the problem schema names Move)
     from api.extensions import Api
 
-MODULES = ("variants", "bots", "bot_events", "games", "seats", "moves", "events", "apps", "simulations", "health")
+MODULES = ("variants", "bots", "bot_events", "games", "seats", "moves", "events", "apps", "simulations", "ratings", "arenas", "health")
 
 
 def register_blueprints(api: Api) -> None:

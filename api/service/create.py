@@ -26,9 +26,10 @@ from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyAppGames, To
 from api.service import bot_games, webhooks
 from api.service.addresses import literal_target
 from api.service.apps import App
-from api.service.commits import Change, Commits
+from api.service.commits import Change, Commits, Committed
+from api.service.ratings import check_rated
 from api.service.records import (
-    BOT, HOSTED, HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting,
+    BOT, HOSTED, HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, ArenaGame, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting,
 )  # fmt: skip
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
 from api.service.bots import Bots
@@ -48,6 +49,7 @@ class GameRequest:
     unlisted: bool = False
     turn_timeout_s: float | None = None
     metadata: dict[str, Any] | None = None  # the game's; a seat's are in its dict, with its `player`
+    rated: bool = False  # its end updates its players' ratings (api/service/ratings.py)
 
 
 def players(req: GameRequest) -> list[str]:
@@ -77,7 +79,7 @@ class Creation:
         if app is None and self.settings.require_app_key:
             raise Unauthorized("Creating a game needs an app key: `Authorization: Bearer dsk_app_...`.")
         fp = fingerprint(
-            "create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.metadata
+            "create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.metadata, req.rated
         )
         key_hash = None
         if idempotency_key:
@@ -86,7 +88,7 @@ class Creation:
             replay = self._replay(key_hash, idempotency_key, fp)
             if replay is not None:
                 return replay
-        rules, registered = self._check(req)
+        rules, registered = self.check(req, app.id if app is not None else None)
         game_id = new_id()
         self._take_slot(game_id, client, app)
         try:
@@ -144,23 +146,11 @@ class Creation:
             self.store.apps.own(app.id, game_id, doc["created_at"], players(req))
         else:
             doc["creator"] = client
-        created = {
-            "type": "game_created",
-            "seat": None,
-            "variant": req.variant,
-            "seats": public_seats(doc),
-            "seed_commitment": doc["seed_commitment"],
-            "client_seeded": doc["client_seeded"],
-            **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
-        }
-        events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
-        first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
-        change = Change(doc, state, events, first_human, self.settings.game_ttl)
-        committed = self.commits.apply(game_id, None, change)
-        if committed is None:  # 80 random bits collided: astronomically unlikely
-            raise RuntimeError("game id collision")
+        committed = self._commit_first(game_id, doc, state, req.variant)
+        assert committed is not None  # a collision raised
         if waiting(doc) and listed(doc):
             self.store.lobby.add(game_id, doc["created_at"])
+        first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
         view = render_view(doc, committed.version, state, first_human)
         if key_hash and idempotency_key:
             blob = orjson.dumps({"fp": fp, "view": view, "tokens": tokens, "version": committed.version, "id": game_id})
@@ -172,6 +162,37 @@ class Creation:
                     return replay
         return view, tokens, committed.version, game_id
 
+    def create_for_arena(self, game_id: str, req: GameRequest, seed: str, arena: ArenaGame) -> bool:
+        """An arena's game (checked with :meth:`check`) under the id the arena chose for it, dealt from the
+        arena's ``seed`` for its deal (a server secret, not a client's); False when it exists already (created
+        by an earlier run of the same step)."""
+        rules, registered = self.check(req)
+        doc, state, _ = self._first_record(game_id, req, rules, registered, seed)
+        doc["arena"] = arena
+        return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
+
+    def _commit_first(
+        self, game_id: str, doc: GameRecord, state: domino.State, variant: str, exists_ok: bool = False
+    ) -> Committed | None:
+        """Commit a new game's first record with its opening events; None when ``exists_ok`` and a game of that
+        id exists."""
+        created = {
+            "type": "game_created",
+            "seat": None,
+            "variant": variant,
+            "seats": public_seats(doc),
+            "seed_commitment": doc["seed_commitment"],
+            "client_seeded": doc["client_seeded"],
+            **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
+        }
+        events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
+        first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
+        change = Change(doc, state, events, first_human, self.settings.game_ttl)
+        committed = self.commits.apply(game_id, None, change)
+        if committed is None and not exists_ok:  # 80 random bits collided: astronomically unlikely
+            raise RuntimeError("game id collision")
+        return committed
+
     def _replay(self, key_hash: str, key: str, fp: str) -> Created | None:
         sealed = self.store.games.create_answer(key_hash)
         if sealed is None:
@@ -181,10 +202,13 @@ class Creation:
             raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
-    def _check(self, req: GameRequest) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
+    def check(self, req: GameRequest, app_id: str | None = None) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
         """What the schema cannot check: known bots (registered ones seatable, each at most once), public
-        webhooks, the shortest turn, the rules. Returns the rules and the records of the registered bots."""
+        webhooks, the shortest turn, who may play a rated game (``app_id``: the creating app's), the rules.
+        Returns the rules and the records of the registered bots."""
         check_variant(req.variant, req.rules, "seats")
+        if req.rated:
+            check_rated(req.seats, req.seed, app_id)
         registered: dict[str, dict[str, Any]] = {}
         for i, seat in enumerate(req.seats):
             if "bot" in seat and seat["bot"] not in domino.bots.ids():
@@ -216,12 +240,18 @@ class Creation:
         return record
 
     def _first_record(
-        self, game_id: str, req: GameRequest, rules: domino.Rules, registered: dict[str, dict[str, Any]]
+        self,
+        game_id: str,
+        req: GameRequest,
+        rules: domino.Rules,
+        registered: dict[str, dict[str, Any]],
+        server_seed: str | None = None,
     ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
-        """The game as dealt (version 0): its record, its state, and the tokens (and webhook secrets) shown
-        once. A registered bot's seat gets no token: the bot moves with its own."""
+        """The game as dealt (version 0) from the client's seed, else ``server_seed``, else a random one: its
+        record, its state, and the tokens (and webhook secrets) shown once. A registered bot's seat gets no
+        token: the bot moves with its own."""
         client_seeded = req.seed is not None
-        seed = req.seed if req.seed is not None else secrets.token_hex(16)  # 128 random bits
+        seed = req.seed if req.seed is not None else server_seed or secrets.token_hex(16)  # 128 random bits
         state = domino.new_game(rules, seed=seed)
         salt = secrets.token_hex(16)
         tokens: list[dict[str, Any]] = []
@@ -267,4 +297,6 @@ class Creation:
         }
         if req.metadata is not None:
             doc["metadata"] = req.metadata
+        if req.rated:
+            doc["rated"] = True
         return doc, state, tokens

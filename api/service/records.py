@@ -39,6 +39,11 @@ class LastMove(TypedDict):
     move: dict[str, Any]
 
 
+class ArenaGame(TypedDict):
+    id: str  # the arena's
+    game: int  # the game's index in the arena
+
+
 class GameRecord(TypedDict):
     format: int
     id: str
@@ -50,6 +55,8 @@ class GameRecord(TypedDict):
     seed_commitment: str
     client_seeded: bool
     creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
+    rated: NotRequired[bool]  # its end updates its players' ratings (api/service/ratings.py)
+    arena: NotRequired[ArenaGame]  # one of an arena's games (api/service/arenas/)
     app: NotRequired[str]  # the owning app's id (created with its key): holds one of the app's slots until it ends
     metadata: NotRequired[dict[str, Any]]  # the creator's, at most 1 KB, never interpreted
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import re
@@ -20,6 +21,13 @@ _ID = re.compile(r"[a-z2-7]{16}")
 def new_id() -> str:
     """16 random lowercase base32 characters (80 bits): game and simulation ids."""
     return "".join(secrets.choice(_B32) for _ in range(16))
+
+
+def derived_id(owner: str, index: int) -> str:
+    """An id of :func:`new_id`'s form fixed by ``owner``'s id and ``index`` (an arena's games), so that a step
+    run twice names the same game instead of making a second one."""
+    digest = hashlib.sha256(f"{owner}:{index}".encode()).digest()
+    return base64.b32encode(digest).decode().lower()[:16]
 
 
 def is_id(text: str) -> bool:

@@ -16,6 +16,8 @@ from api.errors import GameNotFound
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
+from api.service.arenas.runner import Arenas
+from api.service.arenas.spec import ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.bots import Bots
 from api.service.apps import App, Apps, Issued
@@ -25,6 +27,7 @@ from api.service.events import Events
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
 from api.service.owned import list_owned
+from api.service.ratings import Ratings
 from api.service.records import game_record, whole_state
 from api.service.security import authenticate
 from api.service.simulations.runner import Cursor, Simulations
@@ -47,7 +50,9 @@ class Service:
         self.moves = Moves(self.store, settings, self.commits)
         self.events = Events(self.store, settings, self.commits)
         self.webhooks = Webhooks(self.store, settings)
-        self.sweeper = Sweep(self.store, settings, self.queues)
+        self.ratings = Ratings(self.store, settings)
+        self.arenas = Arenas(self.store, settings, self.creation, self.ratings)
+        self.sweeper = Sweep(self.store, settings, self.queues, self.arenas)
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = Bots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
@@ -60,24 +65,26 @@ class Service:
         return domino.describe_variants()
 
     def bots(self) -> list[dict[str, Any]]:
-        """The computer players (``kind: builtin``) and the registered bots (``kind: registered``)."""
-        return self.registry.catalog()
+        """The computer players (``kind: builtin``) and the registered bots (``kind: registered``), each with its
+        ratings by variant."""
+        return self.ratings.with_ratings(self.registry.catalog())
 
     # -- registered bots ------------------------------------------------------------------------------------
 
     def bot(self, name: str) -> dict[str, Any]:
-        return self.registry.get(name)
+        """A bot's entry as ``GET /v1/bots`` lists it (with its ratings)."""
+        return self.ratings.with_ratings([self.registry.get(name)])[0]
 
     def register_bot(
         self, owner: str, owner_name: str, name: str, description: str, variants: list[str], webhook: str | None = None
     ) -> dict[str, Any]:
         """Register a bot for the app ``owner`` (its id; ``owner_name`` is shown): its entry with its ``token``
         (and ``webhook_secret`` for a webhook bot), shown this once."""
-        return self.registry.register(owner, owner_name, name, description, variants, webhook)
+        return self.ratings.with_ratings([self.registry.register(owner, owner_name, name, description, variants, webhook)])[0]
 
     def update_bot(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
         """Only the app ``owner`` that registered it: ``description``, ``variants``, ``webhook``."""
-        return self.registry.update(owner, name, changes)
+        return self.ratings.with_ratings([self.registry.update(owner, name, changes)])[0]
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
@@ -214,12 +221,30 @@ class Service:
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
         return self.webhooks.deliver(game_id, version, attempt)
 
+    def rate_game(self, game_id: str) -> str:
+        """A rated game has ended: update its players' ratings once; an arena's game is also counted in its
+        arena, which starts the games that now fit."""
+        return self.arenas.game_ended(game_id)
+
     def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
         """POST an app's lifecycle event (kept under ``delivery_id``) to its webhook."""
         return self.webhooks.deliver_app_event(delivery_id, attempt)
 
     def sweep(self, now: float | None = None) -> SweepReport:
         return self.sweeper.run(now)
+
+    # -- ratings and arenas ---------------------------------------------------------------------------------
+
+    def leaderboard(self, variant: str, limit: int, app: App | None = None) -> dict[str, Any]:
+        """The bots rated in ``variant`` (or ``app``'s players), best first (by ordinal)."""
+        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None)
+
+    def create_arena(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
+        """(its id, the arena with its first games started)."""
+        return self.arenas.create(request)
+
+    def arena(self, arena_id: str) -> dict[str, Any]:
+        return self.arenas.get(arena_id)
 
     # -- simulations -----------------------------------------------------------------------------------------
 

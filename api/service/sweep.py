@@ -1,9 +1,10 @@
-"""The sweep: one pass over the four due sets, and the simulation chunks of dead workers.
+"""The sweep: one pass over the five due sets, the simulation chunks of dead workers, and the running arenas.
 
-Each due set (bot turns, turn deadlines, webhook deliveries, apps' lifecycle deliveries) is swept the same way: for every entry due by
-now, a judge looks at the game and says drop the entry (nobody waits any more), wait (re-mark it later), or
-enqueue the job again and re-mark the entry, so that a job lost again is enqueued again. Several sweeps may
-run at once: a duplicate job is a harmless no-op.
+Each due set (bot turns, turn deadlines, webhook deliveries, apps' lifecycle deliveries, rated games to count) is
+swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
+any more), wait (re-mark it later), or enqueue the job again and re-mark the entry, so that a job lost again is
+enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. Each running arena is
+moved on (:meth:`api.service.arenas.runner.Arenas.advance_running`), so a game lost between steps is started.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from api.config import Settings
 from api.queues import Queues
 from api.service.app_events import commit_digest, delivery_game
+from api.service.arenas.runner import Arenas
 from api.service.bot_games import bot_only
 from api.service.computer import bot_to_move
 from api.service.records import game_record, state_of
@@ -43,16 +45,20 @@ class SweepReport:
     hooks: list[Job]
     chunks: list[str]  # RQ job ids of simulation chunks handed back
     app_events: list[Job] = dataclasses.field(default_factory=list)
+    ratings: list[Job] = dataclasses.field(default_factory=list)
+    arenas: list[str] = dataclasses.field(default_factory=list)  # arenas that started games
 
     def __len__(self) -> int:
-        return len(self.bots) + len(self.timeouts) + len(self.hooks) + len(self.chunks) + len(self.app_events)
+        parts = (self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas)
+        return sum(len(p) for p in parts)
 
 
 class Sweep:
-    def __init__(self, store: Store, settings: Settings, queues: Queues) -> None:
+    def __init__(self, store: Store, settings: Settings, queues: Queues, arenas: Arenas) -> None:
         self.store = store
         self.settings = settings
         self.queues = queues
+        self.arenas = arenas
 
     def run(self, now: float | None = None) -> SweepReport:
         """One sweep, as at ``now`` (a Unix time; default: now)."""
@@ -63,6 +69,8 @@ class Sweep:
             hooks=self._over(self.store.hooks_due, self._webhook, now),
             chunks=self.queues.retry_abandoned_chunks(now),
             app_events=self._over(self.store.app_hooks_due, self._app_event, now),
+            ratings=self._over(self.store.ratings_due, self._rating, now),
+            arenas=self.arenas.advance_running(),
         )
 
     @staticmethod
@@ -95,6 +103,19 @@ class Sweep:
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
             enqueue=lambda: self.queues.enqueue_bot_turn(game_id, version, attempt, alone),
+        )
+
+    def _rating(self, game_id: str, due_at: float, now: float) -> Verdict | None:
+        """A rated game that ended and is not counted yet (a killed worker, a lost enqueue): enqueue it again.
+        The job clears the entry once the game is counted."""
+        found = self.store.games.load(game_id)
+        if found is None or not state_of(game_record(found.doc)).finished:
+            return None  # gone, or marked by a commit that lost its race
+        attempt = self.store.ratings_due.next_attempt(game_id, found.version, first=1)  # the commit's own is 0
+        return Verdict(
+            due_at=now + self.settings.bot_due_delay,
+            job=(game_id, found.version, attempt),
+            enqueue=lambda: self.queues.enqueue_rating(game_id, attempt),
         )
 
     def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:

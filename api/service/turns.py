@@ -14,6 +14,9 @@ Every commit of a game (a move, a seat claim, a resignation, the creation) goes 
 
 A registered bot's turn always has a deadline (the game's ``turn_timeout_s``, else
 ``Settings.bot_turn_timeout``), and goes to its webhook if it has one (as a hosted seat's), else to its stream.
+
+The commit that ends a rated game is prepared the same way: its entry in the ratings due set is marked before
+the commit, and the job that updates the ratings (:mod:`api.service.ratings`) is enqueued after it.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Plan:
     deadline: float | None = None
     seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
     legal_moves: tuple[dict[str, Any], ...] = ()  # its legal moves, for a seat a client moves
+    rate: bool = False  # a rated game has ended: enqueue the update of its ratings
 
 
 def webhook_member(game_id: str, version: int) -> str:
@@ -62,6 +66,10 @@ class Turns:
     def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
         """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
         seat = state.to_move
+        if state.finished and doc.get("rated"):
+            doc["deadline"] = None
+            self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay)
+            return Plan(rate=True)
         if state.finished or seat is None or waiting(doc):
             doc["deadline"] = None
             return Plan()
@@ -102,6 +110,8 @@ class Turns:
                 self.queues.enqueue_bot_turn(game_id, version, 0, plan.bot_only)
             if plan.hosted:
                 self.queues.enqueue_webhook(game_id, version, 0)
+            if plan.rate:
+                self.queues.enqueue_rating(game_id, 0)
         except Exception:  # the commit has landed; the sweep enqueues it later
             log.warning("could not enqueue the turn after %s@%s; the sweep will", game_id, version, exc_info=True)
         self.notices.after_commit(game_id, version, doc, state, events, plan.stream_turn)

@@ -15,7 +15,7 @@ from api.service.records import GameRecord, public_seats, waiting
 _VIEW_ORDER = (
     "id", "variant", "rules", "status", "version", "round", "turn", "seat", "seats", "scores", "team_scores",
     "boneyard_count", "out_of_play_count", "board", "log", "hand", "legal_moves", "last_round", "winners",
-    "seed_commitment", "client_seeded", "turn_timeout_s", "deadline",
+    "seed_commitment", "client_seeded", "rated", "turn_timeout_s", "deadline",
 )  # fmt: skip
 _VIEW_DROP = ("hand_counts", "finished")  # shown as seats[].hand_count and status
 MINIMAL_VIEW = ("id", "variant", "version", "seat", "status")  # a move's answer with Prefer: return=minimal
@@ -45,6 +45,7 @@ def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | 
         "seats": [{**s, "hand_count": hand_counts[s["seat"]]} for s in public_seats(doc)],
         "seed_commitment": doc["seed_commitment"],
         "client_seeded": doc["client_seeded"],
+        "rated": doc.get("rated", False),
         "turn_timeout_s": doc.get("turn_timeout_s"),
         "deadline": doc.get("deadline"),
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),

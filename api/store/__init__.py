@@ -5,8 +5,9 @@
 lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
-``app_games`` (what each app holds at once) and ``bots`` (registered bots: records, tokens, availability,
-notice streams).
+``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,
+notice streams), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
+not yet counted), and ``arenas``.
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -18,6 +19,7 @@ from redis.cluster import RedisCluster
 
 from api.config import Settings
 from api.store.apps import AppStore
+from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.deliveries import AppDeliveries
@@ -26,13 +28,14 @@ from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
+from api.store.ratings import RatingStore
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "AppDeliveries", "AppStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower", "GameStore", "Lobby",
-    "RateLimits", "SimulationStore", "Store",
+    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
+    "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
 ]  # fmt: skip
 
@@ -58,6 +61,9 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.ratings = RatingStore(queue, prefix, settings.finished_ttl)
+        self.ratings_due = DueSet(queue, prefix, "ratings")
+        self.arenas = ArenaStore(queue, prefix, settings.finished_ttl)
         self.apps = AppStore(queue, prefix)
         self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
         self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
@@ -78,10 +84,11 @@ class Store:
         return self.connections.ping()
 
     def due_counts(self) -> dict[str, int]:
-        """Entries of the due sets (bot turns, turn deadlines, webhooks)."""
+        """Entries of the due sets (bot turns, turn deadlines, webhooks, apps' deliveries, rated games to count)."""
         return {
             "bots_due": self.bots_due.size(),
             "turns_due": self.turns_due.size(),
             "hooks_due": self.hooks_due.size(),
             "app_hooks_due": self.app_hooks_due.size(),
+            "ratings_due": self.ratings_due.size(),
         }

@@ -49,6 +49,19 @@ def map_body(context: Any, body: Any) -> Any:
         # multiple of every number of rotations).
         fast = ["greedy" if isinstance(x, str) and x not in ("random", "greedy") else x for x in strategies]
         body = {**body, "strategies": fast, "games": min(int(body["games"]), 2520)}
+    if isinstance(body, dict) and body.get("rated") is True and isinstance(seats, list):
+        # Who may sit at a rated game (each rated player once: bots, app players) and that it has no `seed` are
+        # documented under `rated`, not expressible in JSON Schema: keep it rated only for distinct bots.
+        names = [s.get("bot") for s in seats if isinstance(s, dict)]
+        distinct_bots = len(names) == len(seats) and None not in names and len(set(map(str, names))) == len(names)
+        body = {k: v for k, v in body.items() if k != "seed"} if distinct_bots else {**body, "rated": False}
+    bots = body.get("bots") if isinstance(body, dict) else None
+    if isinstance(bots, list) and len(bots) >= 2 and isinstance(body.get("deals"), (int, float)) and body["deals"] >= 1:
+        # Which names are bots, and how many games an arena may hold (deals times every seating of its bots,
+        # at most DOMINO_ARENA_MAX_GAMES), are the server's, not JSON Schema's: the built-in bots, each once,
+        # and at most 2 deals.
+        named = ["greedy", "random", "club", "expert"][: min(len(bots), 4)]
+        body = {**body, "bots": named, "deals": min(int(body["deals"]), 2)}
     return body
 
 

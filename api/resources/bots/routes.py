@@ -16,7 +16,13 @@ blp = Blueprint(
 )
 
 LIST_EXAMPLE: list[dict[str, Any]] = [
-    {"id": "greedy", "kind": "builtin", "description": "Plays the heaviest legal tile.", "strength": "beats random"},
+    {
+        "id": "greedy",
+        "kind": "builtin",
+        "description": "Plays the heaviest legal tile.",
+        "strength": "beats random",
+        "ratings": {"draw": {"name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48}},
+    },
     {
         "id": "mybot",
         "kind": "registered",
@@ -27,6 +33,7 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
         "available": True,
         "missed_turns": 0,
         "created_at": 1764614400.0,
+        "ratings": {},
     },
 ]
 

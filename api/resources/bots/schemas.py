@@ -6,6 +6,7 @@ import marshmallow as ma
 
 import domino
 from api.resources.games.schemas import WEBHOOK_PATTERN
+from api.resources.ratings.schemas import RatingSchema
 from api.service.bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
@@ -23,6 +24,12 @@ class BotSchema(ma.Schema):
         metadata={"description": "`builtin`: a computer player the workers run; `registered`: a bot an app registered"},
     )
     description = ma.fields.String(required=True)
+    ratings = ma.fields.Dict(
+        required=True,
+        keys=ma.fields.String(),
+        values=ma.fields.Nested(RatingSchema),
+        metadata={"description": "its rating in each variant it has played rated games of, by variant (`GET /v1/ratings/{variant}`)"},
+    )
     strength = ma.fields.String(metadata={"description": "built-in: measured strength, in words"})
     owner = ma.fields.String(metadata={"description": "registered: the name of the app that registered it"})
     variants = ma.fields.List(ma.fields.String(), metadata={"description": "registered: the variants it plays"})

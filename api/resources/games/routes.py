@@ -85,7 +85,10 @@ def create_game(body: dict[str, Any]) -> flask.Response:
     `too-many-app-games` beyond) instead of the address's, and the app's webhook hears of its lifecycle. The
     game and each seat may carry `metadata`, and a seat a `player` (the app's id of its user). An unknown,
     rotated or revoked app key is a 401; so is a request without one when the server requires app keys
-    (`DOMINO_REQUIRE_APP_KEY`)."""
+    (`DOMINO_REQUIRE_APP_KEY`).
+
+    A `rated` game updates its players' ratings when it ends (`GET /v1/ratings/{variant}`): it seats only
+    computer players (built-in or registered) and app players (seats with a `player`), and has no `seed`."""
     request = GameRequest(
         body["variant"],
         body["seats"],
@@ -93,6 +96,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         seed=body.get("seed"),
         unlisted=body.get("unlisted", False),
         turn_timeout_s=body.get("turn_timeout_s"),
+        rated=body.get("rated", False),
         metadata=body.get("metadata"),
     )
     view, tokens, version, game_id = current_service().create_game(

@@ -165,6 +165,14 @@ class CreateGameSchema(ma.Schema):
     unlisted = StrictBoolean(
         load_default=False, metadata={"description": "`true`: never in the lobby (a game with a `seed` never is)"}
     )
+    rated = StrictBoolean(
+        load_default=False,
+        metadata={
+            "description": "`true`: when the game ends, its players' ratings in this variant are updated, once "
+            "(`GET /v1/ratings/{variant}`). Every seat must be a player that can be rated: a computer player "
+            "(`bot`: built-in or registered) or an app's player (a seat with `player`); no `seed` (422 otherwise)"
+        },
+    )
     metadata = Metadata("the game's")
     turn_timeout_s = StrictFloat(
         allow_none=True,
@@ -250,6 +258,10 @@ class GameViewSchema(ma.Schema):
     client_seeded = ma.fields.Boolean(
         required=True,
         metadata={"description": "the creator chose the seed, so it can know every hand and the draw order"},
+    )
+    rated = ma.fields.Boolean(
+        required=True,
+        metadata={"description": "its end updates its players' ratings (`GET /v1/ratings/{variant}`)"},
     )
     turn_timeout_s = ma.fields.Float(required=True, allow_none=True, metadata={"description": "seconds per move, or null"})
     deadline = ma.fields.Float(
@@ -371,4 +383,5 @@ VIEW_EXAMPLE = {
     "winners": [],
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
+    "rated": False,
 }

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+
+from api import errors as E
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.resources.arenas.schemas import ArenaSchema, CreateArenaSchema
+from api.resources.common import json_response
+from api.service.arenas.spec import ArenaRequest
+
+blp = Blueprint(
+    "arenas", __name__, url_prefix="/v1/arenas", description="Rated games between bots, played on the workers, with standings."
+)
+
+GREEDY = {"name": "greedy", "kind": "builtin", "mu": 27.9, "sigma": 5.1, "ordinal": 12.6, "games": 8}
+RANDOM = {"name": "random", "kind": "builtin", "mu": 22.1, "sigma": 5.1, "ordinal": 6.8, "games": 8}
+EXAMPLE = {
+    "id": "a7x2mzk4c3n9b2rt",
+    "status": "finished",
+    "variant": "draw",
+    "rules": {"target_score": 50},
+    "bots": ["greedy", "random"],
+    "duplicate": True,
+    "deals": 4,
+    "seatings": 2,
+    "games_per_bot": 4,
+    "games_total": 8,
+    "games_started": 8,
+    "games_done": 8,
+    "games_playing": 0,
+    "created_at": "2025-01-01T12:00:00.000Z",
+    "finished_at": "2025-01-01T12:00:03.120Z",
+    "elapsed_seconds": 3.12,
+    "standings": [
+        {
+            "bot": "greedy", "games": 8, "wins": 6, "win_rate": 0.75, "win_rate_ci95": [0.4093, 0.9285],
+            "points_mean": 52.1, "points_mean_ci95": [47.2, 57.0], "place_mean": 0.25, "rating": GREEDY,
+            "by_deal": {"deals": 4, "win_rate": 0.75, "win_rate_ci95": [0.26, 1.0]},
+        },
+        {
+            "bot": "random", "games": 8, "wins": 2, "win_rate": 0.25, "win_rate_ci95": [0.0715, 0.5907],
+            "points_mean": 31.4, "points_mean_ci95": [22.0, 40.8], "place_mean": 0.75, "rating": RANDOM,
+            "by_deal": {"deals": 4, "win_rate": 0.25, "win_rate_ci95": [0.0, 0.74]},
+        },
+    ],
+    "games": [
+        {"index": 0, "deal": 0, "seats": ["greedy", "random"], "id": "k2q5v7x3m4n6b8c2", "status": "finished",
+         "scores": [53, 20], "winners": [0]},
+        {"index": 1, "deal": 0, "seats": ["random", "greedy"], "id": "p3r6t8w2y4z6a8d3", "status": "finished",
+         "scores": [12, 55], "winners": [1]},
+    ],
+    "error": None,
+}  # fmt: skip
+
+ARENA_ID = {"arena_id": "$response.body#/id"}
+
+
+@blp.route("", methods=["POST"])
+@blp.doc(operationId="createArena", responses={202: {"links": {"GetArena": {"operationId": "getArena", "parameters": ARENA_ID}}}})
+@blp.arguments(CreateArenaSchema(), example={"variant": "draw", "bots": ["greedy", "random"], "deals": 4, "rules": {"target_score": 50}})
+@blp.response(
+    202,
+    ArenaSchema,
+    example={**EXAMPLE, "status": "running", "games_done": 0, "games_started": 4, "games_playing": 4, "finished_at": None},
+    headers={"Location": {"description": "the arena's URL", "schema": {"type": "string"}}},
+)
+@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/arenas")
+def create_arena(body: dict[str, Any]) -> flask.Response:
+    """Start an arena: rated games between bots, played on the workers like any game, with standings
+
+    Every game seats all the `bots` (so their number is the number of players) and is a real game: rated,
+    unlisted, readable at `GET /v1/games/{id}` while it is played, its bots moving through the usual turn
+    jobs. With `duplicate` (the default) each deal is played in every seating of the bots, so the luck of the
+    deal cancels out. A bot plays at most `DOMINO_ARENA_GAMES_PER_BOT` arena games at once, across every
+    arena; the next games start as games end. Caps (422 beyond): `DOMINO_ARENA_MAX_DEALS` deals,
+    `DOMINO_ARENA_MAX_GAMES` games, and the caps of any game of computer players only (`target_score`,
+    `rounds`). Each game updates the bots' ratings (`GET /v1/ratings/{variant}`) when it ends."""
+    request = ArenaRequest(
+        body["variant"], body["bots"], body["deals"], duplicate=body.get("duplicate", True), rules=body.get("rules")
+    )
+    arena_id, arena = current_service().create_arena(request)
+    return json_response(arena, status=202, headers={"Location": f"/v1/arenas/{arena_id}", "Cache-Control": "no-store"})
+
+
+@blp.route("/<string:arena_id>")
+@blp.doc(operationId="getArena")
+@blp.response(200, ArenaSchema, example=EXAMPLE)
+@blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/arenas/a7x2mzk4c3n9b2rt")
+def get_arena(arena_id: str) -> flask.Response:
+    """Read an arena: progress, its games (ids, seats, results) and the standings so far
+
+    Per bot: wins and win rate with its 95% Wilson interval, mean final score with its 95% interval, mean
+    place, its rating in the variant now; in duplicate mode also the win rate clustered by deal, over the
+    deals whose every seating has ended. An arena is kept 7 days after its last game ended."""
+    return json_response(current_service().arena(arena_id), headers={"Cache-Control": "no-store"})

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import flask
+
+from api import errors as E
+from api.callers import required_app
+from api.extensions import Blueprint, current_service
+from api.resources.common import json_response
+from api.resources.ratings.schemas import LeaderboardQuerySchema, LeaderboardSchema
+
+blp = Blueprint(
+    "ratings", __name__, url_prefix="/v1/ratings", description="Ratings from rated games, per variant: the leaderboards."
+)
+
+EXAMPLE = {
+    "variant": "draw",
+    "ratings": [
+        {"name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48},
+        {"name": "random", "kind": "builtin", "mu": 22.39, "sigma": 4.12, "ordinal": 10.03, "games": 48},
+    ],
+}
+
+
+@blp.route("/<string:variant>")
+@blp.doc(operationId="getLeaderboard")
+@blp.arguments(LeaderboardQuerySchema(), location="query", as_kwargs=True)
+@blp.response(200, LeaderboardSchema, example=EXAMPLE)
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/ratings/draw")
+def get_leaderboard(variant: str, limit: int, app: str | None = None) -> flask.Response:
+    """Read a variant's leaderboard: the computer players' ratings from rated games, best first
+
+    Each rated game (`"rated": true` in `POST /v1/games`, and every game of an arena) updates its players'
+    ratings once when it ends, a moment later (a worker counts it): openskill's Plackett-Luce model, each
+    side of the table a team (one seat, or two partners), ranked by the result (the winners first, then by
+    final score). Ordered by `ordinal` = `mu - 3 sigma`, a cautious estimate that rises as games are
+    counted. A variant that is not a preset is a 404.
+
+    The bots' leaderboard (built-in and registered bots) is public. With `app=me` and an app key
+    (`Authorization: Bearer dsk_app_...`; 401 without), the calling app's own players instead: the seats with
+    a `player` in the rated games it created, `kind: "player"`."""
+    calling = required_app() if app is not None else None
+    board = current_service().leaderboard(variant, limit, calling)
+    return json_response(board, headers={"Cache-Control": "no-store"})

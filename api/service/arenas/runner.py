@@ -1,0 +1,135 @@
+"""Arenas with their records: create, read, start the games that fit, count the games that end.
+
+An arena's games are real games, created through :meth:`api.service.create.Creation.create_for_arena` (rated,
+unlisted, their ids fixed by the arena's id and the game's index), played by the bots through the usual turn
+jobs; each, when it ends, is rated and counted by ``workers.jobs.rate_game``
+(:meth:`Arenas.game_ended`), which then starts the games that now fit. The sweep moves every running arena
+on too (:meth:`Arenas.advance_running`), so a lost job, or a bot whose slot another arena freed, loses
+nothing. Each step can run twice or concurrently: a game's id is fixed (a second creation finds it exists),
+its slots are held per game, and its result is counted once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import orjson
+
+import domino
+from api.config import Settings
+from api.errors import ArenaNotFound, InvalidRequest
+from api.service.arenas.spec import ArenaRequest, ArenaSpec, make_spec
+from api.service.arenas.standings import render
+from api.service.create import Creation
+from api.service.ratings import Ratings, seat_ranks
+from api.service.records import GameRecord, game_record, state_of
+from api.service.security import derived_id, is_id, new_id
+from api.store import Store, StoreUnavailable
+from api.store.arenas import FULL, TAKEN
+
+log = logging.getLogger("api.service.arenas")
+
+
+class Arenas:
+    def __init__(self, store: Store, settings: Settings, creation: Creation, ratings: Ratings) -> None:
+        self.store = store
+        self.records = store.arenas
+        self.settings = settings
+        self.creation = creation
+        self.ratings = ratings
+
+    def create(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
+        """Validate, write the record (``running``) and start the first games. Returns (id, the arena)."""
+        spec = make_spec(self.settings, request, self.creation.check)
+        arena_id = new_id()
+        self.records.create(arena_id, {"spec": spec.to_json(), "games": spec.games})
+        self.advance(arena_id)
+        return arena_id, self.get(arena_id)
+
+    def get(self, arena_id: str) -> dict[str, Any]:
+        found = self.records.load(arena_id) if is_id(arena_id) else None
+        if found is None:
+            raise ArenaNotFound(f"No arena {arena_id[:40]!r} (or it expired).")
+        fields, now = found
+        spec = ArenaSpec.from_json(fields["spec"])
+        return render(arena_id, spec, fields, now, self.ratings.of_bots(spec.variant, spec.bots))
+
+    def advance(self, arena_id: str) -> int:
+        """Start the arena's next games, in order, while their bots have slots free. Returns how many. When a
+        game cannot be created (a registered bot retired, or unavailable after missing its deadlines), the arena
+        stops: ``failed``, with the reason; its games in play still end and count."""
+        found = self.records.load(arena_id)
+        if found is None:
+            self.records.forget(arena_id)
+            return 0
+        fields = found[0]
+        if fields.get("status") != "running":
+            return 0
+        spec = ArenaSpec.from_json(fields["spec"])
+        lease_ms = self.settings.game_ttl * 1000
+        started = 0
+        for index in range(spec.games):
+            if f"g:{index}" in fields:
+                continue
+            lineup = list(spec.lineup(index))
+            taken = self.records.take_slots(arena_id, index, lineup, spec.per_bot, lease_ms)
+            if taken == FULL:
+                break  # every game seats every bot: none after it fits either
+            game_id = derived_id(arena_id, index)
+            if taken == TAKEN:
+                try:
+                    self._create(spec, arena_id, index, game_id)
+                except InvalidRequest as exc:  # a registered bot retired or unavailable since: the arena stops
+                    self.records.fail(arena_id, index, lineup, f"game {index}: {exc.detail}"[:500])
+                    return started
+                started += 1
+            self.records.started(arena_id, index, game_id)
+        return started
+
+    def _create(self, spec: ArenaSpec, arena_id: str, index: int, game_id: str) -> None:
+        arena_seed = f"{spec.seed}:{spec.deal(index)}"
+        self.creation.create_for_arena(game_id, spec.game_request(index), arena_seed, {"id": arena_id, "game": index})
+
+    def advance_running(self) -> list[str]:
+        """The sweep's pass: move every running arena on. Returns the arenas that started games."""
+        moved = []
+        for arena_id in self.records.running():
+            try:
+                if self.advance(arena_id):
+                    moved.append(arena_id)
+            except StoreUnavailable:
+                raise
+            except Exception:  # a bug: one arena must not keep the sweep from the others
+                log.exception("arena %s: could not start its games", arena_id)
+        return moved
+
+    def game_ended(self, game_id: str) -> str:
+        """A rated game has ended: rate it, and if it is an arena's, count it and start the games that now
+        fit. Returns what happened; idempotent."""
+        found = self.store.games.load(game_id)
+        if found is None:
+            self.store.ratings_due.clear(game_id)
+            return "gone"
+        doc = game_record(found.doc)
+        state = state_of(doc)
+        if not state.finished:
+            return "not over"
+        outcome = self.ratings.rate(doc, state)
+        if "arena" in doc:
+            outcome += "; " + self._count(doc, state)
+        self.store.ratings_due.clear(game_id)
+        return outcome
+
+    def _count(self, doc: GameRecord, state: domino.State) -> str:
+        assert state.outcome is not None
+        ref = doc["arena"]
+        lineup = [s["name"] or "" for s in doc["seats"]]
+        result = {
+            "scores": list(state.scores),
+            "winners": list(state.outcome.winners),
+            "places": seat_ranks(state),
+        }
+        counted = self.records.ended(ref["id"], ref["game"], lineup, orjson.dumps(result).decode())
+        started = self.advance(ref["id"])
+        return {1: "counted", 0: "counted before", -1: "arena gone"}[counted] + f", {started} games started"

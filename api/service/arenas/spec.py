@@ -1,0 +1,112 @@
+"""An arena's spec: a request checked into the games it plays.
+
+Game ``i`` plays deal ``i // seatings`` (dealt from ``"<seed>:<deal>"``; the seed is a server secret) with
+the bots seated in seating ``i % seatings``. In duplicate mode the seatings are every order of the bots over
+the seats, so each bot plays each deal from every seat and the luck of the deal cancels out; otherwise each
+deal is played once, the bots rotated a seat further each deal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from api.config import Settings
+from api.service.create import GameRequest
+from api.service.validation import check_variant, invalid, resolve_rules
+
+
+@dataclasses.dataclass(frozen=True)
+class ArenaRequest:
+    """What a client asks for (``POST /v1/arenas``), before it is checked."""
+
+    variant: str
+    bots: list[str]
+    deals: int
+    duplicate: bool = True
+    rules: dict[str, Any] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ArenaSpec:
+    """What an arena plays; stored as JSON in its record and never changed."""
+
+    variant: str
+    rules: dict[str, Any]  # the overrides asked for (every game resolves them the same way)
+    bots: tuple[str, ...]
+    deals: int
+    duplicate: bool
+    seatings: int  # games per deal
+    seed: str  # a server secret: deal d is dealt from "<seed>:<d>"
+    per_bot: int  # arena games a bot plays at once (across arenas)
+
+    @property
+    def games(self) -> int:
+        return self.deals * self.seatings
+
+    def deal(self, index: int) -> int:
+        return index // self.seatings
+
+    def lineup(self, index: int) -> tuple[str, ...]:
+        """The bot on each seat of game ``index``."""
+        if self.duplicate:
+            return next(itertools.islice(itertools.permutations(self.bots), index % self.seatings, None))
+        n = len(self.bots)
+        shift = self.deal(index) % n
+        return self.bots[shift:] + self.bots[:shift]
+
+    def game_request(self, index: int) -> GameRequest:
+        """Game ``index`` as any client would create it: rated, unlisted, the bots by name."""
+        return GameRequest(
+            self.variant, [{"bot": b} for b in self.lineup(index)], rules=dict(self.rules), unlisted=True, rated=True
+        )
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> ArenaSpec:
+        data = orjson.loads(raw)
+        data["bots"] = tuple(data["bots"])
+        return cls(**data)
+
+
+def make_spec(settings: Settings, req: ArenaRequest, check_game: Callable[[GameRequest], object]) -> ArenaSpec:
+    """Validate a request into a spec; every problem is an InvalidRequest naming the field. ``check_game``
+    checks a game as its creation would: the bots (a registered one must exist, play the variant and be
+    available; a problem with bot ``i`` names seat ``i`` of the first game, where it sits) and the caps on
+    games of computer players only."""
+    check_variant(req.variant, req.rules, "bots")
+    if len(set(req.bots)) != len(req.bots):
+        raise invalid("bots", "each bot once", "`bots`: name each bot once (a rated game seats each player once).")
+    resolve_rules(req.variant, len(req.bots), req.rules, "bots")
+    s = settings
+    if not 1 <= req.deals <= s.arena_max_deals:
+        raise invalid("deals", f"between 1 and {s.arena_max_deals}")
+    seatings = math.factorial(len(req.bots)) if req.duplicate else 1
+    if req.deals * seatings > s.arena_max_games:
+        most = s.arena_max_games // seatings
+        raise invalid(
+            "deals",
+            f"at most {most} with {len(req.bots)} bots" + (" in duplicate mode" if req.duplicate else ""),
+            f"`deals`: {req.deals} deals of {seatings} games each is {req.deals * seatings} games, over the limit of "
+            f"{s.arena_max_games}; ask for at most {most} deals, or fewer bots.",
+        )
+    spec = ArenaSpec(
+        variant=req.variant,
+        rules=dict(req.rules or {}),
+        bots=tuple(req.bots),
+        deals=req.deals,
+        duplicate=req.duplicate,
+        seatings=seatings,
+        seed=secrets.token_hex(16),
+        per_bot=s.arena_games_per_bot,
+    )
+    check_game(spec.game_request(0))
+    return spec
