@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -159,6 +160,21 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, servi
 # -- a simulation worker killed, work horse and all, in the middle of a chunk ---------------------------------------
 
 
+def freeze_a_horse_mid_chunk(worker: int, running: Callable[[], list[str]]) -> list[int]:
+    """Stop the worker's work horse (SIGSTOP) while a chunk is running, and return its pid. Found running and
+    then stopped, the chunk may have ended in between: then the horse goes on and we try again."""
+    for _ in range(50):
+        assert _wait(running, 10, 0.005), "no chunk running"
+        horses = [int(p) for p in Path(f"/proc/{worker}/task/{worker}/children").read_text().split()]
+        for pid in horses:
+            os.kill(pid, signal.SIGSTOP)
+        if horses and running():
+            return horses
+        for pid in horses:
+            os.kill(pid, signal.SIGCONT)
+    raise AssertionError("no chunk could be caught running")
+
+
 @pytest.mark.parametrize("last_try", [False, True], ids=["retried", "on-its-last-try"])
 def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twice(
     settings, service, run_simulations, last_try
@@ -196,8 +212,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
             ids = registry.get_job_ids(cleanup=False)
             return [i for i in ids if Job.fetch(i, connection=conn, serializer=SERIALIZER).get_status() == "started"]
 
-        assert _wait(running, 10, 0.005), "no chunk running"
-        horses = [int(p) for p in Path(f"/proc/{first.pid}/task/{first.pid}/children").read_text().split()]
+        horses = freeze_a_horse_mid_chunk(first.pid, running)
         first.send_signal(signal.SIGKILL)  # the worker and its work horse (which has a process group of its own)
         for pid in horses:
             os.kill(pid, signal.SIGKILL)
