@@ -5,9 +5,7 @@ just after the commit sent by the sweep, once, while one of a commit that failed
 
 from __future__ import annotations
 
-import http.server
 import re
-import threading
 import time
 from typing import Any
 
@@ -17,41 +15,27 @@ from standardwebhooks.webhooks import Webhook
 
 from api.queues import SERIALIZER, Queues
 from api.store import StoreUnavailable
+from local_endpoint import LocalEndpoint
 
 TILE = re.compile(r'"\d{1,2}-\d{1,2}"')
 
 
-class Receiver:
+class Receiver(LocalEndpoint):
     """An app's webhook endpoint: records each delivery (headers, body) and answers with the next status of
     ``statuses`` (then 204)."""
 
     def __init__(self, statuses: list[int] | None = None) -> None:
         self.deliveries: list[tuple[dict[str, str], bytes]] = []
         self.statuses = list(statuses or [])
-        outer = self
+        super().__init__("/domino-hooks")
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                outer.deliveries.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(outer.statuses.pop(0) if outer.statuses else 204)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/domino-hooks"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def answer(self, headers: dict[str, str], body: bytes) -> int:
+        self.deliveries.append((headers, body))
+        return self.statuses.pop(0) if self.statuses else 204
 
     def verified(self, secret: str) -> list[dict[str, Any]]:
         """Every delivery's payload, each checked against its signature (raises if one is wrong)."""
         return [Webhook(secret).verify(body, headers) for headers, body in self.deliveries]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]

@@ -4,7 +4,6 @@ The hosted bot is a local HTTP server on 127.0.0.1 (loopback only)."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import subprocess
@@ -18,6 +17,7 @@ from standardwebhooks.webhooks import Webhook
 
 from workers import sweep as sweep_mod
 from api.queues import SERIALIZER, Queues
+from local_endpoint import LocalEndpoint
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -53,34 +53,17 @@ def test_a_timed_out_human_seat_is_played_for_and_the_game_finishes(create_game,
     assert not any(e.get("auto") for e in events if e["seat"] == 1 and e["type"] == "tile_played")
 
 
-class HookServer:
+class HookServer(LocalEndpoint):
     """A hosted bot on 127.0.0.1: records each delivery; answers 500 to the first ``fail`` ones."""
 
     def __init__(self, fail: int) -> None:
         self.requests: list[tuple[dict[str, str], bytes, float]] = []
         self.fail = fail
-        outer = self
+        super().__init__("/turn")
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                outer.requests.append((dict(self.headers.items()), body, time.monotonic()))
-                code = 500 if len(outer.requests) <= outer.fail else 204
-                self.send_response(code)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/turn"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, headers: dict[str, str], body: bytes) -> int:
+        self.requests.append((headers, body, time.monotonic()))
+        return 500 if len(self.requests) <= self.fail else 204
 
 
 @pytest.fixture

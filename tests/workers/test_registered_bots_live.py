@@ -4,11 +4,9 @@ from one stream (long poll and SSE). Everything listens on 127.0.0.1."""
 
 from __future__ import annotations
 
-import http.server
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,8 @@ import httpx
 import orjson
 import pytest
 from standardwebhooks.webhooks import Webhook
+
+from local_endpoint import LocalEndpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_ROUND = {"match_end": "fixed_rounds", "rounds": 1}
@@ -32,7 +32,7 @@ def webhooks_worker(settings):  # type: ignore[no-untyped-def]
     proc.wait(10)
 
 
-class WebhookBot:
+class WebhookBot(LocalEndpoint):
     """A registered bot's webhook on 127.0.0.1: checks each delivery's signature, then posts a legal move with
     its bot token (before answering 204, as docs/hosted-bots.md allows)."""
 
@@ -42,31 +42,15 @@ class WebhookBot:
         self.secret = ""
         self.deliveries: list[tuple[dict[str, str], dict[str, Any]]] = []
         self.answers: list[int] = []
-        outer = self
+        super().__init__("/turn")
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                headers = dict(self.headers.items())
-                payload = Webhook(outer.secret).verify(body, headers)  # raises on a bad signature: a 500 below
-                outer.deliveries.append((headers, payload))
-                move = {**payload["legal_moves"][0], "expected_version": payload["version"]}
-                resp = httpx.post(outer.base_url + payload["move_url"], json=move, headers={"Authorization": f"Bearer {outer.token}"})
-                outer.answers.append(resp.status_code)
-                self.send_response(204)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/turn"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, headers: dict[str, str], body: bytes) -> int:
+        payload = Webhook(self.secret).verify(body, headers)  # raises on a bad signature: no answer
+        self.deliveries.append((headers, payload))
+        move = {**payload["legal_moves"][0], "expected_version": payload["version"]}
+        resp = httpx.post(self.base_url + payload["move_url"], json=move, headers={"Authorization": f"Bearer {self.token}"})
+        self.answers.append(resp.status_code)
+        return 204
 
 
 def wait_finished(base: str, game_ids: list[str], seconds: float = 60) -> list[dict[str, Any]]:
