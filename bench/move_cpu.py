@@ -30,43 +30,52 @@ sys.path.insert(0, str(ROOT / "bench"))
 from load_clients import SCENARIOS, Match  # noqa: E402
 
 
-def play_match(service, variant: str, seed: int, rng: random.Random) -> Match:  # type: ignore[no-untyped-def]
-    from api.service.create import GameRequest
-    from api.service.views import render_event
+class Turns:
+    """A game's turns, read from its event stream straight from Redis (no HTTP, so not timed with the moves)."""
 
-    players, rules = SCENARIOS[variant]
-    seats = [{"name": f"P{i}"} for i in range(players)]
-    view, tokens, _version, game_id = service.create_game(GameRequest(variant, seats, dict(rules), f"move-cpu-{seed}"))
-    by_seat = {t["seat"]: t["token"] for t in tokens}
-    follower = service.store.games.follow(game_id)
-    match = Match(view["rules"].get("rounds"))
-    cursor, round_ = "0-0", 1
+    def __init__(self, service, game_id: str) -> None:  # type: ignore[no-untyped-def]
+        self.follower = service.store.games.follow(game_id)
+        self.cursor, self.round = "0-0", 1
 
-    def next_turn() -> dict | None:  # type: ignore[type-arg]
-        """Read what is new as the stream of the seat to move does; its turn notice (None: the match is over)."""
-        nonlocal cursor, round_
+    def next(self) -> dict | None:  # type: ignore[type-arg]
+        """What is new, as the stream of the seat to move reads it: its turn notice (None: the match is over)."""
+        from api.service.views import render_event
+
         turn = None
-        for stream_id, stored in follower.read(cursor):
-            cursor = stream_id
+        for stream_id, stored in self.follower.read(self.cursor):
+            self.cursor = stream_id
             event = render_event(stream_id, stored, stored.get("private_to"))
             if event["type"] == "turn_started":
                 turn = event
             elif event["type"] == "round_started":
-                round_ = event["round"]
+                self.round = event["round"]
         return turn
 
+    def close(self) -> None:
+        self.follower.close()
+
+
+def play_match(service, variant: str, seed: int, rng: random.Random) -> Match:  # type: ignore[no-untyped-def]
+    from api.service.create import GameRequest
+
+    players, rules = SCENARIOS[variant]
+    seats = [{"name": f"P{i}"} for i in range(players)]
+    view, tokens, _version, game_id = service.create_game(GameRequest(variant, seats, dict(rules), f"move-cpu-{seed}"), "127.0.0.1")
+    by_seat = {t["seat"]: t["token"] for t in tokens}
+    turns = Turns(service, game_id)
+    match = Match(view["rules"].get("rounds"))
     try:
-        turn = next_turn()
+        turn = turns.next()
         while turn is not None:
-            move, played_in = rng.choice(turn["legal_moves"]), round_
+            move, played_in = rng.choice(turn["legal_moves"]), turns.round
             t0 = time.thread_time_ns()
             service.play_move(game_id, move, token=by_seat[turn["seat"]], expected_version=turn["version"], minimal=True)
-            turn = next_turn()
+            turn = turns.next()
             match.moves.append((played_in, (time.thread_time_ns() - t0) / 1e6))
-        match.rounds = match.rounds or round_
+        match.rounds = match.rounds or turns.round
         return match
     finally:
-        follower.close()
+        turns.close()
 
 
 def one_run(url: str, variant: str, matches: int) -> dict[str, float]:

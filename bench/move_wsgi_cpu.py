@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from load_clients import median_interval  # noqa: E402
+from move_cpu import Turns  # noqa: E402
 
 FLOOR_MOVES = 35  # bench/floor_app.py's game length
 TOGGLE_C = """
@@ -90,8 +91,6 @@ def api_match(call: Caller, service: Any, rng: random.Random) -> None:
     """One two-seat draw match over the API; only the moves are timed."""
     import orjson
 
-    from api.service.views import render_event
-
     call.timed = False
     status, raw = call("POST", "/v1/games", {"variant": "draw", "seats": [{"name": "P0"}, {"name": "P1"}],
                                              "rules": {"match_end": "fixed_rounds", "rounds": 1}})  # fmt: skip
@@ -99,25 +98,16 @@ def api_match(call: Caller, service: Any, rng: random.Random) -> None:
     created = orjson.loads(raw)
     game_id = created["game"]["id"]
     auth = {t["seat"]: {"Authorization": f"Bearer {t['token']}", "Prefer": "return=minimal"} for t in created["tokens"]}
-    follower = service.store.games.follow(game_id)
-    cursor = "0-0"
+    turns = Turns(service, game_id)
     try:
-        while True:
-            turn = None
-            for stream_id, stored in follower.read(cursor):
-                cursor = stream_id
-                event = render_event(stream_id, stored, stored.get("private_to"))
-                if event["type"] == "turn_started":
-                    turn = event
-            if turn is None:
-                return
+        while (turn := turns.next()) is not None:
             move = {**rng.choice(turn["legal_moves"]), "expected_version": turn["version"]}
             call.timed = True
             status, raw = call("POST", f"/v1/games/{game_id}/moves", move, auth[turn["seat"]])
             call.timed = False
             assert status == 200, raw
     finally:
-        follower.close()
+        turns.close()
 
 
 def floor_match(call: Caller) -> None:
