@@ -257,9 +257,9 @@ class GameStore:
         ]
         args.extend(orjson.dumps(e) for e in events)
         keys = self.keys(game_id)
-        games = self.redis
-        if isinstance(games, RedisCluster):
-            status, current = self._commit(keys=keys, args=args, client=games)
+        cluster = self.connections.cluster
+        if cluster:
+            status, current = self._commit(keys=keys, args=args, client=self.redis)
         else:
             (reply,) = self.connections.roundtrip(("EVALSHA", self._commit.sha, len(keys), *keys, *args))
             if isinstance(reply, redis_errors.NoScriptError):  # a restarted Redis: load the script, once
@@ -268,8 +268,8 @@ class GameStore:
                 raise reply
             status, current = reply
         if int(status) == 1:
-            if isinstance(games, RedisCluster):
-                self._replica_wait(games, self.state_key(game_id))
+            if cluster:
+                self._replica_wait(cast(RedisCluster, self.redis), self.state_key(game_id))
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
 
