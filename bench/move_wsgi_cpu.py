@@ -109,7 +109,7 @@ class Streams:
         for h in headers:
             status: list[str] = []
             environ = wsgi_environ("GET", f"/v1/games/{game_id}/events", None, {**h, "Accept": "text/event-stream"})
-            body = self.app(environ, lambda s, h, *exc: status.append(s))
+            body = self.app(environ, lambda s, _headers, *exc, out=status: out.append(s))
             assert status[0].startswith("200"), status
             frames = iter(body)
             while b"turn_started" not in next(frames):
