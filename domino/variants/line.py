@@ -143,7 +143,7 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
         if events is not None:
             events.append(Event("passed", p, {}))
         boneyard = state.boneyard
-    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    moved = pos.then(sim, p, code)
     after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
     return _end_round(after, "blocked", None, events) if sim.over else after
 
@@ -170,7 +170,7 @@ def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, even
         abandon = r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
     out = not sim.hands[p]
     turn = p if abandon else sim.turn
-    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    moved = pos.then(sim, p, code)
     after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
     if abandon:
         return _abandon(after, events)
