@@ -15,15 +15,11 @@ from domino import variants
 from domino.errors import DominoError
 from domino.rules import MAX_SET, Rules
 from domino.state import Deal, LogEntry, Outcome, RoundResult, State
-from domino.tiles import Tile, full_set
+from domino.tiles import Tile, full_set, text, texts
 
 FORMAT = 1
 # Stored tiles are canonical text; a dict lookup is what makes loading a game cheap on every request.
 _BY_TEXT = {str(t): t for t in full_set(MAX_SET)}
-
-
-def _tiles(ts: tuple[Tile, ...]) -> list[str]:
-    return [str(t) for t in ts]
 
 
 def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
@@ -69,16 +65,16 @@ def _current(state: State) -> dict[str, Any]:
         "seed": state.seed,
         "round": state.round,
         "deal": state.deal.to_dict(),
-        "hands": [_tiles(h) for h in state.hands],
-        "boneyard": _tiles(state.boneyard),
+        "hands": [texts(h) for h in state.hands],
+        "boneyard": texts(state.boneyard),
         "board": variant.board_to_dict(state.board),
         "turn": state.turn,
         "scores": list(state.scores),
-        "lead": None if state.lead is None else str(state.lead),
+        "lead": None if state.lead is None else text(state.lead),
         "opened_by_rule": state.opened_by_rule,
         "drawn": state.drawn,
         "extra_play": state.extra_play,
-        "log": [[e.seat, e.type, None if e.tile is None else str(e.tile), e.end] for e in state.log],
+        "log": [[e.seat, e.type, None if e.tile is None else text(e.tile), e.end] for e in state.log],
         "outcome": None if state.outcome is None else state.outcome.to_dict(),
         "round_points": list(state.round_points),
         "variant": variant.turn_to_dict(state.variant),
