@@ -9,6 +9,7 @@ rounds are separate records (``round_record``), made available as they end (``en
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable
 
 from domino import variants
@@ -27,6 +28,13 @@ def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
         return tuple(map(_BY_TEXT.__getitem__, items))
     except KeyError:
         return tuple(Tile.parse(s) for s in items)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rules(options: tuple[tuple[str, Any], ...]) -> Rules:
+    # Building Rules (checked on creation) is about 100k instructions, a sixth of a 2-player draw game's move,
+    # and a game loads the same rules on every move; Rules are immutable, so one per distinct set will do.
+    return Rules.from_dict(dict(options))
 
 
 def _deal(d: dict[str, Any]) -> Deal:
@@ -132,7 +140,7 @@ def from_live(data: dict[str, Any], records: Iterable[dict[str, Any]] | None = N
 def _load(data: dict[str, Any], rounds: tuple[RoundResult, ...], last: RoundResult | None, whole: bool) -> State:
     if data.get("format") != FORMAT:
         raise DominoError(f"unknown state format {data.get('format')!r}")
-    rules = Rules.from_dict(data["rules"])
+    rules = _rules(tuple(data["rules"].items()))
     variant = variants.of(rules)
     outcome = data["outcome"]
     return State(
