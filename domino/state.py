@@ -7,14 +7,14 @@ from typing import Any, Mapping, Protocol, Union
 
 from domino.moves import Move
 from domino.rules import Rules
-from domino.tiles import Tile
+from domino.tiles import Tile, halves_text, texts
 
 # An oriented tile on the table: (half touching the inner neighbour, outer half).
 Placed = tuple[int, int]
 
 
 def placed_str(p: Placed) -> str:
-    return f"{p[0]}-{p[1]}"
+    return halves_text(p[0], p[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +25,7 @@ class Deal:
     boneyard: tuple[Tile, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"hands": [[str(t) for t in h] for h in self.hands], "boneyard": [str(t) for t in self.boneyard]}
+        return {"hands": [texts(h) for h in self.hands], "boneyard": texts(self.boneyard)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +83,7 @@ class RoundResult:
             "end": self.end,
             "winner": self.winner,
             "pips_left": list(self.pips_left),
-            "hands": [[str(t) for t in h] for h in self.hands],
+            "hands": [texts(h) for h in self.hands],
             "points": list(self.points),
             "award": list(self.award),
             "why": self.why,
