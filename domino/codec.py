@@ -10,7 +10,7 @@ rounds are separate records (``round_record``), made available as they end (``en
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from domino import variants
 from domino.errors import DominoError
@@ -30,21 +30,37 @@ def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
         return tuple(Tile.parse(s) for s in items)
 
 
-# id(deal) -> (deal, its stored form): every state of a round holds the same Deal, whose text a service would
-# otherwise make again for each state it stores (the deal is kept with its entry, so an id is never reused).
-_DEAL_FORMS: dict[int, tuple[Deal, dict[str, Any]]] = {}
-_DEAL_FORMS_KEPT = 256
+# id(value) -> (value, its stored form): every state of a round holds the same Deal and the same last
+# RoundResult, whose text a service would otherwise make again for each state it stores (the value is kept with
+# its entry, so an id is never reused while the entry lives).
+_FORMS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_FORMS_KEPT = 256
 
 
-def _deal_form(deal: Deal) -> dict[str, Any]:
-    """``deal.to_dict()``, a fresh copy of the form made once per deal."""
-    kept = _DEAL_FORMS.get(id(deal))
-    if kept is None or kept[0] is not deal:
-        if len(_DEAL_FORMS) >= _DEAL_FORMS_KEPT:
-            _DEAL_FORMS.clear()
-        kept = _DEAL_FORMS[id(deal)] = (deal, deal.to_dict())
-    form = kept[1]
+def _kept_form(value: Any, make: Callable[[Any], dict[str, Any]], copy: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """``make(value)``, made once per value: a fresh ``copy`` of the kept form each time."""
+    kept = _FORMS.get(id(value))
+    if kept is None or kept[0] is not value:
+        if len(_FORMS) >= _FORMS_KEPT:
+            _FORMS.clear()
+        kept = _FORMS[id(value)] = (value, make(value))
+    return copy(kept[1])
+
+
+def _copy_deal(form: dict[str, Any]) -> dict[str, Any]:
     return {"hands": [list(h) for h in form["hands"]], "boneyard": list(form["boneyard"])}
+
+
+def _copy_record(form: dict[str, Any]) -> dict[str, Any]:
+    # Replacing keys in place keeps the record's key order, so its stored text is unchanged.
+    return {**form, "pips_left": list(form["pips_left"]), "hands": [list(h) for h in form["hands"]],
+            "points": list(form["points"]), "award": list(form["award"]), "deal": _copy_deal(form["deal"])}
+
+
+def _record(r: RoundResult) -> dict[str, Any]:
+    d = r.to_dict(reveal_deal=True)
+    d["team"] = r.team
+    return d
 
 
 @functools.lru_cache(maxsize=1024)
@@ -60,24 +76,35 @@ def _deal(d: dict[str, Any]) -> Deal:
 
 def round_record(r: RoundResult) -> dict[str, Any]:
     """A finished round's record, JSON-safe: its result and its deal."""
-    d = r.to_dict(reveal_deal=True)
-    d["team"] = r.team
-    return d
+    return _kept_form(r, _record, _copy_record)
 
 
 def round_from_record(d: dict[str, Any]) -> RoundResult:
     """The round result of a record made by :func:`round_record`."""
+    deal = d["deal"]
+    return _round_result((
+        d["round"], d["end"], d["winner"], tuple(d["pips_left"]), tuple(map(tuple, d["hands"])), tuple(d["points"]),
+        tuple(d["award"]), d["why"], tuple(map(tuple, deal["hands"])), tuple(deal["boneyard"]), d.get("team"),
+    ))
+
+
+@functools.lru_cache(maxsize=256)
+def _round_result(record: tuple[Any, ...]) -> RoundResult:
+    # A record's content as a tuple: every live document of a round carries the same last round, which would
+    # otherwise be parsed and built again on every move (about a tenth of a 2-player move); a RoundResult is
+    # immutable, so one per distinct record will do.
+    number, end, winner, pips_left, hands, points, award, why, deal_hands, boneyard, team = record
     return RoundResult(
-        round=d["round"],
-        end=d["end"],
-        winner=d["winner"],
-        pips_left=tuple(d["pips_left"]),
-        hands=tuple(_parse_tiles(h) for h in d["hands"]),
-        points=tuple(d["points"]),
-        award=tuple(d["award"]),
-        why=d["why"],
-        deal=_deal(d["deal"]),
-        team=d.get("team"),
+        round=number,
+        end=end,
+        winner=winner,
+        pips_left=pips_left,
+        hands=tuple(map(_parse_tiles, hands)),
+        points=points,
+        award=award,
+        why=why,
+        deal=Deal(tuple(map(_parse_tiles, deal_hands)), _parse_tiles(boneyard)),
+        team=team,
     )
 
 
@@ -89,7 +116,7 @@ def _current(state: State) -> dict[str, Any]:
         "rules": state.rules.to_dict(),
         "seed": state.seed,
         "round": state.round,
-        "deal": _deal_form(state.deal),
+        "deal": _kept_form(state.deal, Deal.to_dict, _copy_deal),
         "hands": [texts(h) for h in state.hands],
         "boneyard": texts(state.boneyard),
         "board": variant.board_to_dict(state.board),
