@@ -51,7 +51,7 @@ def resolve(state: State, move: Move) -> Move:
     """The legal move meant by ``move`` (filling an omitted end), or the engine error saying why not."""
     if state.outcome is not None:
         raise GameOverError("the game is over")
-    legal = legal_moves(state)
+    legal = state.moves_memo or legal_moves(state)
     for m in legal:
         if m is move:  # the usual case, a move taken from the list: no comparisons
             return move

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from domino import match, scoring
-from domino.core.codes import DRAW_CODE, END_NAMES, to_code
+from domino.core.codes import DRAW_CODE, END_NAMES
 from domino.core.position import LineSim
 from domino.core.round import config, dealt_order, hand_masks, opener
 from domino.core.tables import Tables, index, mask_of, tables
@@ -126,12 +126,20 @@ def is_blocked(state: State) -> bool:
 def advance(state: State, move: Move, events: list[Event] | None) -> State:
     """The state after a legal ``move`` (already resolved by the engine); its events are appended to
     ``events`` unless that is None (``domino.apply``)."""
-    pos = state.kernel or line_kernel.position(state)
-    sim = pos.sim.copy()
+    pos, sim, code = line_kernel.take(state, move)
     p = state.turn
-    code = to_code(move)
     if code >= 0:
-        return _play(state, pos, sim, code, events)
+        if sim.cfg.all_fives:
+            return _play_scoring(state, pos, sim, code, events)
+        sim.play(code >> 3, code & 7)
+        if events is not None:
+            events.append(_played(sim, p, code, 0))
+        moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+        after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points)
+        if sim.over:
+            out = not sim.hands[p]
+            return _end_round(after, "domino" if out else "blocked", p if out else None, events)
+        return after
     if code == DRAW_CODE:
         sim.draw()
         if events is not None:
@@ -148,20 +156,22 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
     return _end_round(after, "blocked", None, events) if sim.over else after
 
 
-def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, events: list[Event] | None) -> State:
+def _played(sim: LineSim, p: int, code: int, points: int) -> Event:
+    return Event("tile_played", p, {"tile": str(sim.tb.tiles[code >> 3]), "end": END_NAMES[code & 7], "points": points})
+
+
+def _play_scoring(
+    state: State, pos: line_kernel.Position, sim: LineSim, code: int, events: list[Event] | None
+) -> State:
+    """A play under All Fives: what it scores, and the match's end mid-round under an immediate target."""
     r = state.rules
     p = state.turn
-    t, end = code >> 3, code & 7
-    if sim.cfg.all_fives:
-        side = sim.cfg.side[p]
-        before = sim.pts[side]
-        sim.play(t, end)
-        points = sim.pts[side] - before  # what the play scored
-    else:
-        sim.play(t, end)
-        points = 0
+    side = sim.cfg.side[p]
+    before = sim.pts[side]
+    sim.play(code >> 3, code & 7)
+    points = sim.pts[side] - before
     if events is not None:
-        events.append(Event("tile_played", p, {"tile": str(sim.tb.tiles[t]), "end": END_NAMES[end], "points": points}))
+        events.append(_played(sim, p, code, points))
     scores, round_points = state.scores, state.round_points
     abandon = False
     if points:
