@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from domino import match, scoring
 from domino.core.codes import DRAW_CODE, END_NAMES
 from domino.core.position import LineSim
-from domino.core.round import config, dealt_order, hand_masks, opener
+from domino.core.round import config, dealt_order, opener
 from domino.core.tables import Tables, index, mask_of, tables
 from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
@@ -25,16 +25,24 @@ from domino.variants import line_board, line_kernel
 def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
     """Round ``round_no``'s deal from the seed; under ``reshuffle`` redeal until a double is dealt."""
     tab = tables(rules.set_max_pips)
-    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no), tab)
+    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no), tab)[0]
 
 
-def _deal_of(rules: Rules, order: list[int], tab: Tables) -> Deal:
-    """The Deal of a dealt order: hands heaviest first (index order is tile order), the boneyard in draw order."""
+def _deal_of(rules: Rules, order: list[int], tab: Tables) -> tuple[Deal, list[int]]:
+    """The Deal of a dealt order (hands heaviest first: index order is tile order; the boneyard in draw
+    order) and its hands as masks, built in one pass (once per round)."""
     n = rules.hand_size
     dealt = rules.players * n
     tile = tab.tiles.__getitem__
-    hands = tuple(tuple(map(tile, sorted(order[i : i + n], reverse=True))) for i in range(0, dealt, n))
-    return Deal(hands, tuple(map(tile, order[dealt:])))
+    bit = tab.bit.__getitem__
+    hands = []
+    masks = []
+    for i in range(0, dealt, n):
+        hand = order[i : i + n]
+        hand.sort(reverse=True)
+        hands.append(tuple(map(tile, hand)))
+        masks.append(sum(map(bit, hand)))  # distinct bits: the sum is the union
+    return Deal(tuple(hands), tuple(map(tile, order[dealt:]))), masks
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
@@ -64,8 +72,8 @@ def start_round(
     tab = tables(rules.set_max_pips)
     if deal is None:
         order = dealt_order(cfg, tab, seed, round_no)
-        deal = _deal_of(rules, order, tab)
-        hands, boneyard = hand_masks(cfg, tab, order), order[rules.players * rules.hand_size :]
+        deal, hands = _deal_of(rules, order, tab)
+        boneyard = order[rules.players * rules.hand_size :]
     else:
         deal = check_deal(rules, deal, round_no)
         hands = [mask_of(h, tab) for h in deal.hands]
