@@ -291,7 +291,18 @@ class LineSim:
             self.extra = True
         else:
             self.turn = (p + 1) % cfg.players
-        self._after()
+        # ``_after``'s blocked test, inlined (plays are most of the moves; a board once opened stays open).
+        if cfg.draws and len(self.bone) - self.bpos > cfg.reserve:
+            return
+        val = tb.value_mask
+        ev = self.ev
+        m = val[ev[0]] | val[ev[1]]
+        if self.nopen == 4:
+            m |= val[ev[2]] | val[ev[3]]
+        for h in self.hands:
+            if h & m:
+                return
+        self._end(None)
 
     def _open_arms(self) -> None:
         self.nopen = 4

@@ -57,6 +57,9 @@ def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
     return deal
 
 
+_EMPTY = LineBoard()  # a round's board before its first tile (boards are immutable: one is shared)
+
+
 def start_round(
     rules: Rules,
     round_no: int,
@@ -87,7 +90,7 @@ def start_round(
         deal=deal,
         hands=deal.hands,
         boneyard=deal.boneyard,
-        board=LineBoard(),
+        board=_EMPTY,
         turn=seat,
         scores=scores if scores is not None else (0,) * rules.players,
         lead=None if lead < 0 else tab.tiles[lead],
