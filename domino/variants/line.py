@@ -33,16 +33,15 @@ def _deal_of(rules: Rules, order: list[int], tab: Tables) -> tuple[Deal, list[in
     order) and its hands as masks, built in one pass (once per round)."""
     n = rules.hand_size
     dealt = rules.players * n
-    tile = tab.tiles.__getitem__
-    bit = tab.bit.__getitem__
+    tiles, bits = tab.tiles, tab.bit
     hands = []
     masks = []
-    for i in range(0, dealt, n):
+    for i in range(0, dealt, n):  # (comprehensions: cheaper than map over a bound __getitem__ here)
         hand = order[i : i + n]
         hand.sort(reverse=True)
-        hands.append(tuple(map(tile, hand)))
-        masks.append(sum(map(bit, hand)))  # distinct bits: the sum is the union
-    return Deal(tuple(hands), tuple(map(tile, order[dealt:]))), masks
+        hands.append(tuple([tiles[t] for t in hand]))
+        masks.append(sum([bits[t] for t in hand]))  # distinct bits: the sum is the union
+    return Deal(tuple(hands), tuple([tiles[t] for t in order[dealt:]])), masks
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
