@@ -9,7 +9,7 @@ mid-round, are left to the engine: the search values a round by its points.
 
 from __future__ import annotations
 
-from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, RIGHT, UP
+from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, PASS_CODE, RIGHT, UP
 from domino.core.round import Config, config, round_award
 from domino.core.tables import Tables, pip_counts
 from domino.rules import Rules
@@ -191,6 +191,8 @@ class LineSim:
                         out.append(t8 | e)
                 c ^= low
         cfg = self.cfg
+        if cfg.fast:  # no drawing, no extra play: the one option is a pass, when nothing fits
+            return out or [PASS_CODE]
         can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
         out += cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not out) << 1 | can_draw]
         return out
