@@ -179,4 +179,5 @@ def legal_moves(state: State) -> tuple[Move, ...]:
         sim = _sim_of(state, pos.origin.tb)
     codes = sim.moves()
     box.append(sim)
-    return tuple(map(pos.origin.moves.__getitem__, codes))
+    moves = pos.origin.moves
+    return tuple([moves[c] for c in codes])
