@@ -22,7 +22,7 @@ class LineSim:
     __slots__ = (
         "tb", "rules", "cfg", "by_rule",
         "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "sp_left_covered", "sp_right_covered", "ntiles",
-        "turn", "drawn", "extra", "pts", "over", "result", "lead",
+        "turn", "drawn", "extra", "pts", "over", "went_out", "lead",
     )  # fmt: skip
 
     tb: Tables
@@ -45,7 +45,7 @@ class LineSim:
     extra: bool
     pts: list[int]
     over: bool
-    result: list[int] | None
+    went_out: int  # once over: the seat that went out, -1 when the round was blocked
     lead: int  # the tile the opener must lead, -1: any (read by ``moves`` only)
 
     @classmethod
@@ -70,7 +70,7 @@ class LineSim:
         s.extra = False
         s.pts = [0] * rules.sides
         s.over = False
-        s.result = None
+        s.went_out = -1
         s.lead = -1
         return s
 
@@ -120,7 +120,7 @@ class LineSim:
         c.extra = self.extra
         c.pts = self.pts[:]
         c.over = self.over
-        c.result = self.result
+        c.went_out = self.went_out
         c.lead = self.lead
         return c
 
@@ -342,7 +342,15 @@ class LineSim:
         self._end(None)
 
     def _end(self, went_out: int | None) -> None:
-        _, _, award = round_award(self.rules, self.cfg, -1 if went_out is None else went_out, pip_counts(self.hands, self.tb))
-        # the award is per seat, a side's on each of its seats; side k's first seat is seat k
-        self.result = [p + a for p, a in zip(self.pts, award)]
+        self.went_out = -1 if went_out is None else went_out
         self.over = True
+
+    @property
+    def result(self) -> list[int] | None:
+        """Once the round is over, what each seat scored in it (points in play plus the award), else None;
+        worked out when read (most callers only need ``over``)."""
+        if not self.over:
+            return None
+        _, _, award = round_award(self.rules, self.cfg, self.went_out, pip_counts(self.hands, self.tb))
+        # the award is per seat, a side's on each of its seats; side k's first seat is seat k
+        return [p + a for p, a in zip(self.pts, award)]
