@@ -33,6 +33,23 @@ def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
         return tuple(Tile.parse(s) for s in items)
 
 
+# id(deal) -> (deal, its stored form): every state of a round holds the same Deal, whose text a service would
+# otherwise make again for each state it stores (the deal is kept with its entry, so an id is never reused).
+_DEAL_FORMS: dict[int, tuple[Deal, dict[str, Any]]] = {}
+_DEAL_FORMS_KEPT = 256
+
+
+def _deal_form(deal: Deal) -> dict[str, Any]:
+    """``deal.to_dict()``, a fresh copy of the form made once per deal."""
+    kept = _DEAL_FORMS.get(id(deal))
+    if kept is None or kept[0] is not deal:
+        if len(_DEAL_FORMS) >= _DEAL_FORMS_KEPT:
+            _DEAL_FORMS.clear()
+        kept = _DEAL_FORMS[id(deal)] = (deal, deal.to_dict())
+    form = kept[1]
+    return {"hands": [list(h) for h in form["hands"]], "boneyard": list(form["boneyard"])}
+
+
 def _deal(d: dict[str, Any]) -> Deal:
     return Deal(tuple(_parse_tiles(h) for h in d["hands"]), _parse_tiles(d["boneyard"]))
 
@@ -68,7 +85,7 @@ def _current(state: State) -> dict[str, Any]:
         "rules": state.rules.to_dict(),
         "seed": state.seed,
         "round": state.round,
-        "deal": state.deal.to_dict(),
+        "deal": _deal_form(state.deal),
         "hands": [_tiles(h) for h in state.hands],
         "boneyard": _tiles(state.boneyard),
         "board": variant.board_to_dict(state.board),

@@ -144,7 +144,7 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
         sim.play(code >> 3, code & 7)
         if events is not None:
             events.append(_played(sim, p, code, 0))
-        moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+        moved = pos.then(sim, p, code)
         after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points)
         if sim.over:
             out = not sim.hands[p]
@@ -161,7 +161,7 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
         if events is not None:
             events.append(Event("passed", p, {}))
         boneyard = state.boneyard
-    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    moved = pos.then(sim, p, code)
     after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
     return _end_round(after, "blocked", None, events) if sim.over else after
 
@@ -190,7 +190,7 @@ def _play_scoring(
         abandon = r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
     out = not sim.hands[p]
     turn = p if abandon else sim.turn
-    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    moved = pos.then(sim, p, code)
     after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
     if abandon:
         return _abandon(after, events)

@@ -44,15 +44,28 @@ class Origin:
 
 class Position:
     """A state's compact form (its ``Source`` and its kernel): the kernel position in ``box`` until a step
-    takes it, the hands as masks, and the moves made since the origin."""
+    takes it, the hands as masks, and the moves made since the origin. The board and log, once read, are
+    kept (``read_board``, ``read_log``): the next position starts from them (:meth:`then`)."""
 
-    __slots__ = ("box", "hand_masks", "origin", "trail")
+    __slots__ = ("box", "hand_masks", "origin", "trail", "read_board", "read_log")
 
     def __init__(self, sim: LineSim, origin: Origin, trail: Trail) -> None:
         self.box = [sim]
         self.hand_masks = tuple(sim.hands)  # before any step plays on ``sim``
         self.origin = origin
         self.trail = trail
+        self.read_board: Board | None = None
+        self.read_log: tuple[LogEntry, ...] | None = None
+
+    def then(self, sim: LineSim, seat: int, code: int) -> Position:
+        """The position after ``seat``'s move ``code`` (``sim``: at this one, moved). When this one's
+        board and log have been read (a service stores every state it commits), the next one starts from them,
+        so reading its own replays one move, not every move since the kernel took over."""
+        board, log = self.read_board, self.read_log
+        if board is not None and log is not None:
+            o = self.origin
+            return Position(sim, Origin(o.tb, o.spinner, board, log), (None, seat, code))
+        return Position(sim, self.origin, (self.trail, seat, code))
 
     def _moves(self) -> list[tuple[int, int]]:
         """(seat, code) of the moves since the origin, oldest first."""
@@ -75,12 +88,14 @@ class Position:
         for _, code in self._moves():
             if code >= 0:
                 board = line_board.place(board, tiles[code >> 3], END_NAMES[code & 7], o.spinner)
+        self.read_board = board
         return board
 
     def log(self) -> tuple[LogEntry, ...]:
         o = self.origin
         entry = _entries(o.tb.max_pips)
-        return o.log0 + tuple(entry(seat, code) for seat, code in self._moves())
+        log = self.read_log = o.log0 + tuple(entry(seat, code) for seat, code in self._moves())
+        return log
 
 
 def position(state: State) -> Position:
