@@ -354,18 +354,30 @@ def successor(
 ) -> State:
     """The state after a move of the current round whose hands, board and log ``source`` gives (it is also
     the state's kernel): the rest of the round (rules, deal, records) is carried over. The engine's hottest
-    constructor."""
-    d = _draft(state)
+    constructor, so it copies the carried slots itself rather than through ``_draft`` (a call a move)."""
+    d: Any = _Draft.__new__(_Draft)
+    d.rules = state.rules
+    d.seed = state.seed
+    d.round = state.round
+    d.deal = state.deal
     d._hands = None
+    d.boneyard = boneyard
     d._board = None
-    d._log = None
     d.turn = turn
+    d.scores = scores
+    d.lead = state.lead
+    d.opened_by_rule = state.opened_by_rule
     d.drawn = drawn
     d.extra_play = extra_play
-    d.boneyard = boneyard
-    d.scores = scores
+    d._log = None
+    d.rounds = state.rounds
+    d.outcome = state.outcome
     d.round_points = round_points
+    d.variant = state.variant
+    d.last_round = state.last_round
+    d.has_records = state.has_records
     d._source = source
     d.kernel = source
+    d.moves_memo = None
     d.__class__ = State
     return d  # type: ignore[no-any-return]
