@@ -85,32 +85,40 @@ def round_record(r: RoundResult) -> dict[str, Any]:
     return _kept_form(r, _record, _copy_record)
 
 
+# (round, pips left, points) -> (a result, the record it writes): every live document of a round carries the
+# same last round, which would otherwise be parsed and built again on every move (about 61k instructions, a
+# seventh of a 2-player move). A RoundResult is immutable, so one per distinct record will do; comparing a
+# record with the kept one (a C-level walk) costs under half of hashing its whole content as a key would.
+# Handing back the same object also lets round_record's kept form serve the next state's encoding.
+_RESULTS: dict[tuple[Any, ...], tuple[RoundResult, dict[str, Any]]] = {}
+_RESULTS_KEPT = 256
+
+
 def round_from_record(d: dict[str, Any]) -> RoundResult:
     """The round result of a record made by :func:`round_record`."""
-    deal = d["deal"]
-    return _round_result((
-        d["round"], d["end"], d["winner"], tuple(d["pips_left"]), tuple(map(tuple, d["hands"])), tuple(d["points"]),
-        tuple(d["award"]), d["why"], tuple(map(tuple, deal["hands"])), tuple(deal["boneyard"]), d.get("team"),
-    ))
+    key = (d["round"], tuple(d["pips_left"]), tuple(d["points"]))
+    kept = _RESULTS.get(key)
+    if kept is not None and kept[1] == d:
+        return kept[0]
+    result = _round_result(d)
+    if len(_RESULTS) >= _RESULTS_KEPT:
+        _RESULTS.clear()
+    _RESULTS[key] = (result, _record(result))
+    return result
 
 
-@functools.lru_cache(maxsize=256)
-def _round_result(record: tuple[Any, ...]) -> RoundResult:
-    # A record's content as a tuple: every live document of a round carries the same last round, which would
-    # otherwise be parsed and built again on every move (about a tenth of a 2-player move); a RoundResult is
-    # immutable, so one per distinct record will do.
-    number, end, winner, pips_left, hands, points, award, why, deal_hands, boneyard, team = record
+def _round_result(d: dict[str, Any]) -> RoundResult:
     return RoundResult(
-        round=number,
-        end=end,
-        winner=winner,
-        pips_left=pips_left,
-        hands=tuple(map(_parse_tiles, hands)),
-        points=points,
-        award=award,
-        why=why,
-        deal=Deal(tuple(map(_parse_tiles, deal_hands)), _parse_tiles(boneyard)),
-        team=team,
+        round=d["round"],
+        end=d["end"],
+        winner=d["winner"],
+        pips_left=tuple(d["pips_left"]),
+        hands=tuple(_parse_tiles(h) for h in d["hands"]),
+        points=tuple(d["points"]),
+        award=tuple(d["award"]),
+        why=d["why"],
+        deal=_deal(d["deal"]),
+        team=d.get("team"),
     )
 
 

@@ -98,5 +98,12 @@ def test_a_round_record_made_again_is_a_fresh_copy_of_the_same_text() -> None:
     live = domino.to_live(state)
     assert domino.from_live(_json(live)).last_round == last == domino.from_live(_json(live)).last_round
     assert domino.from_live(_json(live), [_json(again)]) == state
+    # A record like the kept one but for its deal (same round, pips left, points) is its own result.
+    other = _json(live)
+    hands = other["last_round"]["deal"]["hands"]
+    hands[0], hands[1] = hands[1], hands[0]
+    swapped = domino.from_live(other).last_round
+    assert swapped is not None and swapped.deal.hands == (last.deal.hands[1], last.deal.hands[0], *last.deal.hands[2:])
+    assert swapped.points == last.points and domino.from_live(_json(live)).last_round == last
     live["deal"]["hands"][0].clear()
     assert domino.to_live(state)["deal"] == state.deal.to_dict()
