@@ -13,8 +13,8 @@ import orjson
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from api.queues import SERIALIZER, Queues
 from api.store import StoreUnavailable
+from support import run_webhooks
 from local_endpoint import LocalEndpoint
 
 TILE = re.compile(r'"\d{1,2}-\d{1,2}"')
@@ -36,15 +36,6 @@ class Receiver(LocalEndpoint):
     def verified(self, secret: str) -> list[dict[str, Any]]:
         """Every delivery's payload, each checked against its signature (raises if one is wrong)."""
         return [Webhook(secret).verify(body, headers) for headers, body in self.deliveries]
-
-
-def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]
-    from rq import SimpleWorker
-
-    conn = service.store.worker_connection()
-    SimpleWorker([Queues(service.store).webhooks.name], connection=conn, serializer=SERIALIZER).work(
-        burst=True, logging_level="WARNING"
-    )
 
 
 def test_an_apps_game_is_heard_from_start_to_end(client, make_app, service, run_bots) -> None:  # type: ignore[no-untyped-def]
