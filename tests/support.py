@@ -3,6 +3,8 @@ conftest: ``tests/web`` has a conftest of its own, and ``import conftest`` gets 
 
 from __future__ import annotations
 
+import time
+
 from rq import SimpleWorker
 
 from api.queues import SERIALIZER, WEBHOOKS, Queues
@@ -36,3 +38,12 @@ def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]
     """Run this test's webhooks queue (hosted bots' turns, apps' lifecycle events) to empty (``work_burst``)."""
     return work_burst(service, (WEBHOOKS,))
 
+
+def wait_until(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``condition()`` came true within ``seconds`` (checked every 10 ms)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True

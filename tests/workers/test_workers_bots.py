@@ -18,6 +18,7 @@ from rq.job import Job
 
 from workers import jobs
 from api.queues import SERIALIZER, Queues, bot_job_id
+from support import wait_until
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -187,15 +188,6 @@ def catches_sigterm(pid: int) -> bool:
     status = Path(f"/proc/{pid}/status").read_text()
     caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
     return bool(caught & (1 << (signal.SIGTERM - 1)))
-
-
-def wait_until(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_an_idle_worker_stops_promptly_on_sigterm(settings):
