@@ -9,21 +9,18 @@ rounds are separate records (``round_record``), made available as they end (``en
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable
 
 from domino import variants
 from domino.errors import DominoError
 from domino.rules import MAX_SET, Rules
 from domino.state import Deal, LogEntry, Outcome, RoundResult, State
-from domino.tiles import Tile, full_set
+from domino.tiles import Tile, full_set, text, texts
 
 FORMAT = 1
 # Stored tiles are canonical text; a dict lookup is what makes loading a game cheap on every request.
 _BY_TEXT = {str(t): t for t in full_set(MAX_SET)}
-
-
-def _tiles(ts: tuple[Tile, ...]) -> list[str]:
-    return [str(t) for t in ts]
 
 
 def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
@@ -31,6 +28,30 @@ def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
         return tuple(map(_BY_TEXT.__getitem__, items))
     except KeyError:
         return tuple(Tile.parse(s) for s in items)
+
+
+# id(deal) -> (deal, its stored form): every state of a round holds the same Deal, whose text a service would
+# otherwise make again for each state it stores (the deal is kept with its entry, so an id is never reused).
+_DEAL_FORMS: dict[int, tuple[Deal, dict[str, Any]]] = {}
+_DEAL_FORMS_KEPT = 256
+
+
+def _deal_form(deal: Deal) -> dict[str, Any]:
+    """``deal.to_dict()``, a fresh copy of the form made once per deal."""
+    kept = _DEAL_FORMS.get(id(deal))
+    if kept is None or kept[0] is not deal:
+        if len(_DEAL_FORMS) >= _DEAL_FORMS_KEPT:
+            _DEAL_FORMS.clear()
+        kept = _DEAL_FORMS[id(deal)] = (deal, deal.to_dict())
+    form = kept[1]
+    return {"hands": [list(h) for h in form["hands"]], "boneyard": list(form["boneyard"])}
+
+
+@functools.lru_cache(maxsize=1024)
+def _rules(options: tuple[tuple[str, Any], ...]) -> Rules:
+    # Building Rules (checked on creation) is about 100k instructions, a sixth of a 2-player draw game's move,
+    # and a game loads the same rules on every move; Rules are immutable, so one per distinct set will do.
+    return Rules.from_dict(dict(options))
 
 
 def _deal(d: dict[str, Any]) -> Deal:
@@ -68,17 +89,17 @@ def _current(state: State) -> dict[str, Any]:
         "rules": state.rules.to_dict(),
         "seed": state.seed,
         "round": state.round,
-        "deal": state.deal.to_dict(),
-        "hands": [_tiles(h) for h in state.hands],
-        "boneyard": _tiles(state.boneyard),
+        "deal": _deal_form(state.deal),
+        "hands": [texts(h) for h in state.hands],
+        "boneyard": texts(state.boneyard),
         "board": variant.board_to_dict(state.board),
         "turn": state.turn,
         "scores": list(state.scores),
-        "lead": None if state.lead is None else str(state.lead),
+        "lead": None if state.lead is None else text(state.lead),
         "opened_by_rule": state.opened_by_rule,
         "drawn": state.drawn,
         "extra_play": state.extra_play,
-        "log": [[e.seat, e.type, None if e.tile is None else str(e.tile), e.end] for e in state.log],
+        "log": [[e.seat, e.type, None if e.tile is None else text(e.tile), e.end] for e in state.log],
         "outcome": None if state.outcome is None else state.outcome.to_dict(),
         "round_points": list(state.round_points),
         "variant": variant.turn_to_dict(state.variant),
@@ -136,7 +157,7 @@ def from_live(data: dict[str, Any], records: Iterable[dict[str, Any]] | None = N
 def _load(data: dict[str, Any], rounds: tuple[RoundResult, ...], last: RoundResult | None, whole: bool) -> State:
     if data.get("format") != FORMAT:
         raise DominoError(f"unknown state format {data.get('format')!r}")
-    rules = Rules.from_dict(data["rules"])
+    rules = _rules(tuple(data["rules"].items()))
     variant = variants.of(rules)
     outcome = data["outcome"]
     return State(

@@ -51,7 +51,7 @@ def resolve(state: State, move: Move) -> Move:
     """The legal move meant by ``move`` (filling an omitted end), or the engine error saying why not."""
     if state.outcome is not None:
         raise GameOverError("the game is over")
-    legal = legal_moves(state)
+    legal = state.moves_memo or legal_moves(state)
     for m in legal:
         if m is move:  # the usual case, a move taken from the list: no comparisons
             return move
@@ -95,7 +95,12 @@ def apply(state: State, move: Move, seat: int | None = None) -> State:
         raise GameOverError("the game is over")
     if seat is not None and seat != state.turn:
         raise NotYourTurnError(f"it is seat {state.turn}'s turn")
-    return variants.of(state.rules).advance(state, resolve(state, move), None)
+    for m in state.moves_memo or legal_moves(state):
+        if m is move:  # the usual case, a move taken from the list (``resolve`` without its call)
+            break
+    else:
+        move = resolve(state, move)
+    return variants.of(state.rules).advance(state, move, None)
 
 
 def settle(state: State) -> State:

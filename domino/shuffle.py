@@ -21,7 +21,7 @@ def uniform(seed: str, round_no: int, purpose: str, i: int, n: int) -> int:
     limit = _SPACE - _SPACE % n
     attempt = 0
     while True:
-        digest = hashlib.sha256(f"{seed}|{round_no}|{purpose}|{i}|{attempt}".encode()).digest()
+        digest = _sha256(f"{seed}|{round_no}|{purpose}|{i}|{attempt}".encode()).digest()
         x = int.from_bytes(digest[:8], "big")
         if x < limit:
             return x % n

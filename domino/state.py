@@ -7,14 +7,14 @@ from typing import Any, Mapping, Protocol, Union
 
 from domino.moves import Move
 from domino.rules import Rules
-from domino.tiles import Tile
+from domino.tiles import Tile, halves_text, texts
 
 # An oriented tile on the table: (half touching the inner neighbour, outer half).
 Placed = tuple[int, int]
 
 
 def placed_str(p: Placed) -> str:
-    return f"{p[0]}-{p[1]}"
+    return halves_text(p[0], p[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +25,7 @@ class Deal:
     boneyard: tuple[Tile, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"hands": [[str(t) for t in h] for h in self.hands], "boneyard": [str(t) for t in self.boneyard]}
+        return {"hands": [texts(h) for h in self.hands], "boneyard": texts(self.boneyard)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +83,7 @@ class RoundResult:
             "end": self.end,
             "winner": self.winner,
             "pips_left": list(self.pips_left),
-            "hands": [[str(t) for t in h] for h in self.hands],
+            "hands": [texts(h) for h in self.hands],
             "points": list(self.points),
             "award": list(self.award),
             "why": self.why,
@@ -354,18 +354,30 @@ def successor(
 ) -> State:
     """The state after a move of the current round whose hands, board and log ``source`` gives (it is also
     the state's kernel): the rest of the round (rules, deal, records) is carried over. The engine's hottest
-    constructor."""
-    d = _draft(state)
+    constructor, so it copies the carried slots itself rather than through ``_draft`` (a call a move)."""
+    d: Any = _Draft.__new__(_Draft)
+    d.rules = state.rules
+    d.seed = state.seed
+    d.round = state.round
+    d.deal = state.deal
     d._hands = None
+    d.boneyard = boneyard
     d._board = None
-    d._log = None
     d.turn = turn
+    d.scores = scores
+    d.lead = state.lead
+    d.opened_by_rule = state.opened_by_rule
     d.drawn = drawn
     d.extra_play = extra_play
-    d.boneyard = boneyard
-    d.scores = scores
+    d._log = None
+    d.rounds = state.rounds
+    d.outcome = state.outcome
     d.round_points = round_points
+    d.variant = state.variant
+    d.last_round = state.last_round
+    d.has_records = state.has_records
     d._source = source
     d.kernel = source
+    d.moves_memo = None
     d.__class__ = State
     return d  # type: ignore[no-any-return]

@@ -12,6 +12,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from datetime import datetime
+from typing import Any
 
 from prometheus_client import Counter, Histogram
 
@@ -26,8 +27,15 @@ BOT_TURN = Histogram(
 )
 
 
+# The labelled child of each (variant, by), kept: ``labels()`` checks its arguments and locks on every call.
+_MOVES_BY: dict[tuple[str, str], Any] = {}
+
+
 def move_played(variant: str, by: str) -> None:
-    MOVES.labels(variant=variant, by=by).inc()
+    counter = _MOVES_BY.get((variant, by))
+    if counter is None:
+        counter = _MOVES_BY[(variant, by)] = MOVES.labels(variant=variant, by=by)
+    counter.inc()
 
 
 @contextlib.contextmanager

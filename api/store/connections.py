@@ -86,6 +86,7 @@ class Connections:
         self.settings = settings
         self.queue_redis = self._connect(settings.effective_queue_url)
         self._games: Redis | RedisCluster | None = None  # found out at the first use (see ``redis``)
+        self._cluster: bool | None = None
         self._blocking: Redis | RedisCluster | None = None
         self._blocking_queue: Redis | None = None
         self._connecting = threading.Lock()
@@ -113,7 +114,11 @@ class Connections:
 
     @property
     def cluster(self) -> bool:
-        return isinstance(self.redis, RedisCluster)
+        """Whether the game state is on a cluster: found out once (an isinstance of redis-py's cluster client
+        goes through a protocol check, which a commit would pay twice)."""
+        if self._cluster is None:
+            self._cluster = isinstance(self.redis, RedisCluster)
+        return self._cluster
 
     def _connect(self, url: str) -> Redis:
         s = self.settings

@@ -113,7 +113,7 @@ class EventFollower:
         self.game_id = game_id
         self.pool: Any = None
         self.events_key = games.events_key(game_id)
-        self.state_key = games.state_key(game_id)
+        self.notice_read = packed((("HGET", games.state_key(game_id), "t"),))  # the same after every XREAD
         self.conn: Any = None
 
     def read(
@@ -126,16 +126,17 @@ class EventFollower:
             xread += ("BLOCK", block_ms)
         xread += ("STREAMS", self.events_key, after_id)
         with translated():
-            blocking = self.games.connections.blocking()
-            if isinstance(blocking, RedisCluster):
-                # Through the cluster client, which finds the game's node for each read: it follows a failover
-                # or a resharding of the game's slot between two reads (a connection held to one node would not).
-                return self.games.read_events(self.game_id, after_id, block_ms, count)
             if self.conn is None:
+                blocking = self.games.connections.blocking()
+                if isinstance(blocking, RedisCluster):
+                    # Through the cluster client, which finds the game's node for each read: it follows a
+                    # failover or a resharding of the game's slot between two reads (a connection held to one
+                    # node would not).
+                    return self.games.read_events(self.game_id, after_id, block_ms, count)
                 self.pool = blocking.connection_pool
                 self.conn = self.pool.get_connection()
             try:
-                self.conn.send_packed_command([packed((xread, ("HGET", self.state_key, "t")))])
+                self.conn.send_packed_command([packed((xread,)) + self.notice_read])
                 reply, notice = self.conn.read_response(), self.conn.read_response()
             except BaseException:
                 self.conn.disconnect()  # a half-read answer must not reach the next user of the connection
@@ -256,9 +257,9 @@ class GameStore:
         ]
         args.extend(orjson.dumps(e) for e in events)
         keys = self.keys(game_id)
-        games = self.redis
-        if isinstance(games, RedisCluster):
-            status, current = self._commit(keys=keys, args=args, client=games)
+        cluster = self.connections.cluster
+        if cluster:
+            status, current = self._commit(keys=keys, args=args, client=self.redis)
         else:
             (reply,) = self.connections.roundtrip(("EVALSHA", self._commit.sha, len(keys), *keys, *args))
             if isinstance(reply, redis_errors.NoScriptError):  # a restarted Redis: load the script, once
@@ -267,8 +268,8 @@ class GameStore:
                 raise reply
             status, current = reply
         if int(status) == 1:
-            if isinstance(games, RedisCluster):
-                self._replica_wait(games, self.state_key(game_id))
+            if cluster:
+                self._replica_wait(cast(RedisCluster, self.redis), self.state_key(game_id))
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
 

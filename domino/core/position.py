@@ -9,7 +9,7 @@ mid-round, are left to the engine: the search values a round by its points.
 
 from __future__ import annotations
 
-from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, RIGHT, UP
+from domino.core.codes import DOWN, DRAW_CODE, LEFT, OPEN, PASS_CODE, RIGHT, UP
 from domino.core.round import Config, config, round_award
 from domino.core.tables import Tables, pip_counts
 from domino.rules import Rules
@@ -22,7 +22,7 @@ class LineSim:
     __slots__ = (
         "tb", "rules", "cfg", "by_rule",
         "hands", "bone", "bpos", "ev", "dbl", "has", "nopen", "sp", "sp_left_covered", "sp_right_covered", "ntiles",
-        "turn", "drawn", "extra", "pts", "over", "result", "lead",
+        "turn", "drawn", "extra", "pts", "over", "went_out", "lead",
     )  # fmt: skip
 
     tb: Tables
@@ -45,7 +45,7 @@ class LineSim:
     extra: bool
     pts: list[int]
     over: bool
-    result: list[int] | None
+    went_out: int  # once over: the seat that went out, -1 when the round was blocked
     lead: int  # the tile the opener must lead, -1: any (read by ``moves`` only)
 
     @classmethod
@@ -70,7 +70,7 @@ class LineSim:
         s.extra = False
         s.pts = [0] * rules.sides
         s.over = False
-        s.result = None
+        s.went_out = -1
         s.lead = -1
         return s
 
@@ -120,7 +120,7 @@ class LineSim:
         c.extra = self.extra
         c.pts = self.pts[:]
         c.over = self.over
-        c.result = self.result
+        c.went_out = self.went_out
         c.lead = self.lead
         return c
 
@@ -191,6 +191,8 @@ class LineSim:
                         out.append(t8 | e)
                 c ^= low
         cfg = self.cfg
+        if cfg.fast:  # no drawing, no extra play: the one option is a pass, when nothing fits
+            return out or [PASS_CODE]
         can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
         out += cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not out) << 1 | can_draw]
         return out
@@ -291,7 +293,18 @@ class LineSim:
             self.extra = True
         else:
             self.turn = (p + 1) % cfg.players
-        self._after()
+        # ``_after``'s blocked test, inlined (plays are most of the moves; a board once opened stays open).
+        if cfg.draws and len(self.bone) - self.bpos > cfg.reserve:
+            return
+        val = tb.value_mask
+        ev = self.ev
+        m = val[ev[0]] | val[ev[1]]
+        if self.nopen == 4:
+            m |= val[ev[2]] | val[ev[3]]
+        for h in self.hands:
+            if h & m:
+                return
+        self._end(None)
 
     def _open_arms(self) -> None:
         self.nopen = 4
@@ -329,7 +342,15 @@ class LineSim:
         self._end(None)
 
     def _end(self, went_out: int | None) -> None:
-        _, _, award = round_award(self.rules, self.cfg, -1 if went_out is None else went_out, pip_counts(self.hands, self.tb))
-        # the award is per seat, a side's on each of its seats; side k's first seat is seat k
-        self.result = [p + a for p, a in zip(self.pts, award)]
+        self.went_out = -1 if went_out is None else went_out
         self.over = True
+
+    @property
+    def result(self) -> list[int] | None:
+        """Once the round is over, what each seat scored in it (points in play plus the award), else None;
+        worked out when read (most callers only need ``over``)."""
+        if not self.over:
+            return None
+        _, _, award = round_award(self.rules, self.cfg, self.went_out, pip_counts(self.hands, self.tb))
+        # the award is per seat, a side's on each of its seats; side k's first seat is seat k
+        return [p + a for p, a in zip(self.pts, award)]

@@ -46,8 +46,25 @@ class Config:
     awards: dict[tuple[int, tuple[int, ...]], tuple[int | None, int | None, tuple[int, ...]]]  # see round_award
 
 
-@lru_cache(maxsize=256)
+# id of a Rules -> (the Rules, its Config); holding the Rules keeps its id from being reused.
+_BY_ID: dict[int, tuple[Rules, Config]] = {}
+
+
 def config(rules: Rules) -> Config:
+    """The rules as the simulators read them: found by the Rules object's identity first (a round start
+    asks twice, and hashing a Rules hashes every field), then by its value."""
+    hit = _BY_ID.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_BY_ID) >= 256:
+        _BY_ID.clear()
+    cfg = _config(rules)
+    _BY_ID[id(rules)] = (rules, cfg)
+    return cfg
+
+
+@lru_cache(maxsize=256)
+def _config(rules: Rules) -> Config:
     spinner = rules.spinner == "first_double"
     all_fives = rules.scoring == "all_fives"
     draws = rules.draw_policy != "no_draw"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from domino import match, scoring
-from domino.core.codes import DRAW_CODE, END_NAMES, to_code
+from domino.core.codes import DRAW_CODE, END_NAMES
 from domino.core.position import LineSim
-from domino.core.round import config, dealt_order, hand_masks, opener
+from domino.core.round import config, dealt_order, opener
 from domino.core.tables import Tables, index, mask_of, tables
 from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
@@ -25,16 +25,23 @@ from domino.variants import line_board, line_kernel
 def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
     """Round ``round_no``'s deal from the seed; under ``reshuffle`` redeal until a double is dealt."""
     tab = tables(rules.set_max_pips)
-    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no), tab)
+    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no), tab)[0]
 
 
-def _deal_of(rules: Rules, order: list[int], tab: Tables) -> Deal:
-    """The Deal of a dealt order: hands heaviest first (index order is tile order), the boneyard in draw order."""
+def _deal_of(rules: Rules, order: list[int], tab: Tables) -> tuple[Deal, list[int]]:
+    """The Deal of a dealt order (hands heaviest first: index order is tile order; the boneyard in draw
+    order) and its hands as masks, built in one pass (once per round)."""
     n = rules.hand_size
     dealt = rules.players * n
-    tile = tab.tiles.__getitem__
-    hands = tuple(tuple(map(tile, sorted(order[i : i + n], reverse=True))) for i in range(0, dealt, n))
-    return Deal(hands, tuple(map(tile, order[dealt:])))
+    tiles, bits = tab.tiles, tab.bit
+    hands = []
+    masks = []
+    for i in range(0, dealt, n):  # (comprehensions: cheaper than map over a bound __getitem__ here)
+        hand = order[i : i + n]
+        hand.sort(reverse=True)
+        hands.append(tuple([tiles[t] for t in hand]))
+        masks.append(sum([bits[t] for t in hand]))  # distinct bits: the sum is the union
+    return Deal(tuple(hands), tuple([tiles[t] for t in order[dealt:]])), masks
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
@@ -47,6 +54,9 @@ def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
     ):
         raise InvalidDealError("no double was dealt, and no_double_fallback = reshuffle")
     return deal
+
+
+_EMPTY = LineBoard()  # a round's board before its first tile (boards are immutable: one is shared)
 
 
 def start_round(
@@ -64,8 +74,8 @@ def start_round(
     tab = tables(rules.set_max_pips)
     if deal is None:
         order = dealt_order(cfg, tab, seed, round_no)
-        deal = _deal_of(rules, order, tab)
-        hands, boneyard = hand_masks(cfg, tab, order), order[rules.players * rules.hand_size :]
+        deal, hands = _deal_of(rules, order, tab)
+        boneyard = order[rules.players * rules.hand_size :]
     else:
         deal = check_deal(rules, deal, round_no)
         hands = [mask_of(h, tab) for h in deal.hands]
@@ -79,7 +89,7 @@ def start_round(
         deal=deal,
         hands=deal.hands,
         boneyard=deal.boneyard,
-        board=LineBoard(),
+        board=_EMPTY,
         turn=seat,
         scores=scores if scores is not None else (0,) * rules.players,
         lead=None if lead < 0 else tab.tiles[lead],
@@ -126,12 +136,20 @@ def is_blocked(state: State) -> bool:
 def advance(state: State, move: Move, events: list[Event] | None) -> State:
     """The state after a legal ``move`` (already resolved by the engine); its events are appended to
     ``events`` unless that is None (``domino.apply``)."""
-    pos = state.kernel or line_kernel.position(state)
-    sim = pos.sim.copy()
+    pos, sim, code = line_kernel.take(state, move)
     p = state.turn
-    code = to_code(move)
     if code >= 0:
-        return _play(state, pos, sim, code, events)
+        if sim.cfg.all_fives:
+            return _play_scoring(state, pos, sim, code, events)
+        sim.play(code >> 3, code & 7)
+        if events is not None:
+            events.append(_played(sim, p, code, 0))
+        moved = pos.then(sim, p, code)
+        after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points)
+        if sim.over:
+            out = not sim.hands[p]
+            return _end_round(after, "domino" if out else "blocked", p if out else None, events)
+        return after
     if code == DRAW_CODE:
         sim.draw()
         if events is not None:
@@ -143,25 +161,27 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
         if events is not None:
             events.append(Event("passed", p, {}))
         boneyard = state.boneyard
-    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    moved = pos.then(sim, p, code)
     after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
     return _end_round(after, "blocked", None, events) if sim.over else after
 
 
-def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, events: list[Event] | None) -> State:
+def _played(sim: LineSim, p: int, code: int, points: int) -> Event:
+    return Event("tile_played", p, {"tile": str(sim.tb.tiles[code >> 3]), "end": END_NAMES[code & 7], "points": points})
+
+
+def _play_scoring(
+    state: State, pos: line_kernel.Position, sim: LineSim, code: int, events: list[Event] | None
+) -> State:
+    """A play under All Fives: what it scores, and the match's end mid-round under an immediate target."""
     r = state.rules
     p = state.turn
-    t, end = code >> 3, code & 7
-    if sim.cfg.all_fives:
-        side = sim.cfg.side[p]
-        before = sim.pts[side]
-        sim.play(t, end)
-        points = sim.pts[side] - before  # what the play scored
-    else:
-        sim.play(t, end)
-        points = 0
+    side = sim.cfg.side[p]
+    before = sim.pts[side]
+    sim.play(code >> 3, code & 7)
+    points = sim.pts[side] - before
     if events is not None:
-        events.append(Event("tile_played", p, {"tile": str(sim.tb.tiles[t]), "end": END_NAMES[end], "points": points}))
+        events.append(_played(sim, p, code, points))
     scores, round_points = state.scores, state.round_points
     abandon = False
     if points:
@@ -170,7 +190,7 @@ def _play(state: State, pos: line_kernel.Position, sim: LineSim, code: int, even
         abandon = r.target_check == "immediate" and scores[p] >= (r.target_score or 0)
     out = not sim.hands[p]
     turn = p if abandon else sim.turn
-    moved = line_kernel.Position(sim, pos.origin, (pos.trail, p, code))
+    moved = pos.then(sim, p, code)
     after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
     if abandon:
         return _abandon(after, events)

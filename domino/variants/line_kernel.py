@@ -2,10 +2,14 @@
 :class:`domino.core.position.LineSim`, and a state keeps its hands, board and log in compact form until they
 are read (:class:`Position`, the State's ``Source``).
 
-A state's kernel is its position as a ``LineSim`` that is never changed once the state holds it: a move
-plays on a copy. The board and log are the ones the position started from (``board0``, ``log0``) plus a
-trail of the moves made since, ``(earlier trail, seat, move code)``, replayed when read. What a round's end
-needs (the result, the match, the next deal) stays in :mod:`domino.variants.line` and :mod:`domino.match`.
+A state's kernel position is handed on, not copied: the first step from a state takes its ``LineSim`` out of
+the position's ``box`` and plays on it in place for the next state. The position keeps what its state
+shows without it (the hands as masks, the board and log as the ones the round's stretch started from,
+``board0`` and ``log0``, plus a trail of the moves made since, ``(earlier trail, seat, move code)``,
+replayed when read), so a state stays the same value after it was stepped from; a second step from it, or
+its legal moves after the first step, rebuild a ``LineSim`` from its fields. ``list.pop`` is atomic, so
+two threads stepping one state never share a ``LineSim``. What a round's end needs (the result, the
+match, the next deal) stays in :mod:`domino.variants.line` and :mod:`domino.match`.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable
 
-from domino.core.codes import DRAW_CODE, END_NAMES
+from domino.core.codes import DRAW_CODE, END_NAMES, PASS_CODE, to_code
 from domino.core.position import LineSim
 from domino.core.tables import Tables, index, mask_of, tables, tiles_of
 from domino.moves import DRAW, PASS, Move
@@ -39,15 +43,29 @@ class Origin:
 
 
 class Position:
-    """A state's compact form (its ``Source`` and its kernel): the kernel position, never changed once a
-    state holds it, and the moves made since the origin."""
+    """A state's compact form (its ``Source`` and its kernel): the kernel position in ``box`` until a step
+    takes it, the hands as masks, and the moves made since the origin. The board and log, once read, are
+    kept (``read_board``, ``read_log``): the next position starts from them (:meth:`then`)."""
 
-    __slots__ = ("sim", "origin", "trail")
+    __slots__ = ("box", "hand_masks", "origin", "trail", "read_board", "read_log")
 
     def __init__(self, sim: LineSim, origin: Origin, trail: Trail) -> None:
-        self.sim = sim
+        self.box = [sim]
+        self.hand_masks = tuple(sim.hands)  # before any step plays on ``sim``
         self.origin = origin
         self.trail = trail
+        self.read_board: Board | None = None
+        self.read_log: tuple[LogEntry, ...] | None = None
+
+    def then(self, sim: LineSim, seat: int, code: int) -> Position:
+        """The position after ``seat``'s move ``code`` (``sim``: at this one, moved). When this one's
+        board and log have been read (a service stores every state it commits), the next one starts from them,
+        so reading its own replays one move, not every move since the kernel took over."""
+        board, log = self.read_board, self.read_log
+        if board is not None and log is not None:
+            o = self.origin
+            return Position(sim, Origin(o.tb, o.spinner, board, log), (None, seat, code))
+        return Position(sim, self.origin, (self.trail, seat, code))
 
     def _moves(self) -> list[tuple[int, int]]:
         """(seat, code) of the moves since the origin, oldest first."""
@@ -61,7 +79,7 @@ class Position:
 
     def hands(self) -> tuple[tuple[Tile, ...], ...]:
         tb = self.origin.tb
-        return tuple(tiles_of(h, tb) for h in self.sim.hands)
+        return tuple(tiles_of(h, tb) for h in self.hand_masks)
 
     def board(self) -> Board:
         o = self.origin
@@ -70,12 +88,14 @@ class Position:
         for _, code in self._moves():
             if code >= 0:
                 board = line_board.place(board, tiles[code >> 3], END_NAMES[code & 7], o.spinner)
+        self.read_board = board
         return board
 
     def log(self) -> tuple[LogEntry, ...]:
         o = self.origin
         entry = _entries(o.tb.max_pips)
-        return o.log0 + tuple(entry(seat, code) for seat, code in self._moves())
+        log = self.read_log = o.log0 + tuple(entry(seat, code) for seat, code in self._moves())
+        return log
 
 
 def position(state: State) -> Position:
@@ -84,16 +104,36 @@ def position(state: State) -> Position:
     if pos is None:
         r = state.rules
         tb = tables(r.set_max_pips)
-        sim = LineSim.new(tb, r, state.opened_by_rule)
-        sim.hands = [mask_of(h, tb) for h in state.hands]
-        sim.bone = list(map(index, state.boneyard))
-        sim.set_board(state.board)
-        sim.turn, sim.drawn, sim.extra = state.turn, state.drawn, state.extra_play
-        sim.lead = -1 if state.lead is None else index(state.lead)
-        pos = Position(sim, Origin(tb, r.spinner == "first_double", state.board, state.log), None)
+        origin = Origin(tb, r.spinner == "first_double", state.board, state.log)
+        pos = Position(_sim_of(state, tb), origin, None)
         object.__setattr__(state, "kernel", pos)  # a cache, not part of the state's value
     assert isinstance(pos, Position)
     return pos
+
+
+def _sim_of(state: State, tb: Tables) -> LineSim:
+    """A new ``LineSim`` at the state's position, from its fields."""
+    sim = LineSim.new(tb, state.rules, state.opened_by_rule)
+    sim.hands = [mask_of(h, tb) for h in state.hands]
+    sim.bone = list(map(index, state.boneyard))
+    sim.set_board(state.board)
+    sim.turn, sim.drawn, sim.extra = state.turn, state.drawn, state.extra_play
+    sim.lead = -1 if state.lead is None else index(state.lead)
+    return sim
+
+
+def take(state: State, move: Move) -> tuple[Position, LineSim, int]:
+    """The state's position, a ``LineSim`` at it to play ``move`` (a legal move) on in place, and the
+    move's code. The ``LineSim`` is the position's own the first time, one rebuilt from the state's fields
+    after that. The listed moves are shared objects, so the code is found by the move's identity (cheaper
+    than hashing a move); a move only equal to one is coded from its fields."""
+    pos = state.kernel or position(state)
+    try:
+        sim = pos.box.pop()
+    except IndexError:
+        sim = _sim_of(state, pos.origin.tb)
+    hit = _CODES.get(id(move))
+    return pos, sim, hit[1] if hit is not None and hit[0] is move else to_code(move)
 
 
 def start(state: State, tab: Tables, hands: list[int], boneyard: list[int], lead: int) -> None:
@@ -108,12 +148,19 @@ def start(state: State, tab: Tables, hands: list[int], boneyard: list[int], lead
     object.__setattr__(state, "kernel", Position(sim, origin, None))
 
 
+# id of a listed move -> (the move, its code); holding the move keeps its id from being reused.
+_CODES: dict[int, tuple[Move, int]] = {id(DRAW): (DRAW, DRAW_CODE), id(PASS): (PASS, PASS_CODE)}
+
+
 @lru_cache(maxsize=32)
 def _moves_by_code(max_pips: int) -> tuple[Move, ...]:
     """Move code -> public move (``line_board.play``'s shared objects)."""
     out: list[Move] = []
-    for t in tables(max_pips).tiles:
-        out.extend(line_board.play(t, end) for end in END_NAMES)
+    for i, t in enumerate(tables(max_pips).tiles):
+        for end, name in enumerate(END_NAMES):
+            move = line_board.play(t, name)
+            _CODES[id(move)] = (move, i << 3 | end)
+            out.append(move)
         out.extend((PASS, PASS, PASS))  # a tile has 8 codes for its 5 ends: these 3 name no move
     return tuple(out) + (PASS, DRAW)  # the pass and draw codes, -2 and -1, index from the end
 
@@ -140,4 +187,12 @@ def _entries(max_pips: int) -> Callable[[int, int], LogEntry]:
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves of the seat to move in legal order: plays by tile then end, then a draw or a pass."""
     pos = state.kernel or position(state)
-    return tuple(map(pos.origin.moves.__getitem__, pos.sim.moves()))
+    box = pos.box
+    try:
+        sim = box.pop()  # held while listing, so a step in another thread cannot play on it meanwhile
+    except IndexError:
+        sim = _sim_of(state, pos.origin.tb)
+    codes = sim.moves()
+    box.append(sim)
+    moves = pos.origin.moves
+    return tuple([moves[c] for c in codes])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import threading
 from dataclasses import FrozenInstanceError
 
 import pytest
@@ -54,3 +55,26 @@ def test_states_are_immutable_and_evolve_keeps_the_rest() -> None:
     assert changed.log == state.log and changed != state
     with pytest.raises(TypeError):
         evolve(state, no_such_field=1)
+
+
+def test_a_state_stepped_from_stays_the_same_and_steps_alike_again() -> None:
+    """The first step from a state takes its kernel to play on; the state keeps its value, and later
+    steps from it (in this thread or others at once) rebuild the kernel and agree."""
+    rules = domino.Rules.preset("block", players=4, teams="partners_opposite")
+    rng = random.Random(7)
+    state = domino.new_game(rules, seed="handed-on")
+    while state.outcome is None:
+        decoded = domino.from_dict(domino.to_dict(state))
+        legal = domino.legal_moves(state)
+        move = legal[rng.randrange(len(legal))]
+        first = domino.apply(state, move)
+        assert state == decoded and domino.to_live(state) == domino.to_live(decoded)
+        assert domino.legal_moves(state) == legal
+        results: list[domino.State] = []
+        threads = [threading.Thread(target=lambda: results.append(domino.apply(state, move))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == [first] * 4 and state == decoded
+        state = first
