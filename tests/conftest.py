@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 
 from api.config import Settings
+from api.queues import BOT_GAMES, BOTS, SIMULATIONS
+from support import work_burst
 
 
 @pytest.fixture(scope="session")
@@ -143,34 +145,14 @@ def app_key(make_app) -> str:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def run_bots(service):  # type: ignore[no-untyped-def]
-    """Run the bots and bot-games queues to empty with a real RQ SimpleWorker (burst mode); returns jobs run."""
-    from rq import SimpleWorker
-
-    from api.queues import SERIALIZER, Queues
-
-    def run(max_jobs: int | None = None) -> bool:
-        conn = service.store.worker_connection()
-        queues = Queues(service.store)
-        names = [queues.bots.name, queues.bot_games.name]
-        worker = SimpleWorker(names, connection=conn, serializer=SERIALIZER)
-        return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
-
-    return run
+    """run_bots(max_jobs=None): run the bots and bot-games queues to empty (``work_burst``); returns jobs run."""
+    return functools.partial(work_burst, service, (BOTS, BOT_GAMES))
 
 
 @pytest.fixture
 def run_simulations(service):  # type: ignore[no-untyped-def]
-    """Run the simulations queue to empty with a real RQ SimpleWorker (burst mode)."""
-    from rq import SimpleWorker
-
-    from api.queues import SERIALIZER, Queues
-
-    def run(max_jobs: int | None = None) -> bool:
-        conn = service.store.worker_connection()
-        worker = SimpleWorker([Queues(service.store).simulations.name], connection=conn, serializer=SERIALIZER)
-        return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
-
-    return run
+    """run_simulations(max_jobs=None): run the simulations queue to empty (``work_burst``)."""
+    return functools.partial(work_burst, service, (SIMULATIONS,))
 
 
 @pytest.fixture

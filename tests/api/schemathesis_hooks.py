@@ -56,13 +56,22 @@ def map_body(context: Any, body: Any) -> Any:
         distinct_bots = len(names) == len(seats) and None not in names and len(set(map(str, names))) == len(names)
         body = {k: v for k, v in body.items() if k != "seed"} if distinct_bots else {**body, "rated": False}
     bots = body.get("bots") if isinstance(body, dict) else None
-    if isinstance(bots, list) and len(bots) >= 2 and isinstance(body.get("deals"), (int, float)) and body["deals"] >= 1:
+    if _schema_valid_bots(bots) and isinstance(body.get("deals"), (int, float)) and body["deals"] >= 1:
         # Which names are bots, and how many games an arena may hold (deals times every seating of its bots,
         # at most DOMINO_ARENA_MAX_GAMES), are the server's, not JSON Schema's: the built-in bots, each once,
-        # and at most 2 deals.
+        # and at most 2 deals. Only a list the schema accepts is replaced, so that a negative case (a name
+        # of "", a name twice) stays negative: schemathesis fails a fixed-up one as "accepted".
         named = ["greedy", "random", "club", "expert"][: min(len(bots), 4)]
         body = {**body, "bots": named, "deals": min(int(body["deals"]), 2)}
     return body
+
+
+def _schema_valid_bots(bots: Any) -> bool:
+    """Whether an arena's `bots` is what its schema allows: 2-10 distinct strings of 1-40 characters."""
+    if not isinstance(bots, list) or not 2 <= len(bots) <= 10:
+        return False
+    names = [b for b in bots if isinstance(b, str) and 1 <= len(b) <= 40]
+    return len(names) == len(bots) and len(set(names)) == len(names)
 
 
 def _small_metadata(holder: dict[str, Any]) -> dict[str, Any]:

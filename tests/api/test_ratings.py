@@ -7,10 +7,10 @@ import threading
 
 import pytest
 from openskill.models import PlackettLuce
-from rq import SimpleWorker
 
-from api.queues import SERIALIZER, Queues
+from api.queues import BOT_GAMES, Queues
 from api.store.ratings import CHANGED, RatingWrite
+from support import work_burst
 from workers import jobs
 
 FAST = {"target_score": 30}
@@ -25,9 +25,7 @@ def _rated(client, seats: list[dict], variant: str = "draw", **body: object) -> 
 
 def _play_turns_only(service) -> None:  # type: ignore[no-untyped-def]
     """Play the bot-only games' turns to the end (their own queue), leaving the rating jobs queued."""
-    queues = Queues(service.store)
-    worker = SimpleWorker([queues.bot_games.name], connection=service.store.worker_connection(), serializer=SERIALIZER)
-    worker.work(burst=True, logging_level="WARNING")
+    work_burst(service, (BOT_GAMES,))
 
 
 def _board(client, variant: str = "draw") -> dict[str, dict]:  # type: ignore[no-untyped-def]

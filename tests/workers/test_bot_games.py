@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import domino
 import pytest
-from rq import SimpleWorker
 
-from api.queues import SERIALIZER, Queues
+from api.queues import BOTS, Queues
+from support import work_burst
 
 SLOW = {"bot": "expert", "think_ms": 250}
 
@@ -37,8 +37,7 @@ def test_a_human_games_bot_turns_never_queue_behind_games_of_computer_players_on
 
     # A live worker plays the human game's bot turn, and runs no bot-only game's slow turn.
     version = service.store.games.load(game_id).version
-    live = SimpleWorker([Queues(service.store).bots.name], connection=service.store.worker_connection(), serializer=SERIALIZER)
-    assert live.work(burst=True, logging_level="WARNING")
+    assert work_burst(service, (BOTS,))
     assert service.store.games.load(game_id).version > version
     assert len(Queues(service.store).bot_games) == len(bot_games)
     assert all(service.store.games.load(g).version == 0 for g in bot_games)

@@ -16,7 +16,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from workers import sweep as sweep_mod
-from api.queues import SERIALIZER, Queues
+from support import run_webhooks
 from local_endpoint import LocalEndpoint
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
@@ -77,15 +77,6 @@ def hook_server():  # type: ignore[no-untyped-def]
     yield make
     for s in servers:
         s.close()
-
-
-def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]
-    from rq import SimpleWorker
-
-    conn = service.store.worker_connection()
-    SimpleWorker([Queues(service.store).webhooks.name], connection=conn, serializer=SERIALIZER).work(
-        burst=True, logging_level="WARNING"
-    )
 
 
 def test_a_webhook_is_signed_and_a_failing_one_is_retried(create_game, service, hook_server, run_bots):

@@ -14,8 +14,8 @@ from dataclasses import replace
 import pytest
 
 from api.app import create_app
-from api.queues import SERIALIZER, Queues
 from api.service import addresses
+from support import run_webhooks
 
 
 class Receiver:
@@ -66,15 +66,6 @@ class BlackHole:
         self.listener.close()
         for conn in self.accepted:
             conn.close()
-
-
-def run_webhooks(service) -> None:  # type: ignore[no-untyped-def]
-    from rq import SimpleWorker
-
-    conn = service.store.worker_connection()
-    SimpleWorker([Queues(service.store).webhooks.name], connection=conn, serializer=SERIALIZER).work(
-        burst=True, logging_level="WARNING"
-    )
 
 
 def hosted_game(client, url: str) -> str:  # type: ignore[no-untyped-def]

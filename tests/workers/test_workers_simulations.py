@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from rq import Worker
 from rq.job import Job
 
 from api.service.simulations import play
@@ -17,6 +18,7 @@ from api.service.simulations.spec import Spec, make_spec
 from api.config import Settings
 from workers import jobs
 from api.queues import SERIALIZER, Queues, chunk_job_id
+from support import wait_until
 
 # What must agree between two runs of one seeded simulation (not ids, times or speeds).
 SAME = ("status", "games_done", "deals_done", "chunks_done", "results", "draws", "rounds", "lineups", "seed")
@@ -40,19 +42,27 @@ def _get(client, sim_id):  # type: ignore[no-untyped-def]
 
 
 def test_a_seeded_simulation_gives_the_same_results_with_one_and_two_workers(client, run_simulations, service):
-    body = {"games": 2400, "seed": "workers-agree", "duplicate": True}
+    body = {"games": 600, "seed": "workers-agree", "duplicate": True}
     one = _create(client, **body)
     assert run_simulations()
     first = _get(client, one["id"])
     assert first["status"] == "finished"
 
-    two = _create(client, **body)
-    assert two["chunks_total"] >= 10
     env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING"}
-    cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--burst", "--log-level", "WARNING"]
+    cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
     procs = [subprocess.Popen(cmd, env=env) for _ in range(2)]  # forking workers, as domino-worker runs them
+    try:
+        # Both listen before the chunks are queued, so both take some however slowly either one started.
+        queue = Queues(service.store).simulations
+        assert wait_until(lambda: Worker.count(connection=service.store.rq_connection(), queue=queue) == 2, 60)
+        two = _create(client, **body)
+        assert two["chunks_total"] >= 10
+        assert wait_until(lambda: _get(client, two["id"])["status"] == "finished", 300)
+    finally:
+        for p in procs:
+            p.terminate()
     for p in procs:
-        assert p.wait(timeout=300) == 0
+        assert p.wait(timeout=60) == 0, "a warm shutdown"
     second = _get(client, two["id"])
     assert {k: first[k] for k in SAME} == {k: second[k] for k in SAME}
     # Both processes took chunks.
@@ -152,7 +162,7 @@ def _chunks_queued(store, sim_id: str) -> list[int]:  # type: ignore[no-untyped-
 
 def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client, service, run_simulations):
     store = service.store
-    big = _create(client, games=3000, seed="big")
+    big = _create(client, games=400, seed="big")
     small = _create(client, games=60, seed="small")
     window = store.settings.simulation_window
     assert big["chunks_total"] >= 20 and 2 <= small["chunks_total"] <= window + 3
@@ -169,7 +179,7 @@ def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client,
     assert _get(client, big["id"])["status"] == "running"
     run_simulations()
     done = _get(client, big["id"])
-    assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 3000
+    assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 400
     assert len(Queues(store).simulations) == 0
 
 
