@@ -37,7 +37,10 @@ _FORMS: dict[int, tuple[Any, dict[str, Any]]] = {}
 _FORMS_KEPT = 256
 
 
-def _kept_form(value: Any, make: Callable[[Any], dict[str, Any]], copy: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+Form = dict[str, Any]
+
+
+def _kept_form(value: Any, make: Callable[[Any], Form], copy: Callable[[Form], Form]) -> Form:
     """``make(value)``, made once per value: a fresh ``copy`` of the kept form each time."""
     kept = _FORMS.get(id(value))
     if kept is None or kept[0] is not value:
