@@ -10,7 +10,7 @@ rounds are separate records (``round_record``), made available as they end (``en
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from domino import variants
 from domino.errors import DominoError
@@ -30,21 +30,46 @@ def _parse_tiles(items: list[str]) -> tuple[Tile, ...]:
         return tuple(Tile.parse(s) for s in items)
 
 
-# id(deal) -> (deal, its stored form): every state of a round holds the same Deal, whose text a service would
-# otherwise make again for each state it stores (the deal is kept with its entry, so an id is never reused).
-_DEAL_FORMS: dict[int, tuple[Deal, dict[str, Any]]] = {}
-_DEAL_FORMS_KEPT = 256
+# id(value) -> (value, its stored form): every state of a round holds the same Deal and the same last
+# RoundResult, whose text a service would otherwise make again for each state it stores (the value is kept with
+# its entry, so an id is never reused while the entry lives).
+_FORMS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_FORMS_KEPT = 256
 
 
-def _deal_form(deal: Deal) -> dict[str, Any]:
-    """``deal.to_dict()``, a fresh copy of the form made once per deal."""
-    kept = _DEAL_FORMS.get(id(deal))
-    if kept is None or kept[0] is not deal:
-        if len(_DEAL_FORMS) >= _DEAL_FORMS_KEPT:
-            _DEAL_FORMS.clear()
-        kept = _DEAL_FORMS[id(deal)] = (deal, deal.to_dict())
-    form = kept[1]
-    return {"hands": [list(h) for h in form["hands"]], "boneyard": list(form["boneyard"])}
+Form = dict[str, Any]
+
+
+def _kept_form(value: Any, make: Callable[[Any], Form], copy: Callable[[Form], Form]) -> Form:
+    """``make(value)``, made once per value: a fresh ``copy`` of the kept form each time."""
+    kept = _FORMS.get(id(value))
+    if kept is None or kept[0] is not value:
+        if len(_FORMS) >= _FORMS_KEPT:
+            _FORMS.clear()
+        kept = _FORMS[id(value)] = (value, make(value))
+    return copy(kept[1])
+
+
+def _copy_deal(form: dict[str, Any]) -> dict[str, Any]:
+    return {"hands": [h.copy() for h in form["hands"]], "boneyard": form["boneyard"].copy()}
+
+
+def _copy_record(form: dict[str, Any]) -> dict[str, Any]:
+    # dict.copy and replacing keys in place: the record's key order, so its stored text, is unchanged; a quarter
+    # fewer instructions than building it as {**form, ...} with list(...) copies.
+    record = form.copy()
+    record["pips_left"] = form["pips_left"].copy()
+    record["hands"] = [h.copy() for h in form["hands"]]
+    record["points"] = form["points"].copy()
+    record["award"] = form["award"].copy()
+    record["deal"] = _copy_deal(form["deal"])
+    return record
+
+
+def _record(r: RoundResult) -> dict[str, Any]:
+    d = r.to_dict(reveal_deal=True)
+    d["team"] = r.team
+    return d
 
 
 @functools.lru_cache(maxsize=1024)
@@ -60,13 +85,32 @@ def _deal(d: dict[str, Any]) -> Deal:
 
 def round_record(r: RoundResult) -> dict[str, Any]:
     """A finished round's record, JSON-safe: its result and its deal."""
-    d = r.to_dict(reveal_deal=True)
-    d["team"] = r.team
-    return d
+    return _kept_form(r, _record, _copy_record)
+
+
+# (round, pips left, points) -> (a result, the record it writes): every live document of a round carries the
+# same last round, which would otherwise be parsed and built again on every move (about 61k instructions, a
+# seventh of a 2-player move). A RoundResult is immutable, so one per distinct record will do; comparing a
+# record with the kept one (a C-level walk) costs under half of hashing its whole content as a key would.
+# Handing back the same object also lets round_record's kept form serve the next state's encoding.
+_RESULTS: dict[tuple[Any, ...], tuple[RoundResult, dict[str, Any]]] = {}
+_RESULTS_KEPT = 256
 
 
 def round_from_record(d: dict[str, Any]) -> RoundResult:
     """The round result of a record made by :func:`round_record`."""
+    key = (d["round"], tuple(d["pips_left"]), tuple(d["points"]))
+    kept = _RESULTS.get(key)
+    if kept is not None and kept[1] == d:
+        return kept[0]
+    result = _round_result(d)
+    if len(_RESULTS) >= _RESULTS_KEPT:
+        _RESULTS.clear()
+    _RESULTS[key] = (result, _record(result))
+    return result
+
+
+def _round_result(d: dict[str, Any]) -> RoundResult:
     return RoundResult(
         round=d["round"],
         end=d["end"],
@@ -89,7 +133,7 @@ def _current(state: State) -> dict[str, Any]:
         "rules": state.rules.to_dict(),
         "seed": state.seed,
         "round": state.round,
-        "deal": _deal_form(state.deal),
+        "deal": _kept_form(state.deal, Deal.to_dict, _copy_deal),
         "hands": [texts(h) for h in state.hands],
         "boneyard": texts(state.boneyard),
         "board": variant.board_to_dict(state.board),

@@ -3,6 +3,7 @@ document plays and views exactly as the whole state does."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -77,3 +78,32 @@ def test_records_must_match_the_live_document() -> None:
     with pytest.raises(domino.DominoError):
         domino.from_live(live, [])
     assert domino.from_live(live, [domino.round_record(state.rounds[0])]) == state
+
+
+def test_a_round_record_made_again_is_a_fresh_copy_of_the_same_text() -> None:
+    # Records are made once per round result and copied (codec's kept forms): a caller may change its copy.
+    rules = domino.Rules.preset("block", players=4, teams="partners_opposite", target_score=300)
+    state = domino.new_game(rules, seed="kept-record")
+    while not state.rounds:
+        state = domino.apply(state, domino.legal_moves(state)[0])
+    last = state.last_round
+    assert last is not None
+    first = domino.round_record(last)
+    text = json.dumps(first)
+    first["hands"][0].clear()
+    first["deal"]["boneyard"].append("6-6")
+    first["points"][0] = -1
+    again = domino.round_record(last)
+    assert json.dumps(again) == text == json.dumps(domino.round_record(dataclasses.replace(last)))
+    live = domino.to_live(state)
+    assert domino.from_live(_json(live)).last_round == last == domino.from_live(_json(live)).last_round
+    assert domino.from_live(_json(live), [_json(again)]) == state
+    # A record like the kept one but for its deal (same round, pips left, points) is its own result.
+    other = _json(live)
+    hands = other["last_round"]["deal"]["hands"]
+    hands[0], hands[1] = hands[1], hands[0]
+    swapped = domino.from_live(other).last_round
+    assert swapped is not None and swapped.deal.hands == (last.deal.hands[1], last.deal.hands[0], *last.deal.hands[2:])
+    assert swapped.points == last.points and domino.from_live(_json(live)).last_round == last
+    live["deal"]["hands"][0].clear()
+    assert domino.to_live(state)["deal"] == state.deal.to_dict()
