@@ -33,7 +33,7 @@ def play(args: tuple[str, int, int, str]) -> int:
     moves = 0
     for i in range(start, start + count):
         request = GameRequest(variant, [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 1})
-        _view, tokens, _v, game_id = service.create_game(request, idempotency_key=f"create-{i}")
+        _view, tokens, _v, game_id = service.create_game(request, "127.0.0.1", idempotency_key=f"create-{i}")
         by_seat = {t["seat"]: t["token"] for t in tokens}
         for n in range(1000):
             rec = service.store.games.load(game_id)
