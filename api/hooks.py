@@ -108,7 +108,7 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
             # Deep nesting is valid JSON but no request of ours; unchecked, it overflows recursive code later.
             detail = f"Arrays and objects may be nested at most {max_depth} deep."
             return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
-        repeated = repeated_key(raw) if depth else None
+        repeated = repeated_key(raw, body) if depth else None
         if repeated is not None:
             # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
             return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
