@@ -122,16 +122,22 @@ def _sim_of(state: State, tb: Tables) -> LineSim:
     return sim
 
 
+def _claim(state: State, pos: Position) -> LineSim:
+    """The position's own ``LineSim``, taken out of its box (``list.pop`` is atomic: no other thread gets
+    it), or one rebuilt from the state's fields when a step has taken it already."""
+    try:
+        return pos.box.pop()
+    except IndexError:
+        return _sim_of(state, pos.origin.tb)
+
+
 def take(state: State, move: Move) -> tuple[Position, LineSim, int]:
     """The state's position, a ``LineSim`` at it to play ``move`` (a legal move) on in place, and the
     move's code. The ``LineSim`` is the position's own the first time, one rebuilt from the state's fields
     after that. The listed moves are shared objects, so the code is found by the move's identity (cheaper
     than hashing a move); a move only equal to one is coded from its fields."""
     pos = state.kernel or position(state)
-    try:
-        sim = pos.box.pop()
-    except IndexError:
-        sim = _sim_of(state, pos.origin.tb)
+    sim = _claim(state, pos)
     hit = _CODES.get(id(move))
     return pos, sim, hit[1] if hit is not None and hit[0] is move else to_code(move)
 
@@ -187,12 +193,8 @@ def _entries(max_pips: int) -> Callable[[int, int], LogEntry]:
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves of the seat to move in legal order: plays by tile then end, then a draw or a pass."""
     pos = state.kernel or position(state)
-    box = pos.box
-    try:
-        sim = box.pop()  # held while listing, so a step in another thread cannot play on it meanwhile
-    except IndexError:
-        sim = _sim_of(state, pos.origin.tb)
+    sim = _claim(state, pos)  # held while listing, so a step in another thread cannot play on it meanwhile
     codes = sim.moves()
-    box.append(sim)
+    pos.box.append(sim)
     moves = pos.origin.moves
     return tuple([moves[c] for c in codes])
