@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, Iterator, NamedTuple
 
 import orjson
 import pytest
@@ -130,13 +130,27 @@ def die(*args: object) -> None:
     raise Died
 
 
-def two_seat_game(client, issued) -> tuple[str, list[dict[str, str]]]:  # type: ignore[no-untyped-def]
-    """A game of two people that the app owns: (its id, each seat's Authorization header)."""
-    seats = [{"name": "Ana", "player": "user:1"}, {"name": "Bo", "player": "user:2"}]
-    resp = client.post("/v1/games", json={"variant": "draw", "seats": seats}, headers={"Authorization": f"Bearer {issued.key}"})
-    assert resp.status_code == 201
-    tokens = [{"Authorization": f"Bearer {t['token']}"} for t in resp.get_json()["tokens"]]
-    return resp.get_json()["game"]["id"], tokens
+class OwnedGame(NamedTuple):
+    receiver: Receiver
+    issued: Any  # the app, as make_app issued it
+    game_id: str
+    tokens: list[dict[str, str]]  # each seat's Authorization header
+
+
+@pytest.fixture
+def owned_game(client, make_app, service) -> Iterator[OwnedGame]:  # type: ignore[no-untyped-def]
+    """A game of two people that an app with a local receiver owns, its game.started delivered."""
+    receiver = Receiver()
+    try:
+        issued = make_app(webhook=receiver.url)
+        seats = [{"name": "Ana", "player": "user:1"}, {"name": "Bo", "player": "user:2"}]
+        resp = client.post("/v1/games", json={"variant": "draw", "seats": seats}, headers={"Authorization": f"Bearer {issued.key}"})
+        assert resp.status_code == 201
+        tokens = [{"Authorization": f"Bearer {t['token']}"} for t in resp.get_json()["tokens"]]
+        run_webhooks(service)
+        yield OwnedGame(receiver, issued, resp.get_json()["game"]["id"], tokens)
+    finally:
+        receiver.close()
 
 
 def sweep_later(service) -> list[str]:  # type: ignore[no-untyped-def]
@@ -147,30 +161,24 @@ def sweep_later(service) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.cluster
-def test_a_delivery_whose_process_died_after_the_commit_is_sent_by_the_sweep_once(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
-    receiver = Receiver()
-    try:
-        issued = make_app(webhook=receiver.url)
-        game_id, tokens = two_seat_game(client, issued)
-        run_webhooks(service)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(service.commits.lifecycle, "emit", die)  # dies between the commit and the enqueue
-            with pytest.raises(Died):
-                client.post(f"/v1/games/{game_id}/resign", headers=tokens[1])
-        game = client.get(f"/v1/games/{game_id}").get_json()
-        assert game["status"] == "finished", "the resignation was committed"
-        run_webhooks(service)
-        assert len(receiver.deliveries) == 1, "only game.started: the end's delivery was never enqueued"
-        ended = f"msg_{game_id}_{game['version']}_game_ended"
-        due = service.store.app_hooks_due.due_at(ended)
-        assert due is not None, "marked pending before the commit"
-        # As at a moment just before it is due (not the clock: a slow machine may already be past it).
-        assert service.sweep(now=due - 0.01).app_events == [], "not due yet: a live process has its time to enqueue it"
-        assert sweep_later(service) == [ended]
-        assert sweep_later(service) == [] and service.store.app_hooks_due.size() == 0, "delivered: nothing more"
-        payloads = receiver.verified(issued.webhook_secret)
-    finally:
-        receiver.close()
+def test_a_delivery_whose_process_died_after_the_commit_is_sent_by_the_sweep_once(client, owned_game, service) -> None:  # type: ignore[no-untyped-def]
+    receiver, issued, game_id, tokens = owned_game
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(service.commits.lifecycle, "emit", die)  # dies between the commit and the enqueue
+        with pytest.raises(Died):
+            client.post(f"/v1/games/{game_id}/resign", headers=tokens[1])
+    game = client.get(f"/v1/games/{game_id}").get_json()
+    assert game["status"] == "finished", "the resignation was committed"
+    run_webhooks(service)
+    assert len(receiver.deliveries) == 1, "only game.started: the end's delivery was never enqueued"
+    ended = f"msg_{game_id}_{game['version']}_game_ended"
+    due = service.store.app_hooks_due.due_at(ended)
+    assert due is not None, "marked pending before the commit"
+    # As at a moment just before it is due (not the clock: a slow machine may already be past it).
+    assert service.sweep(now=due - 0.01).app_events == [], "not due yet: a live process has its time to enqueue it"
+    assert sweep_later(service) == [ended]
+    assert sweep_later(service) == [] and service.store.app_hooks_due.size() == 0, "delivered: nothing more"
+    payloads = receiver.verified(issued.webhook_secret)
     assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
     headers = receiver.deliveries[1][0]
     assert headers["webhook-id"] == ended and headers["webhook-attempt"] == "1"
@@ -179,61 +187,49 @@ def test_a_delivery_whose_process_died_after_the_commit_is_sent_by_the_sweep_onc
     assert data["outcome"]["reason"] == "resigned"
 
 
-def test_a_pending_delivery_of_a_commit_that_failed_is_dropped(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
-    receiver = Receiver()
-    try:
-        issued = make_app(webhook=receiver.url)
-        game_id, tokens = two_seat_game(client, issued)
-        run_webhooks(service)
-        with pytest.MonkeyPatch.context() as patch:
+def test_a_pending_delivery_of_a_commit_that_failed_is_dropped(client, owned_game, service) -> None:  # type: ignore[no-untyped-def]
+    receiver, issued, game_id, tokens = owned_game
+    with pytest.MonkeyPatch.context() as patch:
 
-            def fail(*args: object, **kwargs: object) -> None:
-                raise StoreUnavailable("the game's Redis went away")
+        def fail(*args: object, **kwargs: object) -> None:
+            raise StoreUnavailable("the game's Redis went away")
 
-            patch.setattr(service.store.games, "commit", fail)
-            assert client.post(f"/v1/games/{game_id}/resign", headers=tokens[0]).status_code == 503
-        assert service.store.app_hooks_due.size() == 1, "noted before the commit"
-        assert sweep_later(service) == [] and service.store.app_hooks_due.size() == 0, "the game never reached it"
-        run_webhooks(service)
-        assert len(receiver.deliveries) == 1, "only game.started"
-        with pytest.MonkeyPatch.context() as patch:  # the other seat resigns; its process dies after the commit
-            patch.setattr(service.commits.lifecycle, "emit", die)
-            with pytest.raises(Died):
-                client.post(f"/v1/games/{game_id}/resign", headers=tokens[1])
-        assert len(sweep_later(service)) == 1
-        payloads = receiver.verified(issued.webhook_secret)
-    finally:
-        receiver.close()
+        patch.setattr(service.store.games, "commit", fail)
+        assert client.post(f"/v1/games/{game_id}/resign", headers=tokens[0]).status_code == 503
+    assert service.store.app_hooks_due.size() == 1, "noted before the commit"
+    assert sweep_later(service) == [] and service.store.app_hooks_due.size() == 0, "the game never reached it"
+    run_webhooks(service)
+    assert len(receiver.deliveries) == 1, "only game.started"
+    with pytest.MonkeyPatch.context() as patch:  # the other seat resigns; its process dies after the commit
+        patch.setattr(service.commits.lifecycle, "emit", die)
+        with pytest.raises(Died):
+            client.post(f"/v1/games/{game_id}/resign", headers=tokens[1])
+    assert len(sweep_later(service)) == 1
+    payloads = receiver.verified(issued.webhook_secret)
     assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
     assert payloads[1]["data"]["winners"] == client.get(f"/v1/games/{game_id}").get_json()["winners"] == [0]
 
 
-def test_a_commit_that_lost_its_race_sends_nothing_the_winner_is_sent(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
-    receiver = Receiver()
-    try:
-        issued = make_app(webhook=receiver.url)
-        game_id, tokens = two_seat_game(client, issued)
-        run_webhooks(service)
-        commit = service.store.games.commit
-        raced = []
+def test_a_commit_that_lost_its_race_sends_nothing_the_winner_is_sent(client, owned_game, service) -> None:  # type: ignore[no-untyped-def]
+    receiver, issued, game_id, tokens = owned_game
+    commit = service.store.games.commit
+    raced = []
 
-        def race(*args: object, **kwargs: object) -> object:
-            """Seat 0's resignation, noted, is overtaken by seat 1's, whose process dies after its commit."""
-            if not raced:
-                raced.append(True)
-                with pytest.raises(Died):
-                    service.resign(game_id, tokens[1]["Authorization"].removeprefix("Bearer "))
-            return commit(*args, **kwargs)
+    def race(*args: object, **kwargs: object) -> object:
+        """Seat 0's resignation, noted, is overtaken by seat 1's, whose process dies after its commit."""
+        if not raced:
+            raced.append(True)
+            with pytest.raises(Died):
+                service.resign(game_id, tokens[1]["Authorization"].removeprefix("Bearer "))
+        return commit(*args, **kwargs)
 
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(service.store.games, "commit", race)
-            patch.setattr(service.commits.lifecycle, "emit", die)
-            assert client.post(f"/v1/games/{game_id}/resign", headers=tokens[0]).status_code == 409
-        assert raced and service.store.app_hooks_due.size() == 1, "one entry, noted by both commits"
-        assert len(sweep_later(service)) == 1
-        assert sweep_later(service) == []
-        payloads = receiver.verified(issued.webhook_secret)
-    finally:
-        receiver.close()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(service.store.games, "commit", race)
+        patch.setattr(service.commits.lifecycle, "emit", die)
+        assert client.post(f"/v1/games/{game_id}/resign", headers=tokens[0]).status_code == 409
+    assert raced and service.store.app_hooks_due.size() == 1, "one entry, noted by both commits"
+    assert len(sweep_later(service)) == 1
+    assert sweep_later(service) == []
+    payloads = receiver.verified(issued.webhook_secret)
     assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
     assert payloads[1]["data"]["winners"] == client.get(f"/v1/games/{game_id}").get_json()["winners"] == [0]
