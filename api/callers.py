@@ -1,23 +1,21 @@
 """Who calls: an app, by its key (``Authorization: Bearer dsk_app_...``), or an anonymous client.
 
 :func:`calling_app` resolves the key once per request (the rate limit does it first of all, since an app has
-a limit of its own) and keeps the answer in ``flask.g``. A bearer token with the app-key prefix that names
+a limit of its own) and keeps the answer on the request. A bearer token with the app-key prefix that names
 no current key is a 401 ``unauthorized``, never an anonymous request; any other bearer token (a seat's) is
 not an app key, and the routes read it with ``bearer_token()``.
 """
 
 from __future__ import annotations
 
-import flask
-
 from api.errors import Unauthorized
-from api.extensions import current_service
+from api.extensions import ApiRequest, current_request, current_service
 from api.service.apps import App, is_app_key
 
 
-def presented_app_key() -> str | None:
+def presented_app_key(req: ApiRequest) -> str | None:
     """The app key of ``Authorization: Bearer <key>``, if that is what the header carries."""
-    header = flask.request.headers.get("Authorization")
+    header = req.environ.get("HTTP_AUTHORIZATION")
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
@@ -25,14 +23,15 @@ def presented_app_key() -> str | None:
     return token if scheme.lower() == "bearer" and is_app_key(token) else None
 
 
-def calling_app() -> App | None:
-    """The app whose key this request carries (None: no app key); Unauthorized for an unknown, rotated or
-    revoked one."""
-    if "calling_app" not in flask.g:
-        key = presented_app_key()
-        flask.g.calling_app = None if key is None else current_service().authenticate_app(key)
-    app: App | None = flask.g.calling_app
-    return app
+def calling_app(req: ApiRequest | None = None) -> App | None:
+    """The app whose key this request (``req``, or the current one) carries (None: no app key); Unauthorized
+    for an unknown, rotated or revoked one."""
+    req = req or current_request()
+    if not req.caller_known:
+        key = presented_app_key(req)
+        req.caller = None if key is None else current_service().authenticate_app(key)
+        req.caller_known = True
+    return req.caller
 
 
 def required_app() -> App:

@@ -13,6 +13,7 @@ import flask
 import flask_smorest
 import marshmallow as ma
 import orjson
+from flask.globals import request_ctx
 from flask_smorest.utils import prepare_response
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError
@@ -21,6 +22,7 @@ from werkzeug.routing import IntegerConverter
 from api import errors
 from api.errors import InvalidRequest
 from api.resources.moves.schemas import MoveSchema
+from api.service.apps import App
 from api.service.service import Service
 
 log = logging.getLogger("api")
@@ -66,6 +68,26 @@ class ProblemSchema(ma.Schema):
     checks = ma.fields.Dict(metadata={"description": "readiness: what was checked"})
 
 
+NOT_PARSED = object()  # a body the body guard has not parsed (no body, or a request it let through unread)
+
+
+class ApiRequest(flask.Request):
+    """Flask's request (the app's ``request_class``), carrying what the hooks and the routes work out once per
+    request as plain attributes: a read of ``flask.g`` costs a proxy and a context lookup every time."""
+
+    json_body: Any = NOT_PARSED  # the body as the body guard parsed it
+    caller: App | None = None  # the app whose key it carries, once caller_known (api.callers)
+    caller_known = False
+    request_id: str | None = None
+    rate_limit_headers: dict[str, str] | None = None  # set when the request was counted
+    metrics_start: float | None = None  # set when the request was let in to its view
+
+
+def current_request() -> ApiRequest:
+    """This request itself, without a proxy in between (``create_app`` makes every request an ApiRequest)."""
+    return request_ctx.request  # type: ignore[return-value]
+
+
 def current_service() -> Service:
     """The Service of the app handling this request (``create_app`` puts one in ``app.extensions``)."""
     return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]
@@ -81,23 +103,26 @@ def documented_as(converter: Any, field: ma.fields.Field[Any], ret: dict[str, An
     return dict(schema)
 
 
-def request_id() -> str:
-    rid = getattr(flask.g, "request_id", None)
+def request_id(req: ApiRequest) -> str:
+    rid = req.request_id
     if rid is None:
-        rid = secrets.token_hex(8)
-        flask.g.request_id = rid
+        rid = req.request_id = secrets.token_hex(8)
     return rid
 
 
 def problem_response(
     ptype: errors.ProblemType, detail: str, members: dict[str, Any] | None = None, headers: dict[str, str] | None = None
 ) -> flask.Response:
+    instance = ""
+    if flask.has_request_context():
+        req = current_request()
+        instance = f"{req.path}#{request_id(req)}"
     body: dict[str, Any] = {
         "type": ptype.type,
         "title": ptype.title,
         "status": ptype.status,
         "detail": detail,
-        "instance": f"{flask.request.path}#{request_id()}" if flask.has_request_context() else "",
+        "instance": instance,
     }
     if members:
         body.update({k: v for k, v in members.items() if k not in body})
@@ -205,8 +230,8 @@ class BodyParser(FlaskParser):
     Numbers in the query must be written in ASCII: Python reads "٥" as the number 5."""
 
     def _raw_load_json(self, req: flask.Request) -> Any:
-        body = flask.g.get("json_body", _NOT_PARSED)
-        return super()._raw_load_json(req) if body is _NOT_PARSED else body
+        body = getattr(req, "json_body", NOT_PARSED)
+        return super()._raw_load_json(req) if body is NOT_PARSED else body
 
     def load_querystring(self, req: flask.Request, schema: ma.Schema) -> Any:
         numbers = {f.data_key or name for name, f in schema.fields.items() if isinstance(f, ma.fields.Number)}
@@ -222,9 +247,6 @@ class AsciiIntegerConverter(IntegerConverter):
     """``<int:...>`` in paths, ASCII digits only (werkzeug's ``\\d`` also takes "٥" and reads it as 5)."""
 
     regex = r"[0-9]+"
-
-
-_NOT_PARSED = object()
 
 
 def _documenting_only(decorator: Callable[[F], Any], func: F) -> F:

@@ -12,15 +12,14 @@ from collections.abc import Callable
 
 import flask
 import orjson
-from flask.globals import request_ctx
 
 from api import cors, errors, metrics, ratelimit, web
 from api.config import Settings
-from api.extensions import PROBLEM_JSON, problem_response, request_id
+from api.extensions import PROBLEM_JSON, ApiRequest, current_request, problem_response, request_id
 from api.jsonbody import nesting_depth, repeated_key
 
-Before = Callable[[flask.Request], flask.Response | None]
-After = Callable[[flask.Request, flask.Response], None]
+Before = Callable[[ApiRequest], flask.Response | None]
+After = Callable[[ApiRequest, flask.Response], None]
 
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
@@ -36,7 +35,7 @@ def install(app: flask.Flask, settings: Settings) -> None:
 
     @app.before_request
     def _before() -> flask.Response | None:
-        req = request_ctx.request  # the request itself: the steps read it without a proxy in between
+        req = current_request()  # the request itself: the steps read it without a proxy in between
         for step in before:
             resp = step(req)
             if resp is not None:
@@ -45,14 +44,14 @@ def install(app: flask.Flask, settings: Settings) -> None:
 
     @app.after_request
     def _after(resp: flask.Response) -> flask.Response:
-        req = request_ctx.request
+        req = current_request()
         for step in after:
             step(req, resp)
         return resp
 
 
-def request_id_header(req: flask.Request, resp: flask.Response) -> None:
-    resp.headers["X-Request-ID"] = request_id()
+def request_id_header(req: ApiRequest, resp: flask.Response) -> None:
+    resp.headers["X-Request-ID"] = request_id(req)
 
 
 def _offered(req: flask.Request) -> tuple[str, ...]:
@@ -73,8 +72,8 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
     Infinity, nesting deeper than 1024, invalid UTF-8); nesting deeper than ``max_depth`` is a 422.
     :class:`api.extensions.BodyParser` hands the result to webargs."""
 
-    def guard(req: flask.Request) -> flask.Response | None:
-        if req.path.startswith("/v1/") and "Accept" in req.headers and req.accept_mimetypes and not _acceptable(req):
+    def guard(req: ApiRequest) -> flask.Response | None:
+        if req.path.startswith("/v1/") and "HTTP_ACCEPT" in req.environ and req.accept_mimetypes and not _acceptable(req):
             return problem_response(
                 errors.NOT_ACCEPTABLE, f"This answers {' or '.join(_offered(req))}, not {req.headers['Accept']!r}."
             )
@@ -82,7 +81,7 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
             return None
         length = req.content_length
         view = app.view_functions.get(req.endpoint or "")
-        if getattr(view, "takes_no_body", False) and not length and "Transfer-Encoding" not in req.headers:
+        if getattr(view, "takes_no_body", False) and not length and "HTTP_TRANSFER_ENCODING" not in req.environ:
             return None  # e.g. POST .../resign: nothing to send, so no Content-Type either
         limit = app.config["MAX_CONTENT_LENGTH"]
         if length is not None and length > limit:
@@ -112,7 +111,7 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
         if repeated is not None:
             # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
             return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
-        flask.g.json_body = body
+        req.json_body = body
         return None
 
     return guard

@@ -31,7 +31,7 @@ from prometheus_client.core import GaugeMetricFamily
 
 from api.config import Settings
 from api.errors import Forbidden
-from api.extensions import current_service
+from api.extensions import ApiRequest, current_service
 from api.service.metrics import BUCKETS
 from api.service.service import Service
 from api.store import StoreUnavailable
@@ -105,11 +105,11 @@ class Observer:
         self.answered: dict[tuple[str, str, int], Any] = {}
 
     @staticmethod
-    def start(req: flask.Request) -> None:
-        flask.g.metrics_start = time.perf_counter()
+    def start(req: ApiRequest) -> None:
+        req.metrics_start = time.perf_counter()
 
-    def observe(self, req: flask.Request, resp: flask.Response) -> None:
-        start = flask.g.get("metrics_start")
+    def observe(self, req: ApiRequest, resp: flask.Response) -> None:
+        start = req.metrics_start
         if start is None:  # refused before the view (rate limit, body guard): not timed
             return
         route = req.url_rule.rule if req.url_rule is not None else "<unmatched>"

@@ -41,7 +41,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from api import errors
 from api.callers import calling_app
 from api.config import Settings
-from api.extensions import current_service, problem_response
+from api.extensions import ApiRequest, current_service, problem_response
 from api.store import StoreUnavailable
 
 log = logging.getLogger("api.ratelimit")
@@ -149,11 +149,11 @@ class Limiter:
         self.ipv6_prefix = settings.rate_limit_ipv6_prefix
         self.leases = Leases()
 
-    def before(self, req: flask.Request) -> flask.Response | None:
+    def before(self, req: ApiRequest) -> flask.Response | None:
         if req.method == "OPTIONS" or req.path in self.exempt:
             return None
         try:
-            caller = calling_app()  # first: an app has a limit of its own, and a bad app key is a 401 at once
+            caller = calling_app(req)  # first: an app has a limit of its own, and a bad app key is a 401 at once
         except StoreUnavailable:
             if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
                 return None
@@ -166,7 +166,7 @@ class Limiter:
             return None
         return self.count(req, policy, client)
 
-    def count(self, req: flask.Request, policy: Policy, client: str) -> flask.Response | None:
+    def count(self, req: ApiRequest, policy: Policy, client: str) -> flask.Response | None:
         """Count this request of ``client`` (from a lease when it has one); the 429 past the limit."""
         batch = batch_size(policy)
         leased = self.leases.take(client) if batch > 1 else None
@@ -183,8 +183,7 @@ class Limiter:
             left = min(batch - 1, policy.limit - count)
             if left > 0:
                 self.leases.put(client, left, count, reset_ms)
-        values = headers(policy, count, reset_ms)
-        flask.g.rate_limit_headers = values
+        values = req.rate_limit_headers = headers(policy, count, reset_ms)
         if count > policy.limit:
             retry = values["RateLimit"].rpartition("t=")[2]
             who = "this app" if policy.name == APP_POLICY else "this client"
@@ -196,8 +195,8 @@ class Limiter:
         return None
 
     @staticmethod
-    def after(req: flask.Request, resp: flask.Response) -> None:
-        values = flask.g.get("rate_limit_headers")
+    def after(req: ApiRequest, resp: flask.Response) -> None:
+        values = req.rate_limit_headers
         if values:
             for k, v in values.items():
                 if k not in resp.headers:  # what Headers.setdefault does, in one look instead of three

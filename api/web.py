@@ -89,8 +89,9 @@ def policy_for(page: bytes, inline_styles: bool = False) -> str:
 
 
 def protect(req: flask.Request, resp: flask.Response) -> None:
-    """Every HTML page's own policy (the after-request hook, :mod:`api.hooks`, calls this on every answer)."""
-    if resp.mimetype != "text/html" or not (req.blueprint == "web" or req.endpoint == DOCS_ENDPOINT):
+    """Every HTML page's own policy (the after-request hook, :mod:`api.hooks`, calls this on every answer; the
+    endpoint first: it is at hand, the answer's type is parsed from its header)."""
+    if not (req.blueprint == "web" or req.endpoint == DOCS_ENDPOINT) or resp.mimetype != "text/html":
         return
     # /play's page is a file without inline blocks (sent as a file: not read here); the others are small.
     page = b"" if resp.direct_passthrough else resp.get_data()

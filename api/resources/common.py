@@ -84,10 +84,10 @@ class StrictFloat(ma.fields.Float):
         return super()._validated(value)
 
 
-def bearer_token() -> str | None:
-    """The seat token of ``Authorization: Bearer <token>``; None without the header, or when it carries an app
-    key (``api.callers.calling_app`` reads that one)."""
-    header = flask.request.headers.get("Authorization")
+def bearer_token(req: flask.Request | None = None) -> str | None:
+    """The seat token of ``Authorization: Bearer <token>`` of ``req`` (or this request); None without the
+    header, or when it carries an app key (``api.callers.calling_app`` reads that one)."""
+    header = (req or flask.request).environ.get("HTTP_AUTHORIZATION")
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
@@ -156,8 +156,9 @@ VIEW_HEADERS = {
 }
 
 
-def idempotency_key() -> str | None:
-    key = flask.request.headers.get("Idempotency-Key")
+def idempotency_key(req: flask.Request | None = None) -> str | None:
+    """The ``Idempotency-Key`` of ``req`` (or this request)."""
+    key: str | None = (req or flask.request).environ.get("HTTP_IDEMPOTENCY_KEY")
     if key is None:
         return None
     if not _IDEMPOTENCY_KEY.fullmatch(key):

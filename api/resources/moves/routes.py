@@ -6,7 +6,7 @@ import flask
 
 from api import errors as E
 from api.errors import InvalidRequest
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.extensions import BODY_PROBLEMS, ApiRequest, Blueprint, current_request, current_service
 from api.resources.common import (
     IDEMPOTENCY_KEY,
     IF_MATCH_PATTERN,
@@ -82,9 +82,10 @@ def play_move(game_id: str) -> flask.Response:
     (or `If-Match`) the move lands only on that version; exactly one of many concurrent moves does.
     The answer is the seat's new view; with `Prefer: return=minimal`, only its `id`, `variant`, `version`,
     `seat` and `status`."""
-    body = move_body()
+    req = current_request()
+    body = move_body(req)
     expected = body.pop("expected_version", None)
-    header_version = parse_if_match(flask.request.headers.get("If-Match"))
+    header_version = parse_if_match(req.environ.get("HTTP_IF_MATCH"))
     if expected is not None and header_version is not None and expected != header_version:
         raise InvalidRequest(
             "`expected_version` and `If-Match` name different versions.",
@@ -92,9 +93,9 @@ def play_move(game_id: str) -> flask.Response:
         )
     if expected is None:
         expected = header_version
-    token = bearer_token()
-    minimal = prefers_minimal(flask.request.headers.get("Prefer"))
-    view, version = current_service().play_move(game_id, body, token, expected, idempotency_key(), minimal)
+    token = bearer_token(req)
+    minimal = prefers_minimal(req.environ.get("HTTP_PREFER"))
+    view, version = current_service().play_move(game_id, body, token, expected, idempotency_key(req), minimal)
     headers = view_headers(version, view["seat"])
     headers["Vary"] += ", Prefer"
     if minimal:
@@ -105,10 +106,10 @@ def play_move(game_id: str) -> flask.Response:
 MOVE = MoveSchema()
 
 
-def move_body() -> dict[str, Any]:
+def move_body(req: ApiRequest) -> dict[str, Any]:
     """The request's move (the body guard parsed the JSON): a well-formed one at once, anything else loaded
     by MoveSchema through webargs as every other body is, so a bad one gets the same 422 as before."""
-    move = well_formed_move(flask.g.get("json_body"))
+    move = well_formed_move(req.json_body)
     return move if move is not None else blp.ARGUMENTS_PARSER.parse(MOVE, location="json")
 
 
