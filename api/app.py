@@ -9,7 +9,7 @@ import flask
 
 from api import errors, hooks, ratelimit, web
 from api.config import Settings
-from api.extensions import Api, ApiRequest, AsciiIntegerConverter
+from api.extensions import Api, AsciiIntegerConverter
 from api.resources import register_blueprints
 from api.resources.arenas import schemas as arena_schemas
 from api.resources.events import schemas as event_schemas
@@ -124,8 +124,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     (default: ``Settings.from_env()``)."""
     config = dict(config or {})
     settings = config.pop("DOMINO", None) or Settings.from_env()
-    app = flask.Flask(__name__)
-    app.request_class = ApiRequest
+    app = hooks.App(__name__)
     app.url_map.converters["int"] = AsciiIntegerConverter
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config.update(_openapi_config(settings))
