@@ -17,7 +17,8 @@ from flask.typing import ResponseReturnValue
 
 from api import cors, errors, metrics, ratelimit, web
 from api.config import Settings
-from api.extensions import PROBLEM_JSON, ApiRequest, current_request, problem_response, request_id
+from api.extensions import PROBLEM_JSON, problem_response, request_id
+from api.wrappers import ApiRequest, ApiResponse, current_request
 from api.jsonbody import nesting_depth, repeated_key
 
 Before = Callable[[ApiRequest], flask.Response | None]
@@ -36,6 +37,7 @@ class App(flask.Flask):
     (after the steps). ``after_this_request`` is not used in this app: it would need those lookups back."""
 
     request_class = ApiRequest
+    response_class = ApiResponse
     before_steps: tuple[Before, ...] = ()
     after_steps: tuple[After, ...] = ()
 
@@ -119,6 +121,7 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
             return problem_response(
                 errors.UNSUPPORTED_MEDIA_TYPE, f"Send the body as application/json (got {mimetype or 'none'!r})."
             )
+        req.max_content_length = limit  # what Flask would look up in the app's config, twice, to read the body
         raw = req.get_data(cache=True)
         if length is None and len(raw) >= limit and req.input_stream.read(1):
             # A chunked body (no Content-Length) is cut at the limit by werkzeug, silently: more was sent.

@@ -31,7 +31,8 @@ from prometheus_client.core import GaugeMetricFamily
 
 from api.config import Settings
 from api.errors import Forbidden
-from api.extensions import ApiRequest, current_service
+from api.extensions import current_service
+from api.wrappers import ApiRequest
 from api.service.metrics import BUCKETS
 from api.service.service import Service
 from api.store import StoreUnavailable

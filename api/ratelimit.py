@@ -41,7 +41,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from api import errors
 from api.callers import calling_app
 from api.config import Settings
-from api.extensions import ApiRequest, current_service, problem_response
+from api.extensions import current_service, problem_response
+from api.wrappers import ApiRequest
 from api.store import StoreUnavailable
 
 log = logging.getLogger("api.ratelimit")
@@ -71,7 +72,7 @@ class Policy:
             return None
         return policy
 
-    @property
+    @functools.cached_property  # frozen: the same text for every request it counts
     def header(self) -> str:
         return f'"{self.name}";q={self.limit};w={self.window}'
 
@@ -183,7 +184,7 @@ class Limiter:
             left = min(batch - 1, policy.limit - count)
             if left > 0:
                 self.leases.put(client, left, count, reset_ms)
-        values = req.rate_limit_headers = headers(policy, count, reset_ms)
+        values = headers(policy, count, reset_ms)
         if count > policy.limit:
             retry = values["RateLimit"].rpartition("t=")[2]
             who = "this app" if policy.name == APP_POLICY else "this client"
@@ -192,15 +193,17 @@ class Limiter:
                 f"More than {policy.limit} requests in {policy.window} s from {who}; retry in {retry} s.",
                 headers={**values, "Retry-After": retry},
             )
+        req.rate_limit_headers = values
         return None
 
     @staticmethod
     def after(req: ApiRequest, resp: flask.Response) -> None:
+        """The ``RateLimit`` headers on the answer to a request let in (the 429 carries its own; no view sets
+        them, so there is no need to look for them first)."""
         values = req.rate_limit_headers
         if values:
             for k, v in values.items():
-                if k not in resp.headers:  # what Headers.setdefault does, in one look instead of three
-                    resp.headers.add(k, v)
+                resp.headers.add(k, v)
 
 
 def setup(app: flask.Flask, settings: Settings) -> Limiter:

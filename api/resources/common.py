@@ -14,6 +14,7 @@ import orjson
 import domino.bots
 
 from api.errors import InvalidRequest, Unauthorized
+from api.wrappers import ApiResponse
 from api.service.apps import is_app_key
 
 
@@ -199,7 +200,7 @@ def if_none_match_hits(version: int) -> bool:
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> flask.Response:
     """``headers`` are added after ``Content-Type`` (none of them is already there: no look for one)."""
-    resp = flask.Response(orjson.dumps(body), status=status, mimetype="application/json")
+    resp = ApiResponse(orjson.dumps(body), status=status, mimetype="application/json")
     if headers:
         resp.headers.extend(headers)
     return resp

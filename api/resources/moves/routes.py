@@ -6,7 +6,8 @@ import flask
 
 from api import errors as E
 from api.errors import InvalidRequest
-from api.extensions import BODY_PROBLEMS, ApiRequest, Blueprint, current_request, current_service
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service
+from api.wrappers import ApiRequest, current_request
 from api.resources.common import (
     IDEMPOTENCY_KEY,
     IF_MATCH_PATTERN,
