@@ -8,4 +8,4 @@ COPY workers ./workers
 RUN pip install --no-cache-dir .
 USER nobody
 EXPOSE 8000
-CMD ["gunicorn", "--workers", "4", "--bind", "0.0.0.0:8000", "api.app:create_app()"]
+CMD ["gunicorn", "--workers", "4", "--bind", "0.0.0.0:8000", "api.app:serve()"]

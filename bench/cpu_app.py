@@ -1,7 +1,8 @@
 """The API and the floor as bench/api_load.py serves them: each answer says what CPU time it cost the server.
 
-``gunicorn 'cpu_app:api()'`` (with ``--pythonpath bench``) serves ``api.app:create_app()``, and
-``gunicorn 'cpu_app:floor()'`` serves bench/floor_app.py, behind a WSGI wrapper that adds
+``gunicorn 'cpu_app:api()'`` (with ``--pythonpath bench``) serves ``api.app:serve()``, and
+``gunicorn 'cpu_app:floor()'`` serves bench/floor_app.py (its objects frozen out of the cyclic collector as
+``serve()`` freezes the API's), behind a WSGI wrapper that adds
 ``Server-Timing: cpu;dur=<ms>``: the CPU time of the thread that handled the request (a gunicorn
 sync worker handles one request at a time on one thread), from the moment the request reached the app until
 its answer was built (Flask builds it before it returns; for a streamed answer, only until the stream
@@ -12,6 +13,7 @@ answers never carry it.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -34,12 +36,13 @@ def with_server_cpu(app: WSGIApp) -> WSGIApp:
 
 
 def api() -> WSGIApp:
-    from api.app import create_app
+    from api.app import serve
 
-    return with_server_cpu(create_app())
+    return with_server_cpu(serve())
 
 
 def floor() -> WSGIApp:
     from floor_app import app
 
+    gc.freeze()
     return with_server_cpu(app)

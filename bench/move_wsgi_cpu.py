@@ -4,7 +4,7 @@
 
 What ``bench/api_load.py`` reports as "REST worker CPU per move" (the app's share of a ``POST .../moves``,
 from ``Server-Timing``), measured without the load: a private redis-server; in this process the API
-(``create_app()``, configured as api_load serves it: rate limits on with a limit the bench cannot reach,
+(``serve()``, configured as api_load serves it: rate limits on with a limit the bench cannot reach,
 metrics in multiprocess mode) and bench/floor_app.py are called as WSGI apps. Two-seat ``draw`` matches, one
 round, each dealt from its own seed and played with moves chosen by a generator of the same seed (so every run,
 and every checkout, plays the same matches), are played as the load clients play them: the seat named by the turn notice posts one of the legal
@@ -198,10 +198,10 @@ def setup(tmp: Path, redis_url: str) -> tuple[WSGIApp, WSGIApp, Any]:
         DOMINO_REDIS_URL=redis_url, DOMINO_RATE_LIMIT="100000000/60", DOMINO_GAMES_PER_CLIENT="0",
         PROMETHEUS_MULTIPROC_DIR=str(tmp),
     )  # fmt: skip
-    from api.app import create_app
+    from api.app import serve
     from floor_app import app as floor
 
-    api = create_app()
+    api = serve()  # the floor's objects, imported before, are frozen with the API's
     return api, floor, api.extensions["domino.service"]
 
 

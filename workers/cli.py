@@ -104,7 +104,7 @@ def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Pope
             "--logger-class", "workers.accesslog.AccessLogger",  # stream tickets cut short in the log
             "--graceful-timeout", "5",
             "--no-control-socket",  # gunicorn 27's socket is one fixed path per user: two instances clash
-            "api.app:create_app()",
+            "api.app:serve()",
         ],  # fmt: skip
         env=env,
         start_new_session=True,
