@@ -14,6 +14,7 @@ from typing import Any
 import flask
 import orjson
 from flask.typing import ResponseReturnValue
+from werkzeug.wsgi import get_content_length
 
 from api import cors, errors, metrics, ratelimit, web
 from api.config import Settings
@@ -81,7 +82,7 @@ def install(app: App, settings: Settings) -> None:
 
 
 def request_id_header(req: ApiRequest, resp: flask.Response) -> None:
-    resp.headers["X-Request-ID"] = request_id(req)
+    resp.headers.add("X-Request-ID", request_id(req))  # no view sets it: no need to look for it first
 
 
 def _offered(req: flask.Request) -> tuple[str, ...]:
@@ -109,14 +110,15 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
             )
         if req.method not in BODY_METHODS or req.url_rule is None:
             return None
-        length = req.content_length
+        length = get_content_length(req.environ)  # req.content_length, read from the environ directly
         view = app.view_functions.get(req.endpoint or "")
         if getattr(view, "takes_no_body", False) and not length and "HTTP_TRANSFER_ENCODING" not in req.environ:
             return None  # e.g. POST .../resign: nothing to send, so no Content-Type either
         limit = app.config["MAX_CONTENT_LENGTH"]
         if length is not None and length > limit:
             return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
-        mimetype = req.mimetype or ""
+        content_type = req.environ.get("CONTENT_TYPE")
+        mimetype = content_type if content_type == "application/json" else req.mimetype or ""  # parsed if need be
         if mimetype != "application/json" and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
             return problem_response(
                 errors.UNSUPPORTED_MEDIA_TYPE, f"Send the body as application/json (got {mimetype or 'none'!r})."

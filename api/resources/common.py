@@ -200,9 +200,11 @@ def if_none_match_hits(version: int) -> bool:
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> flask.Response:
     """``headers`` are added after ``Content-Type`` (none of them is already there: no look for one)."""
-    resp = ApiResponse(orjson.dumps(body), status=status, mimetype="application/json")
+    resp = ApiResponse(orjson.dumps(body), status=status, content_type="application/json")
     if headers:
-        resp.headers.extend(headers)
+        add = resp.headers.add
+        for name, value in headers.items():
+            add(name, value)
     return resp
 
 
