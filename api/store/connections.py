@@ -9,12 +9,12 @@ reads for long polls and streams (a read timeout above the longest wait), and a 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Literal, ParamSpec, TypeAlias, TypeVar, cast
 
 import hiredis
 import redis
@@ -49,18 +49,30 @@ def _out_of_memory(exc: redis.exceptions.ResponseError) -> bool:
     return isinstance(exc, redis.exceptions.OutOfMemoryError) or "OOM command not allowed" in str(exc)
 
 
-@contextlib.contextmanager
-def translated() -> Iterator[None]:
-    """Translate Redis connection trouble into StoreUnavailable, and a full Redis into StoreFull (around calls
-    RQ makes on our connections too)."""
-    try:
-        yield
-    except UNAVAILABLE as exc:
-        raise StoreUnavailable(type(exc).__name__) from exc
-    except redis.exceptions.ResponseError as exc:
-        if _out_of_memory(exc):
+class Translated:
+    """``with translated():`` turns Redis connection trouble into StoreUnavailable, and a full Redis into
+    StoreFull (around calls RQ makes on our connections too). A plain context manager, shared: a generator's
+    costs a few calls more on every store call, a move's commit among them."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
+        if isinstance(exc, UNAVAILABLE):
+            raise StoreUnavailable(type(exc).__name__) from exc
+        if isinstance(exc, redis.exceptions.ResponseError) and _out_of_memory(exc):
             raise StoreFull("out of memory") from exc
-        raise
+        return False
+
+
+TRANSLATED = Translated()
+
+
+def translated() -> Translated:
+    """The context manager of :class:`Translated` (it keeps no state: one serves every call)."""
+    return TRANSLATED
 
 
 def translating(fn: Callable[P, R]) -> Callable[P, R]:
@@ -68,7 +80,7 @@ def translating(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        with translated():
+        with TRANSLATED:
             return fn(*args, **kwargs)
 
     return wrapper
