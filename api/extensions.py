@@ -69,7 +69,8 @@ class ProblemSchema(ma.Schema):
 
 def current_service() -> Service:
     """The Service of the app handling this request (``create_app`` puts one in ``app.extensions``)."""
-    return flask.current_app.extensions["domino.service"]  # type: ignore[no-any-return]
+    app = flask.current_app._get_current_object()  # type: ignore[attr-defined]  # the app itself: one proxy step
+    return app.extensions["domino.service"]  # type: ignore[no-any-return]
 
 
 def documented_as(converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
