@@ -13,6 +13,7 @@ from typing import Any
 
 import flask
 import orjson
+from flask.signals import request_tearing_down
 from flask.typing import ResponseReturnValue
 from werkzeug.wsgi import get_content_length
 
@@ -35,7 +36,8 @@ class App(flask.Flask):
     asked ``inspect`` whether each of them and the view is a coroutine function, on every request. Here the
     steps are called directly, that question is asked once per function, and Flask's own lookups run only
     when something is registered with ``before_request``, ``url_value_preprocessor`` or ``after_request``
-    (after the steps). ``after_this_request`` is not used in this app: it would need those lookups back."""
+    (after the steps); likewise for ``teardown_request``. ``after_this_request`` is not used in this app: it
+    would need those lookups back."""
 
     request_class = ApiRequest
     response_class = ApiResponse
@@ -69,6 +71,14 @@ class App(flask.Flask):
         if any(self.after_request_funcs.values()):
             return super().process_response(response)
         return response
+
+    def do_teardown_request(self, *exc: BaseException | None) -> None:
+        """Flask's, without its look for teardown functions by blueprint when none is registered (ours are none):
+        only the signal is sent."""
+        if exc and not any(self.teardown_request_funcs.values()):
+            request_tearing_down.send(self, _async_wrapper=self.ensure_sync, exc=exc[0])
+        else:
+            super().do_teardown_request(*exc)
 
 
 def install(app: App, settings: Settings) -> None:

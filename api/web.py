@@ -89,13 +89,14 @@ def policy_for(page: bytes, inline_styles: bool = False) -> str:
 
 
 def protect(req: flask.Request, resp: flask.Response) -> None:
-    """Every HTML page's own policy (the after-request hook, :mod:`api.hooks`, calls this on every answer; the
-    endpoint first: it is at hand, the answer's type is parsed from its header)."""
-    if not (req.blueprint == "web" or req.endpoint == DOCS_ENDPOINT) or resp.mimetype != "text/html":
+    """Every HTML page's own policy (the app, :mod:`api.hooks`, calls this on every answer; the endpoint first,
+    one of this blueprint's or the docs': it is at hand, the answer's type is parsed from its header)."""
+    endpoint = req.endpoint or ""
+    if not (endpoint.startswith("web.") or endpoint == DOCS_ENDPOINT) or resp.mimetype != "text/html":
         return
     # /play's page is a file without inline blocks (sent as a file: not read here); the others are small.
     page = b"" if resp.direct_passthrough else resp.get_data()
-    resp.headers["Content-Security-Policy"] = policy_for(page, inline_styles=req.endpoint == DOCS_ENDPOINT)
+    resp.headers["Content-Security-Policy"] = policy_for(page, inline_styles=endpoint == DOCS_ENDPOINT)
     resp.headers["X-Frame-Options"] = "DENY"
 
 
