@@ -145,11 +145,12 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
         if events is not None:
             events.append(_played(sim, p, code, 0))
         moved = pos.then(sim, p, code)
-        after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points)
         if sim.over:
+            after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, None)
             out = not sim.hands[p]
             return _end_round(after, "domino" if out else "blocked", p if out else None, events)
-        return after
+        legal = line_kernel.listed(sim, pos.origin)
+        return successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, legal)
     if code == DRAW_CODE:
         sim.draw()
         if events is not None:
@@ -162,7 +163,8 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
             events.append(Event("passed", p, {}))
         boneyard = state.boneyard
     moved = pos.then(sim, p, code)
-    after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
+    moves = None if sim.over else line_kernel.listed(sim, pos.origin)
+    after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points, moves)
     return _end_round(after, "blocked", None, events) if sim.over else after
 
 
@@ -191,7 +193,9 @@ def _play_scoring(
     out = not sim.hands[p]
     turn = p if abandon else sim.turn
     moved = pos.then(sim, p, code)
-    after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
+    ongoing = not (abandon or out or sim.over)
+    moves = line_kernel.listed(sim, pos.origin) if ongoing else None
+    after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points, moves)
     if abandon:
         return _abandon(after, events)
     if out:
