@@ -139,9 +139,13 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
     pos, sim, code = line_kernel.take(state, move)
     p = state.turn
     if code >= 0:
-        if sim.cfg.all_fives:
+        cfg = sim.cfg
+        if cfg.all_fives:
             return _play_scoring(state, pos, sim, code, events)
-        sim.play(code >> 3, code & 7)
+        if cfg.fast:
+            sim.play_plain(code >> 3, code & 7)
+        else:
+            sim.play(code >> 3, code & 7)
         if events is not None:
             events.append(_played(sim, p, code, 0))
         moved = pos.then(sim, p, code)

@@ -73,9 +73,17 @@ class Position:
         board and log have been read (a service stores every state it commits), the next one starts from them,
         so reading its own replays one move, not every move since the kernel took over."""
         board, log = self.read_board, self.read_log
+        nxt = Position.__new__(Position)  # ``__init__``'s work, inlined (a call a move)
+        nxt.box = [sim]
+        nxt.hand_masks = tuple(sim.hands)
         if board is not None and log is not None:
-            return Position(sim, self.origin.moved_on(board, log), (None, seat, code))
-        return Position(sim, self.origin, (self.trail, seat, code))
+            nxt.origin = self.origin.moved_on(board, log)
+            nxt.trail = (None, seat, code)
+        else:
+            nxt.origin = self.origin
+            nxt.trail = (self.trail, seat, code)
+        nxt.read_board = nxt.read_log = None
+        return nxt
 
     def _moves(self) -> list[tuple[int, int]]:
         """(seat, code) of the moves since the origin, oldest first."""
@@ -147,7 +155,10 @@ def take(state: State, move: Move) -> tuple[Position, LineSim, int]:
     after that. The listed moves are shared objects, so the code is found by the move's identity (cheaper
     than hashing a move); a move only equal to one is coded from its fields."""
     pos = state.kernel or position(state)
-    sim = _claim(state, pos)
+    try:  # ``_claim``, inlined: a call a move
+        sim = pos.box.pop()
+    except IndexError:
+        sim = _sim_of(state, pos.origin.tb)
     hit = _CODES.get(id(move))
     return pos, sim, hit[1] if hit is not None and hit[0] is move else to_code(move)
 
