@@ -4,6 +4,7 @@ All Fives spinner and its arms, drawing policies, in-play scoring, blocked round
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Mapping
 
 from domino import match, scoring
@@ -36,11 +37,16 @@ def _deal_of(rules: Rules, order: list[int], tab: Tables) -> tuple[Deal, list[in
     tiles, bits = tab.tiles, tab.bit
     hands = []
     masks = []
-    for i in range(0, dealt, n):  # (comprehensions: cheaper than map over a bound __getitem__ here)
+    for i in range(0, dealt, n):
         hand = order[i : i + n]
         hand.sort(reverse=True)
-        hands.append(tuple([tiles[t] for t in hand]))
-        masks.append(sum([bits[t] for t in hand]))  # distinct bits: the sum is the union
+        if n > 1:  # an itemgetter picks the tiles and the bits in C (of one index it returns the item itself)
+            pick = itemgetter(*hand)
+            hands.append(pick(tiles))
+            masks.append(sum(pick(bits)))  # distinct bits: the sum is the union
+        else:
+            hands.append((tiles[hand[0]],))
+            masks.append(bits[hand[0]])
     return Deal(tuple(hands), tuple([tiles[t] for t in order[dealt:]])), masks
 
 

@@ -221,7 +221,7 @@ def legal_moves(state: State) -> tuple[Move, ...]:
     return moves
 
 
-_LISTED_MAX = 1 << 15  # lists kept per rules' options; past it the cache starts afresh
+_LISTED_MAX = 1 << 14  # lists kept per set size and options (a few MB at most); past it the cache starts afresh
 
 
 @lru_cache(maxsize=32)
