@@ -49,13 +49,17 @@ def finish(state: State, outcome: Outcome, events: list[Event] | None) -> State:
 
 def record_round(state: State, result: RoundResult, events: list[Event] | None) -> State:
     """The round's result on record and its award added to the scores."""
-    if events is not None:
-        events.append(Event("round_ended", None, result.to_dict()))
+    _announce(result, events)
     return evolve(state, scores=_scored(state, result), rounds=state.rounds + (result,), last_round=result)
 
 
 def _scored(state: State, result: RoundResult) -> tuple[int, ...]:
     return tuple(s + a for s, a in zip(state.scores, result.award))
+
+
+def _announce(result: RoundResult, events: list[Event] | None) -> None:
+    if events is not None:
+        events.append(Event("round_ended", None, result.to_dict()))
 
 
 def close_round(state: State, result: RoundResult, events: list[Event] | None, next_round: NextRound) -> State:
@@ -65,8 +69,7 @@ def close_round(state: State, result: RoundResult, events: list[Event] | None, n
     outcome = match_over(state.rules, scores, state.round)
     if outcome is not None:
         return finish(record_round(state, result, events), outcome, events)
-    if events is not None:
-        events.append(Event("round_ended", None, result.to_dict()))
+    _announce(result, events)
     fresh = next_round(state, result, scores, state.rounds + (result,), events)
     return fresh if state.has_records else evolve(fresh, has_records=False)
 

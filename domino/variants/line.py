@@ -179,7 +179,9 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
             events.append(_played(sim, p, code, 0))
         moved = pos.then(sim, p, code)
         if sim.over:
-            after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, None)
+            after = successor(
+                state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, None
+            )
             out = not sim.hands[p]
             return _end_round(after, "domino" if out else "blocked", p if out else None, events)
         legal = line_kernel.listed(sim, pos.origin)
