@@ -12,7 +12,9 @@ Scenarios: 2-player block (the preset), 4-player team block (all 28 dealt, opene
 ``bench`` extra is installed: ``dominoes`` (4-player team block, ``Game.new()``: all 28 dealt, player 0
 leads any tile) and OpenSpiel's ``python_block_dominoes`` (2-player block, 7 tiles each). The public
 immutable API (``legal_moves`` + ``apply``, a random legal move each time) on the two anchored scenarios,
-timed in the same interleaved runs, so that its ratios to the anchors are per run too.
+timed in the same interleaved runs, so that its ratios to the anchors are per run too. On 4-player team
+block, also the floor of any immutable API on the same kernel (``bench/engine_floor.py``: no scoring, no
+records, a move checked, played and wrapped), what the public API's ratio is bounded by.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Callable, NamedTuple
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import domino  # noqa: E402
+import engine_floor  # noqa: E402
 
 
 
@@ -105,6 +108,17 @@ def public_runner(name: str, games_per_run: int) -> Callable[[int], Count]:
                 state = domino.apply(state, legal[rng.randrange(len(legal))])
                 moves += 1
                 games += len(state.rounds) - before
+        return Count(games, moves, 0)
+
+    return run
+
+
+def floor_runner(name: str, games_per_run: int) -> Callable[[int], Count]:
+    """The floor of an immutable API on the same kernel (``bench/engine_floor.py``), in the same loop."""
+    rules = SCENARIOS[name]
+
+    def run(i: int) -> Count:
+        games, moves = engine_floor.run(rules, i, games_per_run)
         return Count(games, moves, 0)
 
     return run
@@ -198,21 +212,27 @@ def main() -> None:
     print("-" * len(header))
     ours: dict[str, Rate] = {}
     public: dict[str, Rate] = {}
+    floor: dict[str, Rate] = {}
     theirs: dict[str, Rate] = {}
     for name in SCENARIOS:
         run_ours = core_runner(name, max(1, int(MATCHES[name] * scale)))
         run_ours(-1)  # warm the caches (tables, rules config) outside the timing
         label, ref, _, _ = anchors.get(name, ("", None, 0.0, 0.0))
         run_public = public_runner(name, max(1, int(PUBLIC_GAMES * scale))) if name in anchors else None
+        run_floor = floor_runner(name, max(1, int(PUBLIC_GAMES * scale))) if name == "4p team block" else None
         ours[name] = Rate([], [], [])
         if ref is not None:
             theirs[name] = Rate([], [], [])
         if run_public is not None:
             public[name] = Rate([], [], [])
+        if run_floor is not None:
+            floor[name] = Rate([], [], [])
         for i in range(runs):  # interleaved, so that a burst of machine load hits every engine alike
             measure(run_ours, range(i, i + 1), ours[name])
             if run_public is not None:
                 measure(run_public, range(i, i + 1), public[name])
+            if run_floor is not None:
+                measure(run_floor, range(i, i + 1), floor[name])
             if ref is not None:
                 measure(ref, range(i, i + 1), theirs[name])
         r = ours[name]
@@ -220,6 +240,9 @@ def main() -> None:
         if run_public is not None:
             pub = public[name]
             print(f"{'public API (legal_moves+apply) ' + name:<42}{summary(pub.games):>34}{summary(pub.moves):>36}")
+        if run_floor is not None:
+            fl = floor[name]
+            print(f"{'floor of an immutable API ' + name:<42}{summary(fl.games):>34}{summary(fl.moves):>36}")
         if ref is not None:
             t = theirs[name]
             print(f"{label:<42}{summary(t.games):>34}{summary(t.moves):>36}{'':>34}")
@@ -230,6 +253,8 @@ def main() -> None:
             continue
         print(ratio_line(name, "domino.playout", ours[name], theirs[name], label, target))
         print(ratio_line(name, "public API", public[name], theirs[name], label, public_target))
+        if name in floor:  # what no immutable API on this kernel can beat (bench/engine_floor.py)
+            print(ratio_line(name, "floor of an immutable API", floor[name], theirs[name], label, public_target))
     core_moves = statistics.median(ours["2p block"].moves)
     print(f"2p block: the core makes {core_moves / statistics.median(public['2p block'].moves):.1f}x the public API's moves/s")
 

@@ -100,7 +100,7 @@ def apply(state: State, move: Move, seat: int | None = None) -> State:
             break
     else:
         move = resolve(state, move)
-    return variants.of(state.rules).advance(state, move, None)
+    return variants.REGISTRY[state.rules.preset_name].advance(state, move, None)
 
 
 def settle(state: State) -> State:

@@ -8,8 +8,9 @@ from domino.errors import GameOverError, InvalidMoveError
 from domino.rules import Rules
 from domino.state import Event, Events, Outcome, RoundResult, State, evolve
 
-# A variant's next round: (state at the end of the last one, its result) -> (the new round, its events).
-NextRound = Callable[[State, RoundResult], tuple[State, Events]]
+# A variant's next round: (the state at the end of the last one, its result, the scores and the records
+# with it, the event list or None) -> the new round, its opening events appended to the list (unless None).
+NextRound = Callable[[State, RoundResult, tuple[int, ...], tuple[RoundResult, ...], list[Event] | None], State]
 
 
 def add_points(rules: Rules, scores: tuple[int, ...], seat: int, points: int) -> tuple[int, ...]:
@@ -48,21 +49,28 @@ def finish(state: State, outcome: Outcome, events: list[Event] | None) -> State:
 
 def record_round(state: State, result: RoundResult, events: list[Event] | None) -> State:
     """The round's result on record and its award added to the scores."""
+    _announce(result, events)
+    return evolve(state, scores=_scored(state, result), rounds=state.rounds + (result,), last_round=result)
+
+
+def _scored(state: State, result: RoundResult) -> tuple[int, ...]:
+    return tuple(s + a for s, a in zip(state.scores, result.award))
+
+
+def _announce(result: RoundResult, events: list[Event] | None) -> None:
     if events is not None:
         events.append(Event("round_ended", None, result.to_dict()))
-    scores = tuple(s + a for s, a in zip(state.scores, result.award))
-    return evolve(state, scores=scores, rounds=state.rounds + (result,), last_round=result)
 
 
 def close_round(state: State, result: RoundResult, events: list[Event] | None, next_round: NextRound) -> State:
-    """Score and record the round, then end the match or deal the next round (``next_round``)."""
-    state = record_round(state, result, events)
-    outcome = match_over(state.rules, state.scores, state.round)
+    """Score and record the round, then end the match or deal the next round (``next_round``, given the
+    scores and records: the state with them on is only built when the match ends)."""
+    scores = _scored(state, result)
+    outcome = match_over(state.rules, scores, state.round)
     if outcome is not None:
-        return finish(state, outcome, events)
-    fresh, started = next_round(state, result)
-    if events is not None:
-        events.extend(started)
+        return finish(record_round(state, result, events), outcome, events)
+    _announce(result, events)
+    fresh = next_round(state, result, scores, state.rounds + (result,), events)
     return fresh if state.has_records else evolve(fresh, has_records=False)
 
 

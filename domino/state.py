@@ -351,9 +351,11 @@ def successor(
     boneyard: tuple[Tile, ...],
     scores: tuple[int, ...],
     round_points: tuple[int, ...],
+    moves: tuple[Move, ...] | None,
 ) -> State:
     """The state after a move of the current round whose hands, board and log ``source`` gives (it is also
-    the state's kernel): the rest of the round (rules, deal, records) is carried over. The engine's hottest
+    the state's kernel) and whose legal moves are ``moves`` (None: listed when asked for): the rest of the
+    round (rules, deal, records) is carried over. The engine's hottest
     constructor, so it copies the carried slots itself rather than through ``_draft`` (a call a move)."""
     d: Any = _Draft.__new__(_Draft)
     d.rules = state.rules
@@ -378,6 +380,6 @@ def successor(
     d.has_records = state.has_records
     d._source = source
     d.kernel = source
-    d.moves_memo = None
+    d.moves_memo = moves
     d.__class__ = State
     return d  # type: ignore[no-any-return]

@@ -306,6 +306,35 @@ class LineSim:
                 return
         self._end(None)
 
+    def play_plain(self, t: int, e: int) -> None:
+        """``play`` under the block fast path (``cfg.fast``: no spinner, no scoring in play, no drawing, no
+        extra play), without the tests those rules need: the public API's step, where ``play`` was most of
+        a block move's cost."""
+        tb = self.tb
+        p = self.turn
+        h = self.hands[p] & ~(1 << t)
+        self.hands[p] = h
+        ev = self.ev
+        if e == OPEN:
+            ev[0], ev[1] = tb.high[t], tb.low[t]
+            self.dbl[0] = self.dbl[1] = tb.double[t]
+            self.nopen = 2
+            self.ntiles = 1
+        else:
+            ev[e] = tb.pips[t] - ev[e]
+            self.dbl[e] = tb.double[t]
+            self.ntiles += 1
+        if not h:
+            self._end(p)
+            return
+        self.turn = (p + 1) % self.cfg.players
+        val = tb.value_mask
+        m = val[ev[0]] | val[ev[1]]
+        for h in self.hands:
+            if h & m:
+                return
+        self._end(None)
+
     def _open_arms(self) -> None:
         self.nopen = 4
         self.ev[2] = self.ev[3] = self.sp

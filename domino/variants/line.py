@@ -4,6 +4,7 @@ All Fives spinner and its arms, drawing policies, in-play scoring, blocked round
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Mapping
 
 from domino import match, scoring
@@ -36,11 +37,16 @@ def _deal_of(rules: Rules, order: list[int], tab: Tables) -> tuple[Deal, list[in
     tiles, bits = tab.tiles, tab.bit
     hands = []
     masks = []
-    for i in range(0, dealt, n):  # (comprehensions: cheaper than map over a bound __getitem__ here)
+    for i in range(0, dealt, n):
         hand = order[i : i + n]
         hand.sort(reverse=True)
-        hands.append(tuple([tiles[t] for t in hand]))
-        masks.append(sum([bits[t] for t in hand]))  # distinct bits: the sum is the union
+        if n > 1:  # an itemgetter picks the tiles and the bits in C (of one index it returns the item itself)
+            pick = itemgetter(*hand)
+            hands.append(pick(tiles))
+            masks.append(sum(pick(bits)))  # distinct bits: the sum is the union
+        else:
+            hands.append((tiles[hand[0]],))
+            masks.append(bits[hand[0]])
     return Deal(tuple(hands), tuple([tiles[t] for t in order[dealt:]])), masks
 
 
@@ -68,8 +74,22 @@ def start_round(
     rounds: tuple[RoundResult, ...] = (),
     previous: RoundResult | None = None,
 ) -> tuple[State, Events]:
-    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events.
-    The deal and the opener come from the kernel (``domino.core.round``), which the state keeps."""
+    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events."""
+    state = _dealt(rules, round_no, deal, seed, scores, rounds, previous)
+    return state, opening_events(state)
+
+
+def _dealt(
+    rules: Rules,
+    round_no: int,
+    deal: Deal | None,
+    seed: str,
+    scores: tuple[int, ...] | None,
+    rounds: tuple[RoundResult, ...],
+    previous: RoundResult | None,
+) -> State:
+    """``start_round``'s state: the deal and the opener come from the kernel (``domino.core.round``), which
+    the state keeps."""
     cfg = config(rules)
     tab = tables(rules.set_max_pips)
     if deal is None:
@@ -99,7 +119,7 @@ def start_round(
         last_round=previous,
     )
     line_kernel.start(state, tab, hands, boneyard, lead)
-    return state, opening_events(state)
+    return state
 
 
 def opening_events(state: State) -> Events:
@@ -109,8 +129,17 @@ def opening_events(state: State) -> Events:
     return (Event("round_started", None, {"round": state.round, "opener": state.turn}, private, state.turn),)
 
 
-def _next_round(state: State, result: RoundResult) -> tuple[State, Events]:
-    return start_round(state.rules, state.round + 1, None, state.seed, state.scores, state.rounds, result)
+def _next_round(
+    state: State,
+    result: RoundResult,
+    scores: tuple[int, ...],
+    rounds: tuple[RoundResult, ...],
+    events: list[Event] | None,
+) -> State:
+    fresh = _dealt(state.rules, state.round + 1, None, state.seed, scores, rounds, result)
+    if events is not None:  # (``domino.apply`` wants none: they are not built)
+        events.extend(opening_events(fresh))
+    return fresh
 
 
 # -- legal moves and steps, on the kernel (domino.variants.line_kernel) ---------------------------------
@@ -139,17 +168,24 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
     pos, sim, code = line_kernel.take(state, move)
     p = state.turn
     if code >= 0:
-        if sim.cfg.all_fives:
+        cfg = sim.cfg
+        if cfg.all_fives:
             return _play_scoring(state, pos, sim, code, events)
-        sim.play(code >> 3, code & 7)
+        if cfg.fast:
+            sim.play_plain(code >> 3, code & 7)
+        else:
+            sim.play(code >> 3, code & 7)
         if events is not None:
             events.append(_played(sim, p, code, 0))
         moved = pos.then(sim, p, code)
-        after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points)
         if sim.over:
+            after = successor(
+                state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, None
+            )
             out = not sim.hands[p]
             return _end_round(after, "domino" if out else "blocked", p if out else None, events)
-        return after
+        legal = line_kernel.listed(sim, pos.origin)
+        return successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, legal)
     if code == DRAW_CODE:
         sim.draw()
         if events is not None:
@@ -162,7 +198,8 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
             events.append(Event("passed", p, {}))
         boneyard = state.boneyard
     moved = pos.then(sim, p, code)
-    after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points)
+    moves = None if sim.over else line_kernel.listed(sim, pos.origin)
+    after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points, moves)
     return _end_round(after, "blocked", None, events) if sim.over else after
 
 
@@ -191,7 +228,9 @@ def _play_scoring(
     out = not sim.hands[p]
     turn = p if abandon else sim.turn
     moved = pos.then(sim, p, code)
-    after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points)
+    ongoing = not (abandon or out or sim.over)
+    moves = line_kernel.listed(sim, pos.origin) if ongoing else None
+    after = successor(state, moved, turn, 0, sim.extra and not abandon, state.boneyard, scores, round_points, moves)
     if abandon:
         return _abandon(after, events)
     if out:

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from domino.core.codes import DRAW_CODE, END_NAMES, PASS_CODE, to_code
 from domino.core.position import LineSim
+from domino.core.round import Config
 from domino.core.tables import Tables, index, mask_of, tables, tiles_of
 from domino.moves import DRAW, PASS, Move
 from domino.state import Board, LogEntry, State
@@ -30,16 +31,26 @@ Trail = tuple[Any, int, int] | None  # (earlier trail, seat, move code), newest 
 
 class Origin:
     """What the positions of one stretch of a round share: the tables, where the board and log stood when
-    the kernel took over (``board0``, ``log0``), and the public move of each move code."""
+    the kernel took over (``board0``, ``log0``), the public move of each move code, and the lists of legal
+    moves already made for these rules (``listed``, see :func:`listed`)."""
 
-    __slots__ = ("tb", "spinner", "board0", "log0", "moves")
+    __slots__ = ("tb", "spinner", "board0", "log0", "moves", "listed", "shift")
 
-    def __init__(self, tb: Tables, spinner: bool, board0: Board, log0: tuple[LogEntry, ...]) -> None:
+    def __init__(self, tb: Tables, cfg: Config, board0: Board, log0: tuple[LogEntry, ...]) -> None:
         self.tb = tb
-        self.spinner = spinner
+        self.spinner = cfg.spinner
         self.board0 = board0
         self.log0 = log0
         self.moves = _moves_by_code(tb.max_pips)
+        self.listed = _listed(len(tb.tiles), () if cfg.fast else cfg.options)
+        self.shift = len(tb.tiles)
+
+    def moved_on(self, board0: Board, log0: tuple[LogEntry, ...]) -> Origin:
+        """The same round's origin, the board and log standing at ``board0`` and ``log0``."""
+        o = Origin.__new__(Origin)
+        o.tb, o.spinner, o.moves, o.listed, o.shift = self.tb, self.spinner, self.moves, self.listed, self.shift
+        o.board0, o.log0 = board0, log0
+        return o
 
 
 class Position:
@@ -62,10 +73,17 @@ class Position:
         board and log have been read (a service stores every state it commits), the next one starts from them,
         so reading its own replays one move, not every move since the kernel took over."""
         board, log = self.read_board, self.read_log
+        nxt = Position.__new__(Position)  # ``__init__``'s work, inlined (a call a move)
+        nxt.box = [sim]
+        nxt.hand_masks = tuple(sim.hands)
         if board is not None and log is not None:
-            o = self.origin
-            return Position(sim, Origin(o.tb, o.spinner, board, log), (None, seat, code))
-        return Position(sim, self.origin, (self.trail, seat, code))
+            nxt.origin = self.origin.moved_on(board, log)
+            nxt.trail = (None, seat, code)
+        else:
+            nxt.origin = self.origin
+            nxt.trail = (self.trail, seat, code)
+        nxt.read_board = nxt.read_log = None
+        return nxt
 
     def _moves(self) -> list[tuple[int, int]]:
         """(seat, code) of the moves since the origin, oldest first."""
@@ -104,8 +122,8 @@ def position(state: State) -> Position:
     if pos is None:
         r = state.rules
         tb = tables(r.set_max_pips)
-        origin = Origin(tb, r.spinner == "first_double", state.board, state.log)
-        pos = Position(_sim_of(state, tb), origin, None)
+        sim = _sim_of(state, tb)
+        pos = Position(sim, Origin(tb, sim.cfg, state.board, state.log), None)
         object.__setattr__(state, "kernel", pos)  # a cache, not part of the state's value
     assert isinstance(pos, Position)
     return pos
@@ -137,21 +155,25 @@ def take(state: State, move: Move) -> tuple[Position, LineSim, int]:
     after that. The listed moves are shared objects, so the code is found by the move's identity (cheaper
     than hashing a move); a move only equal to one is coded from its fields."""
     pos = state.kernel or position(state)
-    sim = _claim(state, pos)
+    try:  # ``_claim``, inlined: a call a move
+        sim = pos.box.pop()
+    except IndexError:
+        sim = _sim_of(state, pos.origin.tb)
     hit = _CODES.get(id(move))
     return pos, sim, hit[1] if hit is not None and hit[0] is move else to_code(move)
 
 
 def start(state: State, tab: Tables, hands: list[int], boneyard: list[int], lead: int) -> None:
-    """Give a round's first state (no tile laid) its kernel position, from the deal as masks."""
-    r = state.rules
-    sim = LineSim.new(tab, r, state.opened_by_rule)
+    """Give a round's first state (no tile laid) its kernel position, from the deal as masks, and its legal
+    moves."""
+    sim = LineSim.new(tab, state.rules, state.opened_by_rule)
     sim.hands = hands
     sim.bone = boneyard
     sim.turn = state.turn
     sim.lead = lead
-    origin = Origin(tab, r.spinner == "first_double", state.board, ())
+    origin = Origin(tab, sim.cfg, state.board, ())
     object.__setattr__(state, "kernel", Position(sim, origin, None))
+    object.__setattr__(state, "moves_memo", listed(sim, origin))  # a cache, as ``domino.legal_moves`` keeps
 
 
 # id of a listed move -> (the move, its code); holding the move keeps its id from being reused.
@@ -194,7 +216,43 @@ def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves of the seat to move in legal order: plays by tile then end, then a draw or a pass."""
     pos = state.kernel or position(state)
     sim = _claim(state, pos)  # held while listing, so a step in another thread cannot play on it meanwhile
-    codes = sim.moves()
+    moves = listed(sim, pos.origin)
     pos.box.append(sim)
-    moves = pos.origin.moves
-    return tuple([moves[c] for c in codes])
+    return moves
+
+
+_LISTED_MAX = 1 << 14  # lists kept per set size and options (a few MB at most); past it the cache starts afresh
+
+
+@lru_cache(maxsize=32)
+def _listed(tile_count: int, options: tuple[tuple[int, ...], ...]) -> dict[int, tuple[Move, ...]]:
+    """The lists of legal moves made so far for a set's size and a rules' draw and pass options (``()``
+    under the block fast path, which has none): see :func:`listed`."""
+    return {}
+
+
+def listed(sim: LineSim, origin: Origin) -> tuple[Move, ...]:
+    """The legal moves of ``sim``'s seat to move, as public moves in legal order. With two open ends they
+    depend only on which tiles of the hand match each end (and, when the rules draw, on this turn's draw and
+    pass options), so that is their key in a cache of shared tuples: a step lists the next moves with one
+    dict lookup rather than walking the hand and building a tuple."""
+    if sim.nopen != 2:
+        moves = origin.moves
+        return tuple([moves[c] for c in sim.moves()])
+    hand = sim.hands[sim.turn]
+    val = sim.tb.value_mask
+    ev = sim.ev
+    key = (hand & val[ev[0]]) << origin.shift | hand & val[ev[1]]
+    cfg = sim.cfg
+    if not cfg.fast:  # (the fast path's only option is a pass when nothing fits: the masks decide it)
+        can_draw = cfg.draws and len(sim.bone) - sim.bpos > cfg.reserve
+        key = key << 3 | sim.extra << 2 | (not sim.drawn) << 1 | can_draw
+    cache = origin.listed
+    got = cache.get(key)
+    if got is None:
+        moves = origin.moves
+        got = tuple([moves[c] for c in sim.moves()])
+        if len(cache) >= _LISTED_MAX:
+            cache.clear()
+        cache[key] = got
+    return got

@@ -141,8 +141,17 @@ def start_round(
     return state, tuple(_setup_events(rules, round_no, setup))
 
 
-def _next_round(state: State, result: RoundResult) -> tuple[State, Events]:
-    return start_round(state.rules, state.round + 1, None, state.seed, state.scores, state.rounds, result)
+def _next_round(
+    state: State,
+    result: RoundResult,
+    scores: tuple[int, ...],
+    rounds: tuple[RoundResult, ...],
+    events: list[Event] | None,
+) -> State:
+    fresh, started = start_round(state.rules, state.round + 1, None, state.seed, scores, rounds, result)
+    if events is not None:
+        events.extend(started)
+    return fresh
 
 
 def opening_events(state: State) -> Events:
