@@ -1,8 +1,8 @@
 """The API and the floor as bench/api_load.py serves them: each answer says what CPU time it cost the server.
 
 ``gunicorn 'cpu_app:api()'`` (with ``--pythonpath bench``) serves ``api.app:serve()``, and
-``gunicorn 'cpu_app:floor()'`` serves bench/floor_app.py (with the cyclic collector set as ``serve()`` sets
-it for the API), behind a WSGI wrapper that adds
+``gunicorn 'cpu_app:floor()'`` serves bench/floor_app.py (its objects frozen out of the cyclic collector
+as ``serve()`` freezes the API's), behind a WSGI wrapper that adds
 ``Server-Timing: cpu;dur=<ms>``: the CPU time of the thread that handled the request (a gunicorn
 sync worker handles one request at a time on one thread), from the moment the request reached the app until
 its answer was built (Flask builds it before it returns; for a streamed answer, only until the stream
@@ -44,6 +44,5 @@ def api() -> WSGIApp:
 def floor() -> WSGIApp:
     from floor_app import app
 
-    gc.freeze()  # the collector set as api.app.serve() sets it for the API
-    gc.set_threshold(10_000, 10, 10)
+    gc.freeze()  # as api.app.serve() freezes the API's
     return with_server_cpu(app)
