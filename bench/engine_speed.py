@@ -193,6 +193,22 @@ def ratio_line(name: str, what: str, ours: Rate, theirs: Rate, label: str, targe
     )
 
 
+Anchors = dict[str, tuple[str, Callable[[int], Count] | None, float, float]]
+
+
+def print_ratios(
+    anchors: Anchors, ours: dict[str, Rate], public: dict[str, Rate], floor: dict[str, Rate], theirs: dict[str, Rate]
+) -> None:
+    for name, (label, ref, target, public_target) in anchors.items():
+        if ref is None:
+            print(f"{label}: not installed (pip install -e '.[bench]')")
+            continue
+        print(ratio_line(name, "domino.playout", ours[name], theirs[name], label, target))
+        print(ratio_line(name, "public API", public[name], theirs[name], label, public_target))
+        if name in floor:  # what no immutable API on this kernel can beat (bench/engine_floor.py)
+            print(ratio_line(name, "floor of an immutable API", floor[name], theirs[name], label, public_target))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
@@ -203,7 +219,7 @@ def main() -> None:
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, load {load:.2f}")
     print(f"{runs} runs per scenario; median [min – max] over the runs\n")
     # scenario -> (anchor label, anchor runner, target for playout, target for the public API)
-    anchors = {
+    anchors: Anchors = {
         "4p team block": ("dominoes 6.1.0 (4p team block)", dominoes_runner(int(4000 * scale)), 3.0, 1.5),
         "2p block": ("open-spiel python_block_dominoes (2p)", openspiel_runner(int(1500 * scale)), 10.0, 3.0),
     }
@@ -247,14 +263,7 @@ def main() -> None:
             t = theirs[name]
             print(f"{label:<42}{summary(t.games):>34}{summary(t.moves):>36}{'':>34}")
     print()
-    for name, (label, ref, target, public_target) in anchors.items():
-        if ref is None:
-            print(f"{label}: not installed (pip install -e '.[bench]')")
-            continue
-        print(ratio_line(name, "domino.playout", ours[name], theirs[name], label, target))
-        print(ratio_line(name, "public API", public[name], theirs[name], label, public_target))
-        if name in floor:  # what no immutable API on this kernel can beat (bench/engine_floor.py)
-            print(ratio_line(name, "floor of an immutable API", floor[name], theirs[name], label, public_target))
+    print_ratios(anchors, ours, public, floor, theirs)
     core_moves = statistics.median(ours["2p block"].moves)
     print(f"2p block: the core makes {core_moves / statistics.median(public['2p block'].moves):.1f}x the public API's moves/s")
 
