@@ -178,14 +178,12 @@ def advance(state: State, move: Move, events: list[Event] | None) -> State:
         if events is not None:
             events.append(_played(sim, p, code, 0))
         moved = pos.then(sim, p, code)
+        moves = None if sim.over else line_kernel.listed(sim, pos.origin)
+        after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, moves)
         if sim.over:
-            after = successor(
-                state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, None
-            )
             out = not sim.hands[p]
             return _end_round(after, "domino" if out else "blocked", p if out else None, events)
-        legal = line_kernel.listed(sim, pos.origin)
-        return successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, legal)
+        return after
     if code == DRAW_CODE:
         sim.draw()
         if events is not None:
