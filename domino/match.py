@@ -6,11 +6,14 @@ from typing import Callable
 
 from domino.errors import GameOverError, InvalidMoveError
 from domino.rules import Rules
-from domino.state import Event, Events, Outcome, RoundResult, State, evolve
+from domino.state import Deal, Event, Events, Outcome, RoundResult, State, evolve
 
-# A variant's next round: (the state at the end of the last one, its result, the scores and the records
-# with it, the event list or None) -> the new round, its opening events appended to the list (unless None).
-NextRound = Callable[[State, RoundResult, tuple[int, ...], tuple[RoundResult, ...], list[Event] | None], State]
+# A variant's ``start_round``: (rules, round number, an explicit deal or None, seed, scores, the finished
+# rounds' records, the last round's result) -> the new round and its opening events.
+StartRound = Callable[
+    [Rules, int, Deal | None, str, tuple[int, ...] | None, tuple[RoundResult, ...], RoundResult | None],
+    tuple[State, Events],
+]
 
 
 def add_points(rules: Rules, scores: tuple[int, ...], seat: int, points: int) -> tuple[int, ...]:
@@ -62,15 +65,17 @@ def _announce(result: RoundResult, events: list[Event] | None) -> None:
         events.append(Event("round_ended", None, result.to_dict()))
 
 
-def close_round(state: State, result: RoundResult, events: list[Event] | None, next_round: NextRound) -> State:
-    """Score and record the round, then end the match or deal the next round (``next_round``, given the
-    scores and records: the state with them on is only built when the match ends)."""
+def close_round(state: State, result: RoundResult, events: list[Event] | None, start_round: StartRound) -> State:
+    """Score and record the round, then end the match or deal the next round (the variant's ``start_round``,
+    given the scores and records: the state with them on is only built when the match ends)."""
     scores = _scored(state, result)
     outcome = match_over(state.rules, scores, state.round)
     if outcome is not None:
         return finish(record_round(state, result, events), outcome, events)
     _announce(result, events)
-    fresh = next_round(state, result, scores, state.rounds + (result,), events)
+    fresh, started = start_round(state.rules, state.round + 1, None, state.seed, scores, state.rounds + (result,), result)
+    if events is not None:
+        events.extend(started)
     return fresh if state.has_records else evolve(fresh, has_records=False)
 
 

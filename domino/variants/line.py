@@ -74,22 +74,8 @@ def start_round(
     rounds: tuple[RoundResult, ...] = (),
     previous: RoundResult | None = None,
 ) -> tuple[State, Events]:
-    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events."""
-    state = _dealt(rules, round_no, deal, seed, scores, rounds, previous)
-    return state, opening_events(state)
-
-
-def _dealt(
-    rules: Rules,
-    round_no: int,
-    deal: Deal | None,
-    seed: str,
-    scores: tuple[int, ...] | None,
-    rounds: tuple[RoundResult, ...],
-    previous: RoundResult | None,
-) -> State:
-    """``start_round``'s state: the deal and the opener come from the kernel (``domino.core.round``), which
-    the state keeps."""
+    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events.
+    The deal and the opener come from the kernel (``domino.core.round``), which the state keeps."""
     cfg = config(rules)
     tab = tables(rules.set_max_pips)
     if deal is None:
@@ -119,7 +105,7 @@ def _dealt(
         last_round=previous,
     )
     line_kernel.start(state, tab, hands, boneyard, lead)
-    return state
+    return state, opening_events(state)
 
 
 def opening_events(state: State) -> Events:
@@ -127,19 +113,6 @@ def opening_events(state: State) -> Events:
     # The tile the opener must lead is theirs alone until it is on the table.
     private = None if state.lead is None else {"lead": str(state.lead)}
     return (Event("round_started", None, {"round": state.round, "opener": state.turn}, private, state.turn),)
-
-
-def _next_round(
-    state: State,
-    result: RoundResult,
-    scores: tuple[int, ...],
-    rounds: tuple[RoundResult, ...],
-    events: list[Event] | None,
-) -> State:
-    fresh = _dealt(state.rules, state.round + 1, None, state.seed, scores, rounds, result)
-    if events is not None:  # (``domino.apply`` wants none: they are not built)
-        events.extend(opening_events(fresh))
-    return fresh
 
 
 # -- legal moves and steps, on the kernel (domino.variants.line_kernel) ---------------------------------
@@ -268,7 +241,7 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
         deal=state.deal,
         team=team,
     )
-    return match.close_round(state, result, events, _next_round)
+    return match.close_round(state, result, events, start_round)
 
 
 def _abandon(state: State, events: list[Event] | None) -> State:

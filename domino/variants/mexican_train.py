@@ -141,19 +141,6 @@ def start_round(
     return state, tuple(_setup_events(rules, round_no, setup))
 
 
-def _next_round(
-    state: State,
-    result: RoundResult,
-    scores: tuple[int, ...],
-    rounds: tuple[RoundResult, ...],
-    events: list[Event] | None,
-) -> State:
-    fresh, started = start_round(state.rules, state.round + 1, None, state.seed, scores, rounds, result)
-    if events is not None:
-        events.extend(started)
-    return fresh
-
-
 def opening_events(state: State) -> Events:
     """The events that started the current round (replayed from its deal)."""
     return tuple(_setup_events(state.rules, state.round, _setup(state.rules, state.round, state.deal)))
@@ -368,7 +355,7 @@ def _end_round(state: State, end: str, went_out: int | None, events: list[Event]
         deal=state.deal,
     )
     state = evolve(state, variant=replace(_turn(state), phase="start"))
-    return match.close_round(state, result, events, _next_round)
+    return match.close_round(state, result, events, start_round)
 
 
 # -- views -----------------------------------------------------------------------------------------
