@@ -14,7 +14,7 @@ from domino.errors import InvalidDealError
 from domino.rules import Rules
 from domino.state import Deal, LineBoard, Placed, State
 from domino.tiles import Tile, full_set
-from domino.variants import line, mexican_train
+from domino.variants import line, mexican_train, train_rounds
 from domino.variants.trains import MEXICAN, PHASES, TrainBoard, TrainTurn
 
 _PLACED = re.compile(r"\[(\d+)-(\d+)\]")
@@ -186,7 +186,7 @@ def _train_position(
     The block test runs at once for a position at the start of a turn.
     """
     n = rules.players
-    e = mexican_train.engine_value(rules, round)
+    e = train_rounds.engine_value(rules, round)
     if isinstance(trains, Mapping):
         texts = [str(trains.get(s, "")) for s in range(n)]
     else:

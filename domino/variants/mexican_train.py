@@ -2,7 +2,8 @@
 
 A variant of the registry (``domino.variants``). The State's ``board`` is a :class:`TrainBoard` (tiles on the
 table) and its ``variant`` a :class:`TrainTurn` (markers, uncovered doubles, who still has a first turn, the
-turn's phase); both, and their stored forms, are in :mod:`domino.variants.trains`.
+turn's phase); both, and their stored forms, are in :mod:`domino.variants.trains`. Each round's engine, deal
+and opening are in :mod:`domino.variants.train_rounds`.
 
 A turn is one of five kinds, derived from the state (``_kind``):
 
@@ -17,133 +18,22 @@ A turn is one of five kinds, derived from the state (``_kind``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from domino import match
-from domino.dealing import checked_deal, draw_tile, shuffled_deal, sorted_hand
+from domino.dealing import draw_tile
 from domino.moves import DRAW, PASS, Draw, Move, Play, move_key
-from domino.rules import Rules
-from domino.state import Deal, Event, Events, LogEntry, RoundResult, State, evolve, placed_str
-from domino.tiles import Tile, full_set, hand_pips
+from domino.state import Event, LogEntry, RoundResult, State, evolve, placed_str
+from domino.tiles import Tile, hand_pips
+from domino.variants.train_rounds import deal_round as deal_round  # the Variant protocol's rounds
+from domino.variants.train_rounds import opening_events as opening_events
+from domino.variants.train_rounds import start_round as start_round
 from domino.variants.trains import MEXICAN, TrainBoard, TrainTurn, train_name
 from domino.variants.trains import board_from_dict as board_from_dict  # the Variant protocol's stored forms
 from domino.variants.trains import board_to_dict as board_to_dict
 from domino.variants.trains import turn_from_dict as turn_from_dict
 from domino.variants.trains import turn_to_dict as turn_to_dict
-
-
-# -- rounds and engines ---------------------------------------------------------------------------
-
-
-def engine_value(rules: Rules, round_no: int) -> int:
-    """Round r's engine: n-n, (n-1)-(n-1), … 0-0 for a double-n set; beyond n+1 rounds it starts again [engine]."""
-    n = rules.set_max_pips
-    return n - (round_no - 1) % (n + 1)
-
-
-def _tiles(rules: Rules, round_no: int) -> tuple[Tile, ...]:
-    """The tiles dealt: the whole set, or the set without the engine under ``engine_setup = set_aside``."""
-    tiles = full_set(rules.set_max_pips)
-    if rules.engine_setup == "set_aside":
-        e = engine_value(rules, round_no)
-        tiles = tuple(t for t in tiles if t != Tile(e, e))
-    return tiles
-
-
-def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
-    """The seeded deal (purpose ``deal``); with ``engine_setup = set_aside`` the engine is taken out first."""
-    return shuffled_deal(rules, _tiles(rules, round_no), seed, round_no, "deal")
-
-
-def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
-    """An explicit deal: ``hand_size`` tiles per seat and the whole set once (minus the engine if set aside)."""
-    aside = rules.engine_setup == "set_aside"
-    what = "every tile of the set except the engine" if aside else "every tile of the set"
-    return checked_deal(rules, deal, _tiles(rules, round_no), what)
-
-
-@dataclass(frozen=True, slots=True)
-class _Setup:
-    hands: tuple[tuple[Tile, ...], ...]
-    boneyard: tuple[Tile, ...]
-    placer: int
-    search: tuple[tuple[int, Tile], ...]  # the search draws (seat, tile), the last one the engine if any
-
-
-def _setup(rules: Rules, round_no: int, deal: Deal) -> _Setup:
-    """Find and place the engine (docs/rules.md#mexican_train, the engine double): from a hand, or by search draws from seat (r−1) mod N."""
-    n = rules.players
-    e = engine_value(rules, round_no)
-    engine = Tile(e, e)
-    hands = [list(h) for h in deal.hands]
-    boneyard = list(deal.boneyard)
-    first = (round_no - 1) % n
-    if rules.engine_setup == "set_aside":
-        return _Setup(deal.hands, deal.boneyard, first, ())
-    holder = next((s for s, h in enumerate(hands) if engine in h), None)
-    search: list[tuple[int, Tile]] = []
-    if holder is None:
-        s = first
-        while True:
-            tile = boneyard.pop(0)
-            search.append((s, tile))
-            if tile == engine:
-                holder = s
-                break
-            hands[s].append(tile)
-            s = (s + 1) % n
-    else:
-        hands[holder].remove(engine)
-    return _Setup(tuple(sorted_hand(h) for h in hands), tuple(boneyard), holder, tuple(search))
-
-
-def _setup_events(rules: Rules, round_no: int, setup: _Setup) -> list[Event]:
-    e = engine_value(rules, round_no)
-    events = [Event("round_started", None, {"round": round_no, "opener": setup.placer, "engine_double": f"{e}-{e}"})]
-    left = len(setup.boneyard) + len(setup.search)
-    for seat, tile in setup.search:
-        left -= 1
-        events.append(Event("tile_drawn", seat, {"boneyard_count": left, "search": True}, {"tile": str(tile)}, seat))
-    events.append(Event("engine_double_placed", setup.placer, {"tile": f"{e}-{e}"}))
-    return events
-
-
-def start_round(
-    rules: Rules,
-    round_no: int,
-    deal: Deal | None = None,
-    seed: str = "",
-    scores: tuple[int, ...] | None = None,
-    rounds: tuple[RoundResult, ...] = (),
-    previous: RoundResult | None = None,
-) -> tuple[State, Events]:
-    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its engine placed, and its events."""
-    deal = deal_round(rules, seed, round_no) if deal is None else check_deal(rules, deal, round_no)
-    setup = _setup(rules, round_no, deal)
-    n = rules.players
-    state = State(
-        rules=rules,
-        seed=seed,
-        round=round_no,
-        deal=deal,
-        hands=setup.hands,
-        boneyard=setup.boneyard,
-        board=TrainBoard(engine_value(rules, round_no), ((),) * n),
-        turn=setup.placer,
-        scores=scores if scores is not None else (0,) * n,
-        log=tuple(LogEntry(s, "draw") for s, _ in setup.search),
-        rounds=rounds,
-        round_points=(0,) * n,
-        variant=TrainTurn(markers=(False,) * n, first_turn=tuple((setup.placer + i) % n for i in range(n))),
-        last_round=previous,
-    )
-    return state, tuple(_setup_events(rules, round_no, setup))
-
-
-def opening_events(state: State) -> Events:
-    """The events that started the current round (replayed from its deal)."""
-    return tuple(_setup_events(state.rules, state.round, _setup(state.rules, state.round, state.deal)))
 
 
 # -- legal moves -----------------------------------------------------------------------------------

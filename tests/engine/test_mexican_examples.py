@@ -11,6 +11,7 @@ import domino
 from domino import Deal, Play, Tile, full_set
 from domino.errors import AmbiguousMoveError, IllegalMoveError, InvalidDealError
 from domino.variants import mexican_train as mt
+from domino.variants import train_rounds
 from engine_helpers import DRAW, PASS, P, T, hand, position
 
 Pred = Callable[[Tile], bool]
@@ -63,7 +64,7 @@ def train(state: domino.State, seat: int) -> dict[str, object]:
 
 def test_w18_engines_by_round() -> None:
     r = rules()
-    assert [mt.engine_value(r, n) for n in (1, 5, 13)] == [12, 8, 0]
+    assert [train_rounds.engine_value(r, n) for n in (1, 5, 13)] == [12, 8, 0]
     assert r.rounds == 13
     for n, e in ((1, "12-12"), (5, "8-8"), (13, "0-0")):
         state, events = mt.start_round(r, n, seed="w18")
@@ -298,7 +299,7 @@ def test_marker_removed_when_owner_plays_own_train() -> None:
 
 
 def w23(r: domino.Rules, scores: tuple[int, ...], round_no: int = 1, p1: str = "12-11 0-0") -> domino.State:
-    e = mt.engine_value(r, round_no)
+    e = train_rounds.engine_value(r, round_no)
     return position(
         r,
         hands=["4-1", p1, "3-2", "6-6 5-0"],

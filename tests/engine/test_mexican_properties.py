@@ -17,6 +17,7 @@ from domino import Draw, Pass, Play, Tile, full_set
 from domino.bots import Budget, get
 from domino.errors import DominoError
 from domino.variants import mexican_train as mt
+from domino.variants import train_rounds
 
 GOLDEN = Path(__file__).parent / "golden" / "mexican_train_4p.txt"
 _TILE = re.compile(r"^(\d{1,2})-(\d{1,2})$")
@@ -206,4 +207,4 @@ def test_engine_search_order_and_round_engines_in_a_full_match() -> None:
                 first_search = False
     assert engines == list(range(12, -1, -1))
     assert searches > 0
-    assert mt.engine_value(rules, 14) == 12
+    assert train_rounds.engine_value(rules, 14) == 12
