@@ -18,7 +18,7 @@ def sorted_hand(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
 
 def shuffled_deal(rules: Rules, tiles: tuple[Tile, ...], seed: str, round_no: int, purpose: str) -> Deal:
     """``tiles`` shuffled from the seed: hand i is the i-th run of ``hand_size`` tiles, the boneyard the rest."""
-    order = shuffle.shuffled(tiles, seed, round_no, purpose)
+    order = shuffle.shuffled(tiles, seed, round_no, purpose, unordered=rules.hand_size)  # hands are sorted
     n = rules.hand_size
     hands = tuple(sorted_hand(order[i * n : (i + 1) * n]) for i in range(rules.players))
     return Deal(hands=hands, boneyard=tuple(order[rules.players * n :]))

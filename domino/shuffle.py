@@ -28,19 +28,27 @@ def uniform(seed: str, round_no: int, purpose: str, i: int, n: int) -> int:
         attempt += 1
 
 
-def shuffled(items: Sequence[T], seed: str, round_no: int, purpose: str) -> list[T]:
-    """Fisher–Yates: for k = len-1 down to 1, swap k with j = uniform(k + 1), where draw i counts from 0."""
-    return [items[i] for i in permutation(len(items), seed, round_no, purpose)]
+def shuffled(items: Sequence[T], seed: str, round_no: int, purpose: str, unordered: int = 0) -> list[T]:
+    """Fisher–Yates: for k = len-1 down to 1, swap k with j = uniform(k + 1), where draw i counts from 0
+    (the first ``unordered`` items in no particular order: see :func:`permutation`)."""
+    return [items[i] for i in permutation(len(items), seed, round_no, purpose, unordered)]
 
 
-def permutation(n: int, seed: str, round_no: int, purpose: str) -> list[int]:
+def permutation(n: int, seed: str, round_no: int, purpose: str, unordered: int = 0) -> list[int]:
     """``shuffled(range(n), ...)``. The fast core deals with it once per round, so it hashes exactly the
-    bytes :func:`uniform` hashes, but builds them from a shared prefix and a per-size plan."""
+    bytes :func:`uniform` hashes, but builds them from a shared prefix and a per-size plan.
+
+    A deal sorts its first hand, so the order of the first ``unordered`` positions does not matter to it:
+    the draws for k < ``unordered`` only swap them among themselves, and are skipped. Every other position,
+    and which items the first ``unordered`` hold, are those of the whole shuffle."""
     out = list(range(n))
     prefix = f"{seed}|{round_no}|{purpose}|".encode()
     sha256 = _sha256
     unpack = _unpack_u64
-    for i, (suffix, m, limit) in enumerate(_plan(n)):
+    plan = _plan(n)
+    if unordered > 1:
+        plan = plan[: max(0, n - unordered)]
+    for i, (suffix, m, limit) in enumerate(plan):
         x = unpack(sha256(prefix + suffix).digest())[0]
         # Attempt 0 is accepted unless it falls in the incomplete last block (odds m / 2**64).
         j = x % m if x < limit else uniform(seed, round_no, purpose, i, m)

@@ -138,11 +138,13 @@ def round_award(
 
 def dealt_order(cfg: Config, tab: Tables, seed: str, round_no: int) -> list[int]:
     """The round's shuffled set as tile indices (``variants.line.deal_round``), redealt under ``reshuffle``
-    until a double is dealt: hand i is ``order[i*n:(i+1)*n]``, the boneyard the rest, in draw order."""
+    until a double is dealt: hand i is ``order[i*n:(i+1)*n]`` (in no particular order), the boneyard the rest,
+    in draw order."""
     n, count = cfg.hand_size, len(tab.tiles)
     attempt = 0
     while True:
-        order = shuffle.permutation(count, seed, round_no, "deal" if attempt == 0 else f"reshuffle{attempt}")
+        purpose = "deal" if attempt == 0 else f"reshuffle{attempt}"
+        order = shuffle.permutation(count, seed, round_no, purpose, unordered=n)  # hand 0's order is its own
         if not cfg.reshuffle or any(tab.double[t] for t in order[: cfg.players * n]):
             return order
         attempt += 1

@@ -131,3 +131,8 @@ def test_permutation_is_the_documented_shuffle() -> None:
                 j = shuffle.uniform(f"p{s}", 3, "deal", i, k + 1)
                 ref[k], ref[j] = ref[j], ref[k]
             assert shuffle.permutation(n, f"p{s}", 3, "deal") == ref
+            # A deal skips the draws that only reorder its first hand: the rest is the same shuffle.
+            for unordered in (2, 7, n):
+                part = shuffle.permutation(n, f"p{s}", 3, "deal", unordered)
+                assert part[unordered:] == ref[unordered:]
+                assert sorted(part[:unordered]) == sorted(ref[:unordered])
