@@ -87,7 +87,7 @@ def run(rules: domino.Rules, i: int, games: int) -> tuple[int, int]:
         while state.outcome is None and played < games:
             legal = state.legal
             before = len(state.rounds)
-            state = _apply(state, legal[rng.randrange(len(legal))])
+            state = _apply(state, rng.choice(legal))
             moves += 1
             played += len(state.rounds) - before
     return played, moves
