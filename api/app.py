@@ -48,7 +48,9 @@ Send `expected_version` (or `If-Match`) with a move to make it conditional: a st
 `POST /v1/games/{id}/moves` makes retries safe: the same key gets the first answer.
 
 **Fairness.** Every view carries `seed_commitment` = SHA-256 of `<seed>:<salt>`. When the game ends,
-`GET /v1/games/{id}/history` reveals the seed, the salt, every deal, the boneyard order and every draw.
+`GET /v1/games/{id}/history` reveals the seed, the salt, every deal, the boneyard order and every draw. Each
+deal follows from the seed by a published procedure (SHA-256 draws and a Fisher–Yates shuffle; the rules
+document, "Checking a deal"), so anyone can redo it.
 
 **Errors** are RFC 9457 problem details (`application/problem+json`) with `type` `/problems/<slug>`:
 
