@@ -45,10 +45,7 @@ def permutation(n: int, seed: str, round_no: int, purpose: str, unordered: int =
     prefix = f"{seed}|{round_no}|{purpose}|".encode()
     sha256 = _sha256
     unpack = _unpack_u64
-    plan = _plan(n)
-    if unordered > 1:
-        plan = plan[: max(0, n - unordered)]
-    for i, (suffix, m, limit) in enumerate(plan):
+    for i, (suffix, m, limit) in enumerate(_plan(n)[: max(0, n - unordered)]):
         x = unpack(sha256(prefix + suffix).digest())[0]
         # Attempt 0 is accepted unless it falls in the incomplete last block (odds m / 2**64).
         j = x % m if x < limit else uniform(seed, round_no, purpose, i, m)
