@@ -81,7 +81,12 @@ def list_games(
 @blp.response(
     201,
     ClaimedSeatSchema,
-    example={"game": {**VIEW_EXAMPLE, "status": "playing", "seat": 1}, "seat": 1, "token": "q1V0cX2b...43 characters"},
+    example={
+        "game": {**VIEW_EXAMPLE, "status": "playing", "seat": 1},
+        "seat": 1,
+        "token": "q1V0cX2b...43 characters",
+        "client_seeded": False,
+    },
     headers={"Location": {"description": "the game's URL", "schema": {"type": "string"}}},
 )
 @blp.problems(
