@@ -258,13 +258,16 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
     def response(
         self,
         status_code: int | str | http.HTTPStatus,
-        schema: type[ma.Schema] | ma.Schema | None = None,
+        schema: type[ma.Schema] | ma.Schema | dict[str, Any] | None = None,
         *,
         description: str | None = None,
         example: Any = None,
+        examples: dict[str, Any] | None = None,
         headers: dict[str, Any] | None = None,
     ) -> Callable[[F], F]:
-        decorator = super().response(status_code, schema, description=description, example=example, headers=headers)
+        decorator = super().response(
+            status_code, schema, description=description, example=example, examples=examples, headers=headers
+        )
         return lambda func: _documenting_only(decorator, func)
 
     @staticmethod

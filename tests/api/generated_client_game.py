@@ -25,6 +25,7 @@ from domino_client.models import (
     GameStatus,
     GameView,
     HumanSeat,
+    MinimalGameView,
     PlayMove,
     Ticket,
     TurnStartedEvent,
@@ -53,10 +54,16 @@ def new_game(base_url: str) -> tuple[str, AuthenticatedClient, int]:
     return created.game.id, AuthenticatedClient(base_url=base_url, token=token.token, timeout=httpx.Timeout(30)), token.seat
 
 
-def move(client: AuthenticatedClient, game_id: str, turn: TurnStartedEvent) -> None:
+def move(client: AuthenticatedClient, game_id: str, turn: TurnStartedEvent, minimal: bool = False) -> None:
+    """Play the chosen move on the turn's version; with ``minimal``, ask for the minimal answer (what a client
+    that follows the events needs)."""
     assert not isinstance(turn.legal_moves, Unset) and turn.legal_moves
     chosen = choose(turn.legal_moves)
     chosen.expected_version = turn.version
+    if minimal:
+        short = play_move.sync(game_id, client=client, body=chosen, prefer="return=minimal")
+        assert isinstance(short, MinimalGameView) and short.version > turn.version, short
+        return
     answer = play_move.sync(game_id, client=client, body=chosen)
     assert isinstance(answer, GameView), answer
 
@@ -99,13 +106,14 @@ def events_of_stream(client: AuthenticatedClient, game_id: str, ticket: Ticket) 
 
 
 def play_by_sse(base_url: str) -> tuple[GameView, int]:
-    """Follow the Server-Sent Events with a stream ticket; move on each own `turn_started`."""
+    """Follow the Server-Sent Events with a stream ticket; move on each own `turn_started`, asking for the
+    minimal answer (the events carry the rest)."""
     game_id, client, seat = new_game(base_url)
     ticket = create_stream_ticket.sync(game_id, client=client)
     assert isinstance(ticket, Ticket), ticket
     moves = 0
     for turn in events_of_stream(client, game_id, ticket):
         if turn is not None and turn.seat == seat and not isinstance(turn.legal_moves, Unset) and turn.legal_moves:
-            move(client, game_id, turn)
+            move(client, game_id, turn, minimal=True)
             moves += 1
     return final_view(client, game_id), moves

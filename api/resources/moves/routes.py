@@ -19,7 +19,7 @@ from api.resources.common import (
     parse_if_match,
     view_headers,
 )
-from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
+from api.resources.games.schemas import VIEW_EXAMPLE
 from api.resources.moves.schemas import MoveSchema, well_formed_move
 
 blp = Blueprint("moves", __name__, url_prefix="/v1/games", description="Play, draw or pass.")
@@ -56,8 +56,14 @@ IF_MATCH = {
 )
 @blp.response(
     200,
-    GameViewSchema,
-    example=VIEW_EXAMPLE,
+    {"$ref": "#/components/schemas/MoveAnswer"},
+    examples={
+        "view": {"summary": "the seat's new view", "value": VIEW_EXAMPLE},
+        "minimal": {
+            "summary": "with Prefer: return=minimal",
+            "value": {"id": "h4k2mzq7c3x9b2rt", "variant": "draw", "version": 18, "seat": 0, "status": "playing"},
+        },
+    },
     headers={
         **VIEW_HEADERS,
         "Preference-Applied": {"description": "`return=minimal` when the answer is minimal", "schema": {"type": "string"}},

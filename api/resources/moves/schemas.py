@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any
 
@@ -99,6 +100,25 @@ def document(spec: APISpec) -> None:
             "mapping": {t: f"#/components/schemas/{'PlayMove' if t == 'play' else 'DrawOrPass'}" for t in ("play", "draw", "pass")},
         },
     }
+    spec.components.schema("MinimalGameView", {"description": inspect.cleandoc(MinimalViewSchema.__doc__ or "")}, schema=MinimalViewSchema)
+    spec.components.schemas["MoveAnswer"] = {
+        "description": "The seat's new `GameView`; with `Prefer: return=minimal`, a `MinimalGameView`.",
+        "anyOf": [{"$ref": "#/components/schemas/GameView"}, {"$ref": "#/components/schemas/MinimalGameView"}],
+    }
+
+
+class MinimalViewSchema(ma.Schema):
+    """A move's answer under `Prefer: return=minimal`: only which game, its new version, whose view and the
+    game's status (the events carry the rest)."""
+
+    class Meta:
+        unknown = ma.INCLUDE  # members may be added later: ignore those you do not know
+
+    id = ma.fields.String(required=True)
+    variant = ma.fields.String(required=True, metadata={"description": "the preset"})
+    version = ma.fields.Integer(required=True, metadata={"description": "the game's version after the move"})
+    seat = ma.fields.Integer(required=True, metadata={"description": "the seat that moved"})
+    status = ma.fields.String(required=True, metadata={"schema": {"$ref": "#/components/schemas/GameStatus"}})
 
 
 class LogEntrySchema(MoveSchema):
