@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
+from conftest import openapi_document
 
 ROOT = Path(__file__).resolve().parents[2]
 TWO_HUMANS = [{"name": "Ana", "player": "user:1"}, {"name": "Bo", "player": "user:2"}]
@@ -121,6 +122,8 @@ def test_metadata_and_players_come_back_in_views_history_and_events(client, app_
     events = client.get(f"/v1/games/{game['id']}/events?after=-1").get_json()["events"]
     created = next(e for e in events if e["type"] == "game_created")
     assert created["metadata"] == game["metadata"] and created["seats"][0]["player"] == "user:1"
+    documented = openapi_document()["components"]["schemas"]["GameCreatedEvent"]["properties"]
+    assert set(created) <= set(documented), set(created) - set(documented)
 
 
 def test_an_open_seat_keeps_its_player_when_claimed(client, app_key) -> None:  # type: ignore[no-untyped-def]

@@ -139,8 +139,10 @@ def test_real_games_send_exactly_the_documented_events(client, create_game, run_
         games.append((humans, follow(humans, spectator)))
         play_to_the_end(run_bots, humans, games[-1][1])
 
-    # Seat 0's time runs out (the server moves for it: `auto`), then it resigns.
-    _, humans, spectator = create_game([{"name": "Ana"}, {"bot": "greedy"}], seed="events-resign", turn_timeout_s=0.05)
+    # Seat 0's time runs out (the server moves for it: `auto`), then it resigns; the game carries metadata.
+    _, humans, spectator = create_game(
+        [{"name": "Ana"}, {"bot": "greedy"}], seed="events-resign", turn_timeout_s=0.05, metadata={"table": "t-17"}
+    )
     followers = follow(humans, spectator)
     games.append((humans, followers))
     for _ in range(500):

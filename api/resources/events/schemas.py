@@ -104,6 +104,7 @@ class GameCreatedEventSchema(_EventSchema):
     seats = ma.fields.List(ma.fields.Nested(LobbySeatSchema), required=True)
     seed_commitment = ma.fields.String(required=True, metadata={"description": "SHA-256 hex of `<seed>:<salt>`"})
     client_seeded = ma.fields.Boolean(required=True)
+    metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
 
 
 class SeatClaimedEventSchema(_EventSchema):
