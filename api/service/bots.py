@@ -64,6 +64,10 @@ class Bots:
         return builtin + registered
 
     def get(self, name: str) -> dict[str, Any]:
+        """A bot's entry by its id, a computer player's or a registered bot's (as :meth:`catalog` lists it)."""
+        builtin = next((bot for bot in domino.bots.catalog() if bot["id"] == name), None)
+        if builtin is not None:
+            return {**builtin, "kind": BUILTIN_KIND}
         record, misses = self._found(name)
         if record.get("retired"):
             raise BotNotFound(f"The bot {name!r} is retired.")

@@ -66,6 +66,8 @@ def test_a_registration_answers_the_token_once_and_the_listing_shows_both_kinds(
     assert "token" not in mine and bot["token"] not in json.dumps(listing)
     assert client.get("/v1/bots/mybot").get_json() == mine
     assert client.get("/v1/bots/nobody").status_code == 404
+    for bot_id, entry in builtin.items():  # a computer player is read by its id too
+        assert client.get(f"/v1/bots/{bot_id}").get_json() == entry
     record, _ = service.store.bots.get("mybot")
     assert bot["token"] not in json.dumps(record), "only the token's hash is stored"
 

@@ -56,7 +56,10 @@ def list_bots() -> flask.Response:
 @blp.response(200, BotSchema, example=LIST_EXAMPLE[1])
 @blp.problems(E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
 def get_bot(name: str) -> flask.Response:
-    """Read one registered bot: its variants, where its turns go, whether it is available"""
+    """Read one bot, by the id `GET /v1/bots` lists
+
+    A computer player's entry (`kind: builtin`), or a registered bot's: its variants, where its turns go,
+    whether it is available."""
     return json_response(current_service().bot(name), headers={"Cache-Control": "no-cache"})
 
 
