@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -496,7 +497,7 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
     assert domino.to_dict(replayed) == domino.to_dict(final_state)
 
 
-def test_a_chunked_body_over_the_limit_is_413_on_gunicorn(settings, create_game, service, gunicorn_factory):
+def test_a_chunked_body_over_the_limit_is_413_and_a_malformed_one_400_on_gunicorn(settings, create_game, service, gunicorn_factory):
     data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
     game_id = data["game"]["id"]
     server = gunicorn_factory(_env(settings))
@@ -514,4 +515,18 @@ def test_a_chunked_body_over_the_limit_is_413_on_gunicorn(settings, create_game,
         timeout=10,
     )
     assert resp.status_code == 413 and resp.headers["content-type"].startswith("application/problem+json")
+    assert service.store.games.version(game_id) == 0
+
+    # A chunk size that is no number, and a chunk without its CRLF: gunicorn's reader fails on the body.
+    for chunks in (b"ZZ\r\n", b'2\r\n{}XX0\r\n\r\n'):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(
+                f"POST /v1/games/{game_id}/moves HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f"Authorization: {players[0].headers['Authorization']}\r\nTransfer-Encoding: chunked\r\n"
+                "Connection: close\r\n\r\n".encode() + chunks
+            )
+            answer = b"".join(iter(lambda: sock.recv(4096), b""))
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400 ") and b"application/problem+json" in head, answer
+        assert b"/problems/bad-request" in body, answer
     assert service.store.games.version(game_id) == 0
