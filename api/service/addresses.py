@@ -65,6 +65,10 @@ def literal_target(url: str) -> str | None:
     try:
         return non_public(ipaddress.ip_address(host))
     except ValueError:
+        pass
+    try:  # the other forms of an IPv4 address the resolver reads as one: 2130706433, 0177.0.0.1, 0x7f.1, 0
+        return non_public(ipaddress.IPv4Address(socket.inet_aton(host)))
+    except OSError:
         return None
 
 
@@ -104,7 +108,11 @@ def pin(url: str, allow_private: bool, deadline: float) -> Pinned:
     host = parts.hostname or ""
     if not allow_private and (why := literal_target(url)):
         raise Refused(why)
-    addresses = resolve(host, parts.port or (443 if parts.scheme == "https" else 80), deadline)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:  # stored before creation checked it
+        raise Refused("has a port out of range") from None
+    addresses = resolve(host, port, deadline)
     if not allow_private:
         for address in addresses:
             if why := non_public(address):

@@ -129,6 +129,42 @@ def test_ipv6_forms_of_private_addresses_are_refused(address):
     assert addresses.literal_target(f"http://[{address}]/" if ":" in address else f"http://{address}/"), address
 
 
+@pytest.mark.parametrize("host", ["2130706433", "0177.0.0.1", "0x7f.1", "0", "10.1", "0xa9fea9fe"])
+def test_other_forms_of_private_ipv4_addresses_are_refused_at_creation(host, settings):
+    """The resolver reads these as IPv4 addresses (127.0.0.1, 10.0.0.1, 169.254.169.254, 0.0.0.0)."""
+    assert addresses.literal_target(f"https://{host}/hook"), host
+    strict = create_app({"DOMINO": replace(settings, webhook_allow_private=False), "TESTING": True}).test_client()
+    seats = [{"name": "b", "webhook": f"https://{host}/hook"}, {"bot": "greedy"}]
+    resp = strict.post("/v1/games", json={"variant": "draw", "seats": seats})
+    assert resp.status_code == 422 and "non-public" in resp.get_json()["detail"], resp.get_json()
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://example.com:99999/hook", "port out of range"),
+        ("https://example.com:0/hook", "port out of range"),
+        (f"https://{'a' * 64}.example.com/", "host name"),
+        ("https://a..example.com/", "host name"),
+    ],
+)
+def test_a_webhook_no_delivery_could_reach_is_refused_at_creation(url, why, client, app_key):
+    """A hosted seat's and a registered bot's: 422 naming the field, and nothing is created."""
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "b", "webhook": url}, {"bot": "greedy"}]})
+    assert resp.status_code == 422, resp.get_json()
+    assert why in resp.get_json()["errors"]["json"]["seats"]["0"]["webhook"][0]
+    body = {"name": "hookbot", "description": "x", "variants": ["draw"], "webhook": url}
+    resp = client.post("/v1/bots", json=body, headers={"Authorization": f"Bearer {app_key}"})
+    assert resp.status_code == 422, resp.get_json()
+    assert why in resp.get_json()["errors"]["json"]["webhook"][0]
+    assert client.get("/v1/bots/hookbot").status_code == 404
+
+
+def test_a_stored_webhook_with_a_port_out_of_range_is_refused_not_a_crash():
+    with pytest.raises(addresses.Refused, match="port"):
+        addresses.pin("https://example.com:99999/hook", allow_private=False, deadline=1.0)
+
+
 @pytest.mark.parametrize("address", ["8.8.8.8", "2606:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"])
 def test_public_addresses_and_their_ipv6_forms_are_allowed(address):
     assert addresses.non_public(ipaddress.ip_address(address)) is None, address
