@@ -22,7 +22,7 @@ ALLOW_HEADERS = (
 EXPOSE_HEADERS = (
     "ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-ID", "Preference-Applied",
 )  # fmt: skip
-ALLOW_METHODS = ("GET", "POST", "DELETE", "OPTIONS")
+ALLOW_METHODS = ("GET", "POST", "PATCH", "DELETE", "OPTIONS")
 MAX_AGE = 600  # seconds a browser may keep a preflight's answer
 
 

@@ -98,7 +98,7 @@ def test_the_sweep_starts_the_games_a_lost_step_did_not(client, service, run_bot
         ({"bots": ["greedy", "random"], "deals": 101}, "deals"),  # DOMINO_ARENA_MAX_DEALS
         ({"bots": ["greedy", "random", "club", "expert"], "deals": 42}, "deals"),  # 24 seatings: 1008 games
         ({"bots": ["greedy", "greedy"], "deals": 1}, "bots"),
-        ({"bots": ["greedy", "nobody"], "deals": 1}, "seats"),
+        ({"bots": ["greedy", "nobody"], "deals": 1}, "bots"),
         ({"bots": ["greedy", "random", "club", "expert", "greedy2"], "deals": 1}, "bots"),  # five seats in a line game
         ({"bots": ["greedy", "random"], "deals": 1, "rules": {"target_score": 1000}}, "rules"),
     ],
@@ -107,8 +107,14 @@ def test_the_sweep_starts_the_games_a_lost_step_did_not(client, service, run_bot
 def test_an_arena_over_its_caps_or_with_bad_bots_is_refused(client, service, body, where):
     resp = client.post("/v1/arenas", json={"variant": "draw", **body})
     assert resp.status_code == 422, resp.get_json()
-    assert where in resp.get_json()["errors"]["json"], resp.get_json()
+    assert list(resp.get_json()["errors"]["json"]) == [where], resp.get_json()
     assert service.store.arenas.running() == []
+
+
+def test_a_bot_the_arena_cannot_seat_is_named_by_its_place_in_bots(client):
+    resp = client.post("/v1/arenas", json={"variant": "draw", "bots": ["greedy", "nobody"], "deals": 1})
+    assert resp.status_code == 422 and "'nobody'" in resp.get_json()["detail"]
+    assert list(resp.get_json()["errors"]["json"]["bots"]) == ["1"], resp.get_json()
 
 
 def test_an_unknown_arena_is_a_404(client):

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from api.config import Settings
+from api.errors import InvalidRequest
 from api.service.create import GameRequest
 from api.service.validation import check_variant, invalid, resolve_rules
 
@@ -80,8 +81,8 @@ class ArenaSpec:
 def make_spec(settings: Settings, req: ArenaRequest, check_game: Callable[[GameRequest], object]) -> ArenaSpec:
     """Validate a request into a spec; every problem is an InvalidRequest naming the field. ``check_game``
     checks a game as its creation would: the bots (a registered one must exist, play the variant and be
-    available; a problem with bot ``i`` names seat ``i`` of the first game, where it sits) and the caps on
-    games of computer players only."""
+    available; the first game seats bot ``i`` at seat ``i``, so a problem there names ``bots[i]``) and the caps
+    on games of computer players only."""
     check_variant(req.variant, req.rules, "bots")
     if len(set(req.bots)) != len(req.bots):
         raise invalid("bots", "each bot once", "`bots`: name each bot once (a rated game seats each player once).")
@@ -108,5 +109,20 @@ def make_spec(settings: Settings, req: ArenaRequest, check_game: Callable[[GameR
         seed=secrets.token_hex(16),
         per_bot=s.arena_games_per_bot,
     )
-    check_game(spec.game_request(0))
+    try:
+        check_game(spec.game_request(0))
+    except InvalidRequest as exc:
+        raise _about_bots(exc) from None
     return spec
+
+
+def _about_bots(exc: InvalidRequest) -> InvalidRequest:
+    """A problem the first game's creation found with its seat ``i`` is one with ``bots[i]``, which sits there:
+    the errors name the arena request's field, not the game's."""
+    where = exc.members.get("errors", {}).get("json", {})
+    seats = where.pop("seats", None)
+    if isinstance(seats, dict):
+        where["bots"] = {i: [m for msgs in seat.values() for m in msgs] for i, seat in seats.items()}
+    elif seats is not None:
+        where["bots"] = seats
+    return exc
