@@ -94,6 +94,9 @@ def test_cors_any_origin_by_default_on_answers_and_problems(settings):
     )
     assert pre.status_code == 200 and pre.headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in pre.headers["Access-Control-Allow-Methods"] and int(pre.headers["Access-Control-Max-Age"]) > 0
+    # Every method the API routes is allowed (PATCH: updateBot).
+    pre = client.options("/v1/bots/mybot", headers={"Origin": "https://a.example", "Access-Control-Request-Method": "PATCH"})
+    assert {"PATCH", "DELETE"} <= set(pre.headers["Access-Control-Allow-Methods"].split(", "))
     # Without an Origin (not a browser's cross-origin request) nothing CORS is added.
     assert not [h for h in client.get("/v1/variants").headers.keys() if h.startswith("Access-Control")]
 
