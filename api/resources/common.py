@@ -176,6 +176,14 @@ def etag(version: int) -> str:
 
 IF_MATCH_PATTERN = r'^(\*|"[0-9]{1,16}")$'
 _IF_MATCH = re.compile(IF_MATCH_PATTERN)
+IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
+    "example": '"17"',
+    "description": 'The version the change expects (`"17"`, the view\'s `ETag`): on any other, 412; `*`: any version.',
+}
 
 
 def parse_if_match(header: str | None) -> int | None:

@@ -168,14 +168,17 @@ class Moves:
         self._played(committed)
         return "played"
 
-    def resign(self, game_id: str, token: str | None) -> tuple[dict[str, Any], int]:
-        """The token's seat resigns: the game ends and the other side wins. (view, version)."""
+    def resign(self, game_id: str, token: str | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
+        """The token's seat resigns (on ``expected_version`` only, when given): the game ends and the other side
+        wins. (view, version)."""
         if token is None:
             raise Unauthorized("A seat token is needed to resign: `Authorization: Bearer <token>`.")
 
         def decide(version: int, doc: GameRecord) -> Change:
             seat = authenticate(doc, token)
             assert seat is not None
+            if expected_version is not None and expected_version != version:
+                raise mismatch(doc, version, seat)
             state = self.commits.state(game_id, version, doc)
             new_state, events = domino.resign(state, seat)  # GameOverError -> 409 game-over
             live = domino.to_live(new_state)
@@ -190,8 +193,11 @@ class Moves:
         change = committed.change
         return render_view(change.doc, committed.version, change.state, change.seat), committed.version
 
-    def claim_seat(self, game_id: str, seat: int, name: str, client: str) -> tuple[dict[str, Any], str, int]:
-        """Claim open ``seat`` for ``name``: (that seat's view, its token, version). Of many concurrent claims
+    def claim_seat(
+        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
+    ) -> tuple[dict[str, Any], str, int]:
+        """Claim open ``seat`` for ``name`` (on ``expected_version`` only, when given): (that seat's view, its
+        token, version). Of many concurrent claims
         of one seat exactly one commits; the others find it taken when they load again. In a listed game
         ``client`` (the caller's address) may hold at most ``seats_per_client`` claimed seats, so that one
         client cannot take every open seat; the count is checked in the same commit, so it holds under races."""
@@ -201,6 +207,8 @@ class Moves:
         def decide(version: int, doc: GameRecord) -> Change:
             if not 0 <= seat < len(doc["seats"]):
                 raise SeatNotFound(f"This game has seats 0 to {len(doc['seats']) - 1}.")
+            if expected_version is not None and expected_version != version:
+                raise mismatch(doc, version, None)
             if doc["seats"][seat]["kind"] != OPEN:
                 raise SeatTaken(f"Seat {seat} is taken.")
             state = self.commits.state(game_id, version, doc)

@@ -147,13 +147,15 @@ class Service:
         ``seat`` and ``status`` when ``minimal``; the new version)."""
         return self.moves.play(game_id, move, token, expected_version, idempotency_key, minimal)
 
-    def resign(self, game_id: str, token: str | None) -> tuple[dict[str, Any], int]:
-        return self.moves.resign(game_id, token)
+    def resign(self, game_id: str, token: str | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
+        return self.moves.resign(game_id, token, expected_version)
 
-    def claim_seat(self, game_id: str, seat: int, name: str, client: str) -> tuple[dict[str, Any], str, int]:
+    def claim_seat(
+        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
+    ) -> tuple[dict[str, Any], str, int]:
         """(that seat's view, its token, version). ``client`` (the caller's address) may hold only so many
         seats of a listed game."""
-        return self.moves.claim_seat(game_id, seat, name, client)
+        return self.moves.claim_seat(game_id, seat, name, client, expected_version)
 
     def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
         return list_waiting(self.store, before, limit)

@@ -95,3 +95,25 @@ def test_teams_resign_gives_the_win_to_the_other_team(client, create_game):
     resp = players[1].client.post(f"/v1/games/{data['game']['id']}/resign", headers=players[1].headers)
     assert resp.status_code == 200
     assert resp.get_json()["winners"] == [0, 2]
+
+
+def test_claiming_and_resigning_honour_if_match(client, create_game):
+    """On a stale version: 412 with the current one, and nothing changed; a malformed one: 422."""
+    data, players, spectator = create_game([{"name": "Ana"}, {"open": True}])
+    game_id, version = data["game"]["id"], data["game"]["version"]
+    url = f"/v1/games/{game_id}/seats/1"
+    stale = client.post(url, json={"name": "Bo"}, headers={"If-Match": f'"{version + 5}"'})
+    assert stale.status_code == 412 and stale.get_json()["current_version"] == version
+    assert client.post(url, json={"name": "Bo"}, headers={"If-Match": "garbage"}).status_code == 422
+    assert spectator.view().get_json()["seats"][1]["kind"] == "open"
+    claimed = client.post(url, json={"name": "Bo"}, headers={"If-Match": f'"{version}"'})
+    assert claimed.status_code == 201, claimed.get_json()
+
+    resign = f"/v1/games/{game_id}/resign"
+    now = spectator.view().get_json()["version"]
+    for header in (f'"{now - 1}"', "garbage"):
+        resp = client.post(resign, headers={**players[0].headers, "If-Match": header})
+        assert resp.status_code == (412 if header != "garbage" else 422), resp.get_json()
+    assert spectator.view().get_json()["status"] == "playing"
+    resp = client.post(resign, headers={**players[0].headers, "If-Match": f'"{now}"'})
+    assert resp.status_code == 200 and resp.get_json()["status"] == "finished"

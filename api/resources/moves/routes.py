@@ -10,7 +10,7 @@ from api.extensions import BODY_PROBLEMS, Blueprint, current_service
 from api.wrappers import ApiRequest, current_request
 from api.resources.common import (
     IDEMPOTENCY_KEY,
-    IF_MATCH_PATTERN,
+    IF_MATCH,
     SEAT_TOKEN,
     VIEW_HEADERS,
     bearer_token,
@@ -32,14 +32,6 @@ PREFER = {
     "description": "`return=minimal` (RFC 7240): answer with only the view's `id`, `variant`, `version`, `seat` and "
     "`status`, for a client that follows the events (`turn_started` carries its next legal moves); the answer "
     "then says `Preference-Applied: return=minimal`.",
-}
-IF_MATCH = {
-    "name": "If-Match",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
-    "example": '"17"',
-    "description": 'The version the move expects (`"17"`), like `expected_version`; `*`: any version.',
 }
 
 

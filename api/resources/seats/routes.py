@@ -9,7 +9,15 @@ from api.callers import required_app
 from api.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
-from api.resources.common import SEAT_TOKEN, VIEW_HEADERS, bearer_token, json_response, view_headers
+from api.resources.common import (
+    IF_MATCH,
+    SEAT_TOKEN,
+    VIEW_HEADERS,
+    bearer_token,
+    json_response,
+    parse_if_match,
+    view_headers,
+)
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
 from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
 
@@ -76,7 +84,7 @@ def list_games(
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])
-@blp.doc(operationId="claimSeat")
+@blp.doc(operationId="claimSeat", parameters=[IF_MATCH])
 @blp.arguments(ClaimSeatSchema(), example={"name": "Bo"})
 @blp.response(
     201,
@@ -100,21 +108,24 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
     open seat is taken the game starts: turn clocks run and computer players move. In a listed game one
     client (address) may hold `DOMINO_SEATS_PER_CLIENT` claimed seats (1 by default; 409 `seat-limit`
     beyond). `client_seeded: true` in the answer warns that the creator chose the seed and can know every
-    hand."""
-    view, token, _version = current_service().claim_seat(game_id, seat, body["name"], client_id())
+    hand. With `If-Match` the claim lands only on that version of the game (else 412)."""
+    expected = parse_if_match(flask.request.headers.get("If-Match"))
+    view, token, _version = current_service().claim_seat(game_id, seat, body["name"], client_id(), expected)
     headers = {"Location": f"/v1/games/{game_id}", "Cache-Control": "no-store"}
     answer = {"game": view, "seat": seat, "token": token, "client_seeded": view["client_seeded"]}
     return json_response(answer, status=201, headers=headers)
 
 
 @blp.route("/<string:game_id>/resign", methods=["POST"])
-@blp.doc(operationId="resignGame", security=SEAT_TOKEN)
+@blp.doc(operationId="resignGame", security=SEAT_TOKEN, parameters=[IF_MATCH])
 @blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "finished", "winners": [1]}, headers=VIEW_HEADERS)
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/resign")
 @no_body
 def resign(game_id: str) -> flask.Response:
     """Resign for the token's seat: the game ends and the other side (seat or team) wins
 
-    No body is needed. The events are `resigned` and `game_ended` (reason `resigned`)."""
-    view, version = current_service().resign(game_id, bearer_token())
+    No body is needed. The events are `resigned` and `game_ended` (reason `resigned`). With `If-Match` the
+    resignation lands only on that version (else 412)."""
+    expected = parse_if_match(flask.request.headers.get("If-Match"))
+    view, version = current_service().resign(game_id, bearer_token(), expected)
     return json_response(view, headers=view_headers(version, view["seat"]))
