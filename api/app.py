@@ -9,7 +9,7 @@ from typing import Any
 
 import flask
 
-from api import errors, hooks, ratelimit, web
+from api import errors, hooks, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter
 from api.resources import register_blueprints
@@ -171,7 +171,9 @@ def serve() -> flask.Flask:
     """The app of a server process (gunicorn's ``api.app:serve()``): ``create_app()``, then everything built so
     far (modules, the app, its schemas and the spec: some 80k objects) moved out of the cyclic collector's
     reach. A full collection walked them all on a request now and then: here a pause of 50-75 ms once in one or
-    two thousand moves, felt by every request waiting behind it. They live as long as the process."""
+    two thousand moves, felt by every request waiting behind it. They live as long as the process. gunicorn's
+    own error answers become problem details (:mod:`api.server_errors`)."""
     app = create_app()
+    server_errors.install()
     gc.freeze()
     return app

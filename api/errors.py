@@ -163,6 +163,10 @@ VERSION_MISMATCH = ProblemType(
     "retried move counted.",
 )
 PAYLOAD_TOO_LARGE = ProblemType(413, "payload-too-large", "Payload too large", "The body is over 16 KiB.")
+URI_TOO_LONG = ProblemType(414, "uri-too-long", "URI too long", "The request line (method, path, query) is over 4094 bytes.")
+HEADERS_TOO_LARGE = ProblemType(
+    431, "header-fields-too-large", "Header fields too large", "A header is over 8190 bytes, or there are over 100."
+)
 UNSUPPORTED_MEDIA_TYPE = ProblemType(
     415, "unsupported-media-type", "Unsupported media type", "The body must be `application/json`."
 )
@@ -239,8 +243,10 @@ PROBLEM_TYPES = [
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     PAYLOAD_TOO_LARGE,
+    URI_TOO_LONG,
     UNSUPPORTED_MEDIA_TYPE,
     INVALID_REQUEST,
+    HEADERS_TOO_LARGE,
     RATE_LIMITED,
     TOO_MANY_STREAMS,
     TOO_MANY_GAMES,
