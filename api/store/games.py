@@ -317,10 +317,19 @@ class GameStore:
         conn = self.connections.blocking() if block_ms else self.redis
         # One round trip: Redis answers the HGET after the XREAD, blocked or not, so the notice read is the
         # one committed with the events read (a commit is atomic).
-        pipe = conn.pipeline(transaction=False)
-        pipe.xread({self.events_key(game_id): after_id}, count=count, block=block_ms or None)
-        pipe.hget(self.state_key(game_id), "t")
-        reply, notice = pipe.execute()
+        for attempt in (1, 2):
+            pipe = conn.pipeline(transaction=False)
+            pipe.xread({self.events_key(game_id): after_id}, count=count, block=block_ms or None)
+            pipe.hget(self.state_key(game_id), "t")
+            try:
+                reply, notice = pipe.execute()
+                break
+            except redis_errors.ConnectionError:
+                if attempt == 2 or not isinstance(conn, RedisCluster):
+                    raise
+                # A cluster client asks its default node which keys an XREAD names (COMMAND GETKEYS), and
+                # keeps a dead master as that node after a failover: another one answers, then read again.
+                conn.replace_default_node()
         events = [
             (raw_id.decode(), orjson.loads(fields[b"e"])) for _key, entries in _stream_replies(reply) for raw_id, fields in entries
         ]

@@ -108,3 +108,30 @@ def test_resharding_the_slots_of_live_games_loses_nothing_and_answers_no_503(set
     assert players.missing(client) == {}
     print(f"\ncluster: {slots} slots with 4 live games resharded in {took:.2f} s while played; "
           f"answers {dict(players.statuses)}; {players.acked} answered moves, none missing")  # fmt: skip
+
+
+def test_after_a_failover_long_polls_read_the_games_of_the_masters_still_up(settings, tmp_path):
+    """redis-py asks its cluster client's default node which keys an XREAD names (COMMAND GETKEYS): when that
+    node is the master that died, reads of games on other masters must still work."""
+    cluster = LocalCluster(tmp_path / "cluster")
+    cluster.start()
+    try:
+        app = _app(settings, cluster)
+        store = app.extensions["domino.service"].store
+        client = app.test_client()
+        games = []
+        for i in range(12):  # some on each master
+            resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}], "seed": f"f{i}"})
+            games.append(resp.get_json()["game"]["id"])
+        blocking = store.connections.blocking()
+        default = int(blocking.get_default_node().port)
+        (victim,) = [node for node in cluster.nodes if node.port == default]
+        elsewhere = [g for g in games if _owner(store, g) != default]
+        assert elsewhere
+        cluster.kill(victim)
+        cluster.wait_ok(30)
+        for game_id in elsewhere:
+            resp = client.get(f"/v1/games/{game_id}/events?after=0&wait=0.05")
+            assert resp.status_code == 200, resp.get_json()
+    finally:
+        cluster.stop()
