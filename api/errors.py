@@ -222,7 +222,9 @@ UNAVAILABLE = ProblemType(
     503,
     "unavailable",
     "Service unavailable",
-    "Redis is unreachable, not ready or full; nothing was changed.",
+    "Redis is unreachable, not ready or full. A full Redis changed nothing; one that stopped answering may "
+    "have applied a change before it did: retry a move with the same `Idempotency-Key` or `expected_version`, "
+    "which cannot apply it twice.",
 )
 INTERNAL = ProblemType(500, "internal-error", "Internal server error", "A bug: please report it with the instance.")
 
@@ -285,7 +287,10 @@ def _detail(exc: BaseException) -> str:
     if isinstance(exc, StoreFull):
         return "The game store is full; nothing was changed. Retry later."
     if isinstance(exc, StoreUnavailable):
-        return "The game store did not answer in time; nothing was changed. Retry shortly."
+        return (
+            "The game store did not answer in time. A change you asked for may have been applied before it "
+            "stopped answering: retry with the same Idempotency-Key or expected_version, which cannot apply it twice."
+        )
     return str(exc)
 
 

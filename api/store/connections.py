@@ -36,7 +36,8 @@ Scored: TypeAlias = list[tuple[bytes, float]]  # Z*RANGEBYSCORE ... WITHSCORES
 
 
 class StoreUnavailable(Exception):
-    """Redis did not answer in time (or refused): nothing was changed by us."""
+    """Redis did not answer in time (or refused). A command sent before it stopped answering may have run:
+    the caller cannot know (a retry is safe with an idempotency key or an expected version)."""
 
 
 class StoreFull(StoreUnavailable):
