@@ -15,6 +15,11 @@ from typing import Any
 PREFIX = "DOMINO_"
 
 
+# Settings whose empty value is documented to turn something off (no limit, no CORS, no network, nothing
+# exempt); any other empty DOMINO_<FIELD> leaves its default.
+EMPTY_TURNS_OFF = frozenset({"rate_limit", "app_rate_limit", "rate_limit_exempt", "metrics_allow", "cors_origins"})
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     # Game state (a plain Redis or any node of a Redis Cluster: keys carry the game's hash tag) and the
@@ -171,7 +176,7 @@ class Settings:
         values: dict[str, Any] = {}
         for field in dataclasses.fields(cls):
             raw = env.get(PREFIX + field.name.upper())
-            if raw is None or raw == "":
+            if raw is None or (raw == "" and field.name not in EMPTY_TURNS_OFF):
                 continue
             default = field.default
             if isinstance(default, bool):

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 from api.app import create_app
+from api.config import Settings
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -172,3 +173,15 @@ def test_metrics_answer_loopback_or_the_token_only(settings):
     network = _app(settings, metrics_allow="203.0.113.0/24").test_client()
     assert network.get("/metrics", environ_overrides=outside).status_code == 200
     assert network.get("/metrics").status_code == 403, "loopback only while it is listed"
+
+
+def test_an_empty_setting_turns_off_what_it_limits_and_leaves_the_others_at_their_default(settings):
+    """`DOMINO_RATE_LIMIT=""` and `DOMINO_CORS_ORIGINS=""` are documented to turn the limit and CORS off; an
+    empty `DOMINO_KEY_PREFIX` or `DOMINO_REDIS_URL` means nothing and keeps its default."""
+    env = {"DOMINO_RATE_LIMIT": "", "DOMINO_CORS_ORIGINS": "", "DOMINO_KEY_PREFIX": "", "DOMINO_REDIS_URL": ""}
+    s = Settings.from_env(env)
+    assert s.rate_limit == "" and s.cors_origins == ""
+    assert s.key_prefix == Settings().key_prefix and s.redis_url == Settings().redis_url
+    app = create_app({"DOMINO": replace(settings, rate_limit=s.rate_limit, cors_origins=s.cors_origins), "TESTING": True})
+    resp = app.test_client().get("/v1/variants", headers={"Origin": "https://a.example"})
+    assert "RateLimit" not in resp.headers and "Access-Control-Allow-Origin" not in resp.headers
