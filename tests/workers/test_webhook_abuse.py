@@ -139,25 +139,19 @@ def test_other_forms_of_private_ipv4_addresses_are_refused_at_creation(host, set
     assert resp.status_code == 422 and "non-public" in resp.get_json()["detail"], resp.get_json()
 
 
-@pytest.mark.parametrize(
-    ("url", "why"),
-    [
-        ("https://example.com:99999/hook", "port out of range"),
-        ("https://example.com:0/hook", "port out of range"),
-        (f"https://{'a' * 64}.example.com/", "host name"),
-        ("https://a..example.com/", "host name"),
-    ],
-)
-def test_a_webhook_no_delivery_could_reach_is_refused_at_creation(url, why, client, app_key):
-    """A hosted seat's and a registered bot's: 422 naming the field, and nothing is created."""
+@pytest.mark.parametrize("url", ["https://example.com:99999/hook", "https://example.com:0/hook", "https://e.com:065535/"])
+def test_a_webhook_port_out_of_range_is_refused_at_creation(url, client, app_key):
+    """A hosted seat's and a registered bot's (the document's pattern allows ports 1 to 65535): 422 naming
+    the field, and nothing is created."""
     resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "b", "webhook": url}, {"bot": "greedy"}]})
-    assert resp.status_code == 422, resp.get_json()
-    assert why in resp.get_json()["errors"]["json"]["seats"]["0"]["webhook"][0]
+    assert resp.status_code == 422 and list(resp.get_json()["errors"]["json"]["seats"]["0"]) == ["webhook"]
     body = {"name": "hookbot", "description": "x", "variants": ["draw"], "webhook": url}
     resp = client.post("/v1/bots", json=body, headers={"Authorization": f"Bearer {app_key}"})
-    assert resp.status_code == 422, resp.get_json()
-    assert why in resp.get_json()["errors"]["json"]["webhook"][0]
+    assert resp.status_code == 422 and list(resp.get_json()["errors"]["json"]) == ["webhook"]
     assert client.get("/v1/bots/hookbot").status_code == 404
+    good = url.split("//")[0] + "//example.com:65535/hook"
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "b", "webhook": good}, {"bot": "greedy"}]})
+    assert resp.status_code == 201, resp.get_json()
 
 
 def test_a_stored_webhook_with_a_port_out_of_range_is_refused_not_a_crash():

@@ -52,7 +52,8 @@ def _open(**kwargs: Any) -> StrictBoolean:
 
 
 # An http(s) URL naming a host (a DNS name or an IPv4 address) and no credentials, in printable ASCII.
-WEBHOOK_PATTERN = r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][!-~]*)?$"
+_PORT = r"6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}"  # 1 to 65535
+WEBHOOK_PATTERN = rf"^https?://[A-Za-z0-9.-]+(:({_PORT}))?([/?#][!-~]*)?$"
 
 
 def _webhook() -> ma.fields.String:
