@@ -18,6 +18,7 @@ from typing import Any
 import schemathesis
 
 import domino.bots
+from api.resources.moves.schemas import TILE_PATTERN
 from api.service.bots import BOT_NAME_PATTERN
 from api.service.events import STREAM_ID
 
@@ -55,12 +56,19 @@ def map_body(context: Any, body: Any) -> Any:
         names = [s.get("bot") for s in seats if isinstance(s, dict)]
         distinct_bots = len(names) == len(seats) and None not in names and len(set(map(str, names))) == len(names)
         body = {k: v for k, v in body.items() if k != "seed"} if distinct_bots else {**body, "rated": False}
+    tile = body.get("tile") if isinstance(body, dict) else None
+    if isinstance(tile, str) and re.fullmatch(TILE_PATTERN, tile):
+        # Which tiles a set holds is the game's rules (`set_max_pips`), not JSON Schema's: the games of this run
+        # keep their presets' sets (`rules` is `{}`), double-6 or larger, so a half over 6 becomes 6.
+        body = {**body, "tile": "-".join(str(min(int(half), 6)) for half in tile.split("-"))}
     bots = body.get("bots") if isinstance(body, dict) else None
-    if _schema_valid_bots(bots) and isinstance(body.get("deals"), (int, float)) and body["deals"] >= 1:
+    over_four = isinstance(bots, list) and len(bots) > 4 and body.get("variant") != "mexican_train"
+    if _schema_valid_bots(bots) and not over_four and isinstance(body.get("deals"), (int, float)) and body["deals"] >= 1:
         # Which names are bots, and how many games an arena may hold (deals times every seating of its bots,
         # at most DOMINO_ARENA_MAX_GAMES), are the server's, not JSON Schema's: the built-in bots, each once,
         # and at most 2 deals. Only a list the schema accepts is replaced, so that a negative case (a name
-        # of "", a name twice) stays negative: schemathesis fails a fixed-up one as "accepted".
+        # of "", a name twice, over 4 bots in a line game) stays negative: schemathesis fails a fixed-up one as
+        # "accepted".
         named = ["greedy", "random", "club", "expert"][: min(len(bots), 4)]
         body = {**body, "bots": named, "deals": min(int(body["deals"]), 2)}
     return body

@@ -119,7 +119,10 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
 @blp.route("/<string:game_id>/resign", methods=["POST"])
 @blp.doc(operationId="resignGame", security=SEAT_TOKEN, parameters=[IF_MATCH])
 @blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "finished", "winners": [1]}, headers=VIEW_HEADERS)
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/resign")
+@blp.problems(
+    E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.INVALID_REQUEST, E.UNAVAILABLE,
+    path="/v1/games/h4k2mzq7c3x9b2rt/resign",
+)  # fmt: skip
 @no_body
 def resign(game_id: str) -> flask.Response:
     """Resign for the token's seat: the game ends and the other side (seat or team) wins
