@@ -117,3 +117,22 @@ def test_claiming_and_resigning_honour_if_match(client, create_game):
     assert spectator.view().get_json()["status"] == "playing"
     resp = client.post(resign, headers={**players[0].headers, "If-Match": f'"{now}"'})
     assert resp.status_code == 200 and resp.get_json()["status"] == "finished"
+
+
+def test_the_operations_that_take_no_body_refuse_one_with_members(client, create_game):
+    """Resigning, a stream ticket and cancelling a simulation take no body: none, or `{}`; anything else is a 422
+    and changes nothing (an unknown member is refused everywhere else too)."""
+    data, players, spectator = create_game([{"name": "Ana"}, {"name": "Bo"}])
+    game_id = data["game"]["id"]
+    sim = client.post("/v1/simulations", json={"variant": "draw", "strategies": ["random", "random"], "games": 2}).get_json()
+    for url, headers in (
+        (f"/v1/games/{game_id}/resign", players[0].headers),
+        (f"/v1/games/{game_id}/events/ticket", players[0].headers),
+        (f"/v1/simulations/{sim['id']}/cancel", {"Authorization": f"Bearer {sim['token']}"}),
+    ):
+        for body in ('{"zz": 1}', "[1]", "null"):
+            resp = client.post(url, data=body, content_type="application/json", headers=headers)
+            assert resp.status_code == 422 and resp.mimetype == "application/problem+json", (url, body, resp.get_json())
+    assert spectator.view().get_json()["status"] == "playing"
+    assert client.post(f"/v1/games/{game_id}/events/ticket", json={}, headers=players[0].headers).status_code == 201
+    assert client.post(f"/v1/games/{game_id}/resign", json={}, headers=players[0].headers).status_code == 200

@@ -5,7 +5,7 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.extensions import Blueprint, current_service, no_body
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
 from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response, wants_sse
 from api.resources.events.schemas import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, TicketSchema
@@ -124,7 +124,9 @@ def get_events(
         "url": "/v1/games/h4k2mzq7c3x9b2rt/events?ticket=Zk3q9V0x...",
     },
 )
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events/ticket")
+@blp.problems(
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events/ticket"
+)
 @no_body
 def create_ticket(game_id: str) -> flask.Response:
     """Get a short-lived stream ticket for the token's seat

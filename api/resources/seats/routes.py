@@ -120,7 +120,7 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
 @blp.doc(operationId="resignGame", security=SEAT_TOKEN, parameters=[IF_MATCH])
 @blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "finished", "winners": [1]}, headers=VIEW_HEADERS)
 @blp.problems(
-    E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.INVALID_REQUEST, E.UNAVAILABLE,
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
     path="/v1/games/h4k2mzq7c3x9b2rt/resign",
 )  # fmt: skip
 @no_body

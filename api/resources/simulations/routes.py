@@ -192,7 +192,9 @@ def get_simulation(sim_id: str) -> flask.Response:
 @blp.route("/<string:sim_id>/cancel", methods=["POST"])
 @blp.doc(operationId="cancelSimulation", security=SIMULATION_TOKEN)
 @blp.response(200, SimulationSchema, example={**EXAMPLE, "status": "cancelled"})
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt/cancel")
+@blp.problems(
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/simulations/q7x2mzk4c3n9b2rt/cancel"
+)
 @no_body
 def cancel_simulation(sim_id: str) -> flask.Response:
     """Cancel a simulation with its creator's token: chunks not yet started never run, a running one stops
