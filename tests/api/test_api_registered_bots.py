@@ -81,6 +81,8 @@ def test_a_registration_answers_the_token_once_and_the_listing_shows_both_kinds(
         ({"variants": []}, "variants"),
         ({"variants": ["chess"]}, "variants"),
         ({"webhook": "ftp://127.0.0.1/x"}, "webhook"),
+        ({"description": "a\u0000b"}, "description"),  # a control character
+        ({"description": "   "}, "description"),
     ],
 )
 def test_a_registration_is_checked(client, app_key, register_bot, body, where):

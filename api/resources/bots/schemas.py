@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import marshmallow as ma
 
 import domino
+from api.resources.common import NAME_PATTERN
 from api.resources.games.schemas import WEBHOOK_PATTERN
 from api.resources.ratings.schemas import RatingSchema
 from api.service.bots import BOT_NAME_PATTERN
@@ -57,6 +59,21 @@ def _variants(**kwargs: Any) -> ma.fields.List[str]:
     )
 
 
+def _description(**kwargs: Any) -> ma.fields.String:
+    return ma.fields.String(
+        validate=[
+            ma.validate.Length(min=1, max=200),
+            ma.validate.Regexp(re.compile(NAME_PATTERN), error="must not be blank or contain control or format characters"),
+        ],
+        metadata={
+            "description": "what it is, 1-200 characters, as a seat's name may hold them",
+            "example": "Plays the heaviest tile.",
+            "pattern": NAME_PATTERN,
+        },
+        **kwargs,
+    )
+
+
 def _webhook(**kwargs: Any) -> ma.fields.String:
     return ma.fields.String(
         validate=[ma.validate.Length(min=1, max=2000), ma.validate.Regexp(WEBHOOK_PATTERN)],
@@ -90,11 +107,7 @@ class RegisterBotSchema(_WebhookChecked):
             "example": "mybot",
         },
     )
-    description = ma.fields.String(
-        required=True,
-        validate=ma.validate.Length(min=1, max=200),
-        metadata={"description": "what it is, 1-200 characters", "example": "Plays the heaviest tile."},
-    )
+    description = _description(required=True)
     variants = _variants(required=True)
     webhook = _webhook()
 
@@ -102,7 +115,7 @@ class RegisterBotSchema(_WebhookChecked):
 class UpdateBotSchema(_WebhookChecked):
     """Only the members sent change."""
 
-    description = ma.fields.String(validate=ma.validate.Length(min=1, max=200))
+    description = _description()
     variants = _variants()
     webhook = _webhook(allow_none=True)
 
