@@ -131,6 +131,9 @@ class RegisteredBot:
         self.sse = sse
         self.after: str | None = None  # the last notice handled: where a reconnect resumes
         self.results: dict[str, dict[str, Any]] = {}  # game id -> its game_ended notice
+        # Games this run moved in: a new connection first replays the notices kept from before (their turns
+        # answer 412, their starts and endings are not this run's games).
+        self.ours: set[str] = set()
 
     def notices(self) -> Iterator[dict[str, Any]]:
         """Every notice, in order, for ever: reconnects (resuming after the last one) when the connection ends."""
@@ -169,8 +172,9 @@ class RegisteredBot:
         for notice in self.notices():
             self.after = notice["id"]
             if notice["type"] == "turn" and notice["legal_moves"]:
-                self.move(notice)
-            elif notice["type"] == "game_ended":
+                if self.move(notice):
+                    self.ours.add(notice["game_id"])
+            elif notice["type"] == "game_ended" and notice["game_id"] in self.ours:
                 self.results[notice["game_id"]] = notice
                 won = notice["seat"] in notice["winners"]
                 print(f"game {notice['game_id']}: ended, scores {notice['scores']} ({'we won' if won else 'we lost'})",
@@ -179,13 +183,16 @@ class RegisteredBot:
                     return self.results
         return self.results
 
-    def move(self, notice: dict[str, Any]) -> None:
+    def move(self, notice: dict[str, Any]) -> bool:
+        """Play the turn; False when the notice was an old one (the server moved for us meanwhile, or the game
+        is over): the next notice counts."""
         move = {**choose(notice["legal_moves"]), "expected_version": notice["version"]}
         headers = {**self.auth, "Prefer": "return=minimal"}
         resp = self.http.post(notice["move_url"], json=move, headers=headers)
-        if resp.status_code in (409, 412):  # an old notice (the server moved for us meanwhile): the next one counts
-            return
+        if resp.status_code in (409, 412):
+            return False
         checked(resp)
+        return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--registered", action="store_true", help="play as a registered bot: all its games, one stream")
     parser.add_argument("--token", help="the bot token (else DOMINO_BOT_TOKEN; or the seat token, else DOMINO_TOKEN)")
     parser.add_argument("--sse", action="store_true", help="registered: Server-Sent Events instead of the long poll")
-    parser.add_argument("--games", type=int, metavar="N", help="registered: stop after N games ended")
+    parser.add_argument("--games", type=int, metavar="N", help="registered: stop after N of this run's games ended")
     parser.add_argument("--claim", type=int, metavar="SEAT", help="claim this open seat (else DOMINO_TOKEN is used)")
     parser.add_argument("--name", default="hosted_bot", help="the name to claim the seat with")
     parser.add_argument("--wait", type=float, default=25.0, help="long-poll wait, seconds (at most 30)")

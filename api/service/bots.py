@@ -108,7 +108,8 @@ class Bots:
 
     def update(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
         """Change ``description``, ``variants`` or ``webhook`` (null: no webhook, the bot plays from its
-        stream). A new webhook gets a new ``webhook_secret``, shown this once. Also clears the bot's missed
+        stream). A webhook set where there was none gets a new ``webhook_secret``, shown this once; another URL
+        keeps the secret. Also clears the bot's missed
         turns: its owner says it is back."""
         record, _ = self._owned(owner, name)
         if record.get("retired"):

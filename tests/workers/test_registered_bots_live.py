@@ -108,6 +108,14 @@ def test_the_reference_client_plays_several_games_at_once_from_one_stream(served
         assert view["seats"][1]["name"] == "refbot"
         mine = own_moves(served, view["id"], 1)
         assert mine and not any(e.get("auto") for e in mine), "the client made every move of its seat"
+    # Started again, it first gets the notices kept from the run before: their endings are not this run's.
+    body = {"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "refbot"}], "rules": ONE_ROUND}
+    fresh = httpx.post(f"{served}/v1/games", json=body).json()["game"]["id"]
+    again = subprocess.run([*args[:args.index("--games") + 1], "1", *args[args.index("--games") + 2 :]],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)  # fmt: skip
+    assert again.returncode == 0 and "1 games ended" in again.stdout and fresh in again.stdout, again.stdout
+    (view,) = wait_finished(served, [fresh])
+    assert own_moves(served, fresh, 1) and view["status"] == "finished"
     wrong = subprocess.run(args[:-1] if mode == "sse" else args, capture_output=True, text=True, timeout=60, cwd=ROOT,
                            env={**os.environ, "DOMINO_BOT_TOKEN": "dsk_bot_wrong"})  # fmt: skip
     assert wrong.returncode == 1 and "401" in wrong.stderr and "Traceback" not in wrong.stderr
