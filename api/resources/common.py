@@ -142,14 +142,26 @@ def player_field(description: str | None = None) -> ma.fields.String:
 
 IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"  # 1-255 printable ASCII characters, no outer space
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
-IDEMPOTENCY_KEY = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
-    "example": "8e0f6d1c-create-1",
-    "description": "A retry with the same key from the same caller (address and `Authorization`) gets the first answer.",
-}
+
+
+def header_parameter(name: str, pattern: str, example: str, description: str) -> dict[str, Any]:
+    """An optional request header of the document, with the pattern its value must match."""
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string", "pattern": pattern},
+        "example": example,
+        "description": description,
+    }
+
+
+IDEMPOTENCY_KEY = header_parameter(
+    "Idempotency-Key",
+    IDEMPOTENCY_KEY_PATTERN,
+    "8e0f6d1c-create-1",
+    "A retry with the same key from the same caller (address and `Authorization`) gets the first answer.",
+)
 VIEW_HEADERS = {
     "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
     "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
@@ -176,14 +188,12 @@ def etag(version: int) -> str:
 
 IF_MATCH_PATTERN = r'^(\*|"[0-9]{1,16}")$'
 _IF_MATCH = re.compile(IF_MATCH_PATTERN)
-IF_MATCH = {
-    "name": "If-Match",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
-    "example": '"17"',
-    "description": 'The version the change expects (`"17"`, the view\'s `ETag`): on any other, 412; `*`: any version.',
-}
+IF_MATCH = header_parameter(
+    "If-Match",
+    IF_MATCH_PATTERN,
+    '"17"',
+    'The version the change expects (`"17"`, the view\'s `ETag`): on any other, 412; `*`: any version.',
+)
 
 
 def parse_if_match(header: str | None) -> int | None:

@@ -134,18 +134,7 @@ def get_game(game_id: str) -> flask.Response:
         "seat": None,
         "seats": [{"seat": 0, "name": "Ana", "kind": "human"}, {"seat": 1, "name": "greedy", "kind": "bot"}],
         "rules": {"variant": "draw", "players": 2, "hand_size": 7, "target_score": 100},
-        "rounds": [
-            {
-                "round": 1,
-                "end": "domino",
-                "winner": 0,
-                "pips_left": [0, 17],
-                "hands": [[], ["6-6", "3-2"]],
-                "points": [17, 0],
-                "award": [17, 0],
-                "why": "seat 0 went out",
-            }
-        ],
+        "rounds": [VIEW_EXAMPLE["last_round"]],
         "events": [
             {"id": "1-1", "version": 1, "type": "tile_played", "seat": 0, "tile": "6-6", "end": None, "points": 0},
             {"id": "2-1", "version": 2, "type": "tile_drawn", "seat": 1, "boneyard_count": 13, "tile": "3-2"},

@@ -78,12 +78,6 @@ EXAMPLE = {
             "win_rate_ci95": [0.3487, 0.3674],
             "points_mean": 61.4,
             "points_mean_ci95": [60.3, 62.5],
-            "by_deal": {
-                "win_rate_ci95": [0.3511, 0.3649],
-                "points_mean_ci95": [60.8, 62.0],
-                "points_vs_table": -14.2,
-                "points_vs_table_ci95": [-14.8, -13.6],
-            },
         },
     ],
     "draws": 0,
