@@ -1,13 +1,12 @@
-"""Faults (issue 8): a worker killed mid-turn, a simulation worker killed mid-chunk, Redis gone and back, an API process killed mid-request, and 50
-clients racing on one game. Real processes (gunicorn, RQ workers, redis-server) on 127.0.0.1 only; every
-wait is bounded. Timings are printed (`pytest -s`) for the issue's note.
+"""Faults (issue 8): a worker killed mid-turn, a simulation worker killed mid-chunk, Redis gone and back, an API
+process killed mid-request, and 50 clients racing on one game. Real processes (gunicorn, RQ workers,
+redis-server) on 127.0.0.1 only; every wait is bounded. Timings are printed (`pytest -s`) for the issue's note.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -22,84 +21,8 @@ import pytest
 import domino
 from api.app import create_app
 from api.service.records import game_record, whole_state
+from gunicorn_server import ROOT, env_for, gunicorn_factory, wait_for  # noqa: F401  (gunicorn_factory: a fixture)
 from workers.redis_server import find_redis_server, free_port
-
-HERE = Path(__file__).parent
-ROOT = HERE.parent.parent
-
-
-def _env(settings, **extra: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    env = dict(os.environ)  # the settings fixture exported DOMINO_* (prefix, queue names, Redis URL)
-    env.update({"DOMINO_REDIS_URL": settings.redis_url, "DOMINO_KEY_PREFIX": settings.key_prefix})
-    env.update(extra)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    return env
-
-
-def _wait(predicate, timeout: float, step: float = 0.02):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return None
-
-
-class Gunicorn:
-    """gunicorn sync workers on 127.0.0.1 and a free port, as in production (domino-serve)."""
-
-    def __init__(self, env: dict[str, str], app: str = "api.app:create_app()", workers: int = 1) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{self.port}",
-                "--no-control-socket", "--graceful-timeout", "2", "--timeout", "30", "--log-level", "warning",
-                "--pythonpath", str(HERE), app,
-            ],  # fmt: skip
-            env=env,
-            cwd=ROOT,
-            start_new_session=True,
-        )
-        ok = _wait(self._healthy, 30, 0.1)
-        if not ok:
-            self.stop()
-            raise RuntimeError("gunicorn did not start")
-
-    def _healthy(self) -> bool:
-        try:
-            return httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def workers(self) -> list[int]:
-        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-        return [int(p) for p in path.read_text().split()] if path.exists() else []
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-@pytest.fixture
-def gunicorn_factory():  # type: ignore[no-untyped-def]
-    started: list[Gunicorn] = []
-
-    def start(env: dict[str, str], **kwargs) -> Gunicorn:  # type: ignore[no-untyped-def]
-        server = Gunicorn(env, **kwargs)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
 
 def _state(service, game_id):  # type: ignore[no-untyped-def]
     """(version, the whole state: the live one with every finished round's record)."""
@@ -121,7 +44,7 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, servi
     # default, so the cap is raised here), so a kill lands mid-turn; the sweep re-enqueues a turn not played
     # 2 s after it became due.
     due = "2.0"
-    env = _env(settings, DOMINO_BOT_DUE_DELAY=due)
+    env = env_for(settings, DOMINO_BOT_DUE_DELAY=due)
     sweep_service = type(service)(replace(settings, bot_due_delay=float(due), bot_game_max_think_ms=1000))
     slow = {"bot": "club", "think_ms": 1000}
     request = GameRequest("draw", [slow, dict(slow)], rules={"match_end": "fixed_rounds", "rounds": 1})
@@ -132,7 +55,7 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, servi
     stop = threading.Event()
     try:
         registry = StartedJobRegistry(queue=Queues(service.store).bot_games)
-        started = _wait(lambda: registry.get_job_ids(), 30)
+        started = wait_for(lambda: registry.get_job_ids(), 30)
         assert started, "the worker never started a bot turn"
         time.sleep(0.3)  # well inside the 1 s think
         version, _ = _state(service, game_id)
@@ -142,7 +65,7 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, servi
         killed_at = time.monotonic()
         sweep.start_thread(sweep_service, stop, interval=0.2)
         second = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
-        moved = _wait(lambda: _state(service, game_id)[0] > version, 10.0, 0.05)
+        moved = wait_for(lambda: _state(service, game_id)[0] > version, 10.0, 0.05)
         elapsed = time.monotonic() - killed_at
         print(f"\nfault: worker SIGKILLed mid-turn at version {version}; the game moved on after {elapsed:.2f} s")
         assert moved, f"the game did not continue within 10 s of the kill (still at version {version})"
@@ -165,7 +88,7 @@ def freeze_a_horse_mid_chunk(worker: int, running: Callable[[], list[str]]) -> l
     """Stop the worker's work horse (SIGSTOP) while a chunk is running, and return its pid. Found running and
     then stopped, the chunk may have ended in between: then the horse goes on and we try again."""
     for _ in range(50):
-        assert _wait(running, 10, 0.005), "no chunk running"
+        assert wait_for(running, 10, 0.005), "no chunk running"
         horses = [int(p) for p in Path(f"/proc/{worker}/task/{worker}/children").read_text().split()]
         for pid in horses:
             os.kill(pid, signal.SIGSTOP)
@@ -193,7 +116,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
     sim_id, sim, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
     assert sim["chunks_total"] >= 6
     worker_cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
-    env = _env(settings)
+    env = env_for(settings)
     first = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
     second = None
 
@@ -206,7 +129,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
 
     try:
         registry = StartedJobRegistry(queue=Queues(service.store).simulations)
-        assert _wait(lambda: service.simulation(sim_id)["chunks_done"] >= 2, 60)
+        assert wait_for(lambda: service.simulation(sim_id)["chunks_done"] >= 2, 60)
         conn = service.store.rq_connection()
 
         def running() -> list[str]:  # a chunk its work horse has started (not one only taken off the queue)
@@ -284,7 +207,7 @@ class PrivateRedis:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        assert _wait(lambda: ping_url(self.url, 0.2), 10), "redis-server did not start"
+        assert wait_for(lambda: ping_url(self.url, 0.2), 10), "redis-server did not start"
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -344,7 +267,7 @@ def test_redis_gone_is_a_fast_503_nothing_half_written_and_the_same_app_recovers
             else:
                 redis_.signal(signal.SIGCONT)
             # The same app (same connection pools) serves again, and nothing was half-written.
-            resp = _wait(lambda: (r := client.get(f"/v1/games/{game_id}", headers=auth)).status_code == 200 and r, 5)
+            resp = wait_for(lambda: (r := client.get(f"/v1/games/{game_id}", headers=auth)).status_code == 200 and r, 5)
             assert resp, "the app did not recover after Redis came back"
             assert resp.get_json()["version"] == version
             assert store.redis.xlen(store.games.events_key(game_id)) == events_before
@@ -372,7 +295,7 @@ def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the
     version, state = _state(service, game_id)
     mover = state.to_move
     move = players[mover].view().get_json()["legal_moves"][0]
-    env = _env(settings, **{f"DOMINO_TEST_PAUSE_{where.upper()}_COMMIT": "3"})
+    env = env_for(settings, **{f"DOMINO_TEST_PAUSE_{where.upper()}_COMMIT": "3"})
     server = gunicorn_factory(env, app="slow_app:app")
     answers: list[object] = []
 
@@ -446,7 +369,7 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
         [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 1}, seed="race-50"
     )
     game_id = data["game"]["id"]
-    server = gunicorn_factory(_env(settings, DOMINO_RATE_LIMIT="0"), workers=4)
+    server = gunicorn_factory(env_for(settings, DOMINO_RATE_LIMIT="0"), workers=4)
     landed: list[tuple[int, int | None, int]] = []  # (client, expected version or None, new version)
     statuses: dict[int, int] = {}
     errors: list[str] = []
@@ -495,59 +418,3 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
     history = httpx.get(f"{server.base}/v1/games/{game_id}/history", timeout=10).json()
     replayed = _replay(history)
     assert domino.to_dict(replayed) == domino.to_dict(final_state)
-
-
-def test_a_chunked_body_over_the_limit_is_413_and_a_malformed_one_400_on_gunicorn(settings, create_game, service, gunicorn_factory):
-    data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
-    game_id = data["game"]["id"]
-    server = gunicorn_factory(_env(settings))
-
-    def body():  # type: ignore[no-untyped-def]
-        yield b'{"type": "draw", "pad": "'
-        for _ in range(40):
-            yield b"x" * 1024
-        yield b'"}'
-
-    resp = httpx.post(
-        f"{server.base}/v1/games/{game_id}/moves",
-        content=body(),  # no Content-Length: Transfer-Encoding: chunked
-        headers={**players[0].headers, "Content-Type": "application/json"},
-        timeout=10,
-    )
-    assert resp.status_code == 413 and resp.headers["content-type"].startswith("application/problem+json")
-    assert service.store.games.version(game_id) == 0
-
-    # A chunk size that is no number, and a chunk without its CRLF: gunicorn's reader fails on the body.
-    for chunks in (b"ZZ\r\n", b'2\r\n{}XX0\r\n\r\n'):
-        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-            sock.sendall(
-                f"POST /v1/games/{game_id}/moves HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                f"Authorization: {players[0].headers['Authorization']}\r\nTransfer-Encoding: chunked\r\n"
-                "Connection: close\r\n\r\n".encode() + chunks
-            )
-            answer = b"".join(iter(lambda: sock.recv(4096), b""))
-        head, _, body = answer.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 400 ") and b"application/problem+json" in head, answer
-        assert b"/problems/bad-request" in body, answer
-    assert service.store.games.version(game_id) == 0
-
-
-def test_what_gunicorn_refuses_before_the_app_is_a_problem_document_too(settings, gunicorn_factory):
-    """A request line or headers over gunicorn's limits, or a malformed header, never reach the app: gunicorn
-    answers them itself, in the API's problem format (the production entry point installs it)."""
-    server = gunicorn_factory(_env(settings), app="api.app:serve()")
-    cases = [
-        (httpx.Request("GET", f"{server.base}/v1/games/{'a' * 5000}"), 414, "uri-too-long"),
-        (httpx.Request("GET", f"{server.base}/v1/variants", headers={"X-Big": "b" * 9000}), 431, "header-fields-too-large"),
-        (httpx.Request("GET", f"{server.base}/v1/variants", headers={f"X-{i}": "x" for i in range(120)}), 431, "header-fields-too-large"),
-    ]  # fmt: skip
-    with httpx.Client(timeout=10) as client:
-        for request, status, slug in cases:
-            resp = client.send(request)
-            assert resp.status_code == status and resp.headers["content-type"] == "application/problem+json", resp.text
-            assert resp.json()["type"] == f"/problems/{slug}" and resp.json()["status"] == status
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:  # a control character in a header
-        sock.sendall(b"GET /v1/variants HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\nConnection: close\r\n\r\n")
-        answer = b"".join(iter(lambda: sock.recv(4096), b""))
-    assert answer.startswith(b"HTTP/1.1 400 ") and b"application/problem+json" in answer, answer
-    assert b'"type":"/problems/bad-request"' in answer

@@ -1,0 +1,91 @@
+"""A gunicorn serving the app on 127.0.0.1, as production does, for the reliability tests; the environment
+its processes (and workers started beside it) get from the suite's settings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from workers.redis_server import free_port
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
+
+
+def env_for(settings, **extra: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    env = dict(os.environ)  # the settings fixture exported DOMINO_* (prefix, queue names, Redis URL)
+    env.update({"DOMINO_REDIS_URL": settings.redis_url, "DOMINO_KEY_PREFIX": settings.key_prefix})
+    env.update(extra)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    return env
+
+
+def wait_for(predicate, timeout: float, step: float = 0.02):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
+class Gunicorn:
+    """gunicorn sync workers on 127.0.0.1 and a free port, as in production (domino-serve)."""
+
+    def __init__(self, env: dict[str, str], app: str = "api.app:create_app()", workers: int = 1) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{self.port}",
+                "--no-control-socket", "--graceful-timeout", "2", "--timeout", "30", "--log-level", "warning",
+                "--pythonpath", str(HERE), app,
+            ],  # fmt: skip
+            env=env,
+            cwd=ROOT,
+            start_new_session=True,
+        )
+        ok = wait_for(self._healthy, 30, 0.1)
+        if not ok:
+            self.stop()
+            raise RuntimeError("gunicorn did not start")
+
+    def _healthy(self) -> bool:
+        try:
+            return httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def workers(self) -> list[int]:
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def gunicorn_factory():  # type: ignore[no-untyped-def]
+    started: list[Gunicorn] = []
+
+    def start(env: dict[str, str], **kwargs) -> Gunicorn:  # type: ignore[no-untyped-def]
+        server = Gunicorn(env, **kwargs)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
