@@ -18,6 +18,7 @@ from api.resources.events import schemas as event_schemas
 from api.resources.games import schemas as game_schemas
 from api.resources.moves import schemas as move_schemas
 from api.resources.simulations import schemas as simulation_schemas
+from api.resources.variants import schemas as variant_schemas
 from api.resources.webhooks import schemas as webhook_schemas
 from api.service.service import Service
 
@@ -142,6 +143,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     # What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as
     # a play or a draw/pass, one schema per event type and `Event`), per-variant limits, and the webhooks.
     for document in (
+        variant_schemas.document,
         game_schemas.document,
         move_schemas.document,
         event_schemas.document,

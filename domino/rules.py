@@ -35,8 +35,17 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "first_turn_double": ("deferred", "immediate"),
     "mexican_train": (True, False),
 }
-INTEGERS = ("set_max_pips", "boneyard_reserve", "rounds", "double_blank_value")
+# The whole-number options and their ranges; the NULLABLE ones may also be null (``rounds``: no fixed number).
+NULLABLE = frozenset({"rounds"})
+INTEGERS: dict[str, tuple[int, int]] = {
+    "set_max_pips": (1, MAX_SET),
+    "boneyard_reserve": (0, 1000),
+    "rounds": (1, 1000),
+    "double_blank_value": (0, 1000),
+}
+# The options given as a whole number or as a map from player count to one, and their range.
 PLAYER_MAPS = ("hand_size", "target_score")
+PLAYER_MAP_RANGE = (1, 100_000)
 
 # Preset defaults; options absent from a preset do not apply to it (a "—" cell).
 _LINE_COMMON: dict[str, Any] = {
@@ -274,20 +283,18 @@ def _check_value(option: str, value: Any, players: int) -> Any:
             if picked is None:
                 raise InvalidRulesError(option, f"no value for {players} players")
             value = picked
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1 or value > 100_000:
-            raise InvalidRulesError(option, "must be a whole number from 1 to 100000")
+        low, high = PLAYER_MAP_RANGE
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise InvalidRulesError(option, f"must be a whole number from {low} to {high}")
         return value
     if option in INTEGERS:
-        if value is None and option == "rounds":
+        if value is None and option in NULLABLE:
             return None
         if not isinstance(value, int) or isinstance(value, bool):
             raise InvalidRulesError(option, "must be a whole number")
-        if option == "set_max_pips" and not 1 <= value <= MAX_SET:
-            raise InvalidRulesError(option, f"must be from 1 to {MAX_SET}")
-        if option == "rounds" and not 1 <= value <= 1000:
-            raise InvalidRulesError(option, "must be from 1 to 1000")
-        if option in ("boneyard_reserve", "double_blank_value") and not 0 <= value <= 1000:
-            raise InvalidRulesError(option, "must be from 0 to 1000")
+        low, high = INTEGERS[option]
+        if not low <= value <= high:
+            raise InvalidRulesError(option, f"must be from {low} to {high}")
         return value
     if option in CHOICES:
         allowed = CHOICES[option]

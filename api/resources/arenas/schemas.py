@@ -6,6 +6,7 @@ from apispec import APISpec
 import domino
 from api.resources.common import StrictBoolean, WholeNumber
 from api.resources.games.schemas import line_games_seat_at_most_four
+from api.resources.variants.schemas import RULES_REF
 from api.resources.ratings.schemas import RatingSchema
 
 ARENA_STATUSES = ["running", "finished", "failed"]
@@ -45,7 +46,8 @@ class CreateArenaSchema(ma.Schema):
         load_default=True,
         metadata={
             "description": "`true`: every deal is played in every seating of the bots (every order over the seats: "
-            "2 games a deal for 2 bots, 6 for 3, 24 for 4), so the luck of the deal cancels out; `false`: each "
+            "2 games a deal for 2 bots, 6 for 3, 24 for 4), so the luck of the deal cancels out, and a registered "
+            "bot is trusted not to remember a deal's hands from one of its seatings to the next; `false`: each "
             "deal once, the bots a seat further round each deal"
         },
     )
@@ -53,8 +55,11 @@ class CreateArenaSchema(ma.Schema):
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
         metadata={
-            "description": "option overrides as for a game (docs/rules.md#options); a game of computer players "
-            "only has the usual caps (`target_score`, `rounds`)"
+            "schema": {
+                **RULES_REF,
+                "description": "option overrides as for a game; a game of computer players only has the usual "
+                "caps (`target_score`, `rounds`)",
+            }
         },
     )
 

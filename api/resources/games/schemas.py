@@ -10,6 +10,7 @@ import domino
 from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
+from api.resources.variants.schemas import RULES_REF
 from api.service.bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
@@ -137,10 +138,7 @@ class CreateGameSchema(ma.Schema):
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={
-            "description": "option overrides (`GET /v1/variants`; what each does: docs/rules.md#options); "
-            "`players` comes from the seats"
-        },
+        metadata={"schema": {**RULES_REF, "description": "option overrides; `players` comes from the seats"}},
     )
     seats = ma.fields.List(
         ma.fields.Nested(SeatSchema),

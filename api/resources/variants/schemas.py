@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
+from apispec import APISpec
 
 import domino
+from domino.rules import CHOICES, INTEGERS, NULLABLE, PLAYER_MAP_RANGE, PLAYER_MAPS
 
 ANY_VALUE = {"description": "an option's value: a string, an integer, a boolean, a map from player count to integer, or null"}
 
@@ -63,3 +67,36 @@ class VariantsSchema(ma.Schema):
         },
     )  # fmt: skip
     limits = ma.fields.Nested(LimitsSchema, required=True)
+
+
+def rule_overrides() -> dict[str, Any]:
+    """JSON Schema of a request's `rules`: every option with the values the engine accepts (which options a
+    variant uses, and how they combine, the engine checks: a 422 names the option)."""
+    options: dict[str, Any] = {}
+    for name, allowed in CHOICES.items():
+        if all(isinstance(a, bool) for a in allowed):
+            options[name] = {"type": "boolean"}
+        else:
+            options[name] = {"type": "string", "enum": list(allowed)}
+    for name, (low, high) in INTEGERS.items():
+        options[name] = {"type": ["integer", "null"] if name in NULLABLE else "integer", "minimum": low, "maximum": high}
+    low, high = PLAYER_MAP_RANGE
+    number = {"type": "integer", "minimum": low, "maximum": high}
+    by_players = {"type": "object", "additionalProperties": number, "description": "player count (as text) -> value"}
+    for name in PLAYER_MAPS:
+        options[name] = {"anyOf": [number, by_players]}
+    return {
+        "type": "object",
+        "description": "Option overrides (`GET /v1/variants` lists each option's values and every preset's defaults; "
+        "docs/rules.md#options says what each does). An option the variant does not use, or a combination the "
+        "rules do not allow, is a 422 naming the option.",
+        "properties": dict(sorted(options.items())),
+        "additionalProperties": False,
+    }
+
+
+RULES_REF = {"$ref": "#/components/schemas/RuleOverrides"}
+
+
+def document(spec: APISpec) -> None:
+    spec.components.schema("RuleOverrides", rule_overrides())
