@@ -1,12 +1,11 @@
 """What the server plays for a seat: a computer player's move, or a timed-out seat's (the fallback strategy).
 
-Each is a ``choose`` for :meth:`api.service.moves.Moves.play_for_seat`. Randomness is seeded by the game and
-its version, so a job run twice chooses the same move.
+Each is a ``choose`` for :meth:`api.service.moves.Moves.play_for_seat`. Randomness is seeded by the game's
+secret salt and its version: a job run twice chooses the same move, and no player can predict it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import random
 import time
 
@@ -14,6 +13,7 @@ import domino
 import domino.bots
 from api.service.moves import Choose
 from api.service.records import BOT, MOVING_KINDS, GameRecord
+from api.service.security import private_rng_seed
 
 
 def think_budget(think_ms: int | None) -> domino.bots.Budget:
@@ -31,8 +31,8 @@ def bot_to_move(doc: GameRecord, state: domino.State) -> int | None:
     return int(seat)
 
 
-def _rng(salt: str) -> random.Random:
-    return random.Random(hashlib.sha256(salt.encode()).digest())
+def _rng(doc: GameRecord, purpose: str) -> random.Random:
+    return random.Random(private_rng_seed(doc, purpose))
 
 
 def bot_move(game_id: str, version: int) -> Choose:
@@ -45,7 +45,7 @@ def bot_move(game_id: str, version: int) -> Choose:
         record = doc["seats"][seat]
         strategy = domino.bots.get(record.get("bot", ""))
         view = domino.view(state, seat)
-        return seat, strategy.choose(view, _rng(f"{game_id}:{version}"), think_budget(record.get("think_ms")))
+        return seat, strategy.choose(view, _rng(doc, f"{game_id}:{version}"), think_budget(record.get("think_ms")))
 
     return choose
 
@@ -61,6 +61,6 @@ def timeout_move(game_id: str, version: int, strategy_id: str) -> Choose:
         if deadline > time.time():
             return "not-due"
         strategy = domino.bots.get(strategy_id)
-        return seat, strategy.choose(domino.view(state, seat), _rng(f"timeout:{game_id}:{version}"), domino.bots.Budget())
+        return seat, strategy.choose(domino.view(state, seat), _rng(doc, f"timeout:{game_id}:{version}"), domino.bots.Budget())
 
     return choose

@@ -73,6 +73,19 @@ def seed_commitment(seed: str, salt: str) -> str:
     return hashlib.sha256(f"{seed}:{salt}".encode()).hexdigest()
 
 
+def deal_seed(secret: str, deal: int) -> str:
+    """The seed of deal ``deal`` of an arena whose secret is ``secret``: HMAC-SHA256, so the seed one game reveals
+    when it ends tells nothing of the arena's other deals."""
+    return hmac.new(secret.encode(), str(deal).encode(), hashlib.sha256).hexdigest()
+
+
+def private_rng_seed(doc: GameRecord, purpose: str) -> bytes:
+    """Seed material for the server's own random choices in a game (a computer player's, a timed-out seat's):
+    the game's secret salt with ``purpose``, so nobody can predict them from public values while the game is
+    on; a job run twice chooses the same (the salt is revealed with the seed when the game ends)."""
+    return hashlib.sha256(f"{doc['salt']}:{purpose}".encode()).digest()
+
+
 def fingerprint(*parts: Any) -> str:
     """What a request asked for, so that an Idempotency-Key reused for another request is caught."""
     return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()

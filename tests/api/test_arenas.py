@@ -3,6 +3,7 @@ deals, a cap on the games a bot plays at once, standings, and the caps on an are
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import replace as replace_settings
@@ -54,6 +55,10 @@ def test_an_arena_plays_every_seating_of_every_deal_one_game_per_bot_at_a_time(c
     assert [[s["name"] for s in v["seats"]] for v in views] == [g["seats"] for g in games]
     deals = [client.get(f"/v1/games/{g['id']}/history").get_json()["deals"][0]["hands"] for g in games]
     assert deals[0] == deals[1] and deals[2] == deals[3] and deals[0] != deals[2], "a deal is dealt the same in its seatings"
+    # The seed a finished game reveals tells nothing of the other deals: no shared part to complete.
+    seeds = [client.get(f"/v1/games/{g['id']}/history").get_json()["seed"] for g in games]
+    assert seeds[0] == seeds[1] and seeds[2] == seeds[3] and seeds[0] != seeds[2]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", seed) for seed in seeds), seeds
 
     standings = {s["bot"]: s for s in done["standings"]}
     assert set(standings) == {"greedy", "random"}

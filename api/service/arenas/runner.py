@@ -24,7 +24,7 @@ from api.service.arenas.standings import render
 from api.service.create import Creation
 from api.service.ratings import Ratings, seat_ranks
 from api.service.records import GameRecord, game_record, state_of
-from api.service.security import derived_id, is_id, new_id
+from api.service.security import deal_seed, derived_id, is_id, new_id
 from api.store import Store, StoreUnavailable
 from api.store.arenas import FULL, TAKEN
 
@@ -88,8 +88,8 @@ class Arenas:
         return started
 
     def _create(self, spec: ArenaSpec, arena_id: str, index: int, game_id: str) -> None:
-        arena_seed = f"{spec.seed}:{spec.deal(index)}"
-        self.creation.create_for_arena(game_id, spec.game_request(index), arena_seed, {"id": arena_id, "game": index})
+        seed = deal_seed(spec.seed, spec.deal(index))
+        self.creation.create_for_arena(game_id, spec.game_request(index), seed, {"id": arena_id, "game": index})
 
     def advance_running(self) -> list[str]:
         """The sweep's pass: move every running arena on. Returns the arenas that started games."""
