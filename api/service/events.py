@@ -19,6 +19,7 @@ import domino.codec
 from api.config import Settings
 from api.errors import InvalidRequest, Unauthorized
 from api.service.commits import Commits
+from api.service.records import waiting
 from api.service.security import authenticate, ticket_hash
 from api.service.streams import StreamSlot, held
 from api.service.views import render_event
@@ -60,6 +61,18 @@ def sse_frame(event: dict[str, Any]) -> bytes:
     return b"id: %s\nevent: %s\ndata: %s\n\n" % (event["id"].encode(), event["type"].encode(), orjson.dumps(event))
 
 
+def rendered(entries: list[tuple[str, dict[str, Any]]], seat: int | None, waits: bool) -> tuple[list[dict[str, Any]], bool]:
+    """The events as ``seat`` sees them, and whether the game still waits for seats after them. While it waits,
+    no seat sees its private details (the opener's lead, its first legal moves): the game's creator would see
+    its hand, and could keep only the deals it likes for whoever joins. The game's start ends that."""
+    out = []
+    for sid, stored in entries:
+        out.append(render_event(sid, stored, None if waits else seat))
+        if waits and stored["public"].get("type") == "game_started":
+            waits = False
+    return out, waits
+
+
 class Events:
     def __init__(self, store: Store, settings: Settings, commits: Commits) -> None:
         self.store = store
@@ -78,21 +91,21 @@ class Events:
         self.store.games.put_ticket(game_id, ticket_hash(ticket), seat, ttl)
         return {"ticket": ticket, "seat": seat, "expires_in": ttl, "url": f"/v1/games/{game_id}/events?ticket={ticket}"}
 
-    def reader(self, game_id: str, token: str | None, ticket: str | None) -> tuple[int | None, bool]:
-        """(the caller's seat or None, whether the game is over). Raises 404 for no game, 401 for a bad token
-        or an unknown or expired ticket."""
+    def reader(self, game_id: str, token: str | None, ticket: str | None) -> tuple[int | None, bool, bool]:
+        """(the caller's seat or None, whether the game is over, whether it waits for seats). Raises 404 for no
+        game, 401 for a bad token or an unknown or expired ticket."""
         _, doc = self.commits.load(game_id)
         finished = domino.codec.is_finished(doc["state"])  # a long poll must not decode the whole game
         if token is not None:
-            return authenticate(doc, token), finished
+            return authenticate(doc, token), finished, waiting(doc)
         if ticket is not None:
             seat = self.store.games.take_ticket(game_id, ticket_hash(ticket))
             if seat is None:
                 raise Unauthorized(
                     "This stream ticket is unknown, used or expired; get a new one with POST .../events/ticket."
                 )
-            return seat, finished
-        return None, finished
+            return seat, finished, waiting(doc)
+        return None, finished, waiting(doc)
 
     def long_poll(
         self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float, client: str
@@ -108,12 +121,12 @@ class Events:
                 waits.release()
 
     def _poll(self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float) -> dict[str, Any]:
-        seat, finished = self.reader(game_id, token, ticket)
+        seat, finished, waits = self.reader(game_id, token, ticket)
         block_ms = 0 if finished else int(min(wait, self.settings.max_wait) * 1000)
         entries = self.store.games.read_events(game_id, cursor)
         if not entries and block_ms:
             entries = self.store.games.read_events(game_id, cursor, block_ms=block_ms)
-        events = [render_event(sid, stored, seat) for sid, stored in entries]
+        events, _ = rendered(entries, seat, waits)
         last_version = events[-1]["version"] if events else version_before(cursor)
         ended = finished or any(e["type"] == "game_ended" for e in events)
         return {"events": events, "last_version": last_version, "ended": ended, "seat": seat}
@@ -129,14 +142,14 @@ class Events:
         """Server-Sent Events for the caller after the stream id ``cursor`` (:func:`event_cursor`), holding a
         stream slot of ``client`` (and of the game) while open. The caller is checked now, before the stream
         starts (a 401, 404 or 429 is an answer, not a stream)."""
-        seat, finished = self.reader(game_id, token, ticket)
+        seat, finished, waits = self.reader(game_id, token, ticket)
         slot = self._slot(client, game_id)
-        return held(slot, self._frames(game_id, seat, cursor, finished))
+        return held(slot, self._frames(game_id, seat, cursor, finished, waits))
 
     def _slot(self, client: str, game_id: str) -> StreamSlot:
         return StreamSlot.take(self.store.streams, self.settings, client, game_id)
 
-    def _frames(self, game_id: str, seat: int | None, cursor: str, finished: bool) -> Iterator[bytes]:
+    def _frames(self, game_id: str, seat: int | None, cursor: str, finished: bool, waits: bool) -> Iterator[bytes]:
         """One frame per event (``id:`` the stream id), a keep-alive comment when nothing happened for
         ``keepalive_interval``; the stream ends after ``game_ended`` (or at once when the game was already
         over and nothing is left), when the game expires, or when Redis fails (the client reconnects with
@@ -160,8 +173,8 @@ class Events:
                     continue
                 # One write per read: a commit's events (a move, then turn_started) arrive together.
                 frames = []
-                for sid, stored in entries:
-                    event = render_event(sid, stored, seat)
+                events, waits = rendered(entries, seat, waits)
+                for (sid, _), event in zip(entries, events):
                     frames.append(sse_frame(event))
                     cursor = sid
                     if event["type"] == "game_ended":

@@ -51,8 +51,11 @@ def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | 
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
     }
     merged = {**v, **extra}
-    if extra["status"] == "waiting" and "legal_moves" in merged:
-        merged["legal_moves"] = []  # nobody moves before every seat is taken
+    if extra["status"] == "waiting":
+        # Nobody moves, or sees a tile, before every seat is taken: a creator who saw its hand could keep only
+        # the deals it likes for whoever joins.
+        merged["legal_moves"] = []
+        merged["hand"] = []
     if seat is None:
         merged.pop("hand", None)
         merged.pop("legal_moves", None)
@@ -74,8 +77,10 @@ def render_event(stream_id: str, stored: Mapping[str, Any], seat: int | None, re
 def render_history(
     doc: GameRecord, version: int, state: domino.State, seat: int | None, events: list[tuple[str, dict[str, Any]]]
 ) -> dict[str, Any]:
-    """Rounds, moves and results. Before the end: what ``seat`` may see; after: everything."""
+    """Rounds, moves and results. Before the end: what ``seat`` may see (while the game waits for seats, what
+    everyone sees: see :func:`render_view`); after: everything."""
     finished = bool(state.finished)
+    sees = None if waiting(doc) else seat
     out: dict[str, Any] = {
         "id": doc["id"],
         "variant": doc["variant"],
@@ -85,7 +90,7 @@ def render_history(
         "seats": public_seats(doc),
         "rules": state.rules.to_dict(),
         "rounds": [r.to_dict(reveal_deal=False) for r in state.rounds],
-        "events": [render_event(sid, stored, seat, reveal=finished) for sid, stored in events],
+        "events": [render_event(sid, stored, sees, reveal=finished) for sid, stored in events],
         "outcome": state.outcome.to_dict() if state.outcome is not None else None,
         "seed_commitment": doc["seed_commitment"],
         "client_seeded": doc["client_seeded"],

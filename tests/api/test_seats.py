@@ -136,3 +136,26 @@ def test_the_operations_that_take_no_body_refuse_one_with_members(client, create
     assert spectator.view().get_json()["status"] == "playing"
     assert client.post(f"/v1/games/{game_id}/events/ticket", json={}, headers=players[0].headers).status_code == 201
     assert client.post(f"/v1/games/{game_id}/resign", json={}, headers=players[0].headers).status_code == 200
+
+
+def test_while_a_game_waits_for_seats_nobody_sees_a_tile(client, create_game):
+    """A creator who saw its hand could resign the deals it dislikes and leave only good ones to whoever joins:
+    until the last seat is taken no view, event or history shows a seat any tile; then its seat sees its own."""
+    rules = {"starting_rule": "lot"}  # the opener may lead any tile: its first legal moves would be its hand
+    data, players, spectator = create_game([{"name": "Shark"}, {"open": True}], rules=rules)
+    game_id, shark = data["game"]["id"], players[0]
+    assert data["game"]["hand"] == [] and data["game"]["legal_moves"] == []
+    seen = [
+        shark.view().get_json(),
+        client.get(f"/v1/games/{game_id}/events?after=-1", headers=shark.headers).get_json(),
+        client.get(f"/v1/games/{game_id}/history", headers=shark.headers).get_json(),
+    ]
+    text = str(seen)
+    assert seen[0]["hand"] == [] and "'lead'" not in text and "legal_moves': [{" not in text, text
+    assert not any(e.get("legal_moves") for e in seen[1]["events"]), seen[1]
+    claimed = client.post(f"/v1/games/{game_id}/seats/1", json={"name": "Bo"})
+    assert claimed.status_code == 201 and len(claimed.get_json()["game"]["hand"]) == 7
+    assert len(shark.view().get_json()["hand"]) == 7
+    events = client.get(f"/v1/games/{game_id}/events?after=-1", headers=shark.headers).get_json()["events"]
+    turn = events[-1]
+    assert turn["type"] == "turn_started" and (turn["seat"] != 0 or turn["legal_moves"]), turn
