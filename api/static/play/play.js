@@ -120,6 +120,8 @@ function showError(err) {
   if (err && err.name === 'AbortError') return;
   const title = err instanceof ApiError ? err.title : 'Something went wrong';
   const detail = err instanceof ApiError ? err.detail : String((err && err.message) || err);
+  if (err instanceof ApiError && err.status === 0) $error.dataset.network = '1';
+  else delete $error.dataset.network;
   put($error, 
     h('strong', { class: 'error-title' }, title),
     detail ? h('span', { class: 'error-detail' }, ' ', detail) : null,
@@ -129,6 +131,7 @@ function showError(err) {
 }
 
 function clearError() {
+  delete $error.dataset.network;
   $error.hidden = true;
   put($error, );
 }
@@ -240,6 +243,12 @@ async function showNewGame() {
     const v = variant();
     const n = Number(playersSel.value);
     optionsBox.replaceChildren();
+    if (n === 4 && v.defaults.teams !== undefined) {
+      // Seats 1 and 3 play seats 2 and 4 (partners sit opposite).
+      optionsBox.append(h('div', { class: 'field check' },
+        h('input', { type: 'checkbox', id: 'teams' }),
+        h('label', { for: 'teams' }, 'Teams: seats 1 & 3 against 2 & 4')));
+    }
     if (v.defaults.match_end === 'fixed_rounds' || v.defaults.rounds !== undefined || v.id === 'mexican_train') {
       optionsBox.append(h('div', { class: 'field' },
         h('label', { for: 'rounds' }, 'Rounds'),
@@ -274,6 +283,8 @@ async function showNewGame() {
     const rounds = form.querySelector('#rounds');
     if (target && target.value) rules.target_score = Number(target.value);
     if (rounds && rounds.value) rules.rounds = Number(rounds.value);
+    const teams = form.querySelector('#teams');
+    if (teams && teams.checked) rules.teams = 'partners_opposite';
     const body = { variant: variantSel.value, seats, unlisted: !listed.checked };
     if (Object.keys(rules).length) body.rules = rules;
     submit.disabled = true;
@@ -406,7 +417,10 @@ function setView(t, view) {
     if (t.selected && !legalPlays(view, t.selected).length) t.selected = null;
   }
   renderTable(t);
-  if (over(t.view)) stopStream(t);
+  if (over(t.view)) {
+    stopStream(t);
+    learnOutcome(t);
+  }
 }
 
 function legalPlays(view, tile) {
@@ -439,7 +453,8 @@ function stopStream(t) {
 async function connect(t) {
   if (t.closed || !t.view || over(t.view)) return;
   if (t.es) { t.es.close(); t.es = null; }
-  if (typeof EventSource === 'undefined' || t.failures >= 4) return longPoll(t);
+  // The long poll is for a network where the stream never opens; after a blip the stream is opened again.
+  if (typeof EventSource === 'undefined' || (!t.opened && t.failures >= 4)) return longPoll(t);
   const params = new URLSearchParams({ after: String(t.view.version) });
   setConn(t, t.opened ? 'reconnecting' : 'connecting');
   if (t.token) {
@@ -450,7 +465,7 @@ async function connect(t) {
       if (t.closed) return;
       t.failures += 1;
       if (err.status === 401) { showError(err); return; }
-      await sleep(Math.min(8000, 500 * 2 ** t.failures));
+      await sleep(Math.min(2000, 250 * 2 ** t.failures));
       return connect(t);
     }
   }
@@ -463,6 +478,7 @@ async function connect(t) {
     t.opened = true;
     t.failures = 0;
     setConn(t, 'live');
+    if ($error.dataset.network) clearError(); // the connection is back: the message about it is past
     if (again) refresh(t).catch(showError); // back after a blip: catch up on anything missed
   });
   const onEvent = (msg) => {
@@ -479,17 +495,18 @@ async function connect(t) {
   es.addEventListener('error', () => {
     if (t.es !== es || t.closed) return;
     t.failures += 1;
-    if (es.readyState === EventSource.CLOSED) {
-      // The browser gave up (e.g. the ticket expired while we were away): start over with a new one.
+    if (es.readyState === EventSource.CLOSED || t.token) {
+      // The browser gave up, or would retry a seat's ticket, which is spent once used: start over with a
+      // new ticket, soon (a blip is short).
       es.close();
       t.es = null;
       setConn(t, 'reconnecting');
-      sleep(Math.min(8000, 500 * 2 ** t.failures)).then(() => {
+      sleep(Math.min(2000, 250 * 2 ** t.failures)).then(() => {
         if (t.closed) return;
         refresh(t).catch(() => {}).then(() => connect(t));
       });
     } else {
-      setConn(t, 'reconnecting'); // EventSource retries by itself, with Last-Event-ID
+      setConn(t, 'reconnecting'); // a spectator's EventSource retries by itself, with Last-Event-ID
     }
   });
 }
@@ -519,6 +536,21 @@ async function longPoll(t) {
 // A short human-readable feed of what just happened (the view's log covers the round; this adds round ends).
 function note(t, event) {
   t.lastEvent = event;
+  if (event.type === 'resigned') t.resigned = event.seat;
+  if (event.type === 'game_ended') t.outcome = { reason: event.reason, winners: event.winners };
+}
+
+// Why the match ended, for a page opened after the end (the events that said so were not followed): once,
+// from the history's outcome and its `resigned` event.
+function learnOutcome(t) {
+  if (t.outcome !== undefined) return;
+  t.outcome = null;
+  api('GET', `/v1/games/${encodeURIComponent(t.id)}/history`, { token: t.token }).then((history) => {
+    const resigned = history.events.find((e) => e.type === 'resigned');
+    if (resigned) t.resigned = resigned.seat;
+    t.outcome = history.outcome;
+    if (!t.closed) renderTable(t);
+  }).catch(() => {});
 }
 
 function tick(t) {
@@ -545,7 +577,11 @@ async function sendMove(t, move) {
     if (!t.closed) setView(t, view);
   } catch (err) {
     t.busy = false;
-    showError(err);
+    if (err instanceof ApiError && err.status === 412) {
+      showError(new ApiError('The table changed before your move', 'another move was played first; here is the table as it is now.', 412, err.problem));
+    } else {
+      showError(err);
+    }
     if (!t.closed) {
       renderTable(t);
       refresh(t).catch(() => {});
@@ -560,7 +596,8 @@ async function claimSeat(t, seat, name) {
     saveSeat(t.id, claimed.seat, claimed.token, name);
     route(); // reopen the table as that seat
   } catch (err) {
-    showError(err);
+    const taken = err instanceof ApiError && err.problem && err.problem.type === '/problems/seat-taken';
+    showError(taken ? new ApiError('Seat taken', `someone took seat ${seat + 1} just before you.`, 409, err.problem) : err);
     refresh(t).catch(() => {});
   }
 }
@@ -708,7 +745,7 @@ function renderTrains(t) {
   box.append(h('div', { class: 'engine' },
     engine ? boardTile(view, engine, { cls: 'engine-double' }) : null,
     h('span', {}, engine ? `Engine ${engine}` : 'No engine yet')));
-  if (pending.size) {
+  if (pending.size && !over(view)) {
     box.append(h('p', { class: 'notice', 'data-testid': 'pending' },
       `Double ${[...pending].join(', ')} must be covered before anything else is played.`));
   }
@@ -860,7 +897,7 @@ function renderRoundResult(t) {
     h('td', { class: 'left-tiles' }, (lr.hands && lr.hands[s.seat] || []).map((tile) => boardTile(view, tile, { cls: 'small' }))),
     h('td', {}, lr.pips_left ? String(lr.pips_left[s.seat]) : ''),
     h('td', {}, lr.points ? `+${lr.points[s.seat]}` : '')));
-  const endText = lr.end === 'domino' ? 'went out' : lr.end === 'blocked' ? 'blocked' : lr.end;
+  const endText = { domino: 'went out', blocked: 'blocked', abandoned: 'ended when the target was reached' }[lr.end] || lr.end;
   return h('section', { class: 'card round-result', 'data-testid': 'round-result' },
     h('h2', {}, `Round ${lr.round}: ${endText}`),
     lr.why ? h('p', {}, humanWhy(view, lr.why)) : null,
@@ -881,10 +918,24 @@ function renderGameOver(t) {
   const youWon = view.seat !== null && view.winners.includes(view.seat);
   return h('section', { class: 'card game-over', 'data-testid': 'game-over', role: 'status' },
     h('h2', {}, youWon ? 'You won!' : `Game over: ${winners.join(' and ') || 'no winner'} ${winners.length > 1 ? 'win' : 'wins'}.`),
-    h('ol', { class: 'final-scores' }, view.seats.map((s) => h('li', {},
+    t.outcome ? h('p', { 'data-testid': 'end-reason' }, endReason(t, view)) : null,
+    h('ul', { class: 'final-scores' }, view.seats.map((s) => h('li', {},
       `${whoText(view, s.seat)}: `, h('strong', { 'data-testid': `final-score-${s.seat}` }, String(view.scores[s.seat]))))),
-    view.team_scores ? h('p', {}, `Teams: ${view.team_scores.join(' – ')}`) : null,
+    view.team_scores ? h('p', { 'data-testid': 'team-scores' }, `Teams: ${teamText(view, 0)} ${view.team_scores[0]} – ${teamText(view, 1)} ${view.team_scores[1]}`) : null,
     h('p', {}, h('a', { href: `/v1/games/${view.id}/history` }, 'The full history'), ' (every deal and the seed) · ', h('a', { href: '#new' }, 'Play again')));
+}
+
+// A team by its partners (seats i and i + 2: partners sit opposite).
+function teamText(view, team) {
+  return `${whoText(view, team)} & ${whoText(view, team + 2)}`;
+}
+
+function endReason(t, view) {
+  const reason = t.outcome.reason;
+  if (reason === 'resigned') return t.resigned !== undefined ? `${whoText(view, t.resigned)} resigned.` : 'The match ended by resignation.';
+  if (reason === 'target_score') return `The target of ${view.rules.target_score} points was reached.`;
+  if (reason === 'fixed_rounds') return `All ${view.rules.rounds} rounds were played${view.rules.scoring === 'mexican_penalty' ? ': the fewest points win' : ''}.`;
+  return `The match ended (${reason}).`;
 }
 
 function renderLog(t) {
@@ -892,7 +943,7 @@ function renderLog(t) {
   const log = (view.log || []).slice(-12).reverse();
   if (!log.length) return null;
   return h('section', { class: 'card log' },
-    h('h2', {}, `Round ${view.round} so far`),
+    h('h2', {}, over(view) ? 'The last round' : `Round ${view.round} so far`),
     h('ol', { reversed: true, class: 'plain' }, log.map((m) => h('li', {}, describeMove(view, m)))));
 }
 
@@ -973,7 +1024,7 @@ function renderTable(t) {
       view.seat === null ? h('p', { class: 'muted spectating' }, t.watch || view.status !== 'waiting' ? 'You are watching this game.' : '') : null),
     h('aside', { class: 'side' },
       renderSeats(t),
-      view.team_scores ? h('p', { class: 'teams' }, `Team scores: ${view.team_scores.join(' – ')}`) : null,
+      view.team_scores ? h('p', { class: 'teams' }, `Teams: ${teamText(view, 0)} ${view.team_scores[0]} – ${teamText(view, 1)} ${view.team_scores[1]}`) : null,
       renderClaim(t),
       renderShare(t),
       renderRoundResult(t),
