@@ -3,8 +3,8 @@
 `rules` is documented as an object of option overrides checked against `GET /v1/variants`: which options
 apply to a variant, and how they combine (`rounds` only with `match_end: fixed_rounds`, `teams` only with 4
 seats, a hand size the set can deal, ...), are the engine's rules, not JSON Schema. A generated `rules`
-object is therefore replaced by `{}`; every other member is fuzzed as generated (a `rules` that is not an
-object is left as it is, so a negative case stays negative). Likewise an app's `metadata` (of the game or a
+object that the document's `RuleOverrides` accepts is therefore replaced by `{}`; every other member is fuzzed as
+generated (a `rules` the schema refuses is left as it is, so a negative case stays negative). Likewise an app's `metadata` (of the game or a
 seat) is documented as at most 1 KB of JSON, a size JSON Schema cannot state: a larger generated one is
 replaced by `{}`; and the names a seat's `bot` may give are the registry's state: a well-formed name that no
 bot has becomes `greedy`."""
@@ -15,17 +15,24 @@ import json
 import re
 from typing import Any
 
+import jsonschema_rs
 import schemathesis
 
 import domino.bots
 from api.resources.moves.schemas import TILE_PATTERN
+from api.resources.variants.schemas import rule_overrides
 from api.service.bots import BOT_NAME_PATTERN
 from api.service.events import STREAM_ID
 
 
+# `rules` as the document types it (RuleOverrides): a generated object it accepts is replaced, one it refuses
+# (a negative case) kept.
+_RULES = jsonschema_rs.validator_for(rule_overrides())
+
+
 @schemathesis.hook
 def map_body(context: Any, body: Any) -> Any:
-    if isinstance(body, dict) and isinstance(body.get("rules"), dict):
+    if isinstance(body, dict) and isinstance(body.get("rules"), dict) and _RULES.is_valid(body["rules"]):
         body = {**body, "rules": {}}
     games = body.get("games") if isinstance(body, dict) else None
     if isinstance(body, dict) and body.get("duplicate") is True and isinstance(games, (int, float)) and games >= 1:

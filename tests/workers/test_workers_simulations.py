@@ -48,7 +48,8 @@ def test_a_seeded_simulation_gives_the_same_results_with_one_and_two_workers(cli
     first = _get(client, one["id"])
     assert first["status"] == "finished"
 
-    env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING"}
+    # PYTHONFAULTHANDLER: a worker that crashes on its shutdown (seen once, SIGSEGV) says where.
+    env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "PYTHONFAULTHANDLER": "1"}
     cmd = [sys.executable, "-m", "workers.cli", "worker", "simulations", "--log-level", "WARNING"]
     procs = [subprocess.Popen(cmd, env=env) for _ in range(2)]  # forking workers, as domino-worker runs them
     try:
