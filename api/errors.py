@@ -163,7 +163,9 @@ VERSION_MISMATCH = ProblemType(
     "retried move counted.",
 )
 PAYLOAD_TOO_LARGE = ProblemType(413, "payload-too-large", "Payload too large", "The body is over 16 KiB.")
-URI_TOO_LONG = ProblemType(414, "uri-too-long", "URI too long", "The request line (method, path, query) is over 4094 bytes.")
+URI_TOO_LONG = ProblemType(
+    414, "uri-too-long", "URI too long", "The request line (method, path, query) is over 4094 bytes."
+)
 HEADERS_TOO_LARGE = ProblemType(
     431, "header-fields-too-large", "Header fields too large", "A header is over 8190 bytes, or there are over 100."
 )

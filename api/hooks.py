@@ -139,7 +139,8 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
             more = length is None and len(raw) >= limit and req.input_stream.read(1)
         except Exception:  # noqa: BLE001  # the server's body reader (gunicorn's errors are its own types): a
             # malformed chunked body (bad size, missing CRLF) or one cut short is the client's, not a bug
-            return problem_response(errors.BAD_REQUEST, "The body could not be read: its chunked encoding is malformed, or it was cut short.")
+            detail = "The body could not be read: its chunked encoding is malformed, or it was cut short."
+            return problem_response(errors.BAD_REQUEST, detail)
         if more:
             # A chunked body (no Content-Length) is cut at the limit by werkzeug, silently: more was sent.
             return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")

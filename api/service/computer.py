@@ -61,6 +61,7 @@ def timeout_move(game_id: str, version: int, strategy_id: str) -> Choose:
         if deadline > time.time():
             return "not-due"
         strategy = domino.bots.get(strategy_id)
-        return seat, strategy.choose(domino.view(state, seat), _rng(doc, f"timeout:{game_id}:{version}"), domino.bots.Budget())
+        rng = _rng(doc, f"timeout:{game_id}:{version}")
+        return seat, strategy.choose(domino.view(state, seat), rng, domino.bots.Budget())
 
     return choose

@@ -61,7 +61,9 @@ def sse_frame(event: dict[str, Any]) -> bytes:
     return b"id: %s\nevent: %s\ndata: %s\n\n" % (event["id"].encode(), event["type"].encode(), orjson.dumps(event))
 
 
-def rendered(entries: list[tuple[str, dict[str, Any]]], seat: int | None, waits: bool) -> tuple[list[dict[str, Any]], bool]:
+def rendered(
+    entries: list[tuple[str, dict[str, Any]]], seat: int | None, waits: bool
+) -> tuple[list[dict[str, Any]], bool]:
     """The events as ``seat`` sees them, and whether the game still waits for seats after them. While it waits,
     no seat sees its private details (the opener's lead, its first legal moves): the game's creator would see
     its hand, and could keep only the deals it likes for whoever joins. The game's start ends that."""

@@ -100,7 +100,8 @@ def document(spec: APISpec) -> None:
             "mapping": {t: f"#/components/schemas/{'PlayMove' if t == 'play' else 'DrawOrPass'}" for t in ("play", "draw", "pass")},
         },
     }
-    spec.components.schema("MinimalGameView", {"description": inspect.cleandoc(MinimalViewSchema.__doc__ or "")}, schema=MinimalViewSchema)
+    minimal = {"description": inspect.cleandoc(MinimalViewSchema.__doc__ or "")}
+    spec.components.schema("MinimalGameView", minimal, schema=MinimalViewSchema)
     spec.components.schemas["MoveAnswer"] = {
         "description": "The seat's new `GameView`; with `Prefer: return=minimal`, a `MinimalGameView`.",
         "anyOf": [{"$ref": "#/components/schemas/GameView"}, {"$ref": "#/components/schemas/MinimalGameView"}],

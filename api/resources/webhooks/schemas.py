@@ -102,8 +102,9 @@ def _app_event(event_type: str) -> dict[str, Any]:
             "summary": f"`{event_type}`: {APP_EVENT_WHEN[event_type]}",
             "description": "Sent to the app's `webhook` (`domino-admin apps create --webhook URL`), signed as Standard "
             "Webhooks with the app's webhook secret (shown once by `apps create` and `apps rotate`). The "
-            "`webhook-id` (`msg_<game id>_<version>_<event>`, the event with `_` for `.`) is the same on every retry of one event: drop "
-            "duplicates by it. Any 2xx counts as delivered; anything else, a timeout or a refused connection is "
+            "`webhook-id` (`msg_<game id>_<version>_<event>`, the event with `_` for `.`) is the same on every "
+            "retry of one event: drop duplicates by it. Any 2xx counts as delivered; anything else, a timeout or a "
+            "refused connection is "
             "retried after each step of `DOMINO_WEBHOOK_BACKOFF`. Events of one game may arrive out of order "
             "after a retry: order them by `data.version`. Nothing is sent for a revoked app.",
             "parameters": HEADERS,
