@@ -33,6 +33,11 @@ def _field_error(field: str, message: str, detail: str) -> InvalidRequest:
     return InvalidRequest(detail, errors={"json": {field: [message]}})
 
 
+def _builtin_entries() -> list[dict[str, Any]]:
+    """The computer players' entries (``kind: builtin``), as ``GET /v1/bots`` lists them."""
+    return [{**bot, "kind": BUILTIN_KIND} for bot in domino.bots.catalog()]
+
+
 class Bots:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
@@ -59,15 +64,14 @@ class Bots:
 
     def catalog(self) -> list[dict[str, Any]]:
         """The computer players (``kind: builtin``), then the registered bots not retired."""
-        builtin = [{**bot, "kind": BUILTIN_KIND} for bot in domino.bots.catalog()]
         registered = [self.entry(record, misses) for record, misses in self.store.bots.all() if not record.get("retired")]
-        return builtin + registered
+        return _builtin_entries() + registered
 
     def get(self, name: str) -> dict[str, Any]:
         """A bot's entry by its id, a computer player's or a registered bot's (as :meth:`catalog` lists it)."""
-        builtin = next((bot for bot in domino.bots.catalog() if bot["id"] == name), None)
+        builtin = next((bot for bot in _builtin_entries() if bot["id"] == name), None)
         if builtin is not None:
-            return {**builtin, "kind": BUILTIN_KIND}
+            return builtin
         record, misses = self._found(name)
         if record.get("retired"):
             raise BotNotFound(f"The bot {name!r} is retired.")

@@ -98,16 +98,17 @@ class Events:
         game, 401 for a bad token or an unknown or expired ticket."""
         _, doc = self.commits.load(game_id)
         finished = domino.codec.is_finished(doc["state"])  # a long poll must not decode the whole game
+        waits = waiting(doc)
         if token is not None:
-            return authenticate(doc, token), finished, waiting(doc)
+            return authenticate(doc, token), finished, waits
         if ticket is not None:
             seat = self.store.games.take_ticket(game_id, ticket_hash(ticket))
             if seat is None:
                 raise Unauthorized(
                     "This stream ticket is unknown, used or expired; get a new one with POST .../events/ticket."
                 )
-            return seat, finished, waiting(doc)
-        return None, finished, waiting(doc)
+            return seat, finished, waits
+        return None, finished, waits
 
     def long_poll(
         self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float, client: str
