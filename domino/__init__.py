@@ -17,13 +17,18 @@ from domino.errors import (
     InvalidDealError,
     InvalidMoveError,
     InvalidRulesError,
+    NotationError,
     NotYourTurnError,
+    RecordError,
+    ReplayError,
 )
 from domino.moves import Draw, Move, Pass, Play, parse_move
 from domino.rules import PRESETS, Rules, describe_variants
 from domino.state import Deal, Event, LineBoard, LogEntry, Outcome, RoundResult, State
 from domino.tiles import Tile, full_set
 from domino.views import View, view
+from domino import notation
+from domino.notation import replay
 
 __all__ = [
     "AmbiguousMoveError",
@@ -40,11 +45,14 @@ __all__ = [
     "LogEntry",
     "Move",
     "NotYourTurnError",
+    "NotationError",
     "Outcome",
     "PRESETS",
     "Pass",
     "Play",
     "PlayoutResult",
+    "RecordError",
+    "ReplayError",
     "RoundResult",
     "RoundSummary",
     "Rules",
@@ -60,9 +68,11 @@ __all__ = [
     "full_set",
     "legal_moves",
     "new_game",
+    "notation",
     "opening_events",
     "parse_move",
     "playout",
+    "replay",
     "resign",
     "round_record",
     "step",

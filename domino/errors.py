@@ -63,3 +63,33 @@ def describe(error: DominoError) -> dict[str, Any]:
 
 class InvalidDealError(DominoError):
     """An explicit deal or position does not account for every tile of the set exactly once."""
+
+
+class RecordError(DominoError):
+    """A game record (docs/notation.md) that cannot be read, or does not replay."""
+
+
+class NotationError(RecordError):
+    """A text record's ``line`` (counted from 1) is not what the notation allows there: ``expected`` says what
+    would be."""
+
+    def __init__(self, line: int, expected: str, found: str = "") -> None:
+        shown = f"; found {found!r}" if found else ""
+        super().__init__(f"line {line}: expected {expected}{shown}")
+        self.line = line
+        self.expected = expected
+
+
+class ReplayError(RecordError):
+    """A record that does not replay through the engine: the move (its ``version``, in ``round``) the engine
+    refused or whose outcome differs from the record's, and the text's ``line`` when it came from text."""
+
+    def __init__(self, reason: str, round: int | None = None, version: int | None = None, line: int | None = None) -> None:
+        where = [f"line {line}"] if line is not None else []
+        where += [f"round {round}"] if round is not None else []
+        where += [f"move {version}"] if version is not None else []
+        super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
+        self.reason = reason
+        self.round = round
+        self.version = version
+        self.line = line
