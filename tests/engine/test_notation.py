@@ -1,0 +1,177 @@
+"""Game records (docs/notation.md): every finished game of every variant writes, reads back and replays to the
+same final state; a malformed text names its line and what was expected; a tampered move names the move."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import domino
+import domino.bots
+from domino.notation import Act, build
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+
+
+@st.composite
+def variant_rules(draw: st.DrawFn) -> domino.Rules:
+    """Every variant, teams where they are allowed, short matches."""
+    name = draw(st.sampled_from(domino.PRESETS))
+    if name == "mexican_train":
+        players = draw(st.integers(2, 5))
+        return domino.Rules.preset(name, players=players, set_max_pips=9, hand_size=7, rounds=draw(st.integers(1, 2)))
+    players = draw(st.integers(2, 4))
+    options: dict[str, Any] = {"target_score": draw(st.integers(5, 60))}
+    if players == 4 and draw(st.booleans()):
+        options["teams"] = "partners_opposite"
+    return domino.Rules.preset(name, players=players, **options)
+
+
+def bot_game(
+    rules: domino.Rules, seed: str, rng: random.Random, resign_odds: float = 0.003
+) -> tuple[list[Act], domino.State, dict[str, Any]]:
+    """A game the built-in bots play to the end (seat 1 claimed after the creation, some moves made by the
+    server, some resignations): its acts, its final state, its given facts."""
+    bots = [domino.bots.get(rng.choice(["random", "greedy"])) for _ in range(rules.players)]
+    state = domino.new_game(rules, seed=seed)
+    acts = [Act(0, "created"), Act(1, "claim", 1, name="Bo \"the\" {blocker}", deadline=1764950000.25)]
+    while not state.finished:
+        version = len(acts)
+        if rng.random() < resign_odds:
+            acts.append(Act(version, "resign", state.turn))
+            state = domino.resign(state, state.turn)[0]
+            break
+        move = bots[state.turn].choose(domino.view(state, state.turn), rng, domino.bots.Budget(nodes=50))
+        seat = state.turn
+        state, events = domino.step(state, move)
+        first = events[0].to_dict(for_seat=seat)
+        kind = {"tile_played": "play", "tile_drawn": "draw", "passed": "pass"}[first["type"]]
+        marks = {"auto": True, "deadline": 1764950000.0 + version} if rng.random() < 0.1 else {}
+        acts.append(Act(version, kind, seat, first.get("tile"), first.get("end"), **marks))  # type: ignore[arg-type]
+    seats = [{"seat": i, "name": f"p{i}", "kind": "bot", "player": f"u-{i}"} for i in range(rules.players)]
+    seats[1] = {"seat": 1, "name": "Bo \"the\" {blocker}", "kind": "human", "metadata": {"club": "ü"}}
+    facts = {
+        "id": "h4k2mzq7c3x9b2rt", "variant": rules.preset_name, "version": len(acts) - 1, "seats": seats,
+        "rules": rules.to_dict(), "seed_commitment": "9f2c", "client_seeded": True, "seed": seed, "salt": "a1b2",
+        "created_at": 1764950000.123456, **({"arena": {"id": "ar1", "game": 3}} if rng.random() < 0.5 else {}),
+    }  # fmt: skip
+    return acts, state, facts
+
+
+@SETTINGS
+@given(variant_rules(), st.text("abcdefgh0123456789", min_size=1, max_size=12), st.integers(0, 2**32))
+def test_every_finished_game_writes_reads_and_replays_to_the_same_final_state(rules, seed, rng_seed):  # type: ignore[no-untyped-def]
+    acts, final, facts = bot_game(rules, seed, random.Random(rng_seed))
+    record, built = build(facts, acts)
+    assert built == final and record["status"] == "finished"
+
+    text = domino.notation.write_text(record)
+    parsed = domino.notation.parse_text(text)
+    assert parsed == record
+    assert domino.notation.write_text(parsed) == text
+    assert domino.replay(text) == final
+    assert domino.replay(parsed) == final
+    through_json = json.loads(json.dumps(record))
+    assert domino.notation.parse(json.dumps(record)) == through_json == record
+    assert domino.replay(through_json) == final
+
+
+@pytest.fixture(scope="module")
+def record() -> dict[str, Any]:
+    rules = domino.Rules.preset("all_fives", players=2, target_score=40)
+    acts, _, facts = bot_game(rules, "notation", random.Random(5), resign_odds=0)
+    return build(facts, acts)[0]
+
+
+@pytest.fixture(scope="module")
+def text(record: dict[str, Any]) -> str:
+    return domino.notation.write_text(record)
+
+
+def _line_of(text: str, start: str) -> int:
+    return next(n for n, line in enumerate(text.split("\n"), 1) if line.startswith(start))
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda t: t.replace("[seed ", "[sede "), "a tag named one of"),
+        (lambda t: t.replace('[variant "all_fives"]', "[variant all_fives]"), "a JSON value for the 'variant' tag"),
+        (lambda t: t.replace('[salt "a1b2"]\n', ""), "a [salt ...] tag before the blank line"),
+        (lambda t: t.replace("\n\n", "\n", 1), "a tag `[<name> <JSON value>]`, or a blank line before the moves"),
+        (lambda t: t.replace("2. #", "2. seat ", 1), "a move line"),
+        (lambda t: t.replace("0. created", "0. created {later}"), "annotations `{auto}` or `{deadline <number>}`"),
+        (lambda t: t.rstrip("\n"), "a line break at the end of the record"),
+    ],
+)
+def test_a_malformed_text_names_its_line_and_what_was_expected(text: str, change, expected: str) -> None:  # type: ignore[no-untyped-def]
+    bad = change(text)
+    with pytest.raises(domino.NotationError) as caught:
+        domino.notation.parse(bad)
+    lines = bad.split("\n")
+    first_difference = next((n for n, (a, b) in enumerate(zip(text.split("\n"), lines), 1) if a != b), len(lines))
+    # a missing tag is named at the blank line that ends the tags
+    at = lines.index("") + 1 if "tag before the blank line" in expected else first_difference
+    assert expected in str(caught.value) and caught.value.line == at
+    assert str(caught.value).startswith(f"line {caught.value.line}: expected ")
+
+
+def test_a_derived_line_that_the_replay_does_not_give_is_named_with_the_line_it_should_be(text: str) -> None:
+    n = _line_of(text, "round 1 ends: ")
+    lines = text.split("\n")
+    good = lines[n - 1]
+    lines[n - 1] = good.replace("; points ", "; points 1", 1)
+    with pytest.raises(domino.NotationError) as caught:
+        domino.notation.parse_text("\n".join(lines))
+    assert caught.value.line == n and repr(good) in caught.value.expected
+
+
+def test_a_tampered_move_in_the_text_fails_naming_the_line_the_round_and_the_move(text: str, record: dict[str, Any]) -> None:
+    played = next(e for e in record["events"] if e["type"] == "tile_played" and e["version"] > 5)
+    n = _line_of(text, f"{played['version']}. ")
+    lines = text.split("\n")
+    lines[n - 1] = f"{played['version']}. #{played['seat']} 0-0 left"
+    with pytest.raises(domino.ReplayError) as caught:
+        domino.notation.parse_text("\n".join(lines))
+    assert caught.value.line == n and caught.value.version == played["version"] and caught.value.round == 1
+    assert str(caught.value).startswith(f"line {n}, round 1, move {played['version']}: seat {played['seat']} may not play 0-0")
+
+
+def test_a_tampered_json_record_fails_naming_the_move_or_the_round(record: dict[str, Any]) -> None:
+    tampered = copy.deepcopy(record)
+    drawn = next(e for e in tampered["events"] if e["type"] == "tile_drawn" and not e.get("search"))
+    drawn["tile"] = "0-0" if drawn["tile"] != "0-0" else "1-0"
+    with pytest.raises(domino.ReplayError) as caught:
+        domino.replay(tampered)
+    assert caught.value.version == drawn["version"] and "tile=" in str(caught.value)
+
+    tampered = copy.deepcopy(record)
+    tampered["rounds"][0]["points"] = [p + 1 for p in tampered["rounds"][0]["points"]]
+    with pytest.raises(domino.ReplayError, match=r"^round 1: the round's 'points' is "):
+        domino.replay(tampered)
+
+    tampered = copy.deepcopy(record)
+    tampered["outcome"]["winners"] = [9]
+    with pytest.raises(domino.ReplayError, match="'outcome'"):
+        domino.replay(tampered)
+
+
+def test_a_json_record_that_is_not_one_says_so() -> None:
+    with pytest.raises(domino.NotationError, match="^line 2: expected a JSON record"):
+        domino.notation.parse('{"id":\n]')
+    with pytest.raises(domino.ReplayError, match="no 'seed'"):
+        domino.replay({"id": "x", "variant": "draw", "version": 0, "seats": [], "rules": {}, "seed_commitment": "",
+                       "client_seeded": False, "salt": ""})  # fmt: skip
+
+
+def test_a_record_without_a_deal_version_is_dealt_as_version_1_and_an_unknown_one_is_refused(record: dict[str, Any]) -> None:
+    assert "deal_version" not in record
+    assert domino.replay({**record, "deal_version": 1}).finished
+    with pytest.raises(domino.ReplayError, match="deal version 7"):
+        domino.replay({**record, "deal_version": 7})
