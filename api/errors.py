@@ -61,6 +61,10 @@ class NotStarted(ServiceError):
     pass
 
 
+class GameNotOver(ServiceError):
+    """A game's record is read only once it is over: before, it would reveal the hands."""
+
+
 class Forbidden(ServiceError):
     """Not for this caller: ``/metrics`` from outside its allowed networks without its token; a registered
     bot changed with another app's key."""
@@ -151,6 +155,9 @@ AMBIGUOUS_MOVE = ProblemType(
 NOT_YOUR_TURN = ProblemType(409, "not-your-turn", "Not your turn", "Another seat is to move.")
 GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no more moves are accepted.")
 NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
+GAME_NOT_OVER = ProblemType(
+    409, "game-not-over", "Game not over", "A game's record is read once the game is over: before, it would reveal the hands."
+)
 SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
 IDEMPOTENCY_KEY_REUSED = ProblemType(
     409, "idempotency-key-reused", "Idempotency key reused", "This `Idempotency-Key` came with a different request."
@@ -242,6 +249,7 @@ PROBLEM_TYPES = [
     NOT_YOUR_TURN,
     GAME_OVER,
     NOT_STARTED,
+    GAME_NOT_OVER,
     SEAT_TAKEN,
     SEAT_LIMIT,
     IDEMPOTENCY_KEY_REUSED,
@@ -266,8 +274,8 @@ BY_STATUS = {
     for p in PROBLEM_TYPES
     if p
     not in (
-        ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, SEAT_TAKEN, SEAT_LIMIT, TOO_MANY_STREAMS,
-        TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
+        ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
+        TOO_MANY_STREAMS, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -317,6 +325,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     InvalidRequest: INVALID_REQUEST,
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,
+    GameNotOver: GAME_NOT_OVER,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
     IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,

@@ -22,6 +22,7 @@ from api.config import Settings
 from api.extensions import PROBLEM_JSON, problem_response, request_id
 from api.wrappers import ApiRequest, ApiResponse, current_request
 from api.jsonbody import nesting_depth, repeated_key
+from domino.notation import MEDIA_TYPE as RECORD_TEXT
 
 Before = Callable[[ApiRequest], flask.Response | None]
 After = Callable[[ApiRequest, flask.Response], None]
@@ -98,6 +99,8 @@ def request_id_header(req: ApiRequest, resp: flask.Response) -> None:
 def _offered(req: flask.Request) -> tuple[str, ...]:
     if req.path.endswith("/events"):
         return ("application/json", PROBLEM_JSON, "text/event-stream")
+    if req.path.endswith("/record"):
+        return ("application/json", PROBLEM_JSON, RECORD_TEXT)
     return ("application/json", PROBLEM_JSON)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.errors import GameNotFound
+from api.errors import GameNotFound, GameNotOver
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
@@ -133,6 +133,14 @@ class Service:
         seat = authenticate(doc, token)
         state = whole_state(doc, earlier_rounds)
         return render_history(doc, game.version, state, seat, self.store.games.events(game_id))
+
+    def record(self, game_id: str) -> dict[str, Any]:
+        """A game's record (docs/notation.md): its history as everyone reads it once the game is over (every
+        deal, draw, the seed and the salt). GameNotOver while it waits or is played: it would reveal the hands."""
+        history = self.history(game_id)
+        if history["status"] in ("waiting", "playing"):
+            raise GameNotOver(f"Game {game_id!r} is not over: its record would reveal the hands.")
+        return history
 
     def play_move(
         self,

@@ -95,6 +95,8 @@ def render_history(
         "seed_commitment": doc["seed_commitment"],
         "client_seeded": doc["client_seeded"],
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
+        "created_at": doc["created_at"],
+        **({"arena": doc["arena"]} if "arena" in doc else {}),
     }
     if finished:
         deals = [{"round": r.round, **r.deal.to_dict()} for r in state.rounds]

@@ -64,14 +64,15 @@ def acts_of(record: dict[str, Any]) -> list[Act]:
 
 def _act(version: int, first: dict[str, Any]) -> Act:
     kind, seat = first.get("type"), first.get("seat")
-    marks = {"auto": bool(first.get("auto", False)), "deadline": first.get("deadline")}
+    auto, deadline = bool(first.get("auto", False)), first.get("deadline")
     if kind == "game_created":
-        return Act(version, "created", **marks)
+        return Act(version, "created", auto=auto, deadline=deadline)
     if kind == "seat_claimed":
-        return Act(version, "claim", seat, name=first.get("name"), **marks)
+        return Act(version, "claim", seat, name=first.get("name"), auto=auto, deadline=deadline)
     if kind in MOVE_KINDS:
-        return Act(version, MOVE_KINDS[kind], seat, first.get("tile"), first.get("end"), **marks)
-    raise ReplayError(f"a commit starts with a {kind!r} event, not a move, a claim or the game's creation", version=version)
+        return Act(version, MOVE_KINDS[kind], seat, first.get("tile"), first.get("end"), auto=auto, deadline=deadline)
+    why = f"a commit starts with a {kind!r} event, not a move, a claim or the game's creation"
+    raise ReplayError(why, version=version)
 
 
 def build(given: dict[str, Any], acts: list[Act]) -> tuple[dict[str, Any], State]:
@@ -88,12 +89,15 @@ def build(given: dict[str, Any], acts: list[Act]) -> tuple[dict[str, Any], State
     last = -1
     for act in acts:
         if act.version <= last or (act.kind == "created") != (act.version == 0):
-            raise ReplayError("the game is created at version 0 and each later commit is one version on", version=act.version, line=act.line)
+            why = "the game is created at version 0 and each later commit comes at a later version"
+            raise ReplayError(why, version=act.version, line=act.line)
         last = act.version
         if act.kind != "created" and open_seats and act.kind != "claim":
             raise ReplayError("a move before every seat is taken", state.round, act.version, act.line)
         state, made = _perform(given, act, state, open_seats, claims)
-        marks = {**({"deadline": act.deadline} if act.deadline is not None else {}), **({"auto": True} if act.auto else {})}
+        marks: dict[str, Any] = {} if act.deadline is None else {"deadline": act.deadline}
+        if act.auto:
+            marks["auto"] = True
         events += [{"id": f"{act.version}-{n}", "version": act.version, **e, **marks} for n, e in enumerate(made, 1)]
     return _record(given, state, events), state
 
@@ -114,8 +118,9 @@ def _perform(
     """The state after ``act`` and the events it made (as a finished game's history shows them)."""
     if act.kind == "created":
         created = {
-            "type": "game_created", "seat": None, "variant": given["variant"], "seats": _seats_at_creation(given, claims),
-            "seed_commitment": given["seed_commitment"], "client_seeded": given["client_seeded"],
+            "type": "game_created", "seat": None, "variant": given["variant"],
+            "seats": _seats_at_creation(given, claims), "seed_commitment": given["seed_commitment"],
+            "client_seeded": given["client_seeded"],
             **({"metadata": given["metadata"]} if "metadata" in given else {}),
         }  # fmt: skip
         return state, [created, *_revealed(opening_events(state))]
@@ -156,7 +161,8 @@ def _seats_at_creation(given: dict[str, Any], claims: set[int | None]) -> list[d
     seats = []
     for s in given["seats"]:
         if s["seat"] in claims:
-            s = {"seat": s["seat"], "name": None, "kind": OPEN_SEAT, **{k: v for k, v in s.items() if k not in ("seat", "name", "kind")}}
+            extras = {k: v for k, v in s.items() if k not in ("seat", "name", "kind")}
+            s = {"seat": s["seat"], "name": None, "kind": OPEN_SEAT, **extras}
         seats.append(s)
     return seats
 
@@ -186,7 +192,8 @@ def check(record: dict[str, Any], rebuilt: dict[str, Any]) -> None:
         if theirs.get("type") == "round_started":
             round_no = theirs.get("round")
         if ours != theirs:
-            raise ReplayError(f"the record has {_shown(ours)}, the engine {_shown(theirs)}", round_no, theirs["version"])
+            why = f"the record has {_shown(ours)}, the engine {_shown(theirs)}"
+            raise ReplayError(why, round_no, theirs["version"])
     if len(said) != len(replayed):
         raise ReplayError(f"the record has {len(said)} events, the replay {len(replayed)}")
     given = canonical(record)

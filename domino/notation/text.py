@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from domino.errors import NotationError, ReplayError
@@ -32,8 +33,8 @@ _TILE = r"\d{1,2}-\d{1,2}"
 _END = r"left|right|up|down|mexican|train:\d{1,2}"
 _COMMIT = re.compile(r"(0|[1-9]\d*)\. (.+?)((?: \{[^{}]*\})*)")
 _SEAT_ACT = re.compile(
-    rf"#(\d{{1,2}}) (?:(?P<tile>{_TILE})(?: (?P<end>{_END}))?(?: \+\d+)?|draws (?P<drawn>{_TILE})|(?P<word>passes|resigns)"
-    r"|claims (?P<name>\".*\"))"
+    rf"#(\d{{1,2}}) (?:(?P<tile>{_TILE})(?: (?P<end>{_END}))?(?: \+\d+)?|draws (?P<drawn>{_TILE})"
+    r"|(?P<word>passes|resigns)|claims (?P<name>\".*\"))"
 )
 _MARK = re.compile(r" \{(auto|deadline (-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?))\}")
 _DERIVED = re.compile(rf"round \d+(?:: .*| ends: .*)|  #\d{{1,2}}:(?: {_TILE})*|  boneyard:(?: {_TILE})*")
@@ -56,7 +57,7 @@ def _tag_lines(record: dict[str, Any]) -> list[str]:
     values: dict[str, Any] = {k: record[k] for k in GIVEN if k in record}
     values["notation"] = NOTATION
     if "created_at" in record:
-        values["date"] = datetime.fromtimestamp(record["created_at"], timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        values["date"] = datetime.fromtimestamp(record["created_at"], UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     values["status"], values["outcome"] = record.get("status"), record.get("outcome")
     ended = [e for e in record.get("events") or [] if e.get("type") == "game_ended"]
     if ended:
@@ -96,12 +97,15 @@ def _commit_line(event: dict[str, Any]) -> str:
         said = f"#{seat} claims {_json(event.get('name'))}"
     elif kind == "tile_played":
         points = event.get("points") or 0
-        said = f"#{seat} {event.get('tile')}" + (f" {event['end']}" if event.get("end") else "") + (f" +{points}" if points else "")
+        end = f" {event['end']}" if event.get("end") else ""
+        said = f"#{seat} {event.get('tile')}{end}" + (f" +{points}" if points else "")
     elif kind == "tile_drawn":
         said = f"#{seat} draws {event.get('tile')}"
     else:
         said = f"#{seat} " + {"passed": "passes", "resigned": "resigns"}.get(str(kind), str(kind))
-    marks = (" {auto}" if event.get("auto") else "") + (f" {{deadline {_json(event['deadline'])}}}" if event.get("deadline") is not None else "")
+    marks = " {auto}" if event.get("auto") else ""
+    if event.get("deadline") is not None:
+        marks += f" {{deadline {_json(event['deadline'])}}}"
     return f"{event['version']}. {said}{marks}"
 
 
@@ -119,7 +123,8 @@ def _result_line(event: dict[str, Any], scores: list[int]) -> str:
     team = f"; team {event['team']}" if "team" in event else ""
     points = " ".join(str(p) for p in event.get("points") or [])
     total = " ".join(str(s) for s in scores)
-    return f"round {event.get('round')} ends: {event.get('end')}; winner {winner}{team}; points {points}; scores {total}"
+    said = f"round {event.get('round')} ends: {event.get('end')}; winner {winner}{team}"
+    return f"{said}; points {points}; scores {total}"
 
 
 # -- reading -----------------------------------------------------------------------------------------------
@@ -133,7 +138,8 @@ def read_text(text: str) -> tuple[dict[str, Any], State]:
         raise NotationError(len(lines), "a line break at the end of the record", lines[-1][:40])
     lines.pop()
     given, body_start = _read_tags(lines)
-    acts = [_read_commit(n, line) for n, line in enumerate(lines[body_start - 1 :], body_start) if not _DERIVED.fullmatch(line)]
+    body = enumerate(lines[body_start - 1 :], body_start)
+    acts = [_read_commit(n, line) for n, line in body if not _DERIVED.fullmatch(line)]
     try:
         record, state = build(given, acts)
     except ReplayError as exc:
@@ -146,7 +152,8 @@ def read_text(text: str) -> tuple[dict[str, Any], State]:
             raise NotationError(n, f"{expected!r} (what replaying the record gives)", found)
     if len(lines) != len(rewritten):
         n = min(len(lines), len(rewritten)) + 1
-        more = f"{rewritten[n - 1]!r} (what replaying the record gives)" if len(rewritten) >= n else "the end of the record"
+        replayed = f"{rewritten[n - 1]!r} (what replaying the record gives)"
+        more = replayed if len(rewritten) >= n else "the end of the record"
         raise NotationError(n, more, lines[n - 1] if len(lines) >= n else "")
     return record, state
 
@@ -195,20 +202,25 @@ def _read_commit(n: int, line: str) -> Act:
             deadline = json.loads(mark.group(2))
     if _MARK.sub("", marks):
         raise NotationError(n, "annotations `{auto}` or `{deadline <number>}`", marks.strip()[:40])
+    return replace(_said(n, said), version=version, auto=auto, deadline=deadline, line=n)
+
+
+def _said(n: int, said: str) -> Act:
+    """What a commit line says was done (its version and annotations are the caller's)."""
     if said == "created":
-        return Act(version, "created", auto=auto, deadline=deadline, line=n)
+        return Act(0, "created")
     act = _SEAT_ACT.fullmatch(said)
     if act is None:
         raise NotationError(n, MOVE_LINE, said[:40])
-    seat, marks_at = int(act.group(1)), {"auto": auto, "deadline": deadline, "line": n}
+    seat = int(act.group(1))
     if act.group("tile"):
-        return Act(version, "play", seat, act.group("tile"), act.group("end"), **marks_at)
+        return Act(0, "play", seat, act.group("tile"), act.group("end"))
     if act.group("drawn"):
-        return Act(version, "draw", seat, act.group("drawn"), **marks_at)
+        return Act(0, "draw", seat, act.group("drawn"))
     if act.group("name"):
         try:
             name = json.loads(act.group("name"))
         except ValueError:
             raise NotationError(n, "the claimant's name as a JSON string", act.group("name")[:40]) from None
-        return Act(version, "claim", seat, name=name, **marks_at)
-    return Act(version, "pass" if act.group("word") == "passes" else "resign", seat, **marks_at)
+        return Act(0, "claim", seat, name=name)
+    return Act(0, "pass" if act.group("word") == "passes" else "resign", seat)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -66,7 +67,9 @@ def bot_game(
 
 @SETTINGS
 @given(variant_rules(), st.text("abcdefgh0123456789", min_size=1, max_size=12), st.integers(0, 2**32))
-def test_every_finished_game_writes_reads_and_replays_to_the_same_final_state(rules, seed, rng_seed):  # type: ignore[no-untyped-def]
+def test_every_finished_game_writes_reads_and_replays_to_the_same_final_state(
+    rules: domino.Rules, seed: str, rng_seed: int
+) -> None:
     acts, final, facts = bot_game(rules, seed, random.Random(rng_seed))
     record, built = build(facts, acts)
     assert built == final and record["status"] == "finished"
@@ -110,7 +113,9 @@ def _line_of(text: str, start: str) -> int:
         (lambda t: t.rstrip("\n"), "a line break at the end of the record"),
     ],
 )
-def test_a_malformed_text_names_its_line_and_what_was_expected(text: str, change, expected: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_malformed_text_names_its_line_and_what_was_expected(
+    text: str, change: Callable[[str], str], expected: str
+) -> None:
     bad = change(text)
     with pytest.raises(domino.NotationError) as caught:
         domino.notation.parse(bad)
@@ -132,7 +137,9 @@ def test_a_derived_line_that_the_replay_does_not_give_is_named_with_the_line_it_
     assert caught.value.line == n and repr(good) in caught.value.expected
 
 
-def test_a_tampered_move_in_the_text_fails_naming_the_line_the_round_and_the_move(text: str, record: dict[str, Any]) -> None:
+def test_a_tampered_move_in_the_text_fails_naming_the_line_the_round_and_the_move(
+    text: str, record: dict[str, Any]
+) -> None:
     played = next(e for e in record["events"] if e["type"] == "tile_played" and e["version"] > 5)
     n = _line_of(text, f"{played['version']}. ")
     lines = text.split("\n")
@@ -140,7 +147,8 @@ def test_a_tampered_move_in_the_text_fails_naming_the_line_the_round_and_the_mov
     with pytest.raises(domino.ReplayError) as caught:
         domino.notation.parse_text("\n".join(lines))
     assert caught.value.line == n and caught.value.version == played["version"] and caught.value.round == 1
-    assert str(caught.value).startswith(f"line {n}, round 1, move {played['version']}: seat {played['seat']} may not play 0-0")
+    said = f"line {n}, round 1, move {played['version']}: seat {played['seat']} may not play 0-0"
+    assert str(caught.value).startswith(said)
 
 
 def test_a_tampered_json_record_fails_naming_the_move_or_the_round(record: dict[str, Any]) -> None:
@@ -170,7 +178,9 @@ def test_a_json_record_that_is_not_one_says_so() -> None:
                        "client_seeded": False, "salt": ""})  # fmt: skip
 
 
-def test_a_record_without_a_deal_version_is_dealt_as_version_1_and_an_unknown_one_is_refused(record: dict[str, Any]) -> None:
+def test_a_record_without_a_deal_version_is_dealt_as_version_1_and_an_unknown_one_is_refused(
+    record: dict[str, Any],
+) -> None:
     assert "deal_version" not in record
     assert domino.replay({**record, "deal_version": 1}).finished
     with pytest.raises(domino.ReplayError, match="deal version 7"):

@@ -4,6 +4,7 @@ from typing import Any
 
 import flask
 
+import domino
 from api import errors as E
 from api.callers import calling_app
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
@@ -20,6 +21,7 @@ from api.resources.common import (
     view_headers,
 )
 from api.service.create import GameRequest
+from api.resources.games.record_example import RECORD_EXAMPLE, TEXT_EXAMPLE
 from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema, HistorySchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
@@ -158,3 +160,41 @@ def get_history(game_id: str) -> flask.Response:
     history = current_service().history(game_id, bearer_token())
     headers = view_headers(history["version"], history["seat"])
     return json_response(history, headers=headers)
+
+
+RECORD_TEXT = domino.notation.MEDIA_TYPE
+
+
+@blp.route("/<string:game_id>/record")
+@blp.doc(
+    operationId="getGameRecord",
+    security=[],
+    responses={
+        200: {
+            "content": {
+                RECORD_TEXT: {
+                    "schema": {"type": "string", "description": "the record's text form (docs/notation.md)"},
+                    "example": TEXT_EXAMPLE,
+                }
+            }
+        }
+    },
+)
+@blp.response(
+    200, HistorySchema, example=RECORD_EXAMPLE, headers={"Vary": {"description": "`Accept`", "schema": {"type": "string"}}}
+)
+@blp.problems(E.NOT_FOUND, E.GAME_NOT_OVER, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/record")
+def get_record(game_id: str) -> flask.Response:
+    """Read a finished game's record: JSON, or its text with `Accept: text/x-domino-record`
+
+    The JSON record is the game's history as everyone reads it once the game is over (every deal, the
+    boneyard order, every draw, the seed and the salt); the text form (`text/x-domino-record`, UTF-8) renders
+    it as tags and one line per move, and reads back to the same JSON by replaying it: `docs/notation.md`
+    defines it, and `domino.notation.parse` / `domino.replay` read and check either form. A game still
+    waiting or being played has no record yet (409 `game-not-over`: it would reveal the hands)."""
+    record = current_service().record(game_id)
+    headers = {"Vary": "Accept", "Cache-Control": "no-cache"}
+    if flask.request.accept_mimetypes.best_match(["application/json", RECORD_TEXT]) == RECORD_TEXT:
+        text = domino.notation.write_text(record)
+        return flask.Response(text, content_type=f"{RECORD_TEXT}; charset=utf-8", headers=headers)
+    return json_response(record, headers=headers)

@@ -302,6 +302,11 @@ class DealSchema(ma.Schema):
     boneyard = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "in drawing order"})
 
 
+class HistoryArenaSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.Integer(required=True)
+
+
 class HistorySchema(ma.Schema):
     """Rounds, moves and results; before the end only what the caller may see, after it everything."""
 
@@ -334,6 +339,10 @@ class HistorySchema(ma.Schema):
     seed = ma.fields.String(metadata={"description": "finished games only"})
     salt = ma.fields.String(metadata={"description": "finished games only"})
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
+    created_at = ma.fields.Float(metadata={"description": "when the game was created, in seconds since the Unix epoch"})
+    arena = ma.fields.Nested(
+        HistoryArenaSchema, metadata={"description": "an arena's game: the arena (`id`) and the game's number in it (`game`)"}
+    )
 
 
 def line_games_seat_at_most_four(member: str) -> dict[str, Any]:
