@@ -6,7 +6,9 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -185,3 +187,14 @@ def test_a_record_without_a_deal_version_is_dealt_as_version_1_and_an_unknown_on
     assert domino.replay({**record, "deal_version": 1}).finished
     with pytest.raises(domino.ReplayError, match="deal version 7"):
         domino.replay({**record, "deal_version": 7})
+
+
+def test_the_documented_examples_read_back_replay_and_are_written_as_documented() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text(encoding="utf-8")
+    texts = re.findall(r"```domino-record\n(.*?)```", doc, re.S)
+    assert [re.search(r'\[variant "(\w+)"\]', t).group(1) for t in texts] == ["draw", "all_fives", "mexican_train"]  # type: ignore[union-attr]
+    for text in texts:
+        record = domino.notation.parse_text(text)
+        assert domino.notation.write_text(record) == text and domino.replay(record).finished
+    first_events = json.loads(re.search(r"```json\n(.*?)```", doc, re.S).group(1))  # type: ignore[union-attr]
+    assert domino.notation.parse_text(texts[0])["events"][:4] == first_events
