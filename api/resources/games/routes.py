@@ -147,6 +147,7 @@ def get_game(game_id: str) -> flask.Response:
         "salt": "a1b2...",
         "seed_commitment": "9f2c...",
         "client_seeded": False,
+        "created_at": 1764951661.5,
     },
     headers={"ETag": VIEW_HEADERS["ETag"], "Vary": VIEW_HEADERS["Vary"]},
 )

@@ -339,7 +339,9 @@ class HistorySchema(ma.Schema):
     seed = ma.fields.String(metadata={"description": "finished games only"})
     salt = ma.fields.String(metadata={"description": "finished games only"})
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
-    created_at = ma.fields.Float(metadata={"description": "when the game was created, in seconds since the Unix epoch"})
+    created_at = ma.fields.Float(
+        required=True, metadata={"description": "when the game was created, in seconds since the Unix epoch"}
+    )
     arena = ma.fields.Nested(
         HistoryArenaSchema, metadata={"description": "an arena's game: the arena (`id`) and the game's number in it (`game`)"}
     )
