@@ -13,14 +13,16 @@ import json
 from typing import Any
 
 from domino.errors import NotationError, ReplayError
-from domino.notation.acts import GIVEN, Act, acts_of, build, canonical, check
+from domino.notation.acts import GIVEN, Act, act_of, acts_of, build, canonical, check
 from domino.notation.text import NOTATION, read_text, write_text
 from domino.state import State
 
 MEDIA_TYPE = "text/x-domino-record"
 REQUIRED = ("id", "variant", "version", "seats", "rules", "seed_commitment", "client_seeded", "seed", "salt")
 
-__all__ = ["MEDIA_TYPE", "NOTATION", "Act", "build", "canonical", "parse", "parse_text", "replay", "write_text"]
+__all__ = [
+    "MEDIA_TYPE", "NOTATION", "Act", "act_of", "build", "canonical", "parse", "parse_text", "replay", "write_text",
+]  # fmt: skip
 
 
 def parse_text(text: str) -> dict[str, Any]:

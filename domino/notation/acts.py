@@ -59,10 +59,11 @@ def acts_of(record: dict[str, Any]) -> list[Act]:
     groups: dict[int, list[dict[str, Any]]] = {}
     for event in record.get("events") or []:
         groups.setdefault(int(event["version"]), []).append(event)
-    return [_act(version, group[0]) for version, group in groups.items()]
+    return [act_of(version, group[0]) for version, group in groups.items()]
 
 
-def _act(version: int, first: dict[str, Any]) -> Act:
+def act_of(version: int, first: dict[str, Any]) -> Act:
+    """The act of the commit at ``version`` whose first event (as a finished game shows it) is ``first``."""
     kind, seat = first.get("type"), first.get("seat")
     auto, deadline = bool(first.get("auto", False)), first.get("deadline")
     if kind == "game_created":

@@ -7,6 +7,7 @@ import copy
 import json
 import random
 import re
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 import domino
 import domino.bots
-from domino.notation import Act, build
+from domino.notation import Act, act_of, build
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
@@ -53,10 +54,8 @@ def bot_game(
         move = bots[state.turn].choose(domino.view(state, state.turn), rng, domino.bots.Budget(nodes=50))
         seat = state.turn
         state, events = domino.step(state, move)
-        first = events[0].to_dict(for_seat=seat)
-        kind = {"tile_played": "play", "tile_drawn": "draw", "passed": "pass"}[first["type"]]
-        marks = {"auto": True, "deadline": 1764950000.0 + version} if rng.random() < 0.1 else {}
-        acts.append(Act(version, kind, seat, first.get("tile"), first.get("end"), **marks))  # type: ignore[arg-type]
+        act = act_of(version, events[0].to_dict(for_seat=seat))
+        acts.append(replace(act, auto=True, deadline=1764950000.0 + version) if rng.random() < 0.1 else act)
     seats = [{"seat": i, "name": f"p{i}", "kind": "bot", "player": f"u-{i}"} for i in range(rules.players)]
     seats[1] = {"seat": 1, "name": "Bo \"the\" {blocker}", "kind": "human", "metadata": {"club": "ü"}}
     facts = {

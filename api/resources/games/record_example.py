@@ -3,10 +3,11 @@ built by the engine, so that its JSON and its text agree and replay."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import domino
-from domino.notation import Act, build
+from domino.notation import Act, act_of, build
 
 _RULES = domino.Rules.preset("block", players=2, set_max_pips=3, hand_size=2, target_score=3)
 _SEED = "ex5"
@@ -19,9 +20,8 @@ def _acts() -> list[Act]:
     while not state.finished:
         seat, version = state.turn, len(acts)
         state, events = domino.step(state, domino.legal_moves(state)[-1])
-        first = events[0].to_dict(for_seat=seat)
-        kind = {"tile_played": "play", "tile_drawn": "draw", "passed": "pass"}[first["type"]]
-        acts.append(Act(version, kind, seat, first.get("tile"), first.get("end"), auto=version == 2))
+        act = act_of(version, events[0].to_dict(for_seat=seat))
+        acts.append(replace(act, auto=version == 2))
     return acts
 
 
