@@ -7,8 +7,8 @@ import copy
 import json
 import random
 import re
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -190,10 +190,10 @@ def test_a_record_without_a_deal_version_is_dealt_as_version_1_and_an_unknown_on
 
 def test_the_documented_examples_read_back_replay_and_are_written_as_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text(encoding="utf-8")
-    texts = re.findall(r"```domino-record\n(.*?)```", doc, re.S)
+    texts = re.findall(r"```domino-record\n(.*?)```", doc, re.DOTALL)
     assert [re.search(r'\[variant "(\w+)"\]', t).group(1) for t in texts] == ["draw", "all_fives", "mexican_train"]  # type: ignore[union-attr]
     for text in texts:
         record = domino.notation.parse_text(text)
         assert domino.notation.write_text(record) == text and domino.replay(record).finished
-    first_events = json.loads(re.search(r"```json\n(.*?)```", doc, re.S).group(1))  # type: ignore[union-attr]
+    first_events = json.loads(re.search(r"```json\n(.*?)```", doc, re.DOTALL).group(1))  # type: ignore[union-attr]
     assert domino.notation.parse_text(texts[0])["events"][:4] == first_events
