@@ -13,8 +13,9 @@ import functools
 from typing import Any, Callable, Iterable
 
 from domino import variants
-from domino.errors import DominoError
+from domino.errors import DominoError, InvalidDealError
 from domino.rules import MAX_SET, Rules
+from domino.shuffle import check_version
 from domino.state import Deal, LogEntry, Outcome, RoundResult, State
 from domino.tiles import Tile, full_set, text, texts
 
@@ -132,6 +133,7 @@ def _current(state: State) -> dict[str, Any]:
         "format": FORMAT,
         "rules": state.rules.to_dict(),
         "seed": state.seed,
+        "deal_version": state.deal_version,
         "round": state.round,
         "deal": _kept_form(state.deal, Deal.to_dict, _copy_deal),
         "hands": [texts(h) for h in state.hands],
@@ -198,6 +200,14 @@ def from_live(data: dict[str, Any], records: Iterable[dict[str, Any]] | None = N
     return _load(data, rounds, rounds[-1] if rounds else None, True)
 
 
+def _deal_version(data: dict[str, Any]) -> int:
+    """The stored deal version: documents written before version 2 existed have none, and were dealt by 1."""
+    try:
+        return check_version(data.get("deal_version", 1))
+    except InvalidDealError as e:
+        raise DominoError(f"unknown deal version {data.get('deal_version')!r}") from e
+
+
 def _load(data: dict[str, Any], rounds: tuple[RoundResult, ...], last: RoundResult | None, whole: bool) -> State:
     if data.get("format") != FORMAT:
         raise DominoError(f"unknown state format {data.get('format')!r}")
@@ -207,6 +217,7 @@ def _load(data: dict[str, Any], rounds: tuple[RoundResult, ...], last: RoundResu
     return State(
         rules=rules,
         seed=data["seed"],
+        deal_version=_deal_version(data),
         round=data["round"],
         deal=_deal(data["deal"]),
         hands=tuple(_parse_tiles(h) for h in data["hands"]),

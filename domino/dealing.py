@@ -16,9 +16,10 @@ def sorted_hand(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
     return tuple(sorted(tiles, reverse=True))
 
 
-def shuffled_deal(rules: Rules, tiles: tuple[Tile, ...], seed: str, round_no: int, purpose: str) -> Deal:
-    """``tiles`` shuffled from the seed: hand i is the i-th run of ``hand_size`` tiles, the boneyard the rest."""
-    order = shuffle.shuffled(tiles, seed, round_no, purpose, unordered=rules.hand_size)  # hands are sorted
+def shuffled_deal(rules: Rules, tiles: tuple[Tile, ...], seed: str, round_no: int, deal_version: int) -> Deal:
+    """``tiles`` shuffled from the seed (purpose ``deal``) by ``deal_version``: hand i is the i-th run of
+    ``hand_size`` tiles, the boneyard the rest."""
+    order = shuffle.shuffled(tiles, seed, round_no, "deal", deal_version, unordered=rules.hand_size)  # hands are sorted
     n = rules.hand_size
     hands = tuple(sorted_hand(order[i * n : (i + 1) * n]) for i in range(rules.players))
     return Deal(hands=hands, boneyard=tuple(order[rules.players * n :]))

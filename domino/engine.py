@@ -17,20 +17,24 @@ from domino.errors import (
 )
 from domino.moves import Draw, Move, Pass, Play, valid_end
 from domino.rules import Rules
+from domino.shuffle import DEAL_VERSION, check_version
 from domino.state import Deal, Event, Events, State
 
 
-def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
-    """Round ``round_no``'s deal from the seed, as the variant deals it."""
-    return variants.of(rules).deal_round(rules, seed, round_no)
+def deal_round(rules: Rules, seed: str, round_no: int, deal_version: int = DEAL_VERSION) -> Deal:
+    """Round ``round_no``'s deal from the seed by deal version ``deal_version``, as the variant deals it."""
+    return variants.of(rules).deal_round(rules, seed, round_no, check_version(deal_version))
 
 
-def new_game(rules: Rules, seed: str | int | None = None, deal: Deal | None = None) -> State:
-    """A new match with round 1 dealt from ``seed`` (or laid out as ``deal``) and its first seat to move."""
+def new_game(
+    rules: Rules, seed: str | int | None = None, deal: Deal | None = None, deal_version: int = DEAL_VERSION
+) -> State:
+    """A new match with round 1 dealt from ``seed`` (or laid out as ``deal``) and its first seat to move; its
+    rounds are dealt by ``deal_version`` (docs/engine.md#deal-versions: 2, or 1 to replay an older game)."""
     if seed is None and deal is None:
         raise InvalidDealError("give a seed or a deal")
     seed_text = "" if seed is None else str(seed)
-    return variants.of(rules).start_round(rules, 1, deal, seed_text)[0]
+    return variants.of(rules).start_round(rules, 1, deal, seed_text, deal_version=check_version(deal_version))[0]
 
 
 def opening_events(state: State) -> Events:

@@ -9,9 +9,9 @@ from domino.rules import Rules
 from domino.state import Deal, Event, Events, Outcome, RoundResult, State, evolve
 
 # A variant's ``start_round``: (rules, round number, an explicit deal or None, seed, scores, the finished
-# rounds' records, the last round's result) -> the new round and its opening events.
+# rounds' records, the last round's result, the deal version) -> the new round and its opening events.
 StartRound = Callable[
-    [Rules, int, Deal | None, str, tuple[int, ...] | None, tuple[RoundResult, ...], RoundResult | None],
+    [Rules, int, Deal | None, str, tuple[int, ...] | None, tuple[RoundResult, ...], RoundResult | None, int],
     tuple[State, Events],
 ]
 
@@ -73,7 +73,9 @@ def close_round(state: State, result: RoundResult, events: list[Event] | None, s
     if outcome is not None:
         return finish(record_round(state, result, events), outcome, events)
     _announce(result, events)
-    fresh, started = start_round(state.rules, state.round + 1, None, state.seed, scores, state.rounds + (result,), result)
+    fresh, started = start_round(
+        state.rules, state.round + 1, None, state.seed, scores, state.rounds + (result,), result, state.deal_version
+    )
     if events is not None:
         events.extend(started)
     return fresh if state.has_records else evolve(fresh, has_records=False)

@@ -129,8 +129,8 @@ Events = tuple[Event, ...]
 
 # The public fields of a State, in order: its value (equality, hash, repr) is these.
 FIELDS = (
-    "rules", "seed", "round", "deal", "hands", "boneyard", "board", "turn", "scores", "lead", "opened_by_rule",
-    "drawn", "extra_play", "log", "rounds", "outcome", "round_points", "variant", "last_round", "has_records",
+    "rules", "seed", "deal_version", "round", "deal", "hands", "boneyard", "board", "turn", "scores", "lead",
+    "opened_by_rule", "drawn", "extra_play", "log", "rounds", "outcome", "round_points", "variant", "last_round", "has_records",
 )  # fmt: skip
 _LAZY = ("hands", "board", "log")
 
@@ -151,12 +151,13 @@ class _Slots:
     # variant's fast form of the position for its next moves (None: built on demand); ``moves_memo`` the
     # legal moves once listed. None of the three is part of the state's value.
     __slots__ = (
-        "rules", "seed", "round", "deal", "_hands", "boneyard", "_board", "turn", "scores", "lead", "opened_by_rule",
-        "drawn", "extra_play", "_log", "rounds", "outcome", "round_points", "variant", "last_round", "has_records",
+        "rules", "seed", "deal_version", "round", "deal", "_hands", "boneyard", "_board", "turn", "scores", "lead",
+        "opened_by_rule", "drawn", "extra_play", "_log", "rounds", "outcome", "round_points", "variant", "last_round", "has_records",
         "_source", "kernel", "moves_memo",
     )  # fmt: skip
     rules: Rules
     seed: str
+    deal_version: int  # how the seed deals (domino.shuffle): 1 or 2, kept for the whole match
     round: int
     deal: Deal  # this round's deal, revealed when the game ends
     boneyard: tuple[Tile, ...]
@@ -194,6 +195,7 @@ class State(_Slots):
         self,
         rules: Rules,
         seed: str,
+        deal_version: int,
         round: int,
         deal: Deal,
         hands: tuple[tuple[Tile, ...], ...],
@@ -215,7 +217,8 @@ class State(_Slots):
     ) -> None:
         d: Any = self
         object.__setattr__(d, "__class__", _Draft)  # filled unguarded (see _Draft), then a State again
-        d.rules, d.seed, d.round, d.deal, d._hands, d.boneyard, d._board = rules, seed, round, deal, hands, boneyard, board
+        d.rules, d.seed, d.deal_version, d.round, d.deal = rules, seed, deal_version, round, deal
+        d._hands, d.boneyard, d._board = hands, boneyard, board
         d.turn, d.scores, d.lead, d.opened_by_rule, d.drawn, d.extra_play = turn, scores, lead, opened_by_rule, drawn, extra_play
         d._log, d.rounds, d.outcome, d.round_points, d.variant = log, rounds, outcome, round_points, variant
         d.last_round, d.has_records = last_round, has_records
@@ -306,6 +309,7 @@ def _draft(state: State) -> Any:
     d = _Draft.__new__(_Draft)
     d.rules = state.rules
     d.seed = state.seed
+    d.deal_version = state.deal_version
     d.round = state.round
     d.deal = state.deal
     d._hands = state._hands
@@ -360,6 +364,7 @@ def successor(
     d: Any = _Draft.__new__(_Draft)
     d.rules = state.rules
     d.seed = state.seed
+    d.deal_version = state.deal_version
     d.round = state.round
     d.deal = state.deal
     d._hands = None

@@ -12,6 +12,7 @@ from domino.dealing import sorted_hand
 from domino.engine import settle
 from domino.errors import InvalidDealError
 from domino.rules import Rules
+from domino.shuffle import DEAL_VERSION, check_version
 from domino.state import Deal, LineBoard, Placed, State
 from domino.tiles import Tile, full_set
 from domino.variants import line, mexican_train, train_rounds
@@ -113,6 +114,7 @@ def _line_position(
     scores: Iterable[int] | None = None,
     round: int = 1,
     seed: str = "position",
+    deal_version: int = DEAL_VERSION,
     rest: str = "error",
     spinner: str | None = None,
     up: str = "",
@@ -153,7 +155,8 @@ def _line_position(
     if (arm_up or arm_down) and (spin_index is None or not 0 < spin_index < len(line) - 1):
         raise InvalidDealError("up/down arms need a spinner with both sides covered")
     board = LineBoard(line, spin_index, arm_up, arm_down)
-    state = mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, extra_play=extra_play)
+    version = check_version(deal_version)
+    state = mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, extra_play=extra_play, deal_version=version)
     return settle(state)
 
 
@@ -165,6 +168,7 @@ def _train_position(
     scores: Iterable[int] | None = None,
     round: int = 1,
     seed: str = "position",
+    deal_version: int = DEAL_VERSION,
     rest: str = "error",
     trains: Mapping[int, str] | Iterable[str] = (),
     mexican: str = "",
@@ -215,7 +219,8 @@ def _train_position(
         raise InvalidDealError(f"phase must be one of {', '.join(PHASES)}")
     first = sorted(set(first_turn_pending), key=lambda s: (s - to_move) % n)
     turn = TrainTurn(tuple(s in marked for s in range(n)), pending, tuple(first), phase)
-    return settle(mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, variant=turn))
+    version = check_version(deal_version)
+    return settle(mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, variant=turn, deal_version=version))
 
 
 def _is_double(p: Placed) -> bool:

@@ -22,6 +22,7 @@ from domino.core.round import Config, config, dealt_order, hand_masks, opener, r
 from domino.core.tables import Tables, pip_counts, tables
 from domino.moves import Move
 from domino.rules import Rules
+from domino.shuffle import DEAL_VERSION, check_version
 from domino.state import Outcome
 
 STRATEGIES = ("random", "greedy")
@@ -123,6 +124,7 @@ def _round(
     cfg: Config,
     tab: Tables,
     seed: str,
+    deal_version: int,
     round_no: int,
     previous: tuple[str, int | None] | None,
     scores: list[int],
@@ -131,9 +133,9 @@ def _round(
     log: list[int] | None,
 ) -> tuple[RoundSummary, int]:
     """Deal and play round ``round_no``: its summary (scores not yet added) and its number of moves."""
-    order = dealt_order(cfg, tab, seed, round_no)
+    order = dealt_order(cfg, tab, seed, round_no, deal_version)
     hands = hand_masks(cfg, tab, order)
-    first, lead, by_rule = opener(cfg, tab, seed, round_no, hands, previous)
+    first, lead, by_rule = opener(cfg, tab, seed, round_no, deal_version, hands, previous)
     players = cfg.players
     if cfg.fast:
         end, out, n = block_round(tab, hands, first, lead, is_random, bits, log)
@@ -158,18 +160,20 @@ def playout(
     strategies: Sequence[str],
     seed: str | int,
     *,
+    deal_version: int = DEAL_VERSION,
     rng: random.Random | None = None,
     record: bool = False,
     between_rounds: Callable[[], None] | None = None,
 ) -> PlayoutResult:
     """Play a whole match of a line game with the built-in ``random`` / ``greedy`` bots, one id per seat.
 
-    The result is what the public engine gives for the same rules, seed and bots (the random bots
-    sharing ``rng``, by default ``bot_rng(seed)``): the same deals, moves, round results and outcome.
+    The result is what the public engine gives for the same rules, seed, deal version and bots (the random
+    bots sharing ``rng``, by default ``bot_rng(seed)``): the same deals, moves, round results and outcome.
     ``between_rounds`` is called before each round after the first; it may raise to abandon the match (a
     caller's cancel), so a long match need not be played to its end.
     """
     _check(rules, strategies, rng)
+    check_version(deal_version)
     cfg = config(rules)
     tab = tables(rules.set_max_pips)
     bits = (rng or bot_rng(seed)).getrandbits
@@ -182,7 +186,9 @@ def playout(
     while True:
         if summaries and between_rounds is not None:
             between_rounds()
-        summary, n = _round(rules, cfg, tab, str(seed), len(summaries) + 1, previous, scores, is_random, bits, log)
+        summary, n = _round(
+            rules, cfg, tab, str(seed), deal_version, len(summaries) + 1, previous, scores, is_random, bits, log
+        )
         summaries.append(summary)
         moves += n
         if summary.end == "abandoned":

@@ -136,7 +136,7 @@ def round_award(
     return hit
 
 
-def dealt_order(cfg: Config, tab: Tables, seed: str, round_no: int) -> list[int]:
+def dealt_order(cfg: Config, tab: Tables, seed: str, round_no: int, deal_version: int) -> list[int]:
     """The round's shuffled set as tile indices (``variants.line.deal_round``), redealt under ``reshuffle``
     until a double is dealt: hand i is ``order[i*n:(i+1)*n]`` (in no particular order), the boneyard the rest,
     in draw order."""
@@ -144,7 +144,7 @@ def dealt_order(cfg: Config, tab: Tables, seed: str, round_no: int) -> list[int]
     attempt = 0
     while True:
         purpose = "deal" if attempt == 0 else f"reshuffle{attempt}"
-        order = shuffle.permutation(count, seed, round_no, purpose, unordered=n)  # hand 0's order is its own
+        order = shuffle.order(count, seed, round_no, purpose, deal_version, unordered=n)  # hand 0's order is its own
         if not cfg.reshuffle or any(tab.double[t] for t in order[: cfg.players * n]):
             return order
         attempt += 1
@@ -158,14 +158,20 @@ def hand_masks(cfg: Config, tab: Tables, order: list[int]) -> list[int]:
 
 
 def opener(
-    cfg: Config, tab: Tables, seed: str, round_no: int, hands: list[int], previous: tuple[str, int | None] | None
+    cfg: Config,
+    tab: Tables,
+    seed: str,
+    round_no: int,
+    deal_version: int,
+    hands: list[int],
+    previous: tuple[str, int | None] | None,
 ) -> tuple[int, int, bool]:
     """(opening seat, tile it must lead or -1 for any, opened under starting_rule); ``previous`` is the last
     round's (end, winner) (docs/rules.md#the-line-games)."""
     if cfg.previous_winner and previous is not None and previous[0] == "domino" and previous[1] is not None:
         return previous[1], -1, False
     if cfg.lot:
-        return shuffle.uniform(seed, round_no, "lot", 0, cfg.players), -1, True
+        return shuffle.first_draw(seed, round_no, "lot", cfg.players, deal_version), -1, True
     dealt = 0
     for h in hands:
         dealt |= h

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Protocol
 
 from domino.moves import Move
 from domino.rules import LINE_PRESETS, Rules
+from domino.shuffle import DEAL_VERSION
 from domino.state import Deal, Event, Events, RoundResult, State
 from domino.tiles import Tile
 from domino.variants import line, mexican_train
@@ -23,8 +24,8 @@ Table = tuple[dict[str, Any], tuple[tuple[str, int], ...], tuple[Tile, ...]]
 class Variant(Protocol):
     """The rules of one family of games. Every function is pure; states are never mutated."""
 
-    def deal_round(self, rules: Rules, seed: str, round_no: int) -> Deal:
-        """Round ``round_no``'s deal from the seed."""
+    def deal_round(self, rules: Rules, seed: str, round_no: int, deal_version: int) -> Deal:
+        """Round ``round_no``'s deal from the seed, by deal version ``deal_version`` (domino.shuffle)."""
 
     def start_round(
         self,
@@ -35,8 +36,10 @@ class Variant(Protocol):
         scores: tuple[int, ...] | None = None,
         rounds: tuple[RoundResult, ...] = (),
         previous: RoundResult | None = None,
+        deal_version: int = DEAL_VERSION,
     ) -> tuple[State, Events]:
-        """The round dealt (or laid out as an explicit ``deal``, checked), its first seat to move, its events."""
+        """The round dealt (or laid out as an explicit ``deal``, checked), its first seat to move, its events;
+        the state keeps ``deal_version`` for the rounds after it."""
 
     def opening_events(self, state: State) -> Events:
         """The events that started the current round."""

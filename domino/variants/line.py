@@ -16,6 +16,7 @@ from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
 from domino.moves import Move
 from domino.rules import Rules
+from domino.shuffle import DEAL_VERSION
 from domino.state import Deal, Event, Events, LineBoard, RoundResult, State, successor
 from domino.tiles import Tile, full_set, hand_pips
 from domino.variants import line_board, line_kernel
@@ -23,10 +24,10 @@ from domino.variants import line_board, line_kernel
 # -- dealing and starting a round ------------------------------------------------------------------
 
 
-def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
+def deal_round(rules: Rules, seed: str, round_no: int, deal_version: int) -> Deal:
     """Round ``round_no``'s deal from the seed; under ``reshuffle`` redeal until a double is dealt."""
     tab = tables(rules.set_max_pips)
-    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no), tab)[0]
+    return _deal_of(rules, dealt_order(config(rules), tab, seed, round_no, deal_version), tab)[0]
 
 
 def _deal_of(rules: Rules, order: list[int], tab: Tables) -> tuple[Deal, list[int]]:
@@ -73,13 +74,15 @@ def start_round(
     scores: tuple[int, ...] | None = None,
     rounds: tuple[RoundResult, ...] = (),
     previous: RoundResult | None = None,
+    deal_version: int = DEAL_VERSION,
 ) -> tuple[State, Events]:
-    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its opener to move, and its events.
+    """Round ``round_no`` dealt from ``seed`` by ``deal_version`` (or laid out as ``deal``), its opener to
+    move, and its events.
     The deal and the opener come from the kernel (``domino.core.round``), which the state keeps."""
     cfg = config(rules)
     tab = tables(rules.set_max_pips)
     if deal is None:
-        order = dealt_order(cfg, tab, seed, round_no)
+        order = dealt_order(cfg, tab, seed, round_no, deal_version)
         deal, hands = _deal_of(rules, order, tab)
         boneyard = order[rules.players * rules.hand_size :]
     else:
@@ -87,10 +90,11 @@ def start_round(
         hands = [mask_of(h, tab) for h in deal.hands]
         boneyard = list(map(index, deal.boneyard))
     last = None if previous is None else (previous.end, previous.winner)
-    seat, lead, by_rule = opener(cfg, tab, seed, round_no, hands, last)
+    seat, lead, by_rule = opener(cfg, tab, seed, round_no, deal_version, hands, last)
     state = State(
         rules=rules,
         seed=seed,
+        deal_version=deal_version,
         round=round_no,
         deal=deal,
         hands=deal.hands,

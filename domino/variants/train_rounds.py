@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from domino.dealing import checked_deal, shuffled_deal, sorted_hand
 from domino.rules import Rules
+from domino.shuffle import DEAL_VERSION
 from domino.state import Deal, Event, Events, LogEntry, RoundResult, State
 from domino.tiles import Tile, full_set
 from domino.variants.trains import TrainBoard, TrainTurn
@@ -27,9 +28,9 @@ def _tiles(rules: Rules, round_no: int) -> tuple[Tile, ...]:
     return tiles
 
 
-def deal_round(rules: Rules, seed: str, round_no: int) -> Deal:
+def deal_round(rules: Rules, seed: str, round_no: int, deal_version: int) -> Deal:
     """The seeded deal (purpose ``deal``); with ``engine_setup = set_aside`` the engine is taken out first."""
-    return shuffled_deal(rules, _tiles(rules, round_no), seed, round_no, "deal")
+    return shuffled_deal(rules, _tiles(rules, round_no), seed, round_no, deal_version)
 
 
 def check_deal(rules: Rules, deal: Deal, round_no: int = 1) -> Deal:
@@ -93,14 +94,17 @@ def start_round(
     scores: tuple[int, ...] | None = None,
     rounds: tuple[RoundResult, ...] = (),
     previous: RoundResult | None = None,
+    deal_version: int = DEAL_VERSION,
 ) -> tuple[State, Events]:
-    """Round ``round_no`` dealt from ``seed`` (or laid out as ``deal``), its engine placed, and its events."""
-    deal = deal_round(rules, seed, round_no) if deal is None else check_deal(rules, deal, round_no)
+    """Round ``round_no`` dealt from ``seed`` by ``deal_version`` (or laid out as ``deal``), its engine placed,
+    and its events."""
+    deal = deal_round(rules, seed, round_no, deal_version) if deal is None else check_deal(rules, deal, round_no)
     setup = _setup(rules, round_no, deal)
     n = rules.players
     state = State(
         rules=rules,
         seed=seed,
+        deal_version=deal_version,
         round=round_no,
         deal=deal,
         hands=setup.hands,

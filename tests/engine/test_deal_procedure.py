@@ -1,5 +1,5 @@
 """docs/rules.md#checking-a-deal: the procedure it publishes, run as a user would run it, redoes the
-engine's deals and openers from the seed alone."""
+engine's deals and openers from the seed alone, in both deal versions."""
 
 from __future__ import annotations
 
@@ -32,8 +32,10 @@ def _highest_first(hand: list[str]) -> list[str]:
     return sorted(hand, key=lambda t: tuple(map(int, t.split("-"))), reverse=True)
 
 
-def _redo(doc: dict[str, Any], rules: domino.Rules, seed: str, r: int, tiles: list[str]) -> dict[str, Any]:
-    hands, boneyard = doc["deal"](seed, r, tiles, rules.players, rules.hand_size)
+def _redo(
+    doc: dict[str, Any], rules: domino.Rules, seed: str, r: int, tiles: list[str], version: int
+) -> dict[str, Any]:
+    hands, boneyard = doc["deal"](seed, r, tiles, rules.players, rules.hand_size, version=version)
     return {"hands": [_highest_first(h) for h in hands], "boneyard": boneyard}
 
 
@@ -48,7 +50,8 @@ def _redo(doc: dict[str, Any], rules: domino.Rules, seed: str, r: int, tiles: li
     ],
     ids=lambda r: f"{r.preset_name}-{r.players}p-{r.engine_setup or r.starting_rule}",
 )
-def test_the_published_procedure_redoes_every_deal(rules: domino.Rules) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_published_procedure_redoes_every_deal(rules: domino.Rules, version: int) -> None:
     doc = _published()
     top = rules.set_max_pips
     for s in range(25):
@@ -58,12 +61,14 @@ def test_the_published_procedure_redoes_every_deal(rules: domino.Rules) -> None:
             if rules.engine_setup == "set_aside":
                 engine = top - (r - 1) % (top + 1)  # docs/rules.md#mexican_train: the round's engine
                 tiles.remove(f"{engine}-{engine}")
-            assert domino.deal_round(rules, seed, r).to_dict() == _redo(doc, rules, seed, r, tiles)
+            assert domino.deal_round(rules, seed, r, version).to_dict() == _redo(doc, rules, seed, r, tiles, version)
         if rules.starting_rule == "lot":
-            assert domino.new_game(rules, seed=seed).turn == doc["draw"](seed, 1, "lot", 0, rules.players)
+            game = domino.new_game(rules, seed=seed, deal_version=version)
+            assert game.turn == doc["lot"](seed, 1, rules.players, version)
 
 
-def test_a_reshuffle_is_the_next_purpose_until_a_double_is_dealt() -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_reshuffle_is_the_next_purpose_until_a_double_is_dealt(version: int) -> None:
     doc = _published()
     rules = domino.Rules.preset("block", players=2, hand_size=2, no_double_fallback="reshuffle")
     reshuffled = 0
@@ -71,7 +76,7 @@ def test_a_reshuffle_is_the_next_purpose_until_a_double_is_dealt() -> None:
         seed = f"re-{s}"
         purpose, attempt = "deal", 0
         while True:
-            hands, boneyard = doc["deal"](seed, 1, _set(6), rules.players, rules.hand_size, purpose)
+            hands, boneyard = doc["deal"](seed, 1, _set(6), rules.players, rules.hand_size, purpose, version)
             if any(t.split("-")[0] == t.split("-")[1] for h in hands for t in h):
                 break
             attempt += 1
@@ -79,5 +84,5 @@ def test_a_reshuffle_is_the_next_purpose_until_a_double_is_dealt() -> None:
             purpose = f"reshuffle{attempt}"
         reshuffled += attempt > 0
         expected = {"hands": [_highest_first(h) for h in hands], "boneyard": boneyard}
-        assert domino.deal_round(rules, seed, 1).to_dict() == expected
+        assert domino.deal_round(rules, seed, 1, version).to_dict() == expected
     assert reshuffled, "some seeds needed a reshuffle (else this test checks nothing)"

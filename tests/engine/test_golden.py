@@ -1,4 +1,6 @@
 """Golden playthroughs: one fixed-seed match per preset played by the ``greedy`` bot, recorded as text.
+The files without a suffix pin deal version 1 (every game made before version 2 must replay as it was
+played); ``_v2`` files pin version 2, what new games deal by.
 
 Any rules change shows up as a diff of tests/engine/golden/<name>.txt. To rewrite the files after an
 intended change: ``DOMINO_UPDATE_GOLDEN=1 python3 -m pytest tests/engine/test_golden.py``.
@@ -20,13 +22,18 @@ from domino import bots
 GOLDEN = Path(__file__).parent / "golden"
 MAX_STEPS = 20000
 
-GAMES: dict[str, tuple[str, int, dict[str, Any]]] = {
-    "draw_2p": ("draw", 2, {}),
-    "draw_family_3p": ("draw_family", 3, {}),
-    "block_2p": ("block", 2, {}),
-    "block_4p_teams": ("block", 4, {"teams": "partners_opposite", "hand_size": 7, "starting_rule": "lot"}),
-    "all_fives_2p": ("all_fives", 2, {}),
-    "all_fives_4p_teams": ("all_fives", 4, {"teams": "partners_opposite"}),
+LOT_TEAMS = {"teams": "partners_opposite", "hand_size": 7, "starting_rule": "lot"}
+# name -> (preset, players, rule options, deal version)
+GAMES: dict[str, tuple[str, int, dict[str, Any], int]] = {
+    "draw_2p": ("draw", 2, {}, 1),
+    "draw_family_3p": ("draw_family", 3, {}, 1),
+    "block_2p": ("block", 2, {}, 1),
+    "block_4p_teams": ("block", 4, LOT_TEAMS, 1),
+    "all_fives_2p": ("all_fives", 2, {}, 1),
+    "all_fives_4p_teams": ("all_fives", 4, {"teams": "partners_opposite"}, 1),
+    "draw_2p_v2": ("draw", 2, {}, 2),
+    "block_4p_teams_v2": ("block", 4, LOT_TEAMS, 2),
+    "block_2p_reshuffle_v2": ("block", 2, {"hand_size": 2, "no_double_fallback": "reshuffle"}, 2),
 }
 
 
@@ -55,10 +62,10 @@ def _event_line(e: domino.Event) -> str:
 
 
 def transcript(name: str) -> str:
-    preset, players, options = GAMES[name]
+    preset, players, options, deal_version = GAMES[name]
     rules = domino.Rules.preset(preset, players=players, **options)
     seed = f"golden-{name}"
-    state = domino.new_game(rules, seed=seed)
+    state = domino.new_game(rules, seed=seed, deal_version=deal_version)
     greedy = bots.get("greedy")
     rng = random.Random(seed)  # one generator for every seat: the bot must not depend on who it plays
     lines = [
@@ -146,9 +153,31 @@ def _reference_deal(seed: str, n: int, players: int, hand_size: int) -> tuple[li
     return hands, tiles[players * hand_size:]
 
 
+def _reference_deal_v2(seed: str, n: int, players: int, hand_size: int) -> tuple[list[list[str]], list[str]]:
+    """Version 2, written out independently: the same Fisher–Yates, its draws read in turn from the
+    SHAKE-256 stream of seed ‖ 0x02 ‖ "1|deal" as 32-bit little-endian words, a word skipped while it falls in
+    the incomplete last block."""
+    import hashlib
+
+    tiles = [f"{a}-{b}" for a in range(n + 1) for b in range(a + 1)]
+    stream = hashlib.shake_256(seed.encode() + b"\x02" + b"1|deal").digest(4 * 4096)
+    words = iter(int.from_bytes(stream[w : w + 4], "little") for w in range(0, len(stream), 4))
+    for k in range(len(tiles) - 1, 0, -1):
+        m = k + 1
+        x = next(words)
+        while x >= (1 << 32) - (1 << 32) % m:
+            x = next(words)
+        j = x % m
+        tiles[k], tiles[j] = tiles[j], tiles[k]
+    hands = [tiles[p * hand_size:(p + 1) * hand_size] for p in range(players)]
+    return hands, tiles[players * hand_size:]
+
+
 @pytest.mark.parametrize("seed", ["pinned", "k3v9", "12345"])
-def test_seeded_deal_follows_the_documented_shuffle(seed: str) -> None:
-    state = domino.new_game(domino.Rules.preset("draw"), seed=seed)
-    hands, boneyard = _reference_deal(seed, 6, 2, 7)
+@pytest.mark.parametrize("deal_version", [1, 2])
+def test_seeded_deal_follows_the_documented_shuffle(seed: str, deal_version: int) -> None:
+    state = domino.new_game(domino.Rules.preset("draw"), seed=seed, deal_version=deal_version)
+    reference = _reference_deal if deal_version == 1 else _reference_deal_v2
+    hands, boneyard = reference(seed, 6, 2, 7)
     assert [sorted(str(t) for t in h) for h in state.deal.hands] == [sorted(h) for h in hands]
     assert [str(t) for t in state.deal.boneyard] == boneyard

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from domino.errors import DominoError
 from domino.variants import mexican_train as mt
 from domino.variants import train_rounds
 
-GOLDEN = Path(__file__).parent / "golden" / "mexican_train_4p.txt"
+GOLDEN = Path(__file__).parent / "golden" / "mexican_train_4p.txt"  # deal version 1; _v2: version 2
 _TILE = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
 
@@ -163,10 +164,10 @@ def describe(e: domino.Event) -> str:
     raise AssertionError(e.type)
 
 
-def golden_transcript() -> str:
+def golden_transcript(deal_version: int = 1) -> str:
     rules = domino.Rules.preset("mexican_train", players=4)
     seed = "golden-mexican-4p"
-    state = domino.new_game(rules, seed=seed)
+    state = domino.new_game(rules, seed=seed, deal_version=deal_version)
     lines = [f"# Mexican Train, 4 players, default rules, seed {seed!r}, greedy bots in every seat"]
     lines += [describe(e) for e in domino.opening_events(state)]
     greedy = get("greedy")
@@ -178,11 +179,13 @@ def golden_transcript() -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_golden_greedy_match() -> None:
-    text = golden_transcript()
-    if os.environ.get("DOMINO_UPDATE_GOLDEN") == "1" or not GOLDEN.exists():
-        GOLDEN.write_text(text)
-    assert text == GOLDEN.read_text()
+@pytest.mark.parametrize("deal_version", [1, 2])
+def test_golden_greedy_match(deal_version: int) -> None:
+    text = golden_transcript(deal_version)
+    golden = GOLDEN if deal_version == 1 else GOLDEN.with_name(f"{GOLDEN.stem}_v2.txt")
+    if os.environ.get("DOMINO_UPDATE_GOLDEN") == "1" or not golden.exists():
+        golden.write_text(text)
+    assert text == golden.read_text()
     assert text.count("== round ") == 13 and "== game ended (fixed_rounds)" in text
 
 
