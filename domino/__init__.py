@@ -24,6 +24,7 @@ from domino.errors import (
 )
 from domino.moves import Draw, Move, Pass, Play, parse_move
 from domino.rules import PRESETS, Rules, describe_variants
+from domino.shuffle import DEAL_VERSION, DEAL_VERSIONS
 from domino.state import Deal, Event, LineBoard, LogEntry, Outcome, RoundResult, State
 from domino.tiles import Tile, full_set
 from domino.views import View, view
@@ -32,6 +33,8 @@ from domino.notation import replay
 
 __all__ = [
     "AmbiguousMoveError",
+    "DEAL_VERSION",
+    "DEAL_VERSIONS",
     "Deal",
     "DominoError",
     "Draw",

@@ -162,12 +162,15 @@ class Creation:
                     return replay
         return view, tokens, committed.version, game_id
 
-    def create_for_arena(self, game_id: str, req: GameRequest, seed: str, arena: ArenaGame) -> bool:
+    def create_for_arena(
+        self, game_id: str, req: GameRequest, seed: str, arena: ArenaGame, deal_version: int = domino.DEAL_VERSION
+    ) -> bool:
         """An arena's game (checked with :meth:`check`) under the id the arena chose for it, dealt from the
-        arena's ``seed`` for its deal (a server secret, not a client's); False when it exists already (created
-        by an earlier run of the same step)."""
+        arena's ``seed`` for its deal (a server secret, not a client's) by the arena's deal version (every game of
+        a deal must get the same hands); False when it exists already (created by an earlier run of the same
+        step)."""
         rules, registered = self.check(req)
-        doc, state, _ = self._first_record(game_id, req, rules, registered, seed)
+        doc, state, _ = self._first_record(game_id, req, rules, registered, seed, deal_version)
         doc["arena"] = arena
         return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
 
@@ -246,13 +249,14 @@ class Creation:
         rules: domino.Rules,
         registered: dict[str, dict[str, Any]],
         server_seed: str | None = None,
+        deal_version: int = domino.DEAL_VERSION,
     ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
         """The game as dealt (version 0) from the client's seed, else ``server_seed``, else a random one: its
         record, its state, and the tokens (and webhook secrets) shown once. A registered bot's seat gets no
         token: the bot moves with its own."""
         client_seeded = req.seed is not None
         seed = req.seed if req.seed is not None else server_seed or secrets.token_hex(16)  # 128 random bits
-        state = domino.new_game(rules, seed=seed)
+        state = domino.new_game(rules, seed=seed, deal_version=deal_version)
         salt = secrets.token_hex(16)
         tokens: list[dict[str, Any]] = []
         seats: list[SeatRecord] = []

@@ -105,6 +105,7 @@ def render_history(
         out["deals"] = deals
         out["seed"] = state.seed
         out["salt"] = doc["salt"]
+        out["deal_version"] = state.deal_version
     return out
 
 

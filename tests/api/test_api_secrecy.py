@@ -120,9 +120,10 @@ def test_history_before_the_end_hides_others_draws_and_after_reveals_everything(
     deal = history["deals"][0]
     assert len(deal["hands"]) == 2 and deal["boneyard"]
     assert all("tile" in e for e in history["events"] if e["type"] == "tile_drawn")
-    # Anyone can replay: the seed gives the same first deal.
+    # Anyone can replay: the seed, dealt by the game's deal version, gives the same first deal.
+    assert history["deal_version"] == domino.DEAL_VERSION == 2
     rules = domino.Rules.from_dict(history["rules"])
-    replay = domino.new_game(rules, seed=history["seed"])
+    replay = domino.new_game(rules, seed=history["seed"], deal_version=history["deal_version"])
     assert [[str(t) for t in h] for h in replay.deal.hands] == deal["hands"]
     assert [str(t) for t in replay.deal.boneyard] == deal["boneyard"]
 

@@ -56,8 +56,10 @@ def test_an_arena_plays_every_seating_of_every_deal_one_game_per_bot_at_a_time(c
     deals = [client.get(f"/v1/games/{g['id']}/history").get_json()["deals"][0]["hands"] for g in games]
     assert deals[0] == deals[1] and deals[2] == deals[3] and deals[0] != deals[2], "a deal is dealt the same in its seatings"
     # The seed a finished game reveals tells nothing of the other deals: no shared part to complete.
-    seeds = [client.get(f"/v1/games/{g['id']}/history").get_json()["seed"] for g in games]
+    histories = [client.get(f"/v1/games/{g['id']}/history").get_json() for g in games]
+    seeds = [h["seed"] for h in histories]
     assert seeds[0] == seeds[1] and seeds[2] == seeds[3] and seeds[0] != seeds[2]
+    assert {h["deal_version"] for h in histories} == {2}, "an arena deals every game by one version, today's"
     assert all(re.fullmatch(r"[0-9a-f]{64}", seed) for seed in seeds), seeds
 
     standings = {s["bot"]: s for s in done["standings"]}

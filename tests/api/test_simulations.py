@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import orjson
 import pytest
 
+import domino
 from api.service.simulations import play, stats
-from api.service.simulations.spec import make_spec
+from api.service.simulations.spec import Spec, make_spec
 from api.config import Settings
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
@@ -49,6 +51,7 @@ def _consistent(sim: dict) -> None:  # type: ignore[type-arg]
 def test_a_small_simulation_runs_to_finished_with_consistent_counts(client, run_simulations):
     sim = _create(client, games=300, seed="small")
     assert sim["status"] == "queued" and sim["games_done"] == 0 and sim["mode"] == "independent"
+    assert sim["deal_version"] == 2
     assert sim["engine"] == "playout" and sim["chunks_total"] > 1
     assert run_simulations()
     done = client.get(f"/v1/simulations/{sim['id']}").get_json()
@@ -153,6 +156,8 @@ def test_unknown_simulation_is_a_404_problem(client):
         ({"rules": {"no_such_option": 1}}, "rules"),
         ({"duplicate": "sometimes"}, "duplicate"),
         ({"seed": ""}, "seed"),
+        ({"deal_version": 3}, "deal_version"),
+        ({"deal_version": "2"}, "deal_version"),
         ({"surprise": 1}, "surprise"),
     ],
 )
@@ -182,3 +187,22 @@ def test_search_bots_default_to_the_budget_their_strength_was_measured_with() ->
     assert spec.search_nodes == {"expert": domino.bots.get("expert").bench_nodes, "club": domino.bots.get("club").bench_nodes}  # type: ignore[attr-defined]
     assert spec.search_nodes["expert"] > spec.search_nodes["club"] > 1
     assert make_spec(Settings(), "block", ["greedy", "random"], games=2).search_nodes is None
+
+
+def test_a_seeded_simulation_gives_the_same_games_for_the_same_deal_version(settings: Settings) -> None:
+    v2 = make_spec(settings, "block", ["greedy", "random"], 12, seed="same")
+    v1 = make_spec(settings, "block", ["greedy", "random"], 12, seed="same", deal_version=1)
+    assert (v2.deal_version, v1.deal_version) == (2, 1)
+    rules = domino.Rules.from_dict(v2.rules)
+
+    def games(spec: Spec) -> list[play.GameSummary]:
+        return [play.play_game(spec, rules, deal, 0) for deal in range(spec.deals)]
+
+    assert games(v2) == games(v2) and games(v1) == games(v1)
+    assert games(v1) != games(v2), "the versions deal differently"
+    first = domino.playout(rules, v1.lineup(0), play.game_seed(v1, 0), deal_version=1, rng=play.bots_rng(v1, 0, 0))
+    assert games(v1)[0].scores == first.scores
+    # A spec stored before deal version 2 was played by version 1, and goes on so.
+    stored = orjson.loads(v1.to_json())
+    del stored["deal_version"]
+    assert Spec.from_json(orjson.dumps(stored)) == v1

@@ -338,6 +338,13 @@ class HistorySchema(ma.Schema):
     deals = ma.fields.List(ma.fields.Nested(DealSchema), metadata={"description": "finished games: every round's deal"})
     seed = ma.fields.String(metadata={"description": "finished games only"})
     salt = ma.fields.String(metadata={"description": "finished games only"})
+    deal_version = ma.fields.Integer(
+        validate=ma.validate.OneOf(domino.DEAL_VERSIONS),
+        metadata={
+            "description": "finished games only: the procedure that deals from the seed (2 for new games, 1 for "
+            "games made before version 2), so that anyone can redo every deal"
+        },
+    )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
     created_at = ma.fields.Float(
         required=True, metadata={"description": "when the game was created, in seconds since the Unix epoch"}

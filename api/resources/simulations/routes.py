@@ -34,6 +34,7 @@ EXAMPLE = {
     "rotations": 2,
     "seed": "bench-1",
     "client_seeded": True,
+    "deal_version": 2,
     "engine": "playout",
     "search_nodes": None,
     "games": 10000,
@@ -142,6 +143,7 @@ def create_simulation(body: dict[str, Any]) -> flask.Response:
         rules=body.get("rules"),
         seed=body.get("seed"),
         duplicate=body.get("duplicate", False),
+        deal_version=body["deal_version"],
     )
     sim_id, sim, token = current_service().create_simulation(request, client_id())
     headers = {"Location": f"/v1/simulations/{sim_id}", "Cache-Control": "no-store"}

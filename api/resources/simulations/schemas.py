@@ -71,6 +71,14 @@ class CreateSimulationSchema(ma.Schema):
             "deal seed), so the luck of the deal cancels out"
         },
     )
+    deal_version = WholeNumber(
+        load_default=domino.DEAL_VERSION,
+        validate=ma.validate.OneOf(domino.DEAL_VERSIONS),
+        metadata={
+            "description": "how each game's seed deals: 2 (the default, as new games) or 1 (as games made before "
+            "version 2), so that a seed gives the same results as an earlier run"
+        },
+    )
 
 
 INTERVAL = {"description": "a 95% interval [low, high], or null without games"}
@@ -137,6 +145,9 @@ class SimulationSchema(ma.Schema):
     rotations = ma.fields.Integer(required=True, metadata={"description": "seatings each deal is played in (1 unless duplicate)"})
     seed = ma.fields.String(required=True)
     client_seeded = ma.fields.Boolean(required=True)
+    deal_version = ma.fields.Integer(
+        required=True, metadata={"description": "how each game's seed was dealt (1 for simulations made before version 2)"}
+    )
     engine = ma.fields.String(
         required=True,
         validate=ma.validate.OneOf(["playout", "engine"]),

@@ -23,7 +23,7 @@ from api.service.arenas.spec import ArenaRequest, ArenaSpec, make_spec
 from api.service.arenas.standings import render
 from api.service.create import Creation
 from api.service.ratings import Ratings, seat_ranks
-from api.service.records import GameRecord, game_record, state_of
+from api.service.records import ArenaGame, GameRecord, game_record, state_of
 from api.service.security import deal_seed, derived_id, is_id, new_id
 from api.store import Store, StoreUnavailable
 from api.store.arenas import FULL, TAKEN
@@ -89,7 +89,8 @@ class Arenas:
 
     def _create(self, spec: ArenaSpec, arena_id: str, index: int, game_id: str) -> None:
         seed = deal_seed(spec.seed, spec.deal(index))
-        self.creation.create_for_arena(game_id, spec.game_request(index), seed, {"id": arena_id, "game": index})
+        arena: ArenaGame = {"id": arena_id, "game": index}
+        self.creation.create_for_arena(game_id, spec.game_request(index), seed, arena, spec.deal_version)
 
     def advance_running(self) -> list[str]:
         """The sweep's pass: move every running arena on. Returns the arenas that started games."""

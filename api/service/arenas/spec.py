@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+import domino
 from api.config import Settings
 from api.errors import InvalidRequest
 from api.service.create import GameRequest
@@ -45,6 +46,7 @@ class ArenaSpec:
     duplicate: bool
     seatings: int  # games per deal
     seed: str  # a server secret: deal d is dealt from "<seed>:<d>"
+    deal_version: int  # how every game's seed deals (domino.DEAL_VERSIONS): the same for the whole arena
     per_bot: int  # arena games a bot plays at once (across arenas)
 
     @property
@@ -75,6 +77,7 @@ class ArenaSpec:
     def from_json(cls, raw: str | bytes) -> ArenaSpec:
         data = orjson.loads(raw)
         data["bots"] = tuple(data["bots"])
+        data.setdefault("deal_version", 1)  # stored before deal version 2: its games so far were dealt by 1
         return cls(**data)
 
 
@@ -107,6 +110,7 @@ def make_spec(settings: Settings, req: ArenaRequest, check_game: Callable[[GameR
         duplicate=req.duplicate,
         seatings=seatings,
         seed=secrets.token_hex(16),
+        deal_version=domino.DEAL_VERSION,
         per_bot=s.arena_games_per_bot,
     )
     try:

@@ -44,12 +44,12 @@ def play_game(spec: Spec, rules: domino.Rules, deal: int, rotation: int, check: 
     rng = bots_rng(spec, deal, rotation)
     seed = game_seed(spec, deal)
     if spec.engine == "playout":
-        res = domino.playout(rules, lineup, seed, rng=rng, between_rounds=check)
+        res = domino.playout(rules, lineup, seed, deal_version=spec.deal_version, rng=rng, between_rounds=check)
         o = res.outcome
         return GameSummary(tuple(r.end for r in res.rounds), res.moves, tuple(o.winners), o.team, tuple(res.scores))
     bots = [domino.bots.get(s) for s in lineup]
     budgets = [domino.bots.Budget(nodes=(spec.search_nodes or {}).get(s, 1)) for s in lineup]
-    state = domino.new_game(rules, seed=seed)
+    state = domino.new_game(rules, seed=seed, deal_version=spec.deal_version)
     moves = 0
     while not state.finished:
         if check is not None:

@@ -89,6 +89,7 @@ def render(sim_id: str, fields: dict[str, str], now: float) -> dict[str, Any]:
         "rotations": spec.rotations,
         "seed": spec.seed,
         "client_seeded": spec.client_seeded,
+        "deal_version": spec.deal_version,
         "engine": spec.engine,
         "search_nodes": spec.search_nodes,
         "games": spec.games,

@@ -26,6 +26,7 @@ class SimulationRequest:
     rules: dict[str, Any] | None = None
     seed: str | None = None
     duplicate: bool = False
+    deal_version: int = domino.DEAL_VERSION
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Spec:
     duplicate: bool
     seed: str
     client_seeded: bool
+    deal_version: int  # how every game's seed deals (domino.DEAL_VERSIONS)
     chunk_deals: int
     chunks: int
     engine: str  # "playout" | "engine"
@@ -76,6 +78,7 @@ class Spec:
     def from_json(cls, raw: str | bytes) -> Spec:
         data = orjson.loads(raw)
         data["strategies"] = tuple(data["strategies"])
+        data.setdefault("deal_version", 1)  # stored before deal version 2: its chunks were dealt by 1
         return cls(**data)
 
 
@@ -127,9 +130,12 @@ def make_spec(
     rules: dict[str, Any] | None = None,
     seed: str | None = None,
     duplicate: bool = False,
+    deal_version: int = domino.DEAL_VERSION,
 ) -> Spec:
     """Validate a request into a spec; every problem is an InvalidRequest naming the field."""
     check_variant(variant, rules, "strategies")
+    if deal_version not in domino.DEAL_VERSIONS:
+        raise invalid("deal_version", f"one of {', '.join(map(str, domino.DEAL_VERSIONS))}")
     for i, strategy in enumerate(strategies):
         check_strategy(strategy, "strategies", i)
     per_team = (rules or {}).get("teams") == "partners_opposite" and len(strategies) == 2
@@ -162,6 +168,7 @@ def make_spec(
         duplicate=duplicate,
         seed=seed if seed is not None else secrets.token_hex(16),
         client_seeded=seed is not None,
+        deal_version=deal_version,
         chunk_deals=per_chunk,
         chunks=-(-deals // per_chunk),
         engine="playout" if native else "engine",
