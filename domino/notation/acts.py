@@ -104,11 +104,8 @@ def build(given: dict[str, Any], acts: list[Act]) -> tuple[dict[str, Any], State
 
 
 def _first_state(rules: Rules, given: dict[str, Any]) -> State:
-    version = given.get("deal_version", 1)
-    if version != 1:
-        raise ReplayError(f"deal version {version} is not one this engine deals")
     try:
-        return new_game(rules, seed=str(given["seed"]))
+        return new_game(rules, seed=str(given["seed"]), deal_version=given.get("deal_version", 1))
     except DominoError as exc:
         raise ReplayError(f"the game cannot be dealt: {exc}") from exc
 

@@ -38,12 +38,13 @@ def variant_rules(draw: st.DrawFn) -> domino.Rules:
 
 
 def bot_game(
-    rules: domino.Rules, seed: str, rng: random.Random, resign_odds: float = 0.003
+    rules: domino.Rules, seed: str, rng: random.Random, resign_odds: float = 0.003, deal_version: int | None = None
 ) -> tuple[list[Act], domino.State, dict[str, Any]]:
     """A game the built-in bots play to the end (seat 1 claimed after the creation, some moves made by the
-    server, some resignations): its acts, its final state, its given facts."""
+    server, some resignations), dealt by either deal version: its acts, its final state, its given facts."""
     bots = [domino.bots.get(rng.choice(["random", "greedy"])) for _ in range(rules.players)]
-    state = domino.new_game(rules, seed=seed)
+    deal_version = deal_version or rng.choice([1, 2])
+    state = domino.new_game(rules, seed=seed, deal_version=deal_version)
     acts = [Act(0, "created"), Act(1, "claim", 1, name="Bo \"the\" {blocker}", deadline=1764950000.25)]
     while not state.finished:
         version = len(acts)
@@ -61,7 +62,8 @@ def bot_game(
     facts = {
         "id": "h4k2mzq7c3x9b2rt", "variant": rules.preset_name, "version": len(acts) - 1, "seats": seats,
         "rules": rules.to_dict(), "seed_commitment": "9f2c", "client_seeded": True, "seed": seed, "salt": "a1b2",
-        "created_at": 1764950000.123456, **({"arena": {"id": "ar1", "game": 3}} if rng.random() < 0.5 else {}),
+        "created_at": 1764950000.123456, "deal_version": deal_version,
+        **({"arena": {"id": "ar1", "game": 3}} if rng.random() < 0.5 else {}),
     }  # fmt: skip
     return acts, state, facts
 
@@ -182,16 +184,19 @@ def test_a_json_record_that_is_not_one_says_so() -> None:
 def test_a_record_without_a_deal_version_is_dealt_as_version_1_and_an_unknown_one_is_refused(
     record: dict[str, Any],
 ) -> None:
-    assert "deal_version" not in record
-    assert domino.replay({**record, "deal_version": 1}).finished
-    with pytest.raises(domino.ReplayError, match="deal version 7"):
+    rules = domino.Rules.preset("draw", players=2, target_score=30)
+    acts, final, facts = bot_game(rules, "v1", random.Random(1), resign_odds=0, deal_version=1)
+    unversioned = {k: v for k, v in build(facts, acts)[0].items() if k != "deal_version"}
+    assert domino.replay(unversioned) == final
+    with pytest.raises(domino.ReplayError, match="^the game cannot be dealt: deal_version must be one of"):
         domino.replay({**record, "deal_version": 7})
 
 
 def test_the_documented_examples_read_back_replay_and_are_written_as_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "notation.md").read_text(encoding="utf-8")
     texts = re.findall(r"```domino-record\n(.*?)```", doc, re.DOTALL)
-    assert [re.search(r'\[variant "(\w+)"\]', t).group(1) for t in texts] == ["draw", "all_fives", "mexican_train"]  # type: ignore[union-attr]
+    variants = [re.search(r'\[variant "(\w+)"\]', t).group(1) for t in texts]  # type: ignore[union-attr]
+    assert variants == ["draw", "all_fives", "mexican_train"]
     for text in texts:
         record = domino.notation.parse_text(text)
         assert domino.notation.write_text(record) == text and domino.replay(record).finished

@@ -1,4 +1,4 @@
-"""The documented example of a game's record: a short real game (two rounds of Block with a double-three set),
+"""The documented example of a game's record: a short real game (Block with a double-three set, dealt by version 2),
 built by the engine, so that its JSON and its text agree and replay."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ _SEED = "ex5"
 
 def _acts() -> list[Act]:
     """Each seat plays its last legal move; Ana's first move was made by the server (her time ran out)."""
-    state = domino.new_game(_RULES, seed=_SEED)
+    state = domino.new_game(_RULES, seed=_SEED, deal_version=2)
     acts = [Act(0, "created")]
     while not state.finished:
         seat, version = state.turn, len(acts)
@@ -32,7 +32,7 @@ def _record() -> dict[str, Any]:
         "seats": [{"seat": 0, "name": "Ana", "kind": "human"}, {"seat": 1, "name": "greedy", "kind": "bot"}],
         "rules": _RULES.to_dict(),
         "seed_commitment": "5be1f6e2a0b7f5c8d3e4a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0", "client_seeded": True,
-        "seed": _SEED, "salt": "a1b2c3d4e5f60718293a4b5c6d7e8f90", "created_at": 1764951661.5,
+        "seed": _SEED, "salt": "a1b2c3d4e5f60718293a4b5c6d7e8f90", "created_at": 1764951661.5, "deal_version": 2,
     }  # fmt: skip
     return build(given, acts)[0]
 
