@@ -56,9 +56,14 @@ def canonical(record: dict[str, Any]) -> dict[str, Any]:
 
 def acts_of(record: dict[str, Any]) -> list[Act]:
     """The acts of a JSON record, one per commit: its events grouped by version, the first saying what it was."""
+    events = record.get("events")
+    if not isinstance(events, list):
+        raise ReplayError("the record's 'events' are a list")
     groups: dict[int, list[dict[str, Any]]] = {}
-    for event in record.get("events") or []:
-        groups.setdefault(int(event["version"]), []).append(event)
+    for n, event in enumerate(events):
+        if not isinstance(event, dict) or type(event.get("version")) is not int:
+            raise ReplayError(f"event {n} of the record is not an event with a whole-number 'version'")
+        groups.setdefault(event["version"], []).append(event)
     return [act_of(version, group[0]) for version, group in groups.items()]
 
 
@@ -81,8 +86,12 @@ def build(given: dict[str, Any], acts: list[Act]) -> tuple[dict[str, Any], State
     the final state. Raises :class:`ReplayError` naming the act the engine refuses."""
     try:
         rules = Rules.from_dict(given["rules"])
-    except (DominoError, KeyError, TypeError) as exc:
+    except (DominoError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReplayError(f"the rules are not valid: {exc}") from exc
+    seats = given.get("seats")
+    numbers = [s.get("seat") if isinstance(s, dict) else None for s in seats] if isinstance(seats, list) else None
+    if numbers != list(range(rules.players)):
+        raise ReplayError(f"the seats are {rules.players} objects numbered from 0, in order")
     state = _first_state(rules, given)
     claims = {a.seat for a in acts if a.kind == "claim"}
     open_seats = set(claims)
@@ -100,7 +109,7 @@ def build(given: dict[str, Any], acts: list[Act]) -> tuple[dict[str, Any], State
         if act.auto:
             marks["auto"] = True
         events += [{"id": f"{act.version}-{n}", "version": act.version, **e, **marks} for n, e in enumerate(made, 1)]
-    return _record(given, state, events), state
+    return _record({**given, "rules": rules.to_dict()}, state, events), state
 
 
 def _first_state(rules: Rules, given: dict[str, Any]) -> State:

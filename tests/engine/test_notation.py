@@ -202,3 +202,26 @@ def test_the_documented_examples_read_back_replay_and_are_written_as_documented(
         assert domino.notation.write_text(record) == text and domino.replay(record).finished
     first_events = json.loads(re.search(r"```json\n(.*?)```", doc, re.DOTALL).group(1))  # type: ignore[union-attr]
     assert domino.notation.parse_text(texts[0])["events"][:4] == first_events
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"events": 3}, "the record's 'events' are a list"),
+        ({"events": [1]}, "event 0 of the record is not an event with a whole-number 'version'"),
+        ({"seats": [1, 2]}, "the seats are 2 objects numbered from 0, in order"),
+        ({"rules": 3}, "the rules are not valid"),
+    ],
+)
+def test_a_json_record_of_the_wrong_shape_says_what_is_wrong(
+    record: dict[str, Any], change: dict[str, Any], says: str
+) -> None:
+    with pytest.raises(domino.ReplayError, match=f"^{re.escape(says)}"):
+        domino.replay({**record, **change})
+
+
+def test_a_record_s_rules_are_the_engine_s(record: dict[str, Any], text: str) -> None:
+    with pytest.raises(domino.ReplayError, match="^'rules' is "):
+        domino.replay({**record, "rules": {**record["rules"], "house_rule": 1}})
+    with pytest.raises(domino.NotationError, match=r"^line 6: expected '\[rules "):
+        domino.notation.parse(text.replace("[rules {", '[rules {"house_rule":1,'))
