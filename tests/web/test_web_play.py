@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
+from support import eventually
+
 TABLE = "[data-testid=table]"
-
-
-def wait_until(predicate: Any, timeout: float = 20.0, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("timed out waiting")
 
 
 def table_attr(page: Any, name: str) -> str | None:
@@ -130,7 +121,7 @@ def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_
         versions.add(table_attr(page, "data-version"))
         return page.locator("[data-testid=game-over]").count() > 0
 
-    wait_until(ended, timeout=60)
+    eventually(ended, "the page shows the game over", 120, 0.05)
     api_view = live.http.get(f"/v1/games/{game_id}").json()
     assert api_view["status"] == "finished"
     assert len(versions) >= 2
@@ -195,7 +186,7 @@ def test_after_a_network_blip_the_stream_resumes_without_a_reload(live_server_wi
     blip_proxy.cut()  # the stream drops; while the network is down, the game is played to its end
     page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'reconnecting'")
     live.start_worker()
-    wait_until(lambda: live.http.get(f"/v1/games/{game_id}").json()["status"] == "finished", timeout=30)
+    eventually(lambda: live.http.get(f"/v1/games/{game_id}").json()["status"] == "finished", "the game finished", 60, 0.05)
     assert table_attr(page, "data-version") == "0", "nothing reached the page during the blip"
     blip_proxy.restore()
 
@@ -242,8 +233,10 @@ def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(li
     def hold_the_answer(route: Any) -> None:
         answer = route.fetch()  # the move lands now; its answer reaches the page only once the bot has replied
         landed = answer.json()["version"]
-        wait_until(lambda: live_server.http.get(f"/v1/games/{game_id}", headers=auth).json()["version"] > landed)
-        time.sleep(0.5)  # the stream's refresh shows the newer view first
+        eventually(lambda: live_server.http.get(f"/v1/games/{game_id}", headers=auth).json()["version"] > landed,
+                   "the bot replied", 60, 0.05)  # fmt: skip
+        # The stream's refresh shows the newer view first.
+        eventually(lambda: int(table_attr(page, "data-version") or -1) > landed, "the page shows the bot's reply", 60, 0.05)
         route.fulfill(response=answer)
 
     for _ in range(3):  # a few turns, each with the answer held back
@@ -262,7 +255,7 @@ def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(li
         page.unroute("**/moves")
         state = table_attr(page, "data-turn-state")
         if state == "your-turn" and page.locator(".hand-tile.playable").count():
-            page.wait_for_selector(".hand-tile.playable:not([disabled])", timeout=3000)
+            page.wait_for_selector(".hand-tile.playable:not([disabled])", timeout=30_000)
     assert not p.console_errors, p.console_errors
 
 
