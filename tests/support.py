@@ -99,8 +99,8 @@ def blocked_clients(conn, command: str) -> int:  # type: ignore[no-untyped-def]
 
 
 def serving(base_url: str, process=None, seconds: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
-    """Whether a server started at ``base_url`` answers ``GET /healthz`` with 200 within ``seconds``; gives up
-    at once if its ``process`` (a ``subprocess.Popen``) has exited."""
+    """Whether a server started at ``base_url`` answers ``GET /healthz`` with 200 within ``seconds``; fails the
+    test at once if its ``process`` (a ``subprocess.Popen``) has exited."""
 
     def healthy() -> bool:
         if process is not None and process.poll() is not None:

@@ -23,10 +23,11 @@ import domino
 from api.app import create_app
 from api.service.records import game_record, whole_state
 from gunicorn_server import ROOT, env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
-from support import eventually, returns_within, wait_until
+from support import eventually, returns_within
 from workers.redis_server import find_redis_server, free_port
 
 pytestmark = pytest.mark.slow
+
 
 def _state(service, game_id):  # type: ignore[no-untyped-def]
     """(version, the whole state: the live one with every finished round's record)."""

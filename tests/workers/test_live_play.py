@@ -45,7 +45,7 @@ def test_a_timed_out_human_seat_is_played_for_and_the_game_finishes(create_game,
         sweep_mod.sweep_once(service)
         return None
 
-    view = eventually(finished, "the game finished, Ana's turns played for her", 60, 0.02)
+    eventually(finished, "the game finished, Ana's turns played for her", 60, 0.02)
     assert saw_deadline
     events = client.get(f"/v1/games/{game_id}/events", headers=players[0].headers).get_json()["events"]
     auto = [e for e in events if e.get("auto")]
