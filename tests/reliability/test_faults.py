@@ -389,7 +389,7 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
         rng = random.Random(i)
         seat = i % 2
         headers = players[seat].headers
-        with httpx.Client(base_url=server.base, timeout=10) as http:
+        with httpx.Client(base_url=server.base, timeout=30) as http:
             while time.monotonic() < deadline:
                 view = http.get(f"/v1/games/{game_id}", headers=headers).json()
                 if view["status"] != "playing":
@@ -424,6 +424,6 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
     versions = sorted(v for _, _, v in landed)
     assert versions == list(range(1, final_version + 1)), "each version once, none lost"
     assert all(new == expected + 1 for _, expected, new in landed if expected is not None)
-    history = httpx.get(f"{server.base}/v1/games/{game_id}/history", timeout=10).json()
+    history = httpx.get(f"{server.base}/v1/games/{game_id}/history", timeout=30).json()
     replayed = _replay(history)
     assert domino.to_dict(replayed) == domino.to_dict(final_state)
