@@ -31,7 +31,7 @@ function targetItem(t, move, { along = 'row', touching = null, label }) {
       type: 'button', class: 'target', 'data-key': `target:${end}`, 'data-end': end, 'aria-label': words, title: words,
       onclick: () => t.actions.play(move),
     }, tileSvg(g.a, g.b, { upright: g.upright, max: maxPips(t.view), cls: 'ghost' })),
-    update: (el) => { el.disabled = t.busy; },
+    update: (el) => attr(el, 'disabled', t.busy),
   };
 }
 

@@ -173,7 +173,6 @@ function draw(t) {
     put($app, t.root);
   }
   drawTable(t, t.root);
-  showConn(document.getElementById('conn'), t.conn ? t.conn.state : 'offline');
   tick(t);
   if (!focusKey || document.activeElement === focused) return;
   const again = $app.querySelector(`[data-key="${CSS.escape(focusKey)}"]`);

@@ -24,7 +24,7 @@ function statusItem(t) {
       h('span', { class: 'status', 'data-testid': 'status', 'data-status': view.status }, view.status),
       h('span', { class: 'conn', id: 'conn' }),
       view.deadline ? h('span', { id: 'deadline', class: 'deadline' }, '') : null)),
-    update: (el) => showConn(el.querySelector('#conn'), t.conn),
+    update: (el) => showConn(el.querySelector('#conn'), t.conn ? t.conn.state : 'offline'),
   };
 }
 
@@ -66,7 +66,7 @@ function handTileItem(t, tile, state) {
       attr(el, 'class', `hand-tile ${playable ? 'playable' : ''} ${selected ? 'selected' : ''}`.trim());
       attr(el, 'aria-label', `${tile}${playable ? ', playable' : ''}`);
       attr(el, 'aria-pressed', playable ? String(selected) : null);
-      el.disabled = !playable || t.busy;
+      attr(el, 'disabled', !playable || t.busy);
     },
   };
 }
@@ -74,7 +74,7 @@ function handTileItem(t, tile, state) {
 function actionItem(t, key, label, cls, onclick, testid) {
   return {
     ...piece(`action:${key}`, [label, cls], () => h('button', { type: 'button', class: cls, 'data-key': `action:${key}`, 'data-testid': testid, onclick }, label)),
-    update: (el) => { if (cls === 'primary') el.disabled = t.busy; },
+    update: (el) => attr(el, 'disabled', cls === 'primary' && t.busy),
   };
 }
 
