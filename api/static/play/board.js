@@ -5,8 +5,8 @@
 import { h, keyed, part, piece, attr } from './dom.js';
 import { tileSvg } from './tiles.js';
 import { placed, ghost, END_PLACES, isCross, crossLayout, trainRows } from './layout.js';
-import { maxPips, over, targetsFor } from './state.js';
-import { SAY, placeText, endsText, countText, pendingText, trainTitle, trainName, whoText } from './text.js';
+import { maxPips, over, targetsFor, hasTrains } from './state.js';
+import { SAY, placeText, endsText, countText, pendingText, trainTitle, firstTurnsText } from './text.js';
 
 function tileNode(p, max, cls = '') {
   const label = `${p.a}-${p.b}`;
@@ -23,7 +23,7 @@ function tileItem(p, max, cls = '') {
 function targetItem(t, move, { along = 'row', touching = null, label }) {
   const g = ghost(move.tile, { along, touching });
   const end = move.end || 'start';
-  const words = `Play ${move.tile} ${label}`;
+  const words = SAY.play(move.tile, label);
   return {
     key: `target:${end}`,
     sig: `${move.tile}:${g.a}-${g.b}:${g.upright}:${words}`,
@@ -63,7 +63,7 @@ function lineItems(t, targets) {
 function emptyLine(t, targets) {
   return part('empty', () => h('div', { class: 'line empty' }), (row) => keyed(row, [
     targets.start
-      ? targetItem(t, targets.start, { label: 'to open the round' })
+      ? targetItem(t, targets.start, { label: SAY.openRound })
       : piece('empty', '', () => h('p', { class: 'muted' }, SAY.emptyTable)),
   ]));
 }
@@ -79,7 +79,7 @@ function crossItems(t, targets) {
   ]));
   const count = board.count;
   const caption = [
-    `Spinner ${board.spinner}. `,
+    SAY.spinner(board.spinner),
     count !== undefined && count !== null ? countText(count) : null,
     endsText(board.ends || {}),
   ];
@@ -107,15 +107,13 @@ function trainItems(t, targets) {
   const items = [
     piece('engine', [engine || null], () => h('div', { class: 'engine' },
       engine ? tileNode(placed(engine), max, 'engine-double') : null,
-      h('span', {}, engine ? `Engine ${engine}` : 'No engine yet'))),
+      h('span', {}, SAY.engine(engine)))),
     pending.length && !over(view)
       ? piece('pending', pending, () => h('p', { class: 'notice', 'data-testid': 'pending' }, pendingText(pending)))
       : null,
-    waiting.length ? piece('first', waiting.map((s) => whoText(view, s)), () => h('p', { class: 'muted' },
-      `Opening turns still to come: ${waiting.map((s) => whoText(view, s)).join(', ')}.`)) : null,
+    waiting.length ? piece('first', firstTurnsText(view, waiting), () => h('p', { class: 'muted' }, firstTurnsText(view, waiting))) : null,
   ];
   for (const row of trainRows(board, view.seat)) {
-    const name = trainName(view, row.owner);
     const label = [trainTitle(view, row.owner), row.marked && row.owner !== null, row.end];
     const move = targets[row.key];
     items.push(part(row.key, () => h('div', { 'data-testid': `train-${row.owner === null ? 'mexican' : row.owner}` }), (el) => {
@@ -124,10 +122,10 @@ function trainItems(t, targets) {
         piece('label', label, () => h('div', { class: 'train-label' },
           h('span', { class: 'train-name' }, label[0]),
           label[1] ? h('span', { class: 'marker', title: SAY.markerTitle }, SAY.marker) : null,
-          h('span', { class: 'train-end muted' }, `end ${row.end}`))),
+          h('span', { class: 'train-end muted' }, SAY.trainEnd(row.end)))),
         part('tiles', () => h('div', { class: 'train-tiles' }), (tiles) => keyed(tiles, [
           ...row.tiles.map((p) => tileItem(p, max, p.pending ? 'pending' : '')),
-          move ? targetItem(t, move, { touching: { side: 'after', value: row.end }, label: `on ${name} (${row.end})` }) : null,
+          move ? targetItem(t, move, { touching: { side: 'after', value: row.end }, label: placeText(view, row.key, row.end) }) : null,
         ])),
       ]);
     }));
@@ -140,7 +138,7 @@ export function boardItem(t) {
   const view = t.view;
   const targets = targetsFor(view, t.selected);
   let kind = 'line';
-  if (view.board.trains || view.variant === 'mexican_train') kind = 'trains';
+  if (hasTrains(view)) kind = 'trains';
   else if (!(view.board.line || []).length) kind = 'empty';
   else if (isCross(view.board)) kind = 'cross';
   const cls = { trains: 'board trains-board', cross: 'board line-board cross-board' }[kind] || 'board line-board';

@@ -19,7 +19,7 @@ function chosenSeats(selects, name) {
   selects.forEach((sel, i) => {
     if (sel.value === 'me') {
       mine = i;
-      seats.push({ name: name || 'You' });
+      seats.push({ name: name || SAY.you });
     } else if (sel.value === 'open') seats.push({ open: true });
     else seats.push({ bot: sel.value.slice(4) });
   });
@@ -68,14 +68,76 @@ function ruleFields(v, n) {
   return out;
 }
 
+/** The form's fields; choosing a variant or a number of players fills the fields that depend on it. */
+function newGameFields(cat) {
+  const f = {
+    variant: h('select', { id: 'variant', name: 'variant' }, cat.variants.map((v) => h('option', { value: v.id }, variantName(v.id)))),
+    players: h('select', { id: 'players', name: 'players' }),
+    name: h('input', { id: 'name', name: 'name', value: SAY.you, maxlength: 40, required: true, autocomplete: 'nickname' }),
+    seats: h('fieldset', { class: 'seats-choice' }),
+    options: h('div', { class: 'options' }),
+    listed: h('input', { type: 'checkbox', id: 'listed', checked: true }),
+    submit: h('button', { type: 'submit', class: 'primary', id: 'start' }, SAY.start),
+  };
+  f.variant.value = 'draw';
+  const variant = () => cat.variants.find((v) => v.id === f.variant.value);
+
+  function fillSeats() {
+    const n = Number(f.players.value);
+    const previous = [...f.seats.querySelectorAll('select')].map((s) => s.value);
+    f.seats.replaceChildren(h('legend', {}, SAY.whoSits));
+    for (let i = 0; i < n; i++) f.seats.append(seatChoice(cat, i, previous[i]));
+    f.options.replaceChildren(...ruleFields(variant(), n));
+  }
+
+  function fillPlayers() {
+    const v = variant();
+    const max = Math.min(v.players.advertised_max || v.players.max, v.players.max);
+    const keep = Number(f.players.value) || 2;
+    f.players.replaceChildren();
+    for (let n = v.players.min; n <= max; n++) f.players.append(h('option', { value: n }, SAY.playersCount(n)));
+    f.players.value = String(Math.min(Math.max(keep, v.players.min), max));
+    fillSeats();
+  }
+
+  f.variant.addEventListener('change', fillPlayers);
+  f.players.addEventListener('change', fillSeats);
+  fillPlayers();
+  return f;
+}
+
+/** Creates the game; the page opens it as the seat "You" took (or as a spectator of computer players). */
+async function startGame(form, f) {
+  clearError();
+  const name = f.name.value.trim();
+  const { seats, mine } = chosenSeats([...f.seats.querySelectorAll('select')], name);
+  const rules = chosenRules(form);
+  const body = { variant: f.variant.value, seats, unlisted: !f.listed.checked };
+  if (Object.keys(rules).length) body.rules = rules;
+  f.submit.disabled = true;
+  try {
+    const created = await client.createGame(body);
+    const id = created.game.id;
+    const tok = created.tokens.find((t) => t.seat === mine);
+    if (tok) {
+      client.saveSeat(id, tok.seat, tok.token, name);
+      location.hash = `game=${id}`;
+    } else {
+      location.hash = `watch=${id}`;
+    }
+  } catch (err) {
+    showError(err);
+  } finally {
+    f.submit.disabled = false;
+  }
+}
+
 /** `current()` is false once the user has moved on: a late answer must not draw over the page opened since. */
 export async function showNewGame($app, current) {
-  document.title = 'New game · Dominoes';
+  document.title = SAY.titleNew;
   put($app, h('p', { class: 'loading' }, SAY.loadingVariants));
-  let cat;
   try {
     catalogue = catalogue || await client.catalogue();
-    cat = catalogue;
     if (!current()) return;
   } catch (err) {
     if (!current()) return;
@@ -83,94 +145,38 @@ export async function showNewGame($app, current) {
     put($app, h('p', {}, SAY.variantsFailed));
     return;
   }
-  const form = h('form', { class: 'card new-game', 'aria-labelledby': 'new-title' });
-  const variantSel = h('select', { id: 'variant', name: 'variant' }, cat.variants.map((v) => h('option', { value: v.id }, variantName(v.id))));
-  variantSel.value = 'draw';
-  const playersSel = h('select', { id: 'players', name: 'players' });
-  const nameInput = h('input', { id: 'name', name: 'name', value: 'You', maxlength: 40, required: true, autocomplete: 'nickname' });
-  const seatsBox = h('fieldset', { class: 'seats-choice' });
-  const optionsBox = h('div', { class: 'options' });
-  const listed = h('input', { type: 'checkbox', id: 'listed', checked: true });
-  const submit = h('button', { type: 'submit', class: 'primary', id: 'start' }, SAY.start);
-  const variant = () => cat.variants.find((v) => v.id === variantSel.value);
-
-  function fillSeats() {
-    const n = Number(playersSel.value);
-    const previous = [...seatsBox.querySelectorAll('select')].map((s) => s.value);
-    seatsBox.replaceChildren(h('legend', {}, SAY.whoSits));
-    for (let i = 0; i < n; i++) seatsBox.append(seatChoice(cat, i, previous[i]));
-    optionsBox.replaceChildren(...ruleFields(variant(), n));
-  }
-
-  function fillPlayers() {
-    const v = variant();
-    const max = Math.min(v.players.advertised_max || v.players.max, v.players.max);
-    const keep = Number(playersSel.value) || 2;
-    playersSel.replaceChildren();
-    for (let n = v.players.min; n <= max; n++) playersSel.append(h('option', { value: n }, SAY.playersCount(n)));
-    playersSel.value = String(Math.min(Math.max(keep, v.players.min), max));
-    fillSeats();
-  }
-
-  variantSel.addEventListener('change', fillPlayers);
-  playersSel.addEventListener('change', fillSeats);
-  fillPlayers();
-
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    clearError();
-    const name = nameInput.value.trim();
-    const { seats, mine } = chosenSeats([...seatsBox.querySelectorAll('select')], name);
-    const rules = chosenRules(form);
-    const body = { variant: variantSel.value, seats, unlisted: !listed.checked };
-    if (Object.keys(rules).length) body.rules = rules;
-    submit.disabled = true;
-    try {
-      const created = await client.createGame(body);
-      const id = created.game.id;
-      const tok = created.tokens.find((t) => t.seat === mine);
-      if (tok) {
-        client.saveSeat(id, tok.seat, tok.token, name);
-        location.hash = `game=${id}`;
-      } else {
-        location.hash = `watch=${id}`;
-      }
-    } catch (err) {
-      showError(err);
-    } finally {
-      submit.disabled = false;
-    }
-  });
-
-  form.append(
+  const f = newGameFields(catalogue);
+  const form = h('form', { class: 'card new-game', 'aria-labelledby': 'new-title' },
     h('h1', { id: 'new-title' }, SAY.newGame),
-    h('div', { class: 'field' }, h('label', { for: 'variant' }, SAY.variant), variantSel),
-    h('div', { class: 'field' }, h('label', { for: 'players' }, SAY.players), playersSel),
-    h('div', { class: 'field' }, h('label', { for: 'name' }, SAY.yourName), nameInput),
-    seatsBox,
-    optionsBox,
-    h('div', { class: 'field check' }, listed, h('label', { for: 'listed' }, SAY.listed)),
+    h('div', { class: 'field' }, h('label', { for: 'variant' }, SAY.variant), f.variant),
+    h('div', { class: 'field' }, h('label', { for: 'players' }, SAY.players), f.players),
+    h('div', { class: 'field' }, h('label', { for: 'name' }, SAY.yourName), f.name),
+    f.seats,
+    f.options,
+    h('div', { class: 'field check' }, f.listed, h('label', { for: 'listed' }, SAY.listed)),
     h('p', { class: 'hint' }, SAY.allComputers),
-    submit,
-  );
+    f.submit);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    startGame(form, f);
+  });
   const mine = client.savedGames().slice(0, 8);
   put($app,
     form,
     mine.length ? h('section', { class: 'card' }, h('h2', {}, SAY.yourGames),
-      h('ul', { class: 'plain' }, mine.map((g) => h('li', {}, h('a', { href: `#game=${g.id}` }, `${g.id}`), ` · seat ${g.seat + 1}`)))) : null,
+      h('ul', { class: 'plain' }, mine.map((g) => h('li', {}, h('a', { href: `#game=${g.id}` }, `${g.id}`), SAY.savedGame(g.seat))))) : null,
   );
 }
 
 export async function showLobby($app, current) {
-  document.title = 'Lobby · Dominoes';
+  document.title = SAY.titleLobby;
   put($app, h('section', { class: 'card' }, h('h1', {}, SAY.lobbyTitle), h('p', { class: 'loading' }, SAY.loading)));
   try {
     const page = await client.waitingGames();
     if (!current()) return;
     const rows = page.games.map((g) => h('li', { class: 'lobby-game' },
       h('a', { href: `#game=${g.id}` }, variantName(g.variant)),
-      ` · ${g.seats.length} seats · `,
-      g.seats.map((s) => (s.kind === 'open' ? 'open' : s.name || s.kind)).join(', ')));
+      SAY.lobbyGame(g.seats)));
     put($app, h('section', { class: 'card' },
       h('h1', {}, SAY.lobbyTitle),
       rows.length ? h('ul', { class: 'plain' }, rows) : h('p', {}, SAY.lobbyEmpty, h('a', { href: '#new' }, SAY.startOne), '.')));

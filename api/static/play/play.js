@@ -74,7 +74,7 @@ async function openTable(id, { watch }) {
     confirmResign: (yes) => { t.confirmResign = yes; draw(t); },
   };
   table = t;
-  document.title = `Game ${id} · Dominoes`;
+  document.title = SAY.titleGame(id);
   put($app, h('p', { class: 'loading' }, SAY.loadingGame));
   try {
     await refresh(t);
@@ -160,7 +160,7 @@ function tick(t) {
   const el = document.getElementById('deadline');
   if (!el || !t.view || !t.view.deadline) return;
   const left = Math.max(0, Math.round(t.view.deadline - Date.now() / 1000));
-  el.textContent = `${left} s left`;
+  el.textContent = SAY.secondsLeft(left);
 }
 
 // Draws the table, keeping the focus where it was (or on the next thing to do when its button went).

@@ -20,7 +20,7 @@ function statusItem(t) {
     ...piece('status', data, () => h('div', { class: 'status-line' },
       h('span', { class: 'variant' }, text.variantName(view.variant)),
       h('span', {}, data[1]),
-      h('span', {}, `boneyard ${view.boneyard_count}`),
+      h('span', {}, SAY.boneyard(view.boneyard_count)),
       h('span', { class: 'status', 'data-testid': 'status', 'data-status': view.status }, view.status),
       h('span', { class: 'conn', id: 'conn' }),
       view.deadline ? h('span', { id: 'deadline', class: 'deadline' }, '') : null)),
@@ -109,12 +109,12 @@ function seatItem(view, s) {
     for (let i = 0; i < Math.min(s.hand_count || 0, 15); i++) backs.append(tileBack());
     return h('li', { class: `seat-card ${turn ? 'turn' : ''} ${me ? 'me' : ''} ${data[3] ? 'winner' : ''}`.trim(), 'aria-current': turn ? 'true' : null },
       h('div', { class: 'seat-head' },
-        h('span', { class: 'seat-name' }, data[0], me && s.name !== 'You' ? ' (you)' : ''),
-        turn ? h('span', { class: 'turn-flag' }, me ? 'your turn' : 'to play') : null,
-        h('span', { class: `kind ${s.kind}` }, s.kind === 'bot' ? 'computer' : s.kind)),
+        h('span', { class: 'seat-name' }, data[0], me && s.name !== SAY.you ? SAY.youMark : ''),
+        turn ? h('span', { class: 'turn-flag' }, me ? SAY.yourTurn : SAY.toPlay) : null,
+        h('span', { class: `kind ${s.kind}` }, s.kind === 'bot' ? SAY.computerKind : s.kind)),
       h('div', { class: 'seat-body' },
-        h('span', { class: 'score' }, h('span', { class: 'score-value', 'data-testid': `score-${s.seat}` }, String(view.scores[s.seat])), ' pts'),
-        h('span', { class: 'hand-count' }, `${s.hand_count} tile${s.hand_count === 1 ? '' : 's'}`), backs));
+        h('span', { class: 'score' }, h('span', { class: 'score-value', 'data-testid': `score-${s.seat}` }, String(view.scores[s.seat])), SAY.pts),
+        h('span', { class: 'hand-count' }, SAY.tiles(s.hand_count)), backs));
   });
 }
 
@@ -176,7 +176,7 @@ function logItem(t) {
   if (!log.length) return null;
   const shown = log.map((m, i) => [i, m]).slice(-12).reverse();
   return part('log', () => h('section', { class: 'card log' }, h('h2', {}), h('ol', { reversed: true, class: 'plain' })), (el) => {
-    setText(el.children[0], over(view) ? 'The last round' : `Round ${view.round} so far`);
+    setText(el.children[0], over(view) ? SAY.lastRound : SAY.roundSoFar(view.round));
     keyed(el.children[1], shown.map(([i, m]) => {
       const line = text.describeMove(view, m);
       return { key: `${view.round}:${i}`, sig: line, make: () => h('li', {}, line) };

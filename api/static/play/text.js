@@ -36,6 +36,15 @@ export const SAY = {
   teams: 'Teams: seats 1 & 3 against 2 & 4', rounds: 'Rounds', playTo: 'Play to',
   points: (n) => `${n} points`, byDefault: 'default', listed: 'List open seats in the lobby',
   allComputers: 'Choose "Computer" for every seat to watch the computer players.', yourGames: 'Your games',
+  savedGame: (seat) => ` · seat ${seat + 1}`,
+  lobbyGame: (seats) => ` · ${seats.length} seats · ${seats.map((s) => (s.kind === 'open' ? 'open' : s.name || s.kind)).join(', ')}`,
+  titleNew: 'New game · Dominoes', titleLobby: 'Lobby · Dominoes', titleGame: (id) => `Game ${id} · Dominoes`,
+  secondsLeft: (n) => `${n} s left`, boneyard: (n) => `boneyard ${n}`, pts: ' pts',
+  tiles: (n) => `${n} tile${n === 1 ? '' : 's'}`, yourTurn: 'your turn', toPlay: 'to play', computerKind: 'computer',
+  youMark: ' (you)', lastRound: 'The last round', roundSoFar: (n) => `Round ${n} so far`,
+  openRound: 'to open the round', play: (tile, where) => `Play ${tile} ${where}`,
+  engine: (tile) => (tile ? `Engine ${tile}` : 'No engine yet'), trainEnd: (n) => `end ${n}`,
+  spinner: (tile) => `Spinner ${tile}. `,
 };
 
 export const VARIANT_NAMES = {
@@ -167,6 +176,10 @@ export function endReason(view, outcome, resigned) {
   if (reason === 'target_score') return `The target of ${view.rules.target_score} points was reached.`;
   if (reason === 'fixed_rounds') return `All ${view.rules.rounds} rounds were played${view.rules.scoring === 'mexican_penalty' ? ': the fewest points win' : ''}.`;
   return `The match ended (${reason}).`;
+}
+
+export function firstTurnsText(view, seats) {
+  return `Opening turns still to come: ${seats.map((s) => whoText(view, s)).join(', ')}.`;
 }
 
 export function pendingText(doubles) {
