@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from test_web_play import TABLE
 
 LINES = "() => window.heard"

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import pytest
-
 from test_web_play import TABLE, wait_until
 
 

@@ -63,7 +63,9 @@ function ruleFields(v, n) {
     const def = perPlayers(v.defaults.target_score, n);
     out.push(h('div', { class: 'field' },
       h('label', { for: 'target' }, SAY.playTo),
-      h('input', { id: 'target', type: 'number', min: 1, max: 1000, placeholder: def ? SAY.points(def) : SAY.byDefault, inputmode: 'numeric' })));
+      h('input', {
+        id: 'target', type: 'number', min: 1, max: 1000, placeholder: def ? SAY.points(def) : SAY.byDefault, inputmode: 'numeric',
+      })));
   }
   return out;
 }
@@ -164,7 +166,8 @@ export async function showNewGame($app, current) {
   put($app,
     form,
     mine.length ? h('section', { class: 'card' }, h('h2', {}, SAY.yourGames),
-      h('ul', { class: 'plain' }, mine.map((g) => h('li', {}, h('a', { href: `#game=${g.id}` }, `${g.id}`), SAY.savedGame(g.seat))))) : null,
+      h('ul', { class: 'plain' }, mine.map((g) => h('li', {},
+        h('a', { href: `#game=${g.id}` }, `${g.id}`), SAY.savedGame(g.seat))))) : null,
   );
 }
 

@@ -44,7 +44,8 @@ function gameOverItem(t) {
   const reason = t.outcome ? text.endReason(view, t.outcome, t.resigned) : null;
   const scores = view.seats.map((s) => [text.whoText(view, s.seat), view.scores[s.seat]]);
   const teams = view.team_scores ? text.teamScoresText(view) : null;
-  return piece('over', [text.gameOverTitle(view), reason, scores, teams], () => h('section', { class: 'card game-over', 'data-testid': 'game-over', role: 'status' },
+  const data = [text.gameOverTitle(view), reason, scores, teams];
+  return piece('over', data, () => h('section', { class: 'card game-over', 'data-testid': 'game-over', role: 'status' },
     h('h2', {}, text.gameOverTitle(view)),
     reason ? h('p', { 'data-testid': 'end-reason' }, reason) : null,
     h('ul', { class: 'final-scores' }, scores.map(([who, score], seat) => h('li', {},
@@ -73,7 +74,9 @@ function handTileItem(t, tile, state) {
 
 function actionItem(t, key, label, cls, onclick, testid) {
   return {
-    ...piece(`action:${key}`, [label, cls], () => h('button', { type: 'button', class: cls, 'data-key': `action:${key}`, 'data-testid': testid, onclick }, label)),
+    ...piece(`action:${key}`, [label, cls], () => h('button', {
+      type: 'button', class: cls, 'data-key': `action:${key}`, 'data-testid': testid, onclick,
+    }, label)),
     update: (el) => attr(el, 'disabled', cls === 'primary' && t.busy),
   };
 }
@@ -107,13 +110,15 @@ function seatItem(view, s) {
   return piece(`seat:${s.seat}`, data, () => {
     const backs = h('span', { class: 'backs', 'aria-hidden': 'true' });
     for (let i = 0; i < Math.min(s.hand_count || 0, 15); i++) backs.append(tileBack());
-    return h('li', { class: `seat-card ${turn ? 'turn' : ''} ${me ? 'me' : ''} ${data[3] ? 'winner' : ''}`.trim(), 'aria-current': turn ? 'true' : null },
+    const cls = `seat-card ${turn ? 'turn' : ''} ${me ? 'me' : ''} ${data[3] ? 'winner' : ''}`.trim();
+    return h('li', { class: cls, 'aria-current': turn ? 'true' : null },
       h('div', { class: 'seat-head' },
         h('span', { class: 'seat-name' }, data[0], me && s.name !== SAY.you ? SAY.youMark : ''),
         turn ? h('span', { class: 'turn-flag' }, me ? SAY.yourTurn : SAY.toPlay) : null,
         h('span', { class: `kind ${s.kind}` }, s.kind === 'bot' ? SAY.computerKind : s.kind)),
       h('div', { class: 'seat-body' },
-        h('span', { class: 'score' }, h('span', { class: 'score-value', 'data-testid': `score-${s.seat}` }, String(view.scores[s.seat])), SAY.pts),
+        h('span', { class: 'score' },
+          h('span', { class: 'score-value', 'data-testid': `score-${s.seat}` }, String(view.scores[s.seat])), SAY.pts),
         h('span', { class: 'hand-count' }, SAY.tiles(s.hand_count)), backs));
   });
 }
@@ -124,7 +129,9 @@ function claimItem(t) {
   const open = view.seats.filter((s) => s.kind === 'open').map((s) => s.seat);
   if (!open.length) return null;
   return piece('claim', open, () => {
-    const name = h('input', { id: 'claim-name', maxlength: 40, value: '', placeholder: SAY.yourName, required: true, autocomplete: 'nickname' });
+    const name = h('input', {
+      id: 'claim-name', maxlength: 40, value: '', placeholder: SAY.yourName, required: true, autocomplete: 'nickname',
+    });
     return h('section', { class: 'card claim' },
       h('h2', {}, SAY.join),
       h('div', { class: 'field' }, h('label', { for: 'claim-name' }, SAY.yourName), name),

@@ -174,7 +174,10 @@ export function endReason(view, outcome, resigned) {
   const reason = outcome.reason;
   if (reason === 'resigned') return resigned !== undefined ? `${whoText(view, resigned)} resigned.` : 'The match ended by resignation.';
   if (reason === 'target_score') return `The target of ${view.rules.target_score} points was reached.`;
-  if (reason === 'fixed_rounds') return `All ${view.rules.rounds} rounds were played${view.rules.scoring === 'mexican_penalty' ? ': the fewest points win' : ''}.`;
+  if (reason === 'fixed_rounds') {
+    const fewest = view.rules.scoring === 'mexican_penalty' ? ': the fewest points win' : '';
+    return `All ${view.rules.rounds} rounds were played${fewest}.`;
+  }
   return `The match ended (${reason}).`;
 }
 

@@ -132,7 +132,10 @@ test('events: a newer version fetches the view; game_ended closes the stream', a
 });
 
 test('a stream that never opens gives way to the long poll', async () => {
-  const polls = [{ events: [{ type: 'tile_played', version: 4 }], last_version: 4, ended: false }, { events: [], last_version: 4, ended: true }];
+  const polls = [
+    { events: [{ type: 'tile_played', version: 4 }], last_version: 4, ended: false },
+    { events: [], last_version: 4, ended: true },
+  ];
   const { conn, log, sources } = harness({ polls });
   await conn.connect();
   for (let i = 0; i < POLL_AFTER_FAILURES; i++) {

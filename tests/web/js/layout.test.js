@@ -40,7 +40,8 @@ test("All Fives' cross: wings outwards from the spinner, the up arm drawn flippe
 
 test("Mexican Train's trains as rows: keys, owners, markers, pending doubles", () => {
   const rows = trainRows(trainView().board, 0);
-  eq(rows.map((r) => [r.key, r.mine, r.marked, r.end]), [['train:0', true, false, 9], ['train:1', false, true, 7], ['mexican', false, true, 12]]);
+  eq(rows.map((r) => [r.key, r.mine, r.marked, r.end]),
+    [['train:0', true, false, 9], ['train:1', false, true, 7], ['mexican', false, true, 12]]);
   eq(rows[0].tiles.map((t) => [t.tile, t.pending]), [['12-3', false], ['3-9', false], ['9-9', true]]);
   eq(canonical('3-9'), '9-3');
   eq(canonical('12-3'), '12-3');

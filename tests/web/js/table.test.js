@@ -82,7 +82,8 @@ test('selecting a tile adds its targets beside the tiles, turned to match the en
 
 test("All Fives' cross and Mexican Train's trains are drawn as before", () => {
   const cross = table(crossView()).root;
-  eq(['up', 'left', 'right', 'down'].map((side) => nodes(cross, `.cross > .${side === 'up' || side === 'down' ? 'arm' : 'wing'}.${side} .tile`).length), [1, 1, 1, 2]);
+  const parts = ['.arm.up', '.wing.left', '.wing.right', '.arm.down'];
+  eq(parts.map((part) => nodes(cross, `.cross > ${part} .tile`).length), [1, 1, 1, 2]);
   eq(cross.querySelector('.spin .tile.spinner').title, '5-5');
   eq(cross.querySelector('[data-testid=count]').textContent, 'Ends count 12. ');
   assert(cross.querySelector('[data-testid=board]').classList.contains('cross-board'));

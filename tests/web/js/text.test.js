@@ -73,7 +73,8 @@ test('the start and the end of the game', () => {
   const waiting = lineView({ status: 'waiting', turn: null, version: 1, log: [] });
   eq(announcements(waiting, lineView({ version: 2, log: [], turn: 1 })), ['The game has started', "greedy's turn"]);
   const playing = lineView({ turn: 1 });
-  const won = lineView({ status: 'finished', version: 18, winners: [1], log: [...playing.log, { seat: 1, type: 'play', tile: '3-1', end: 'right' }] });
+  const last = { seat: 1, type: 'play', tile: '3-1', end: 'right' };
+  const won = lineView({ status: 'finished', version: 18, winners: [1], log: [...playing.log, last] });
   eq(announcements(playing, won), ['greedy played 3-1 on the right', 'Game over: greedy wins.']);
   eq(gameOverTitle(lineView({ status: 'finished', winners: [0] })), 'You won!');
   eq(gameOverTitle(lineView({ status: 'finished', winners: [0, 1], seat: null })), 'Game over: Ana and greedy win.');
