@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from support import eventually
 
 TABLE = "[data-testid=table]"
@@ -18,6 +19,7 @@ def page_scores(page: Any, seats: int, testid: str = "score") -> list[int]:
     return [int(page.inner_text(f"[data-testid={testid}-{s}]")) for s in range(seats)]
 
 
+@pytest.mark.slow
 def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new_page):  # type: ignore[no-untyped-def]
     p = new_page()
     page = p.page
@@ -96,6 +98,7 @@ def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new
     assert p.console_errors == []
 
 
+@pytest.mark.slow
 def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
     live = live_server_without_bots
     created = live.http.post(
@@ -135,6 +138,7 @@ def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_
     assert p.console_errors == []
 
 
+@pytest.mark.slow
 def test_open_a_seat_and_a_friend_takes_it_from_the_shared_link(live_server, new_page):  # type: ignore[no-untyped-def]
     ana = new_page()
     ana.page.goto(f"{live_server.url}/play")
@@ -172,6 +176,7 @@ def test_open_a_seat_and_a_friend_takes_it_from_the_shared_link(live_server, new
     assert ana.console_errors == [] and bo.console_errors == []
 
 
+@pytest.mark.slow
 def test_after_a_network_blip_the_stream_resumes_without_a_reload(live_server_without_bots, blip_proxy, new_page):  # type: ignore[no-untyped-def]
     live = live_server_without_bots
     created = live.http.post("/v1/games", json={"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}]})
@@ -213,6 +218,7 @@ def test_api_errors_are_shown_in_words(live_server, new_page):  # type: ignore[n
     assert [m for m in p.console_errors if "404" not in m] == []
 
 
+@pytest.mark.slow
 def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(live_server, new_page):  # type: ignore[no-untyped-def]
     """The answer to our move can arrive after the stream has already shown the bot's reply (a newer view).
     The page keeps the newer view, and the tiles disabled while the move was pending must come back."""
@@ -292,6 +298,7 @@ def test_a_page_answered_late_never_draws_over_the_one_opened_since(live_server_
     assert not p.console_errors, p.console_errors
 
 
+@pytest.mark.slow
 def test_docs_render_under_their_policy_and_no_page_can_be_framed(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
     p = new_page()
     p.page.goto(live_server_without_bots.url + "/docs")

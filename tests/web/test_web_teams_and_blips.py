@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from support import eventually
 from test_web_play import TABLE
 
 
+@pytest.mark.slow
 def test_a_team_game_from_the_form_ends_showing_the_partnerships_and_why(live_server, new_page):  # type: ignore[no-untyped-def]
     p = new_page()
     page = p.page
@@ -33,6 +35,7 @@ def test_a_team_game_from_the_form_ends_showing_the_partnerships_and_why(live_se
     assert p.console_errors == []
 
 
+@pytest.mark.slow
 def test_a_seats_stream_is_live_again_soon_after_a_blip(live_server_without_bots, blip_proxy, new_page):  # type: ignore[no-untyped-def]
     """A seat streams with a single-use ticket: after a blip the page takes a new one (the browser's own retry
     would send the spent one), goes live on the stream again, not on the long poll, and clears the message
