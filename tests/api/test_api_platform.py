@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import pathlib
-import time
 
 from api.app import create_app
+from support import returns_within
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 REGENERATE = "python -m api.openapi openapi/openapi.json"
@@ -109,7 +109,9 @@ def test_readyz_counts_simulation_and_webhook_workers_but_needs_a_bots_worker(cl
             assert resp.get_json()["checks"]["simulations_workers"] == 2
 
 
-def test_redis_unreachable_is_a_fast_503(settings, create_game):
+def test_redis_unreachable_is_a_503_at_once(settings, create_game):
+    """Nothing listens where Redis should be: each request that needs it is a 503 problem, not a hang (a
+    ceiling, not a timing: the connection is refused and not retried)."""
     from dataclasses import replace
 
     from workers.redis_server import free_port
@@ -124,12 +126,9 @@ def test_redis_unreachable_is_a_fast_503(settings, create_game):
         lambda: client.get("/readyz"),
     ]
     for call in calls:
-        t0 = time.monotonic()
-        resp = call()
-        elapsed = time.monotonic() - t0
+        resp = returns_within(30, call)
         assert resp.status_code == 503, resp.get_data(as_text=True)
         assert resp.get_json()["type"] == "/problems/unavailable"
-        assert elapsed < 1.0, elapsed
     # The rest of the API (no Redis needed) still answers.
     assert client.get("/v1/variants").status_code == 200
     assert client.get("/healthz").status_code == 200

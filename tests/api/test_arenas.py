@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from dataclasses import replace as replace_settings
 from typing import Any
 
 import pytest
+
+from support import eventually
 
 FAST = {"target_score": 30}
 
@@ -33,6 +34,7 @@ def _get(client, arena_id: str) -> dict[str, Any]:  # type: ignore[no-untyped-de
     return resp.get_json()  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_an_arena_plays_every_seating_of_every_deal_one_game_per_bot_at_a_time(client, run_bots):
     arena = _arena(client, bots=["greedy", "random"], deals=2)
     assert arena["status"] == "running" and arena["games_total"] == 4 and arena["seatings"] == 2
@@ -76,6 +78,7 @@ def test_an_arena_plays_every_seating_of_every_deal_one_game_per_bot_at_a_time(c
     assert board["greedy"]["games"] == board["random"]["games"] == 4
 
 
+@pytest.mark.slow
 def test_an_arena_game_ended_twice_counts_once(client, service, run_bots):
     arena = _arena(client, bots=["greedy", "random"], deals=1)
     run_bots()
@@ -145,6 +148,7 @@ def _drive_from_stream(app, token: str, stop: threading.Event, moves: list[str])
                 moves.append(notice["game_id"]) if resp.status_code == 200 else None
 
 
+@pytest.mark.slow
 def test_an_arena_with_a_registered_bot_driven_by_its_stream(app, client, register_bot, run_bots):
     bot = register_bot("streamer", variants=("draw",))
     stop = threading.Event()
@@ -154,10 +158,12 @@ def test_an_arena_with_a_registered_bot_driven_by_its_stream(app, client, regist
     try:
         arena = _arena(client, bots=["greedy", "random", "streamer"], deals=1)
         assert arena["games_total"] == 6
-        deadline = time.monotonic() + 120
-        while _get(client, arena["id"])["status"] != "finished" and time.monotonic() < deadline:
+
+        def finished() -> bool:
             run_bots()
-            time.sleep(0.01)
+            return bool(_get(client, arena["id"])["status"] == "finished")
+
+        eventually(finished, "the arena finished", 120)
     finally:
         stop.set()
         thread.join(10)
@@ -172,6 +178,7 @@ def test_an_arena_with_a_registered_bot_driven_by_its_stream(app, client, regist
     assert listed["streamer"]["ratings"]["draw"]["games"] == 6 and listed["greedy"]["ratings"]["draw"]["games"] == 6
 
 
+@pytest.mark.slow
 def test_a_step_that_runs_late_takes_no_slot_of_a_game_that_has_ended(client, service, run_bots):
     arena = _arena(client, bots=["greedy", "random"], deals=2, duplicate=False)
     while _get(client, arena["id"])["games_done"] < 1:
@@ -203,6 +210,7 @@ def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, se
     assert service.sweep().arenas == []
 
 
+@pytest.mark.slow
 def test_a_bots_cap_holds_across_arenas_and_the_sweep_starts_the_one_that_waited(client, service, run_bots):
     first = _arena(client, bots=["greedy", "random"], deals=1)
     second = _arena(client, bots=["random", "greedy"], deals=1)

@@ -13,7 +13,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
 EXAMPLES = os.environ.get("DOMINO_CONTRACT_EXAMPLES", "20")
+pytestmark = pytest.mark.slow  # a served app, a worker and the schemathesis CLI: tens of seconds
 
 
 def test_schemathesis_all_checks_all_phases_find_nothing(served: str, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,6 +58,7 @@ keys = st.sampled_from(["type", "tile", "end", "expected_version", "seat", "Type
 bodies = st.one_of(near_moves(), st.dictionaries(keys, values, max_size=5), values)
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(bodies)
 def test_the_quick_check_takes_only_what_the_schema_loads_and_reads_it_alike(body: Any) -> None:

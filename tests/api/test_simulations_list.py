@@ -10,6 +10,7 @@ import pytest
 
 from api.app import create_app
 from api.service.simulations import runner
+from support import eventually
 
 LOCAL = "127.0.0.1"  # the test client's address: the client these simulations are listed for
 
@@ -100,7 +101,7 @@ def test_a_simulation_whose_record_expired_leaves_the_list_and_the_index(client,
     store = service.store
     store.queue_redis.delete(store.simulations.key(ids[1]))
     store.queue_redis.pexpire(store.simulations.key(ids[2]), 1)
-    time.sleep(0.05)
+    eventually(lambda: not store.queue_redis.exists(store.simulations.key(ids[2])), "the record expired")
     assert _all_pages(client, "/v1/simulations?limit=1") == [[ids[3]], [ids[0]]]
     for gone in ids[1:3]:
         assert store.queue_redis.zscore(store.simulations.index_key(LOCAL), gone) is None

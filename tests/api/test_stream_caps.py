@@ -3,12 +3,12 @@ Retry-After; a stream that ends releases its slot, and a slot nobody renews (a d
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace as replace_settings
 
 import pytest
 
 from api.app import create_app
+from support import eventually
 
 SSE = {"Accept": "text/event-stream"}
 
@@ -80,22 +80,34 @@ def test_a_slot_nobody_renews_lapses_with_its_lease(settings):
     orphan = stream(client, game_id)  # never read and never closed: like the stream of a process that died
     assert orphan.status_code == 200
     assert_too_many(stream(client, game_id), "client")
-    time.sleep(0.4)
-    later = stream(client, game_id)
-    assert later.status_code == 200
-    later.close()
+
+    def a_stream_once_the_lease_lapsed():  # type: ignore[no-untyped-def]
+        resp = stream(client, game_id)
+        if resp.status_code == 200:
+            return resp
+        resp.close()  # still held: refused
+        return None
+
+    eventually(a_stream_once_the_lease_lapsed, "a new stream once the orphan's lease lapsed", interval=0.05).close()
 
 
 def test_a_stream_renews_its_slot_while_it_runs(settings, service):
     from api.service.streams import StreamSlot
 
-    s = replace_settings(settings, stream_lease=0.3)
+    s = replace_settings(settings, stream_lease=1.5)
     store = type(service)(s).store
+    conn = store.rq_connection()
     slot = StreamSlot.take(store.streams, s, "10.0.2.1", "somegame")
-    for _ in range(4):  # well past one lease, renewed each time a third of it has passed
-        time.sleep(0.12)
+    key = store.streams.keys("10.0.2.1", "somegame")[0]
+    first_lease_end = conn.zscore(key, slot.id)
+
+    def past_the_first_lease() -> bool:  # the stream renews as each frame goes out (a third of a lease each)
         slot.renew_if_due()
-    held = store.rq_connection().zscore(store.streams.keys("10.0.2.1", "somegame")[0], slot.id)
-    assert held is not None
+        seconds, micros = conn.time()
+        return seconds * 1000 + micros / 1000 > first_lease_end  # type: ignore[no-any-return]
+
+    eventually(past_the_first_lease, "Redis's clock past the slot's first lease")
+    held = conn.zscore(key, slot.id)
+    assert held is not None and held > first_lease_end
     slot.release()
     assert store.rq_connection().exists(*store.streams.keys("10.0.2.1", "somegame")) == 0

@@ -19,6 +19,7 @@ from domino.core.codes import to_code, to_move
 from domino.bots.endgame import solve
 from domino.bots.search import root_sim
 from domino.moves import move_key
+from support import returns_within
 
 LINE_SETUPS: list[tuple[str, int, dict[str, Any]]] = [
     ("draw", 2, {}),
@@ -196,13 +197,13 @@ def test_node_budget_is_deterministic(setup: tuple[str, int, dict[str, Any]]) ->
 
 
 def test_deadline_is_respected() -> None:
-    """With a deadline the bot answers soon after it (generous margin: a loaded 2-core machine)."""
+    """With a deadline (and no node budget) the bot answers: its search stops at the deadline. (A ceiling,
+    not a timing: how soon after the deadline it answers is measured by bench/timings.py.)"""
     rules = domino.Rules.preset("block", players=4, teams="partners_opposite", hand_size=7)
     positions = [v for _, v in _positions(rules, 2) if len(v.legal_moves) > 1][:6]
     for v in positions:
-        t0 = time.monotonic()
-        move = get("expert").choose(v, random.Random(0), Budget(deadline=t0 + 0.05))
-        assert time.monotonic() - t0 < 0.5
+        soon = Budget(deadline=time.monotonic() + 0.05)
+        move = returns_within(30, lambda: get("expert").choose(v, random.Random(0), soon))
         assert move in v.legal_moves
     # a deadline already past still gives a legal move
     v = positions[0]

@@ -12,8 +12,8 @@ import pytest
 
 import domino
 
-MATCHES: list[tuple[str, int, dict[str, Any]]] = [
-    ("mexican_train", 4, {}),
+MATCHES: list[Any] = [
+    pytest.param("mexican_train", 4, {}, marks=pytest.mark.slow),  # a whole match of four: seconds
     ("draw", 2, {}),
     ("block", 4, {"teams": "partners_opposite", "hand_size": 7, "starting_rule": "lot"}),
     ("all_fives", 2, {"target_check": "immediate", "target_score": 61}),

@@ -115,6 +115,7 @@ def check_events(state: domino.State, events: tuple[domino.Event, ...]) -> None:
             assert not hidden & set(tiles_in(e.to_dict(for_seat=seat)))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games())
 def test_random_games(game: tuple[domino.Rules, str, int]) -> None:

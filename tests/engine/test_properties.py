@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -383,12 +384,14 @@ def play_random_game(r: domino.Rules, seed: int, check_all_moves: bool = True, m
     return s
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(line_rules(), st.integers(0, 10**6))
 def test_random_games(r: domino.Rules, seed: int) -> None:
     play_random_game(r, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=24, deadline=None, derandomize=True)
 @given(st.sampled_from(LINE_PRESETS), st.integers(2, 4), st.booleans(), st.integers(0, 10**6))
 def test_random_games_default_presets(name: str, players: int, teams: bool, seed: int) -> None:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
+from support import end_server, serving
 from workers.redis_server import free_port
 
 HERE = Path(__file__).parent
@@ -24,16 +23,6 @@ def env_for(settings, **extra: str) -> dict[str, str]:  # type: ignore[no-untype
     env.update(extra)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     return env
-
-
-def wait_for(predicate, timeout: float, step: float = 0.02):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return None
 
 
 class Gunicorn:
@@ -52,29 +41,16 @@ class Gunicorn:
             cwd=ROOT,
             start_new_session=True,
         )
-        ok = wait_for(self._healthy, 30, 0.1)
-        if not ok:
+        if not serving(self.base, self.proc):
             self.stop()
             raise RuntimeError("gunicorn did not start")
-
-    def _healthy(self) -> bool:
-        try:
-            return httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
 
     def workers(self) -> list[int]:
         path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
         return [int(p) for p in path.read_text().split()] if path.exists() else []
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end_server(self.proc, grace=10)
 
 
 @pytest.fixture

@@ -11,6 +11,8 @@ import threading
 import time
 from typing import Any
 
+from support import wait_until
+
 SEATS = [{"name": "Ana"}, {"name": "Bo"}]
 
 
@@ -106,12 +108,7 @@ class Players:
     def wait_acked(self, more: int, timeout: float) -> bool:
         """Wait until ``more`` moves more than now were answered 2xx."""
         target = self.acked + more
-        deadline = time.monotonic() + timeout
-        while self.acked < target:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.02)
-        return True
+        return bool(wait_until(lambda: self.acked >= target, timeout, 0.02))
 
     def stop(self) -> None:
         self.halt.set()

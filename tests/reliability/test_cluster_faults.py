@@ -1,6 +1,6 @@
 """Faults on a Redis Cluster while clients play (issue 18): a master SIGKILLed (its replica takes over) and a
-resharding of the slots of live games. Real redis-server processes on 127.0.0.1; every wait is bounded.
-Timings are printed (`pytest -s`)."""
+resharding of the slots of live games. Real redis-server processes on 127.0.0.1; every wait is on the event
+itself, with a generous ceiling. Timings are printed (`pytest -s`), never asserted. Slow: clusters of six."""
 
 from __future__ import annotations
 
@@ -8,9 +8,14 @@ import collections
 import time
 from dataclasses import replace
 
+import pytest
+
 from api.app import create_app
+from support import wait_until
 from tables import Players, Table
 from workers.redis_cluster import LocalCluster
+
+pytestmark = pytest.mark.slow
 
 
 def _app(settings, cluster: LocalCluster):  # type: ignore[no-untyped-def]
@@ -46,19 +51,16 @@ def test_a_master_killed_mid_game_play_goes_on_after_failover_with_503s_between_
             def resumed() -> bool:  # every game of the dead master has an answered move since
                 return all(len(t.acked) > acked_before[t.game_id] or t.finished for t in on_victim)
 
-            deadline = killed_at + 30
-            while not resumed() and time.monotonic() < deadline:
-                time.sleep(0.02)
+            wait_until(resumed, 90, 0.02)
             resumed_after = time.monotonic() - killed_at
             assert resumed(), f"play did not go on after the failover (waited {resumed_after:.1f} s)"
-            assert players.wait_acked(30, timeout=30)
+            assert players.wait_acked(30, timeout=60)
         finally:
             players.stop()
         assert players.errors == []
         assert set(players.statuses) <= {200, 201, 503}, players.statuses
         assert players.statuses[503] > 0  # the dead master's games did meet it
-        assert players.slowest < 5.0, f"a step took {players.slowest:.1f} s"  # a step is up to three requests
-        cluster.wait_ok(30)
+        cluster.wait_ok(60)
         assert port not in {node.port for node in cluster.masters()}
         after = _app(settings, cluster).test_client()
         assert players.missing(after) == {}
@@ -98,7 +100,7 @@ def test_resharding_the_slots_of_live_games_loses_nothing_and_answers_no_503(set
             "--cluster-slots", str(slots), "--cluster-yes", "--cluster-pipeline", "1", port=None,
         )  # fmt: skip
         took = time.monotonic() - t0
-        assert players.wait_acked(20, timeout=30)
+        assert players.wait_acked(20, timeout=60)
     finally:
         players.stop()
     assert players.errors == []
@@ -129,7 +131,7 @@ def test_after_a_failover_long_polls_read_the_games_of_the_masters_still_up(sett
         elsewhere = [g for g in games if _owner(store, g) != default]
         assert elsewhere
         cluster.kill(victim)
-        cluster.wait_ok(30)
+        cluster.wait_ok(60)
         for game_id in elsewhere:
             resp = client.get(f"/v1/games/{game_id}/events?after=0&wait=0.05")
             assert resp.status_code == 200, resp.get_json()

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 from api.app import create_app
+from support import eventually
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -24,7 +25,7 @@ def test_an_idle_game_expires_and_answers_404(settings, stored_keys):
     game_id = resp.get_json()["game"]["id"]
     token = resp.get_json()["tokens"][0]["token"]
     assert client.get(f"/v1/games/{game_id}").status_code == 200
-    time.sleep(1.3)
+    eventually(lambda: client.get(f"/v1/games/{game_id}").status_code == 404, "the idle game expired", interval=0.05)
     for resp in (
         client.get(f"/v1/games/{game_id}"),
         client.get(f"/v1/games/{game_id}/history"),
@@ -34,24 +35,28 @@ def test_an_idle_game_expires_and_answers_404(settings, stored_keys):
     assert not [k for k in stored_keys() if game_id.encode() in k]
 
 
+@pytest.mark.slow
 def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(settings, create_game, service):
-    app, client = _client(settings, game_ttl=2, finished_ttl=1)
+    app, client = _client(settings, game_ttl=30, finished_ttl=1)
     resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO})
     game_id = resp.get_json()["game"]["id"]
     tokens = {t["seat"]: t["token"] for t in resp.get_json()["tokens"]}
     store = app.extensions["domino.service"].store
+    state_key = store.games.state_key(game_id)
     for _ in range(2):
-        time.sleep(1.2)
+        # Once a second of the idle time has run out, a move gives the game its whole idle time again.
+        idle = eventually(
+            lambda: (ms := store.redis.pttl(state_key)) < 29_000 and ms, "a second of idle time gone", interval=0.05
+        )
         view = client.get(f"/v1/games/{game_id}").get_json()
         seat = view["turn"]
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
         move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
         assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
-    assert 1 <= store.redis.ttl(store.games.state_key(game_id)) <= 2  # alive after 2.4 s: each move refreshed it
+        assert idle < store.redis.pttl(state_key) <= 30_000, "the move refreshed the idle time"
     assert client.post(f"/v1/games/{game_id}/resign", headers=auth).status_code == 200
-    assert store.redis.ttl(store.games.state_key(game_id)) <= 1
-    time.sleep(1.3)
-    assert client.get(f"/v1/games/{game_id}").status_code == 404
+    assert store.redis.ttl(state_key) <= 1
+    eventually(lambda: client.get(f"/v1/games/{game_id}").status_code == 404, "the finished game expired", interval=0.05)
 
 
 def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, run_bots):

@@ -1,6 +1,7 @@
 """Faults (issue 8): a worker killed mid-turn, a simulation worker killed mid-chunk, Redis gone and back, an API
 process killed mid-request, and 50 clients racing on one game. Real processes (gunicorn, RQ workers,
-redis-server) on 127.0.0.1 only; every wait is bounded. Timings are printed (`pytest -s`) for the issue's note.
+redis-server) on 127.0.0.1 only; every wait is on the event itself, with a generous ceiling. Timings are
+printed (`pytest -s`), never asserted. All slow: real processes, and waits for sweeps and timeouts.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ import pytest
 import domino
 from api.app import create_app
 from api.service.records import game_record, whole_state
-from gunicorn_server import ROOT, env_for, gunicorn_factory, wait_for  # noqa: F401  (gunicorn_factory: a fixture)
+from gunicorn_server import ROOT, env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
+from support import eventually, returns_within
 from workers.redis_server import find_redis_server, free_port
+
+pytestmark = pytest.mark.slow
+
 
 def _state(service, game_id):  # type: ignore[no-untyped-def]
     """(version, the whole state: the live one with every finished round's record)."""
@@ -33,7 +38,7 @@ def _state(service, game_id):  # type: ignore[no-untyped-def]
 # -- a worker killed in the middle of a computer player's turn -------------------------------------------------
 
 
-def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, service):
+def test_a_worker_killed_mid_turn_the_game_continues(settings, service):
     from rq.registry import StartedJobRegistry
 
     from api.queues import Queues
@@ -55,21 +60,21 @@ def test_a_worker_killed_mid_turn_the_game_continues_within_10_s(settings, servi
     stop = threading.Event()
     try:
         registry = StartedJobRegistry(queue=Queues(service.store).bot_games)
-        started = wait_for(lambda: registry.get_job_ids(), 30)
-        assert started, "the worker never started a bot turn"
-        time.sleep(0.3)  # well inside the 1 s think
-        version, _ = _state(service, game_id)
-        assert any(j.startswith(f"bot-{game_id}-{version}-") for j in registry.get_job_ids())
+
+        def turn_running() -> tuple[int] | None:  # (the version) once the worker runs that version's bot turn
+            version = _state(service, game_id)[0]
+            return (version,) if any(j.startswith(f"bot-{game_id}-{version}-") for j in registry.get_job_ids()) else None
+
+        (version,) = eventually(turn_running, "the worker runs the bot turn of the game's current version")
         first.send_signal(signal.SIGKILL)
         first.wait(5)
         killed_at = time.monotonic()
         sweep.start_thread(sweep_service, stop, interval=0.2)
         second = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
-        moved = wait_for(lambda: _state(service, game_id)[0] > version, 10.0, 0.05)
+        moved_on = f"the game continued after the kill (from version {version})"
+        eventually(lambda: _state(service, game_id)[0] > version, moved_on, 60)
         elapsed = time.monotonic() - killed_at
         print(f"\nfault: worker SIGKILLed mid-turn at version {version}; the game moved on after {elapsed:.2f} s")
-        assert moved, f"the game did not continue within 10 s of the kill (still at version {version})"
-        assert elapsed < 10.0
     finally:
         stop.set()
         for proc in (first, second):
@@ -88,7 +93,7 @@ def freeze_a_horse_mid_chunk(worker: int, running: Callable[[], list[str]]) -> l
     """Stop the worker's work horse (SIGSTOP) while a chunk is running, and return its pid. Found running and
     then stopped, the chunk may have ended in between: then the horse goes on and we try again."""
     for _ in range(50):
-        assert wait_for(running, 10, 0.005), "no chunk running"
+        eventually(running, "a chunk running", 60, 0.005)
         horses = [int(p) for p in Path(f"/proc/{worker}/task/{worker}/children").read_text().split()]
         for pid in horses:
             os.kill(pid, signal.SIGSTOP)
@@ -129,7 +134,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
 
     try:
         registry = StartedJobRegistry(queue=Queues(service.store).simulations)
-        assert wait_for(lambda: service.simulation(sim_id)["chunks_done"] >= 2, 60)
+        eventually(lambda: service.simulation(sim_id)["chunks_done"] >= 2, "two chunks done", 120)
         conn = service.store.rq_connection()
 
         def running() -> list[str]:  # a chunk its work horse has started (not one only taken off the queue)
@@ -207,7 +212,7 @@ class PrivateRedis:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        assert wait_for(lambda: ping_url(self.url, 0.2), 10), "redis-server did not start"
+        eventually(lambda: ping_url(self.url, 0.2), "redis-server answers PING")
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -219,7 +224,10 @@ class PrivateRedis:
         self.proc.send_signal(sig)
 
 
-def test_redis_gone_is_a_fast_503_nothing_half_written_and_the_same_app_recovers(settings, tmp_path):
+def test_redis_gone_is_a_503_nothing_half_written_and_the_same_app_recovers(settings, tmp_path):
+    """Killed or frozen (it accepts connections and answers nothing), Redis gone is a 503 problem at once, not
+    a hang: the socket timeouts act and a timeout is not retried. (The ceiling here is a failure bound; the
+    time a 503 takes is printed.)"""
     redis_ = PrivateRedis(tmp_path)
     redis_.start()
     try:
@@ -256,7 +264,7 @@ def test_redis_gone_is_a_fast_503_nothing_half_written_and_the_same_app_recovers
                 lambda: client.get(f"/v1/games/{game_id}/history"),
             ):
                 t0 = time.monotonic()
-                resp = call()
+                resp = returns_within(30, call)
                 worst = max(worst, time.monotonic() - t0)
                 assert resp.status_code == 503, resp.get_data(as_text=True)
                 assert resp.get_json()["type"] == "/problems/unavailable"
@@ -267,13 +275,13 @@ def test_redis_gone_is_a_fast_503_nothing_half_written_and_the_same_app_recovers
             else:
                 redis_.signal(signal.SIGCONT)
             # The same app (same connection pools) serves again, and nothing was half-written.
-            resp = wait_for(lambda: (r := client.get(f"/v1/games/{game_id}", headers=auth)).status_code == 200 and r, 5)
-            assert resp, "the app did not recover after Redis came back"
+            resp = eventually(
+                lambda: (r := client.get(f"/v1/games/{game_id}", headers=auth)).status_code == 200 and r,
+                "the app serves again after Redis came back",
+            )
             assert resp.get_json()["version"] == version
             assert store.redis.xlen(store.games.events_key(game_id)) == events_before
         print(f"\nfault: Redis killed -> 503 in {timings['killed'] * 1000:.0f} ms; frozen -> 503 in {timings['frozen'] * 1000:.0f} ms")
-        assert timings["killed"] < 1.0
-        assert timings["frozen"] < 1.0  # one 0.5 s socket timeout: a timeout is not retried
         # The move that got a 503 can simply be sent again now.
         resp = client.post(f"/v1/games/{game_id}/moves", json={**move, "expected_version": version}, headers=auth)
         assert resp.status_code == 200 and resp.get_json()["version"] == version + 1
@@ -288,14 +296,15 @@ def test_redis_gone_is_a_fast_503_nothing_half_written_and_the_same_app_recovers
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the_move(
-    settings, create_game, service, gunicorn_factory, where
+    settings, create_game, service, gunicorn_factory, where, tmp_path
 ):
     data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}], seed="killed-mid-request")
     game_id = data["game"]["id"]
     version, state = _state(service, game_id)
     mover = state.to_move
     move = players[mover].view().get_json()["legal_moves"][0]
-    env = env_for(settings, **{f"DOMINO_TEST_PAUSE_{where.upper()}_COMMIT": "3"})
+    paused = tmp_path / "paused"  # slow_app creates it as the request's pause begins; the pause outlasts any wait
+    env = env_for(settings, **{f"DOMINO_TEST_PAUSE_{where.upper()}_COMMIT": "20", "DOMINO_TEST_PAUSED_MARK": str(paused)})
     server = gunicorn_factory(env, app="slow_app:app")
     answers: list[object] = []
 
@@ -306,7 +315,7 @@ def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the
                     f"{server.base}/v1/games/{game_id}/moves",
                     json=move,
                     headers={**players[mover].headers, "Idempotency-Key": "killed-1"},
-                    timeout=10,
+                    timeout=60,
                 )
             )
         except httpx.HTTPError as exc:
@@ -314,10 +323,10 @@ def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the
 
     thread = threading.Thread(target=send)
     thread.start()
-    time.sleep(1.0)  # the request is inside its pause now
+    eventually(paused.exists, "the request reached its pause")
     (worker,) = server.workers()
     os.kill(worker, signal.SIGKILL)
-    thread.join(15)
+    thread.join(60)
     assert answers and isinstance(answers[0], httpx.HTTPError), "the client should have lost its answer"
 
     after, state_after = _state(service, game_id)
@@ -374,13 +383,13 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
     statuses: dict[int, int] = {}
     errors: list[str] = []
     lock = threading.Lock()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # a ceiling: the game ends long before
 
     def client_loop(i: int) -> None:
         rng = random.Random(i)
         seat = i % 2
         headers = players[seat].headers
-        with httpx.Client(base_url=server.base, timeout=10) as http:
+        with httpx.Client(base_url=server.base, timeout=30) as http:
             while time.monotonic() < deadline:
                 view = http.get(f"/v1/games/{game_id}", headers=headers).json()
                 if view["status"] != "playing":
@@ -405,7 +414,7 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
     for t in threads:
         t.start()
     for t in threads:
-        t.join(90)
+        t.join(150)
     elapsed = time.monotonic() - t0
     print(f"\nrace: 50 clients, {len(landed)} moves landed in {elapsed:.1f} s; answers {dict(sorted(statuses.items()))}")
     assert not errors, errors[:5]
@@ -415,6 +424,6 @@ def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_
     versions = sorted(v for _, _, v in landed)
     assert versions == list(range(1, final_version + 1)), "each version once, none lost"
     assert all(new == expected + 1 for _, expected, new in landed if expected is not None)
-    history = httpx.get(f"{server.base}/v1/games/{game_id}/history", timeout=10).json()
+    history = httpx.get(f"{server.base}/v1/games/{game_id}/history", timeout=30).json()
     replayed = _replay(history)
     assert domino.to_dict(replayed) == domino.to_dict(final_state)

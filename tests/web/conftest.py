@@ -36,6 +36,13 @@ CHROMIUM_ARGS = [
 ]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that drives the browser is in the slow tier (seconds each, and Chromium's start)."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 def chromium_binary() -> str | None:
     given = os.environ.get("DOMINO_TEST_CHROMIUM")
     if given:
@@ -157,6 +164,7 @@ class BlipProxy:
         self.url = f"http://127.0.0.1:{self.port}"
         self.down = threading.Event()
         self.cuts = 0
+        self.refused = 0  # connections refused while down: the page's tries that failed
         self._lock = threading.Lock()
         self._socks: list[socket.socket] = []
         self._closed = False
@@ -170,6 +178,7 @@ class BlipProxy:
                 return
             if self.down.is_set():
                 client.close()
+                self.refused += 1
                 continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target_port))

@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
+import pytest
+from support import eventually
+
 TABLE = "[data-testid=table]"
-
-
-def wait_until(predicate: Any, timeout: float = 20.0, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("timed out waiting")
 
 
 def table_attr(page: Any, name: str) -> str | None:
@@ -27,6 +19,7 @@ def page_scores(page: Any, seats: int, testid: str = "score") -> list[int]:
     return [int(page.inner_text(f"[data-testid={testid}-{s}]")) for s in range(seats)]
 
 
+@pytest.mark.slow
 def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new_page):  # type: ignore[no-untyped-def]
     p = new_page()
     page = p.page
@@ -105,6 +98,7 @@ def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new
     assert p.console_errors == []
 
 
+@pytest.mark.slow
 def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
     live = live_server_without_bots
     created = live.http.post(
@@ -130,7 +124,7 @@ def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_
         versions.add(table_attr(page, "data-version"))
         return page.locator("[data-testid=game-over]").count() > 0
 
-    wait_until(ended, timeout=60)
+    eventually(ended, "the page shows the game over", 120, 0.05)
     api_view = live.http.get(f"/v1/games/{game_id}").json()
     assert api_view["status"] == "finished"
     assert len(versions) >= 2
@@ -144,6 +138,7 @@ def test_watch_a_four_bot_game_as_a_spectator_until_it_ends(live_server_without_
     assert p.console_errors == []
 
 
+@pytest.mark.slow
 def test_open_a_seat_and_a_friend_takes_it_from_the_shared_link(live_server, new_page):  # type: ignore[no-untyped-def]
     ana = new_page()
     ana.page.goto(f"{live_server.url}/play")
@@ -181,6 +176,7 @@ def test_open_a_seat_and_a_friend_takes_it_from_the_shared_link(live_server, new
     assert ana.console_errors == [] and bo.console_errors == []
 
 
+@pytest.mark.slow
 def test_after_a_network_blip_the_stream_resumes_without_a_reload(live_server_without_bots, blip_proxy, new_page):  # type: ignore[no-untyped-def]
     live = live_server_without_bots
     created = live.http.post("/v1/games", json={"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}]})
@@ -195,7 +191,7 @@ def test_after_a_network_blip_the_stream_resumes_without_a_reload(live_server_wi
     blip_proxy.cut()  # the stream drops; while the network is down, the game is played to its end
     page.wait_for_function("() => document.querySelector('#conn')?.dataset.state === 'reconnecting'")
     live.start_worker()
-    wait_until(lambda: live.http.get(f"/v1/games/{game_id}").json()["status"] == "finished", timeout=30)
+    eventually(lambda: live.http.get(f"/v1/games/{game_id}").json()["status"] == "finished", "the game finished", 60, 0.05)
     assert table_attr(page, "data-version") == "0", "nothing reached the page during the blip"
     blip_proxy.restore()
 
@@ -222,6 +218,7 @@ def test_api_errors_are_shown_in_words(live_server, new_page):  # type: ignore[n
     assert [m for m in p.console_errors if "404" not in m] == []
 
 
+@pytest.mark.slow
 def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(live_server, new_page):  # type: ignore[no-untyped-def]
     """The answer to our move can arrive after the stream has already shown the bot's reply (a newer view).
     The page keeps the newer view, and the tiles disabled while the move was pending must come back."""
@@ -242,8 +239,10 @@ def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(li
     def hold_the_answer(route: Any) -> None:
         answer = route.fetch()  # the move lands now; its answer reaches the page only once the bot has replied
         landed = answer.json()["version"]
-        wait_until(lambda: live_server.http.get(f"/v1/games/{game_id}", headers=auth).json()["version"] > landed)
-        time.sleep(0.5)  # the stream's refresh shows the newer view first
+        eventually(lambda: live_server.http.get(f"/v1/games/{game_id}", headers=auth).json()["version"] > landed,
+                   "the bot replied", 60, 0.05)  # fmt: skip
+        # The stream's refresh shows the newer view first.
+        eventually(lambda: int(table_attr(page, "data-version") or -1) > landed, "the page shows the bot's reply", 60, 0.05)
         route.fulfill(response=answer)
 
     for _ in range(3):  # a few turns, each with the answer held back
@@ -262,7 +261,7 @@ def test_a_move_answer_arriving_after_the_bots_reply_leaves_the_hand_playable(li
         page.unroute("**/moves")
         state = table_attr(page, "data-turn-state")
         if state == "your-turn" and page.locator(".hand-tile.playable").count():
-            page.wait_for_selector(".hand-tile.playable:not([disabled])", timeout=3000)
+            page.wait_for_selector(".hand-tile.playable:not([disabled])", timeout=30_000)
     assert not p.console_errors, p.console_errors
 
 
@@ -299,6 +298,7 @@ def test_a_page_answered_late_never_draws_over_the_one_opened_since(live_server_
     assert not p.console_errors, p.console_errors
 
 
+@pytest.mark.slow
 def test_docs_render_under_their_policy_and_no_page_can_be_framed(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
     p = new_page()
     p.page.goto(live_server_without_bots.url + "/docs")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from api.web import PLAY_DIR
+
 
 def test_play_answers_html(client):  # type: ignore[no-untyped-def]
     for path in ("/play", "/play/", "/play/watch?game=abc"):
@@ -15,10 +17,14 @@ def test_play_answers_html(client):  # type: ignore[no-untyped-def]
         assert '<link rel="icon"' in body  # no favicon.ico 404 in the console
 
 
+MODULES = sorted(p.name for p in PLAY_DIR.glob("*.js"))
+
+
 def test_assets_and_root(client):  # type: ignore[no-untyped-def]
+    """Every module is served as JavaScript (a module script of another type is refused by the browser)."""
+    assert "play.js" in MODULES and len(MODULES) > 5
     for path, mimetype in (
-        ("/play/play.js", "text/javascript"),
-        ("/play/tiles.js", "text/javascript"),
+        *((f"/play/{name}", "text/javascript") for name in MODULES),
         ("/play/play.css", "text/css"),
         ("/play/favicon.svg", "image/svg+xml"),
     ):
@@ -33,10 +39,10 @@ def test_assets_and_root(client):  # type: ignore[no-untyped-def]
 
 
 def test_the_client_uses_only_documented_endpoints(client):  # type: ignore[no-untyped-def]
-    """Every /v1 path the page calls is an operation of the OpenAPI document."""
+    """Every /v1 path the page's modules call is an operation of the OpenAPI document."""
     spec = client.get("/openapi.json").get_json()
     documented = [re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", p) + "$") for p in spec["paths"]]
-    source = client.get("/play/play.js").get_data(as_text=True)
+    source = "".join(client.get(f"/play/{name}").get_data(as_text=True) for name in MODULES)
     called = set(re.findall(r"`(/v1/[^`?]*)", source)) | set(re.findall(r"'(/v1/[^'?]*)", source))
     assert called, "the client calls the API"
     for path in called:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +16,12 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from local_endpoint import LocalEndpoint
+from support import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_ROUND = {"match_end": "fixed_rounds", "rounds": 1}
+
+pytestmark = pytest.mark.slow  # real processes: hosted bots, reference clients, a served app and its worker
 
 
 @pytest.fixture
@@ -53,14 +55,12 @@ class WebhookBot(LocalEndpoint):
         return 204
 
 
-def wait_finished(base: str, game_ids: list[str], seconds: float = 60) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        views = [httpx.get(f"{base}/v1/games/{g}").json() for g in game_ids]
-        if all(v["status"] == "finished" for v in views):
-            return views
-        time.sleep(0.05)
-    raise AssertionError(f"not finished: {[v['status'] for v in views]}")
+def wait_finished(base: str, game_ids: list[str], seconds: float = 120) -> list[dict[str, Any]]:
+    def views() -> list[dict[str, Any]] | None:
+        found = [httpx.get(f"{base}/v1/games/{g}").json() for g in game_ids]
+        return found if all(v["status"] == "finished" for v in found) else None
+
+    return eventually(views, f"games {game_ids} finished", seconds, 0.05)  # type: ignore[no-any-return]
 
 
 def own_moves(base: str, game_id: str, seat: int) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from rq.job import Job
 
 from workers import jobs
 from api.queues import SERIALIZER, Queues, bot_job_id
-from support import wait_until
+from support import eventually, wait_until
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -132,7 +132,8 @@ def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-d
 
 
 def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
-    """The human's POST returns at once and the bots' replies arrive within a fraction of a second."""
+    """The human's moves are answered and the three bots' replies follow through a real worker process. The
+    times are printed (`-s`); their targets are bench/api_load.py's (`--vs-bot`), not this test's."""
     from api.service.service import Service
 
     worker = start_worker(Service(settings).store)
@@ -144,13 +145,16 @@ def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
         ana = players[0]
         waits = []
         posts = []
-        deadline = time.monotonic() + 60
+
+        def ana_to_move():  # type: ignore[no-untyped-def]
+            """Ana's view once it is her turn or the game is over."""
+            v = ana.view().get_json()
+            return v if v["turn"] == 0 or v["status"] != "playing" else None
+
         view = ana.view().get_json()
-        while view["status"] == "playing" and time.monotonic() < deadline:
+        while view["status"] == "playing":
             t0 = time.perf_counter()
-            while view["turn"] != 0 and view["status"] == "playing" and time.monotonic() < deadline:
-                time.sleep(0.002)
-                view = ana.view().get_json()
+            view = eventually(ana_to_move, "the bots replied", 60, 0.002)
             waits.append(time.perf_counter() - t0)
             if view["status"] != "playing":
                 break
@@ -165,8 +169,6 @@ def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
             f"\nhuman vs 3 bots: {len(posts)} human moves; POST p50 {statistics.median(posts) * 1000:.1f} ms;"
             f" wait for 3 bot replies p50 {statistics.median(waits) * 1000:.1f} ms, max {max(waits) * 1000:.1f} ms"
         )
-        assert statistics.median(waits) < 0.5
-        assert max(posts) < 0.5
     finally:
         stop_worker(worker)
 

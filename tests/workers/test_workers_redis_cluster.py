@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 import redis
 from redis.cluster import RedisCluster
 
+pytestmark = pytest.mark.slow  # it starts the local cluster: six redis-servers
 
 def test_the_local_cluster_has_three_masters_with_a_replica_each_and_serves_every_slot(redis_cluster):
     nodes = redis_cluster.cluster_nodes()

@@ -41,6 +41,7 @@ def _get(client, sim_id):  # type: ignore[no-untyped-def]
     return client.get(f"/v1/simulations/{sim_id}").get_json()
 
 
+@pytest.mark.slow
 def test_a_seeded_simulation_gives_the_same_results_with_one_and_two_workers(client, run_simulations, service):
     body = {"games": 600, "seed": "workers-agree", "duplicate": True}
     one = _create(client, **body)
