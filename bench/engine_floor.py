@@ -42,8 +42,8 @@ def _code_table(origin: Any) -> None:
         _CODE.update({id(m): to_code(m) for m in origin.moves})
 
 
-def _start(rules: domino.Rules, seed: str) -> Bare:
-    state = domino.new_game(rules, seed=seed)
+def _start(rules: domino.Rules, seed: str, deal_version: int) -> Bare:
+    state = domino.new_game(rules, seed=seed, deal_version=deal_version)
     pos = line_kernel.position(state)
     sim = pos.box.pop()
     s = Bare()
@@ -77,12 +77,12 @@ def _apply(s: Bare, move: Move) -> Bare:
     return n
 
 
-def run(rules: domino.Rules, i: int, games: int) -> tuple[int, int]:
+def run(rules: domino.Rules, i: int, games: int, deal_version: int = domino.DEAL_VERSION) -> tuple[int, int]:
     """``games`` rounds in ``bench/engine_speed.py``'s public loop, on the floor: (rounds, moves)."""
     rng = random.Random(i)
     moves = played = m = 0
     while played < games:
-        state = _start(rules, f"bench-public-{i}-{m}")
+        state = _start(rules, f"bench-public-{i}-{m}", deal_version)
         m += 1
         while state.outcome is None and played < games:
             legal = state.legal

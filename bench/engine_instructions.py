@@ -6,7 +6,8 @@
 2-player block, the public API and OpenSpiel), each counted by ``valgrind --tool=callgrind`` with
 PYTHONHASHSEED=0: a run plays a fixed warm-up, then N rounds; the count of a run of ``--rounds`` rounds is
 taken from the count of a run of three times as many, and the difference divided by the extra rounds, so
-start-up, imports and the warm-up cancel out. Instructions do not depend on other load on the machine, so
+start-up, imports and the warm-up cancel out. The public API is counted dealing by version 2 (new games)
+and by version 1 (older games), and the 4-player team block's deal alone (shuffle and lot) in both. Instructions do not depend on other load on the machine, so
 the ratios are repeatable where wall-time ratios on a busy machine are not; they are not the bench's
 target (seconds are), but a cross-check of it: fewer instructions is not always less time (allocation and
 cache misses cost time, not instructions). One run per figure: it is deterministic up to the anchors' own
@@ -35,6 +36,12 @@ Runner = Callable[[int], engine_speed.Count]
 # name -> (scenario, the loop of n rounds, or None when that anchor is not installed)
 LOOPS: dict[str, tuple[str, Callable[[int], Runner | None]]] = {
     "public API, 4p team block": ("4p team block", lambda n: engine_speed.public_runner("4p team block", n)),
+    "public API, 4p team block, deal v1": (
+        "4p team block",
+        lambda n: engine_speed.public_runner("4p team block", n, deal_version=1),
+    ),
+    "the deal alone (shuffle + lot), v1": ("4p team block", lambda n: engine_speed.deal_runner(1, n)),
+    "the deal alone (shuffle + lot), v2": ("4p team block", lambda n: engine_speed.deal_runner(2, n)),
     "floor of an immutable API, 4p team block": (
         "4p team block",
         lambda n: engine_speed.floor_runner("4p team block", n),

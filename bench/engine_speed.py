@@ -15,6 +15,10 @@ immutable API (``legal_moves`` + ``apply``, a random legal move each time) on th
 timed in the same interleaved runs, so that its ratios to the anchors are per run too. On 4-player team
 block, also the floor of any immutable API on the same kernel (``bench/engine_floor.py``: no scoring, no
 records, a move checked, played and wrapped), what the public API's ratio is bounded by.
+
+``--deal-version`` (default 2, what new games use) deals every scenario by that version (1: as before
+version 2); the deal's own cost in both versions is printed first (the 4-player team block's round start:
+the shuffle and the lot), run by run interleaved.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import domino  # noqa: E402
 import engine_floor  # noqa: E402
+from domino import shuffle  # noqa: E402
 
 
 
@@ -76,14 +81,14 @@ MATCHES = {"2p block": 700, "4p team block": 1000, "2p draw": 600, "4p all_fives
 PUBLIC_GAMES = 600  # rounds per run of the public API, at scale 1
 
 
-def core_runner(name: str, matches: int) -> Callable[[int], Count]:
+def core_runner(name: str, matches: int, deal_version: int = domino.DEAL_VERSION) -> Callable[[int], Count]:
     rules = SCENARIOS[name]
     strategies = ["random"] * rules.players
 
     def run(i: int) -> Count:
         games = moves = 0
         for m in range(matches):
-            r = domino.playout(rules, strategies, f"bench-{i}-{m}")
+            r = domino.playout(rules, strategies, f"bench-{i}-{m}", deal_version=deal_version)
             games += len(r.rounds)
             moves += r.moves
         return Count(games, moves, matches)
@@ -91,7 +96,7 @@ def core_runner(name: str, matches: int) -> Callable[[int], Count]:
     return run
 
 
-def public_runner(name: str, games_per_run: int) -> Callable[[int], Count]:
+def public_runner(name: str, games_per_run: int, deal_version: int = domino.DEAL_VERSION) -> Callable[[int], Count]:
     """The public immutable API: legal_moves + apply, a random legal move each time."""
     rules = SCENARIOS[name]
 
@@ -100,7 +105,7 @@ def public_runner(name: str, games_per_run: int) -> Callable[[int], Count]:
         moves = games = 0
         m = 0
         while games < games_per_run:
-            state = domino.new_game(rules, seed=f"bench-public-{i}-{m}")
+            state = domino.new_game(rules, seed=f"bench-public-{i}-{m}", deal_version=deal_version)
             m += 1
             while state.outcome is None and games < games_per_run:
                 legal = domino.legal_moves(state)
@@ -113,15 +118,45 @@ def public_runner(name: str, games_per_run: int) -> Callable[[int], Count]:
     return run
 
 
-def floor_runner(name: str, games_per_run: int) -> Callable[[int], Count]:
+def floor_runner(name: str, games_per_run: int, deal_version: int = domino.DEAL_VERSION) -> Callable[[int], Count]:
     """The floor of an immutable API on the same kernel (``bench/engine_floor.py``), in the same loop."""
     rules = SCENARIOS[name]
 
     def run(i: int) -> Count:
-        games, moves = engine_floor.run(rules, i, games_per_run)
+        games, moves = engine_floor.run(rules, i, games_per_run, deal_version)
         return Count(games, moves, 0)
 
     return run
+
+
+def deal_runner(deal_version: int, deals: int) -> Callable[[int], Count]:
+    """The chance of a 4-player team block round start alone: the shuffle (28 tiles, the first hand's order
+    skipped, as the engine deals) and the lot, by one deal version; a "game" is a deal."""
+
+    def run(i: int) -> Count:
+        for d in range(deals):
+            seed = f"bench-deal-{i}-{d}"
+            shuffle.order(28, seed, 1, "deal", deal_version, unordered=7)
+            shuffle.first_draw(seed, 1, "lot", 4, deal_version)
+        return Count(deals, 0, 0)
+
+    return run
+
+
+def print_deal_costs(runs: int, deals: int) -> None:
+    """Microseconds per deal in each version, runs interleaved, and the ratio run by run."""
+    rates = {v: Rate([], [], []) for v in domino.DEAL_VERSIONS}
+    runners = {v: deal_runner(v, deals) for v in domino.DEAL_VERSIONS}
+    for v in domino.DEAL_VERSIONS:
+        runners[v](-1)  # warm the plans' caches
+    for i in range(runs):
+        for v in domino.DEAL_VERSIONS:
+            measure(runners[v], range(i, i + 1), rates[v])
+    for v in domino.DEAL_VERSIONS:
+        us = [1e6 / r for r in rates[v].games]
+        print(f"deal v{v} (4p team block: shuffle + lot) {statistics.median(us):8.2f} µs a round [{min(us):.2f} – {max(us):.2f}]")
+    ratios = [a / b for a, b in zip(rates[2].games, rates[1].games)]
+    print(f"deal v2 / v1 speed: {statistics.median(ratios):.1f}x [{min(ratios):.1f} – {max(ratios):.1f}] over {runs} runs\n")
 
 
 # -- anchors ---------------------------------------------------------------------------------------
@@ -213,11 +248,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--scale", type=float, default=0.5, help="work per run (1.0: about half a second)")
+    ap.add_argument("--deal-version", type=int, default=domino.DEAL_VERSION, choices=domino.DEAL_VERSIONS)
     args = ap.parse_args()
-    runs, scale = args.runs, args.scale
+    runs, scale, version = args.runs, args.scale, args.deal_version
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, load {load:.2f}")
-    print(f"{runs} runs per scenario; median [min – max] over the runs\n")
+    print(f"{runs} runs per scenario; median [min – max] over the runs; our rounds dealt by deal version {version}\n")
+    print_deal_costs(runs, max(1, int(20000 * scale)))
     # scenario -> (anchor label, anchor runner, target for playout, target for the public API)
     anchors: Anchors = {
         "4p team block": ("dominoes 6.1.0 (4p team block)", dominoes_runner(int(4000 * scale)), 3.0, 1.5),
@@ -231,11 +268,12 @@ def main() -> None:
     floor: dict[str, Rate] = {}
     theirs: dict[str, Rate] = {}
     for name in SCENARIOS:
-        run_ours = core_runner(name, max(1, int(MATCHES[name] * scale)))
+        run_ours = core_runner(name, max(1, int(MATCHES[name] * scale)), version)
         run_ours(-1)  # warm the caches (tables, rules config) outside the timing
         label, ref, _, _ = anchors.get(name, ("", None, 0.0, 0.0))
-        run_public = public_runner(name, max(1, int(PUBLIC_GAMES * scale))) if name in anchors else None
-        run_floor = floor_runner(name, max(1, int(PUBLIC_GAMES * scale))) if name == "4p team block" else None
+        games = max(1, int(PUBLIC_GAMES * scale))
+        run_public = public_runner(name, games, version) if name in anchors else None
+        run_floor = floor_runner(name, games, version) if name == "4p team block" else None
         ours[name] = Rate([], [], [])
         if ref is not None:
             theirs[name] = Rate([], [], [])

@@ -93,7 +93,7 @@ class Stream:
     __slots__ = ("_xof", "words")
 
     def __init__(self, seed: str, round_no: int, purpose: str, count: int) -> None:
-        self._xof = hashlib.shake_256(stream_message(seed, round_no, purpose))
+        self._xof = _shake256(stream_message(seed, round_no, purpose))
         self.words = _words(self._xof, count)
 
     def at_least(self, count: int) -> tuple[int, ...]:
@@ -107,23 +107,36 @@ def draws(seed: str, round_no: int, purpose: str, ranges: Sequence[int]) -> list
     """The first draws of a stream, draw t uniform in [0, ranges[t]): each takes the next word x, accepted
     when x < 2**32 - 2**32 % n (then the draw is x % n), else skipped for the word after it."""
     stream = Stream(seed, round_no, purpose, len(ranges))
-    return _drawn(stream, [(n, _SPACE32 - _SPACE32 % n) for n in ranges])
+    return _drawn(stream, tuple((n, _SPACE32 - _SPACE32 % n) for n in ranges))
 
 
 def permutation2(n: int, seed: str, round_no: int, purpose: str, unordered: int = 0) -> list[int]:
     """:func:`permutation` in version 2: the same Fisher–Yates (for k = n-1 down to 1, swap k with a draw
     below k + 1), its draws read in order from the stream of (round, purpose); the draws for k < ``unordered``
-    come last in the stream, so skipping them changes no other."""
+    come last in the stream, so skipping them changes no other. The engine deals with it once per round: one
+    hash, then each word is a draw unless it falls in the incomplete last block."""
+    count, unpack, plan = _shuffle_plan(n, unordered)
+    words = unpack(_shake256(stream_message(seed, round_no, purpose)).digest(4 * count))
     out = list(range(n))
-    plan = _plan32(n)[: max(0, n - unordered)]
-    for j, (m, _) in zip(_drawn(Stream(seed, round_no, purpose, len(plan)), plan), plan):
-        k = m - 1
+    for x, (m, limit) in zip(words, plan):
+        if x >= limit:  # a skipped word (odds one in 26 million a double-six deal): later draws read on
+            return _swapped(n, _drawn(Stream(seed, round_no, purpose, count), plan))
+        j = x % m
+        out[m - 1], out[j] = out[j], out[m - 1]
+    return out
+
+
+def _swapped(n: int, draws: list[int]) -> list[int]:
+    """``range(n)`` after the Fisher–Yates swaps of ``draws`` (for k = n-1 down)."""
+    out = list(range(n))
+    for j, k in zip(draws, range(n - 1, 0, -1)):
         out[k], out[j] = out[j], out[k]
     return out
 
 
-def _drawn(stream: Stream, plan: Sequence[tuple[int, int]]) -> list[int]:
-    """A draw per (range, rejection limit) of ``plan``, read from ``stream`` (the deal's hot loop)."""
+def _drawn(stream: Stream, plan: Plan32) -> list[int]:
+    """A draw per (range, rejection limit) of ``plan``, read from ``stream``: a skipped word moves every later
+    draw one word on, and the stream is extended when they run past the words read."""
     words = stream.words
     w = 0
     out = []
@@ -138,10 +151,15 @@ def _drawn(stream: Stream, plan: Sequence[tuple[int, int]]) -> list[int]:
     return out
 
 
-@lru_cache(maxsize=64)
-def _plan32(n: int) -> tuple[tuple[int, int], ...]:
-    """Per draw of a shuffle of n: the range m and its rejection limit among 32-bit words."""
-    return tuple((m, _SPACE32 - _SPACE32 % m) for m in range(n, 1, -1))
+Plan32 = tuple[tuple[int, int], ...]  # per draw: the range m and its rejection limit among 32-bit words
+
+
+@lru_cache(maxsize=256)
+def _shuffle_plan(n: int, unordered: int) -> tuple[int, Callable[[bytes], tuple[int, ...]], Plan32]:
+    """A version 2 shuffle of n that skips the draws for k < ``unordered``: its number of draws, the unpacker
+    of that many words, and each draw's range and rejection limit."""
+    plan = tuple((m, _SPACE32 - _SPACE32 % m) for m in range(n, 1, -1))[: max(0, n - unordered)]
+    return len(plan), _unpack_words(len(plan)), plan
 
 
 @lru_cache(maxsize=64)
@@ -151,6 +169,9 @@ def _unpack_words(count: int) -> Callable[[bytes], tuple[int, ...]]:
 
 def _words(xof: Any, count: int) -> tuple[int, ...]:
     return _unpack_words(count)(xof.digest(4 * count))
+
+
+_shake256 = hashlib.shake_256  # OpenSSL's where Python has it: less per call here than the built-in one
 
 
 # -- either version --------------------------------------------------------------------------------------
@@ -173,7 +194,8 @@ def shuffled(
 def first_draw(seed: str, round_no: int, purpose: str, n: int, deal_version: int) -> int:
     """The first draw below n of (round, purpose): a lot's seat."""
     if deal_version == 2:
-        return draws(seed, round_no, purpose, (n,))[0]
+        x = int.from_bytes(_shake256(stream_message(seed, round_no, purpose)).digest(4), "little")
+        return x % n if x < _SPACE32 - _SPACE32 % n else draws(seed, round_no, purpose, (n,))[0]
     return uniform(seed, round_no, purpose, 0, n)
 
 

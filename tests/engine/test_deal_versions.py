@@ -28,13 +28,14 @@ def _words(seed: str, r: int, purpose: str, count: int) -> list[int]:
     return [int.from_bytes(data[i : i + 4], "little") for i in range(0, len(data), 4)]
 
 
-def _draws(words: list[int], ranges: list[int]) -> tuple[list[int], int]:
-    """Draws by rejection sampling over ``words``, and how many words were skipped."""
+def _draws(words: list[int], ranges: list[int], space: int = SPACE) -> tuple[list[int], int]:
+    """Draws by rejection sampling over ``words`` (accepted below the largest multiple of n up to ``space``),
+    and how many words were skipped."""
     it = iter(words)
     out, skipped = [], 0
     for n in ranges:
         x = next(it)
-        while x >= SPACE - SPACE % n:
+        while x >= space - space % n:
             skipped += 1
             x = next(it)
         out.append(x % n)
@@ -91,6 +92,26 @@ def test_a_skipped_word_moves_every_later_draw_and_the_stream_reads_on() -> None
     expected, skipped = _draws(_words("skip", 4, "deal", 4000), ranges)
     assert skipped > 50
     assert shuffle.draws("skip", 4, "deal", ranges) == expected
+
+
+def test_a_shuffle_reads_on_past_a_skipped_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Skips are too rare to meet in a real deal (one double-six deal in 26 million), so the shuffle's plan is
+    # made to reject every word from 2**31 up (still exact sampling, below 2**31): about half the words.
+    half = 1 << 31
+    real = shuffle._shuffle_plan
+
+    def wasteful(n: int, unordered: int):  # type: ignore[no-untyped-def]
+        count, unpack, plan = real(n, unordered)
+        return count, unpack, tuple((m, half - half % m) for m, _ in plan)
+
+    monkeypatch.setattr(shuffle, "_shuffle_plan", wasteful)
+    for s in range(10):
+        draws, skipped = _draws(_words(f"r{s}", 2, "deal", 400), list(range(28, 1, -1)), half)
+        assert skipped > 0
+        ref = list(range(28))
+        for j, k in zip(draws, range(27, 0, -1)):
+            ref[k], ref[j] = ref[j], ref[k]
+        assert shuffle.permutation2(28, f"r{s}", 2, "deal") == ref
 
 
 def test_a_longer_output_starts_with_the_shorter_one() -> None:
