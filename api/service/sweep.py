@@ -17,7 +17,7 @@ from api.config import Settings
 from api.queues import Queues
 from api.service.app_events import commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
-from api.service.bot_games import bot_only
+from api.service.bot_games import attended, held
 from api.service.computer import bot_to_move
 from api.service.records import game_record, state_of
 from api.store import DueSet, Store
@@ -98,7 +98,7 @@ class Sweep:
             return None
         version = found.version
         attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
-        alone = bot_only(doc["seats"])
+        alone = not attended(self.settings, doc.get("away") or {})
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
@@ -126,6 +126,10 @@ class Sweep:
             return None
         if deadline > now:  # a later turn's deadline: wait for it
             return Verdict(due_at=deadline if deadline != due_at else None)
+        doc = game_record(found.doc)
+        state = state_of(doc)
+        if state.to_move is not None and held(self.settings, doc, state.rules, state.to_move):
+            return None  # nothing is due until a seat moves itself (the game's keys expire meanwhile)
         version = found.version
         attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
         return Verdict(
