@@ -47,7 +47,10 @@ class Settings:
     state_cache_size: int = 512
 
     # Expiry (seconds).
-    game_ttl: int = 24 * 3600  # idle waiting/playing games
+    # A waiting or playing game nobody touches (commits do; reads do not) for game_ttl, and that has no deadline,
+    # is ended by the sweep (`expired`, or `aborted` if it never started); its keys live at least until its
+    # deadline (or that end) plus expiry_margin, so that the sweep always finds it.
+    game_ttl: int = 24 * 3600
     finished_ttl: int = 7 * 24 * 3600
     idempotency_ttl: int = 24 * 3600
 
@@ -158,6 +161,11 @@ class Settings:
     @property
     def effective_queue_url(self) -> str:
         return self.queue_url or self.redis_url
+
+    @property
+    def expiry_margin(self) -> float:
+        """How long a live game's keys outlive its deadline (or its idle end): the sweep has time to act on it."""
+        return max(self.game_ttl, 10 * self.sweep_interval)
 
     @property
     def webhook_delays(self) -> tuple[float, ...]:
