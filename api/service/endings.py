@@ -14,6 +14,7 @@ from api.config import Settings
 from api.errors import Forbidden, GameEnded, GameNotFound, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
 from api.service.apps import App
 from api.service.commits import Change, Commits
+from api.service.games import Game
 from api.service.records import GameRecord, leaving_rounds, stored_event, waiting
 from api.service.views import game_status, render_view
 from api.store import Store
@@ -27,9 +28,9 @@ class Endings:
         self.settings = settings
         self.commits = commits
 
-    def _ended(self, game_id: str, version: int, doc: GameRecord, reason: str) -> Change:
-        """The change that ends the game as loaded at ``version`` with ``reason`` (nobody wins)."""
-        state = self.commits.state(game_id, version, doc)
+    def _ended(self, game: Game, reason: str) -> Change:
+        """The change that ends ``game`` as loaded with ``reason`` (nobody wins)."""
+        doc, state = game.doc, game.state
         if state.finished:
             status = game_status(state, doc)
             raise GameEnded(f"The game is already over: it is {status}.", game_status=status)
@@ -40,18 +41,19 @@ class Endings:
         rounds = leaving_rounds(doc["state"], live)
         return Change(new_doc, new_state, stored, None, self.settings.finished_ttl, rounds=rounds)
 
-    def expire(self, game_id: str, version: int, doc: GameRecord) -> bool:
-        """End the game left idle at ``version`` (``doc``; ``aborted`` if it never started): False when a commit
-        came first (it touched the game)."""
+    def expire(self, game: Game) -> bool:
+        """End ``game``, left idle as read (``aborted`` if it never started): False when a commit came first
+        (it touched the game)."""
 
-        def decide(current: int, doc: GameRecord) -> Change:
-            return self._ended(game_id, current, doc, ABORTED if waiting(doc) else EXPIRED)
+        def decide(current: Game) -> Change:
+            return self._ended(current, ABORTED if waiting(current.doc) else EXPIRED)
 
         def moved_on(change: Change) -> VersionMismatch:
-            return VersionMismatch("The game has moved on.", current_version=version)
+            return VersionMismatch("The game has moved on.", current_version=game.version)
 
+        game_id = game.id
         try:
-            self.commits.run(game_id, decide, moved_on, retry=False, loaded=(version, doc))
+            self.commits.run(game_id, decide, moved_on, retry=False, loaded=game)
         except (VersionMismatch, GameNotFound):  # moved on, or gone: the next sweep looks again
             return False
         self.store.lobby.remove(game_id)
@@ -60,21 +62,22 @@ class Endings:
     def abort(self, app: App | None, game_id: str) -> tuple[dict[str, Any], int]:
         """The owning ``app`` calls its game off (status ``aborted``): (the spectator's view, version)."""
 
-        def decide(version: int, doc: GameRecord) -> Change:
-            owned_by(app, doc)
-            return self._ended(game_id, version, doc, ABORTED)
+        def decide(game: Game) -> Change:
+            owned_by(app, game.doc)
+            return self._ended(game, ABORTED)
 
         return self._commit(game_id, decide)
 
     def resign_seat(self, app: App | None, game_id: str, seat: int) -> tuple[dict[str, Any], int]:
         """The owning ``app`` resigns ``seat`` of its game (its side loses): (the spectator's view, version)."""
 
-        def decide(version: int, doc: GameRecord) -> Change:
+        def decide(game: Game) -> Change:
+            doc = game.doc
             owned_by(app, doc)
             if not 0 <= seat < len(doc["seats"]):
                 why = f"this game has seats 0 to {len(doc['seats']) - 1}"
                 raise InvalidRequest(f"No seat {seat}: {why}.", errors={"json": {"seat": [why]}})
-            state = self.commits.state(game_id, version, doc)
+            state = game.state
             if state.finished:
                 status = game_status(state, doc)
                 raise GameEnded(f"The game is already over: it is {status}.", game_status=status)
@@ -90,7 +93,7 @@ class Endings:
 
     def _commit(self, game_id: str, decide: Any) -> tuple[dict[str, Any], int]:
         def conflict(change: Change) -> VersionMismatch:
-            return VersionMismatch("The game kept changing; retry.", current_version=self.commits.current_version(game_id))
+            return VersionMismatch("The game kept changing; retry.", current_version=self.commits.games.version(game_id))
 
         committed = self.commits.run(game_id, decide, conflict)
         self.store.lobby.remove(game_id)

@@ -98,16 +98,16 @@ def test_a_move_racing_the_expiry_exactly_one_wins(settings):
     for move_first in (True, False):
         resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO})
         game_id = resp.get_json()["game"]["id"]
-        found = service.store.games.load(game_id)
+        found = service.games.find(game_id)
         seat = found.doc["state"]["turn"]
         auth = {"Authorization": f"Bearer {resp.get_json()['tokens'][seat]['token']}"}
         move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
         if move_first:
             assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
-            assert service.endings.expire(game_id, found.version, found.doc) is False
+            assert service.endings.expire(found) is False
             assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "playing"
         else:
-            assert service.endings.expire(game_id, found.version, found.doc) is True
+            assert service.endings.expire(found) is True
             refused = client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth)
             assert refused.status_code == 409 and refused.get_json()["type"] == "/problems/game-over"
             assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished"
