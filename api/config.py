@@ -105,6 +105,11 @@ class Settings:
     stream_lease: float = 60.0  # a slot not renewed for this long is free (a crashed process's); > max_wait
     stream_retry_after: int = 5  # seconds, in the 429's Retry-After
 
+    # Workers stopping (workers/stopping.py): on SIGTERM a worker takes no new job; a forking worker's running job
+    # may go on for worker_stop_grace seconds, then it is put back at the front of its queue. A forking worker
+    # looks every worker_stop_check seconds while its job runs (whole seconds: RQ's SIGALRM).
+    worker_stop_check: int = 1
+    worker_stop_grace: float = 3.0
     # Turn timeouts (api/service/turns.py, computer.py): a late human or hosted-bot seat is moved for with this strategy.
     timeout_strategy: str = "greedy"
     min_turn_timeout: float = 1.0  # the smallest `turn_timeout_s` a game may ask for (tests lower it)
