@@ -14,7 +14,8 @@ The caps of a game of computer players only (``think_ms``, ``target_score``, ``r
 creation (422 beyond): a short think time and a match of ordinary length; longer or many matches are what
 simulations are for (``POST /v1/simulations``). An unattended game with computer players over these caps is
 *held*: the server does not move for its late seat at the deadline that would leave it unattended, so no
-computer turn follows; the game waits until a seat moves again itself, or its keys expire.
+computer turn follows; the game waits until a seat moves again itself, or the sweep ends it, idle for
+``game_ttl`` (outcome ``expired``).
 
 The record is ``doc["away"]``: for each seat that is not a computer player and has moved itself, how many
 of its own moves the server has played since (counted up to ``unattended_after``).

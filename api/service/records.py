@@ -63,6 +63,7 @@ class GameRecord(TypedDict):
     away: NotRequired[dict[str, int]]  # who attends the game (api/service/bot_games.py)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
+    touched_at: NotRequired[float]  # the last commit's time: idle for game_ttl with no deadline, the game ends
     state: dict[str, Any]  # domino.to_live of the engine's state
 
 
