@@ -4,6 +4,7 @@ those caps waits instead of playing itself; a move the seat makes itself brings 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import domino
@@ -87,7 +88,7 @@ def test_an_unattended_game_over_the_caps_waits_for_its_seat_to_move(create_game
     version = _to_move(service, game_id)[2]
     assert not _time_out(service, game_id), "held: the server does not move for her"
     assert _to_move(service, game_id)[2] == version and _bot_job_queues(service, game_id) == []
-    assert service.sweep(now=10**10).timeouts == []  # nothing is due any more, however late
+    assert service.sweep(now=time.time() + 3600).timeouts == []  # an hour later, still nothing is due
 
     # Her own move, whenever it comes, brings the game back: computer turns on the live queue, and the server
     # moves for her again, until the third move in a row it would play for her.
@@ -132,3 +133,15 @@ def test_one_seat_self_playing_games_never_reach_the_live_queue(create_game, ser
     assert all(turn is not None and turn[1] == "human" for turn in held.values()), held
     assert all(_bot_job_queues(service, g) == [] for g in ids)
     assert replies == 3 and _to_move(service, live) is not None
+
+
+def test_a_held_game_ends_as_expired_once_idle_for_the_game_ttl(create_game, service):
+    data, _, _ = create_game([{"name": "Ana"}, SLOW], rules={"target_score": 100000}, turn_timeout_s=0.01, seed="away-3")
+    game_id = data["game"]["id"]
+    if _to_move(service, game_id)[1] == "bot":
+        assert work_burst(service, (BOT_GAMES,))
+    assert not _time_out(service, game_id)
+    deadline = service.store.games.load(game_id).doc["deadline"]
+    report = service.sweep(now=deadline + service.settings.game_ttl + 1)
+    assert [job[0] for job in report.expired] == [game_id]
+    assert _to_move(service, game_id) is None
