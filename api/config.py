@@ -47,7 +47,10 @@ class Settings:
     state_cache_size: int = 512
 
     # Expiry (seconds).
-    game_ttl: int = 24 * 3600  # idle waiting/playing games
+    # A waiting or playing game nobody touches (commits do; reads do not) for game_ttl, and that has no deadline,
+    # is ended by the sweep (`expired`, or `aborted` if it never started); its keys live at least until its
+    # deadline (or that end) plus expiry_margin, so that the sweep always finds it.
+    game_ttl: int = 24 * 3600
     finished_ttl: int = 7 * 24 * 3600
     idempotency_ttl: int = 24 * 3600
 
@@ -103,6 +106,11 @@ class Settings:
     stream_lease: float = 60.0  # a slot not renewed for this long is free (a crashed process's); > max_wait
     stream_retry_after: int = 5  # seconds, in the 429's Retry-After
 
+    # Workers stopping (workers/stopping.py): on SIGTERM a worker takes no new job; a forking worker's running job
+    # may go on for worker_stop_grace seconds, then it is put back at the front of its queue. A forking worker
+    # looks every worker_stop_check seconds while its job runs (whole seconds: RQ's SIGALRM).
+    worker_stop_check: int = 1
+    worker_stop_grace: float = 3.0
     # Turn timeouts (api/service/turns.py, computer.py): a late human or hosted-bot seat is moved for with this strategy.
     timeout_strategy: str = "greedy"
     min_turn_timeout: float = 1.0  # the smallest `turn_timeout_s` a game may ask for (tests lower it)
@@ -167,6 +175,11 @@ class Settings:
     @property
     def effective_queue_url(self) -> str:
         return self.queue_url or self.redis_url
+
+    @property
+    def expiry_margin(self) -> float:
+        """How long a live game's keys outlive its deadline (or its idle end): the sweep has time to act on it."""
+        return max(self.game_ttl, 10 * self.sweep_interval)
 
     @property
     def webhook_delays(self) -> tuple[float, ...]:

@@ -61,6 +61,10 @@ class NotStarted(ServiceError):
     pass
 
 
+class GameEnded(ServiceError):
+    """The game is over (or, for a resignation by its app, not started): ``game_status`` says which."""
+
+
 class GameNotOver(ServiceError):
     """A game's record is read only once it is over: before, it would reveal the hands."""
 
@@ -342,6 +346,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,
     GameNotOver: GAME_NOT_OVER,
+    GameEnded: GAME_OVER,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
     IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,

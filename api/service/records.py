@@ -62,6 +62,7 @@ class GameRecord(TypedDict):
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
+    touched_at: NotRequired[float]  # the last commit's time: idle for game_ttl with no deadline, the game ends
     state: dict[str, Any]  # domino.to_live of the engine's state
 
 

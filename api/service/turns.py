@@ -3,8 +3,9 @@
 Every commit of a game (a move, a seat claim, a resignation, the creation) goes through the same steps
 (:class:`api.service.commits.Commits`):
 
-- :meth:`Turns.prepare` before the commit: writes the turn's ``deadline`` into the game record and marks the
-  due entry (bot turn, turn deadline, webhook delivery) *before* the commit, so a crash in between leaves at
+- :meth:`Turns.prepare` before the commit: writes the turn's ``deadline`` and the time of this touch into the
+  game record and marks the due entry (bot turn, turn deadline, webhook delivery; a new game's idle check)
+  *before* the commit, so a crash in between leaves at
   most a harmless no-op job for the sweep, never a stuck game;
 - :func:`decorate` and :func:`notice`: the commit's events get the next turn's ``deadline``, and the commit
   ends with a ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``,
@@ -66,6 +67,10 @@ class Turns:
     def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
         """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
         seat = state.to_move
+        now = time.time()
+        doc["touched_at"] = round(now, 3)
+        if version == 0 and not state.finished:  # looked at when idle; the sweep moves the mark on while it is not
+            self.store.idle_due.mark(game_id, now + self.settings.game_ttl)
         if state.finished and doc.get("rated"):
             doc["deadline"] = None
             self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay)
@@ -74,7 +79,6 @@ class Turns:
             doc["deadline"] = None
             return Plan()
         kind = doc["seats"][seat]["kind"]
-        now = time.time()
         s = self.settings
         if kind == BOT:
             doc["deadline"] = None
