@@ -104,7 +104,8 @@ class Settings:
     # Open event streams (SSE, and long polls that wait) at once, counted in Redis across API processes
     # (api/service/streams.py): per client (its address, as the rate limit sees it) and per game; 429 beyond.
     streams_per_client: int = 32
-    streams_per_game: int = 256
+    streams_per_game: int = 256  # spectators' streams; each seat has streams_per_seat of its own besides
+    streams_per_seat: int = 4
     stream_lease: float = 60.0  # a slot not renewed for this long is free (a crashed process's); > max_wait
     stream_retry_after: int = 5  # seconds, in the 429's Retry-After
 
@@ -152,6 +153,14 @@ class Settings:
     # HTTP.
     max_body_bytes: int = 16 * 1024
     max_body_depth: int = 32  # arrays and objects nested deeper are refused (422); ours need about 4
+    # Slow clients (api/bodyread.py, api/inflight.py). A request's body must arrive within body_timeout seconds
+    # of its headers (408 `request-timeout` beyond): a body sent a byte at a time would hold its connection,
+    # and a file descriptor, for as long as its sender liked. One client (its address, as the rate limit sees
+    # it) may have in_flight_per_client requests being answered at once in each server process, counted in
+    # the process (no Redis round trip) until the answer is ready; 429 `too-many-in-flight` beyond.
+    body_timeout: float = 10.0
+    in_flight_per_client: int = 64
+    in_flight_retry_after: int = 1
     # Rate limit per client (its address; see proxy_hops), counted in Redis so it holds across API processes:
     # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Only liveness is exempt: it does no I/O.
     rate_limit: str = "3000/60"
