@@ -64,6 +64,9 @@ class Settings:
     bot_game_max_think_ms: int = 250
     bot_game_max_target_score: int = 250
     bot_game_max_rounds: int = 16
+    # A game is unattended (its computer turns on the bot-games queue, held over the caps above) unless some
+    # seat that is not a computer player made one of its own last this many moves itself.
+    unattended_after: int = 3
 
     # What one client (its address, as the rate limit sees it) may hold at once; 429 (Retry-After:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most

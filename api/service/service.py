@@ -225,7 +225,7 @@ class Service:
 
     def play_timeout(self, game_id: str, version: int) -> str:
         """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
-        choose = computer.timeout_move(game_id, version, self.settings.timeout_strategy)
+        choose = computer.timeout_move(game_id, version, self.settings)
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:

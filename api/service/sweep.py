@@ -19,7 +19,7 @@ from api.config import Settings
 from api.queues import Queues
 from api.service.app_events import commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
-from api.service.bot_games import bot_only
+from api.service.bot_games import attended, held
 from api.service.computer import bot_to_move
 from api.service.endings import Endings
 from api.service.games import Games
@@ -104,7 +104,7 @@ class Sweep:
             return None
         version = found.version
         attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
-        alone = bot_only(found.doc["seats"])
+        alone = not attended(self.settings, found.doc.get("away") or {})
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
@@ -132,6 +132,12 @@ class Sweep:
             return None
         if deadline > now:  # a later turn's deadline: wait for it
             return Verdict(due_at=deadline if deadline != due_at else None)
+        seat = found.state.to_move
+        if seat is not None and held(self.settings, found.doc, found.state.rules, seat):
+            # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended (_idle),
+            # so its keys must outlive that.
+            self.store.games.keep(game_id, self.settings.expiry_margin)
+            return None
         version = found.version
         attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
         self.store.games.keep(game_id, self.settings.expiry_margin)  # while its move is late, the game stays
