@@ -8,7 +8,7 @@ not an app key, and the routes read it with ``bearer_token()``.
 
 from __future__ import annotations
 
-from api.errors import Unauthorized
+from api.service.errors import Unauthorized
 from api.extensions import current_service
 from api.wrappers import ApiRequest, current_request
 from api.service.apps import App, is_app_key

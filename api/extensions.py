@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.routing import IntegerConverter
 
 from api import errors
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
 from api.wrappers import NOT_PARSED, ApiRequest, ApiResponse, current_request

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import signal
@@ -22,6 +21,7 @@ from rq import Queue, SimpleWorker, Worker
 from api.config import Settings
 from api.queues import BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 from api.service.service import Service
+from workers import jobs  # noqa: F401  # imported once here, not in every forked work horse
 from workers import sweep as sweep_mod
 from workers.redis_server import RedisServer
 
@@ -251,9 +251,6 @@ def worker(argv: list[str] | None = None) -> int:
     # worker's heartbeat while the chunk runs. So a worker on the simulations queue alone forks.
     fork = args.fork if args.fork is not None else set(args.queues) == {SIMULATIONS}
     if fork:
-        for module in ("workers.jobs", "api.service.simulations.play", "domino.core"):
-            importlib.import_module(module)  # once here, not in every work horse
-
         rq_worker: Worker | SimpleWorker = Worker(queues, connection=conn, serializer=SERIALIZER)
     else:
         rq_worker = SimpleWorker(queues, connection=conn, serializer=SERIALIZER)

@@ -18,7 +18,7 @@ from typing import Any
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 
 
 def bot_only(seats: Iterable[Mapping[str, Any]]) -> bool:

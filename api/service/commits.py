@@ -19,7 +19,7 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import GameNotFound
+from api.service.errors import GameNotFound
 from api.service.app_events import Lifecycle
 from api.service.records import GameRecord, StoredEvent, game_record
 from api.service.states import States

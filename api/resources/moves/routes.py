@@ -5,7 +5,7 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
 from api.wrappers import ApiRequest, current_request
 from api.resources.common import (
