@@ -19,7 +19,7 @@ from api.service.app_events import commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
 from api.service.bot_games import bot_only
 from api.service.computer import bot_to_move
-from api.service.records import game_record, state_of
+from api.service.games import Games
 from api.store import DueSet, Store
 
 Job = tuple[str, int, int]  # (game id, or an app event's delivery id; version; attempt) of a job enqueued again
@@ -54,9 +54,10 @@ class SweepReport:
 
 
 class Sweep:
-    def __init__(self, store: Store, settings: Settings, queues: Queues, arenas: Arenas) -> None:
+    def __init__(self, store: Store, settings: Settings, games: Games, queues: Queues, arenas: Arenas) -> None:
         self.store = store
         self.settings = settings
+        self.games = games
         self.queues = queues
         self.arenas = arenas
 
@@ -90,15 +91,12 @@ class Sweep:
 
     def _bot_turn(self, game_id: str, due_at: float, now: float) -> Verdict | None:
         """A computer player's turn not played in time (a killed worker, a lost enqueue): enqueue it again."""
-        found = self.store.games.load(game_id)
-        if found is None:
-            return None
-        doc = game_record(found.doc)
-        if bot_to_move(doc, state_of(doc)) is None:
+        found = self.games.find(game_id)
+        if found is None or bot_to_move(found.doc, found.state) is None:
             return None
         version = found.version
         attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
-        alone = bot_only(doc["seats"])
+        alone = bot_only(found.doc["seats"])
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
@@ -108,8 +106,8 @@ class Sweep:
     def _rating(self, game_id: str, due_at: float, now: float) -> Verdict | None:
         """A rated game that ended and is not counted yet (a killed worker, a lost enqueue): enqueue it again.
         The job clears the entry once the game is counted."""
-        found = self.store.games.load(game_id)
-        if found is None or not state_of(game_record(found.doc)).finished:
+        found = self.games.find(game_id)
+        if found is None or not found.state.finished:
             return None  # gone, or marked by a commit that lost its race
         attempt = self.store.ratings_due.next_attempt(game_id, found.version, first=1)  # the commit's own is 0
         return Verdict(
@@ -120,7 +118,7 @@ class Sweep:
 
     def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:
         """A seat past its turn's deadline: enqueue the move the server makes for it."""
-        found = self.store.games.load(game_id)
+        found = self.games.find(game_id)
         deadline = None if found is None else found.doc.get("deadline")
         if found is None or deadline is None:
             return None
