@@ -9,7 +9,7 @@ from typing import Any
 
 import flask
 
-from api import errors, hooks, ratelimit, server_errors, web
+from api import errors, framework, hooks, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter
 from api.resources.apps import routes as apps
@@ -144,7 +144,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     (default: ``Settings.from_env()``)."""
     config = dict(config or {})
     settings = config.pop("DOMINO", None) or Settings.from_env()
-    app = hooks.App(__name__)
+    app = framework.App(__name__)
     app.url_map.converters["int"] = AsciiIntegerConverter
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config.update(_openapi_config(settings))

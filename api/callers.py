@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from api.service.errors import Unauthorized
 from api.extensions import current_service
-from api.wrappers import ApiRequest, current_request
+from api.framework import current_request
+from api.wrappers import ApiRequest
 from api.service.apps import App, is_app_key
 
 

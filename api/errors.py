@@ -216,7 +216,7 @@ def _detail(exc: BaseException) -> str:
 
 
 # The table. Order does not matter: the most specific class in the exception's MRO wins.
-TABLE: dict[type[BaseException], ProblemType] = {
+TABLE: dict[type[Exception], ProblemType] = {
     # engine
     domino.InvalidMoveError: INVALID_REQUEST,
     domino.InvalidRulesError: INVALID_REQUEST,
@@ -262,4 +262,4 @@ def problem_for(exc: BaseException) -> tuple[ProblemType, str, dict[str, Any]] |
     return None
 
 
-MAPPED: tuple[type[BaseException], ...] = tuple(TABLE)
+MAPPED: tuple[type[Exception], ...] = tuple(TABLE)

@@ -14,7 +14,7 @@ import orjson
 import domino.bots
 
 from api.service.errors import InvalidRequest, Unauthorized
-from api.wrappers import ApiResponse
+from api.framework import ApiResponse
 from api.service.apps import is_app_key
 
 
