@@ -14,7 +14,7 @@ import domino
 from domino.errors import describe
 
 from api.service.errors import (
-    ArenaNotFound, AtCapacity, BotNotFound, Forbidden, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, AtCapacity, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames,
     TooManyGames, TooManySimulations, TooManyStreams, Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
@@ -87,6 +87,13 @@ URI_TOO_LONG = ProblemType(
 HEADERS_TOO_LARGE = ProblemType(
     431, "header-fields-too-large", "Header fields too large", "A header is over 8190 bytes, or there are over 100."
 )
+REQUEST_TIMEOUT = ProblemType(
+    408,
+    "request-timeout",
+    "Request timeout",
+    "The body did not arrive within `DOMINO_BODY_TIMEOUT` seconds (10 by default) of the request's headers; "
+    "the connection is closed.",
+)
 UNSUPPORTED_MEDIA_TYPE = ProblemType(
     415, "unsupported-media-type", "Unsupported media type", "The body must be `application/json`."
 )
@@ -109,6 +116,13 @@ TOO_MANY_STREAMS = ProblemType(
     "Too many streams",
     "This client, or this game, has as many event streams (SSE, waiting long polls) open as it may; close one, "
     "or retry after `Retry-After` seconds.",
+)
+TOO_MANY_IN_FLIGHT = ProblemType(
+    429,
+    "too-many-in-flight",
+    "Too many requests in flight",
+    "This client already has as many requests being answered at once by this server process as it may "
+    "(`DOMINO_IN_FLIGHT_PER_CLIENT`, 64 by default); wait for an answer, or retry after `Retry-After` seconds.",
 )
 TOO_MANY_GAMES = ProblemType(
     429,
@@ -165,6 +179,7 @@ PROBLEM_TYPES = [
     SEAT_LIMIT,
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
+    REQUEST_TIMEOUT,
     PAYLOAD_TOO_LARGE,
     URI_TOO_LONG,
     UNSUPPORTED_MEDIA_TYPE,
@@ -172,6 +187,7 @@ PROBLEM_TYPES = [
     HEADERS_TOO_LARGE,
     RATE_LIMITED,
     TOO_MANY_STREAMS,
+    TOO_MANY_IN_FLIGHT,
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
     TOO_MANY_APP_GAMES,
@@ -186,7 +202,7 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
-        TOO_MANY_STREAMS, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
+        TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -237,6 +253,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,
     GameNotOver: GAME_NOT_OVER,
+    GameEnded: GAME_OVER,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
     IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,

@@ -52,6 +52,10 @@ class NotStarted(ServiceError):
     pass
 
 
+class GameEnded(ServiceError):
+    """The game is over (or, for a resignation by its app, not started): ``game_status`` says which."""
+
+
 class GameNotOver(ServiceError):
     """A game's record is read only once it is over: before, it would reveal the hands."""
 

@@ -23,6 +23,7 @@ from api.service.registered_bots import RegisteredBots
 from api.service.apps import App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
+from api.service.endings import Endings
 from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
@@ -54,7 +55,8 @@ class Service:
         self.webhooks = Webhooks(self.store, settings, self.games)
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
-        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas)
+        self.endings = Endings(self.store, settings, self.commits)
+        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings)
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
@@ -223,7 +225,7 @@ class Service:
 
     def play_timeout(self, game_id: str, version: int) -> str:
         """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
-        choose = computer.timeout_move(game_id, version, self.settings.timeout_strategy)
+        choose = computer.timeout_move(game_id, version, self.settings)
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
