@@ -9,7 +9,7 @@ from typing import Any
 
 import flask
 
-from api import errors, hooks, ratelimit, server_errors, web
+from api import bodyread, errors, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter
 from api.resources import register_blueprints
@@ -154,6 +154,8 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
         document(api.spec)
 
     ratelimit.document(api.spec, settings)
+    inflight.document(api.spec)
+    bodyread.document(api.spec)
     hooks.install(app, settings)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

@@ -61,6 +61,10 @@ class NotStarted(ServiceError):
     pass
 
 
+class GameEnded(ServiceError):
+    """The game is over (or, for a resignation by its app, not started): ``game_status`` says which."""
+
+
 class GameNotOver(ServiceError):
     """A game's record is read only once it is over: before, it would reveal the hands."""
 
@@ -176,6 +180,13 @@ URI_TOO_LONG = ProblemType(
 HEADERS_TOO_LARGE = ProblemType(
     431, "header-fields-too-large", "Header fields too large", "A header is over 8190 bytes, or there are over 100."
 )
+REQUEST_TIMEOUT = ProblemType(
+    408,
+    "request-timeout",
+    "Request timeout",
+    "The body did not arrive within `DOMINO_BODY_TIMEOUT` seconds (10 by default) of the request's headers; "
+    "the connection is closed.",
+)
 UNSUPPORTED_MEDIA_TYPE = ProblemType(
     415, "unsupported-media-type", "Unsupported media type", "The body must be `application/json`."
 )
@@ -198,6 +209,13 @@ TOO_MANY_STREAMS = ProblemType(
     "Too many streams",
     "This client, or this game, has as many event streams (SSE, waiting long polls) open as it may; close one, "
     "or retry after `Retry-After` seconds.",
+)
+TOO_MANY_IN_FLIGHT = ProblemType(
+    429,
+    "too-many-in-flight",
+    "Too many requests in flight",
+    "This client already has as many requests being answered at once by this server process as it may "
+    "(`DOMINO_IN_FLIGHT_PER_CLIENT`, 64 by default); wait for an answer, or retry after `Retry-After` seconds.",
 )
 TOO_MANY_GAMES = ProblemType(
     429,
@@ -254,6 +272,7 @@ PROBLEM_TYPES = [
     SEAT_LIMIT,
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
+    REQUEST_TIMEOUT,
     PAYLOAD_TOO_LARGE,
     URI_TOO_LONG,
     UNSUPPORTED_MEDIA_TYPE,
@@ -261,6 +280,7 @@ PROBLEM_TYPES = [
     HEADERS_TOO_LARGE,
     RATE_LIMITED,
     TOO_MANY_STREAMS,
+    TOO_MANY_IN_FLIGHT,
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
     TOO_MANY_APP_GAMES,
@@ -275,7 +295,7 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
-        TOO_MANY_STREAMS, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
+        TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -326,6 +346,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,
     GameNotOver: GAME_NOT_OVER,
+    GameEnded: GAME_OVER,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
     IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,

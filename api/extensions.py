@@ -324,6 +324,38 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         return decorator
 
 
+def document_everywhere(
+    spec: Any, ptype: errors.ProblemType, methods: frozenset[str], headers: dict[str, Any] | None = None
+) -> None:
+    """Document ``ptype`` on every operation of ``methods`` (``"get"``, ``"post"``, ...), beside whatever the
+    operation documents already with that status: for an answer a hook gives before any view (the spec is
+    built at registration, so call this after the blueprints)."""
+    key = str(ptype.status)
+    description = f"`{ptype.slug}`: {ptype.description}"
+    for path, operations in spec._paths.items():
+        for method, operation in operations.items():
+            if method not in methods or not isinstance(operation, dict):
+                continue
+            responses = operation.setdefault("responses", {})
+            example = {"value": _example(ptype, path)}
+            entry = responses.get(key)
+            if entry is None:
+                content = {"schema": {"$ref": "#/components/schemas/Problem"}, "examples": {ptype.slug: example}}
+                responses[key] = {"description": description, "content": {PROBLEM_JSON: content}}
+                if headers:
+                    responses[key]["headers"] = headers
+                continue
+            entry["description"] = f"{entry['description']}; {description}"
+            if headers:
+                entry["headers"] = {**entry.get("headers", {}), **headers}
+            content = entry["content"][PROBLEM_JSON]
+            examples = content.setdefault("examples", {})
+            if "example" in content:  # one example so far: OpenAPI allows `example` or `examples`, not both
+                single = content.pop("example")
+                examples[single["type"].rpartition("/")[2]] = {"value": single}
+            examples[ptype.slug] = example
+
+
 COMMON_PROBLEMS: tuple[errors.ProblemType, ...] = (errors.UNAVAILABLE,)
 BODY_PROBLEMS: tuple[errors.ProblemType, ...] = (
     errors.BAD_REQUEST,

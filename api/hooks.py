@@ -1,8 +1,9 @@
 """Every request's hooks, as steps the app (:class:`App`) calls in a fixed order.
 
 Flask calls each registered hook through layers of its own; the steps, called directly, cost less on every
-move. Before the view: the rate limit (first: requests the guard refuses count
-too), the body guard, the metrics' timer (started only for a request let in). After it, on every answer:
+move. Before the view: the cap on a client's requests in flight (first: it costs no Redis round trip), the
+rate limit (before the guard: requests the guard refuses count too), the body guard, the metrics' timer
+(started only for a request let in). After it, on every answer:
 the HTML pages' policy, the metrics, CORS, ``X-Request-ID``, the ``RateLimit`` headers.
 """
 
@@ -17,7 +18,7 @@ from flask.signals import request_tearing_down
 from flask.typing import ResponseReturnValue
 from werkzeug.wsgi import get_content_length
 
-from api import cors, errors, metrics, ratelimit, web
+from api import bodyread, cors, errors, inflight, metrics, ratelimit, web
 from api.config import Settings
 from api.extensions import PROBLEM_JSON, problem_response, request_id
 from api.wrappers import ApiRequest, ApiResponse, current_request
@@ -83,11 +84,14 @@ class App(flask.Flask):
 
 
 def install(app: App, settings: Settings) -> None:
-    """The steps, in their order (after the routes: ``/metrics`` is one)."""
+    """The steps, in their order (after the routes: ``/metrics`` is one). Under Flask, WSGI layers: from the
+    outside in, who the client is (``ProxyFix``), its requests in flight, the body's deadline."""
+    bodyread.install(app, settings)
+    in_flight = inflight.install(app, settings)
     limiter = ratelimit.setup(app, settings)
     observer = metrics.install(app)
-    guard = body_guard(app, settings.max_body_depth)
-    app.before_steps = (limiter.before, guard, observer.start)
+    guard = body_guard(app, settings.max_body_depth, settings.body_timeout)
+    app.before_steps = (in_flight, limiter.before, guard, observer.start)
     answer = (web.protect, observer.observe, cors.answer_headers(settings), request_id_header, limiter.after)
     app.after_steps = tuple(step for step in answer if step)
 
@@ -108,9 +112,9 @@ def _acceptable(req: flask.Request) -> bool:
     return req.accept_mimetypes.best_match(_offered(req)) is not None
 
 
-def body_guard(app: flask.Flask, max_depth: int) -> Before:
-    """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), and
-    parse (400).
+def body_guard(app: flask.Flask, max_depth: int, timeout: float) -> Before:
+    """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), in
+    within ``timeout`` seconds (408, :mod:`api.bodyread`), and parse (400).
 
     The body is parsed once, here, with orjson, which also refuses what JSON does not allow (NaN,
     Infinity, nesting deeper than 1024, invalid UTF-8); nesting deeper than ``max_depth`` is a 422.
@@ -140,6 +144,8 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
         try:
             raw = req.get_data(cache=True)
             more = length is None and len(raw) >= limit and req.input_stream.read(1)
+        except bodyread.BodyTimeout:
+            return problem_response(errors.REQUEST_TIMEOUT, f"The body did not arrive within {timeout:g} s.")
         except Exception:  # noqa: BLE001  # the server's body reader (gunicorn's errors are its own types): a
             # malformed chunked body (bad size, missing CRLF) or one cut short is the client's, not a bug
             detail = "The body could not be read: its chunked encoding is malformed, or it was cut short."

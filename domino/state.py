@@ -97,7 +97,7 @@ class RoundResult:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How the match ended: ``reason`` is target_score, fixed_rounds, resigned or aborted."""
+    """How the match ended: ``reason`` is target_score, fixed_rounds, resigned, expired or aborted."""
 
     reason: str
     winners: tuple[int, ...]

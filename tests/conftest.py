@@ -118,9 +118,9 @@ def settings(backend: str, redis_url: str, request: pytest.FixtureRequest, monke
         monkeypatch.delenv("DOMINO_QUEUE_URL", raising=False)
     from workers import jobs
 
-    jobs.service.cache_clear()
+    jobs.use_service(None)
     yield s
-    jobs.service.cache_clear()
+    jobs.use_service(None)
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,10 +21,9 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import GameNotFound
 from api.service.app_events import Lifecycle
-from api.service.records import GameRecord, StoredEvent, game_record
-from api.service.states import States
+from api.service.games import Game, Games, gone
+from api.service.records import GameRecord, StoredEvent
 from api.service.turns import Plan, Turns, decorate, notice
 from api.service.views import render_view
 from api.store import Store, StoreUnavailable
@@ -47,7 +48,7 @@ class Change:
     state: domino.State  # the new state (also in ``doc``)
     events: list[StoredEvent]
     seat: int | None  # whose change it is (its view is the answer)
-    ttl: int
+    ttl: int | None = None  # the expiry of an ended game's keys; a live game's follow its deadline (Commits.apply)
     auto: bool = False  # made by the server for a seat past its deadline
     answer: Answer | None = None
     rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # round records leaving the live state
@@ -60,32 +61,16 @@ class Committed:
     plan: Plan
 
 
-Decide = Callable[[int, GameRecord], Change]
+Decide = Callable[[Game], Change]
 
 
 class Commits:
-    def __init__(self, store: Store, settings: Settings, turns: Turns, lifecycle: Lifecycle) -> None:
+    def __init__(self, store: Store, settings: Settings, games: Games, turns: Turns, lifecycle: Lifecycle) -> None:
         self.store = store
         self.settings = settings
+        self.games = games
         self.turns = turns
         self.lifecycle = lifecycle  # an app's game: its webhook hears of the start, each round's end, the end
-        self.states = States(settings.state_cache_size)
-
-    def load(self, game_id: str) -> tuple[int, GameRecord]:
-        found = self.store.games.load(game_id)
-        if found is None:
-            raise GameNotFound(f"No game {game_id!r} (it may have expired).")
-        return found.version, game_record(found.doc)
-
-    def state(self, game_id: str, version: int, doc: GameRecord) -> domino.State:
-        """The engine's state of ``doc`` (``game_id`` at ``version``), decoded once per process."""
-        return self.states.of(game_id, version, doc)
-
-    def current_version(self, game_id: str) -> int:
-        version = self.store.games.version(game_id)
-        if version is None:
-            raise GameNotFound(f"No game {game_id!r} (it may have expired).")
-        return version
 
     def run(
         self,
@@ -93,7 +78,7 @@ class Commits:
         decide: Decide,
         conflict: Callable[[Change], Exception],
         retry: bool = True,
-        loaded: tuple[int, GameRecord] | None = None,
+        loaded: Game | None = None,
         expected: int | None = None,
     ) -> Committed:
         """Commit what ``decide`` makes of the current game. ``loaded``: the game as the caller already read it
@@ -106,10 +91,10 @@ class Commits:
             if committed is not None:
                 return committed
         for _ in range(self.settings.conflict_retries + 1):
-            version, doc = loaded or self.load(game_id)
+            game = loaded or self.games.read(game_id)
             loaded = None
-            change = decide(version, doc)
-            committed = self.apply(game_id, version, change)
+            change = decide(game)
+            committed = self.apply(game_id, game.version, change)
             if committed is not None:
                 return committed
             if not retry:
@@ -121,11 +106,11 @@ class Commits:
     ) -> Committed | None:
         """Decide and commit on the record of ``expected`` this process holds, if any, with no read; None to
         go the usual way (no record kept, ``decide`` refused it, or, with ``retry``, the version is stale)."""
-        kept = self.states.record(game_id, expected)
+        kept = self.games.kept(game_id, expected)
         if kept is None:
             return None
         try:
-            change = decide(expected, kept)
+            change = decide(kept)
         except Exception:  # whatever it was (a stale record, a replay), a fresh load decides, as always
             return None
         committed = self.apply(game_id, expected, change)
@@ -146,19 +131,34 @@ class Commits:
             idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
         # an app's lifecycle deliveries are noted before the commit, as the turn's due entry is
         deliveries = self.lifecycle.prepare(change.doc, new_version, change.state, change.events, events)
+        ttl = self._live_ttl(change.doc) if change.ttl is None else change.ttl
         result = self.store.games.commit(
-            game_id, version, new_version, change.doc, events, change.ttl, idem, turn=notice(plan), rounds=change.rounds
+            game_id, version, new_version, change.doc, events, ttl, idem, turn=notice(plan), rounds=change.rounds
         )
         if not result.ok:
             if result.current_version is None and version is not None:
-                raise GameNotFound(f"No game {game_id!r} (it may have expired).")
+                raise gone(game_id)
             return None
-        self.states.keep(game_id, new_version, change.doc, change.state)
+        self.games.keep(game_id, new_version, change.doc, change.state)
         self.turns.start(game_id, new_version, plan, change.doc, change.state, events)
         self.lifecycle.emit(deliveries)
         if change.state.finished:
             self._release_creator_slot(game_id, change.doc)
+            self._forget_idle(game_id)
         return Committed(change, new_version, plan)
+
+    def _live_ttl(self, doc: GameRecord) -> int:
+        """A live game's keys outlive its deadline, or the moment the sweep ends it if left idle, by the margin."""
+        s = self.settings
+        until = doc.get("deadline") or time.time() + s.game_ttl
+        return math.ceil(until - time.time() + s.expiry_margin)
+
+    def _forget_idle(self, game_id: str) -> None:
+        """An ended game is no longer looked at when idle; if Redis is gone now, the sweep drops the entry."""
+        try:
+            self.store.idle_due.clear(game_id)
+        except StoreUnavailable:
+            log.warning("could not clear the idle entry of game %s", game_id, exc_info=True)
 
     def _release_creator_slot(self, game_id: str, doc: GameRecord) -> None:
         """An ended game no longer counts against its creator's (or app's) cap; if Redis is gone now, the slot

@@ -190,7 +190,7 @@ class Creation:
         }
         events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
         first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
-        change = Change(doc, state, events, first_human, self.settings.game_ttl)
+        change = Change(doc, state, events, first_human)
         committed = self.commits.apply(game_id, None, change)
         if committed is None and not exists_ok:  # 80 random bits collided: astronomically unlikely
             raise RuntimeError("game id collision")

@@ -18,7 +18,7 @@ import orjson
 import domino.codec
 from api.config import Settings
 from api.errors import InvalidRequest, Unauthorized
-from api.service.commits import Commits
+from api.service.games import Games
 from api.service.records import waiting
 from api.service.security import authenticate, ticket_hash
 from api.service.streams import StreamSlot, held
@@ -76,17 +76,16 @@ def rendered(
 
 
 class Events:
-    def __init__(self, store: Store, settings: Settings, commits: Commits) -> None:
+    def __init__(self, store: Store, settings: Settings, games: Games) -> None:
         self.store = store
         self.settings = settings
-        self.commits = commits
+        self.games = games
 
     def ticket(self, game_id: str, token: str | None) -> dict[str, Any]:
         """A short-lived stream ticket for the token's seat, for ``EventSource`` (which cannot send headers)."""
         if token is None:
             raise Unauthorized("A seat token is needed for a stream ticket: `Authorization: Bearer <token>`.")
-        _, doc = self.commits.load(game_id)
-        seat = authenticate(doc, token)
+        seat = authenticate(self.games.read(game_id).doc, token)
         assert seat is not None
         ticket = secrets.token_urlsafe(24)
         ttl = self.settings.stream_ticket_ttl
@@ -96,7 +95,7 @@ class Events:
     def reader(self, game_id: str, token: str | None, ticket: str | None) -> tuple[int | None, bool, bool]:
         """(the caller's seat or None, whether the game is over, whether it waits for seats). Raises 404 for no
         game, 401 for a bad token or an unknown or expired ticket."""
-        _, doc = self.commits.load(game_id)
+        doc = self.games.read(game_id).doc
         finished = domino.codec.is_finished(doc["state"])  # a long poll must not decode the whole game
         waits = waiting(doc)
         if token is not None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.service.records import game_record, state_of, waiting
+from api.service.games import Games
+from api.service.records import waiting
 from api.service.views import lobby_entry
 from api.store import Store
 
 
-def list_waiting(store: Store, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
+def list_waiting(store: Store, read: Games, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
     """(games, the cursor of the next page or None). Entries of games that filled up, ended or expired are
     dropped from the index as they are met."""
     games: list[dict[str, Any]] = []
@@ -26,16 +27,11 @@ def list_waiting(store: Store, before: float | None, limit: int) -> tuple[list[d
         exhausted = len(rows) < limit - len(games)
         for game_id, created_at in rows:
             cursor = created_at
-            found = store.games.load(game_id)
-            doc = None if found is None else game_record(found.doc)
-            if found is None or doc is None or not waiting(doc):
+            found = read.find(game_id)
+            if found is None or not waiting(found.doc) or found.state.finished:
                 stale.append(game_id)
                 continue
-            state = state_of(doc)
-            if state.finished:
-                stale.append(game_id)
-                continue
-            games.append(lobby_entry(doc, found.version, state))
+            games.append(lobby_entry(found.doc, found.version, found.state))
     store.lobby.remove(*stale)
     more = len(games) == limit and bool(store.lobby.page(cursor, 1))
     return games, cursor if more else None

@@ -22,9 +22,11 @@ from api.errors import (
     IdempotencyKeyReused, InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch,
 )  # fmt: skip
 from api.service import metrics
+from api.service.bot_games import away_after
 from api.service.commits import Answer, Change, Commits, Committed
+from api.service.games import Game
 from api.service.records import (
-    HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, game_record, leaving_rounds, listed, stored_event, waiting,
+    HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, leaving_rounds, listed, stored_event, waiting,
 )  # fmt: skip
 from api.service.security import authenticate, fingerprint, new_token, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
@@ -65,7 +67,8 @@ class Moves:
         last_moves = {**(doc.get("last_moves") or {}), str(seat): last}
         live = domino.to_live(new_state)
         new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
-        ttl = self.settings.finished_ttl if new_state.finished else self.settings.game_ttl
+        new_doc["away"] = away_after(self.settings, doc, seat, auto)
+        ttl = self.settings.finished_ttl if new_state.finished else None
         stored = [stored_event(e) for e in events]
         return Change(new_doc, new_state, stored, seat, ttl, auto=auto, rounds=leaving_rounds(doc["state"], live))
 
@@ -96,7 +99,8 @@ class Moves:
         """Play, draw or pass for the token's seat: (its view, or the minimal one; the new version)."""
         move = domino.parse_move(move_data)  # InvalidMoveError -> 422, before any I/O
 
-        def decide(version: int, doc: GameRecord) -> Change:
+        def decide(game: Game) -> Change:
+            version, doc = game.version, game.doc
             if token is None:
                 raise Unauthorized("A seat token is needed to move: `Authorization: Bearer <token>`.")
             seat = authenticate(doc, token)
@@ -115,7 +119,7 @@ class Moves:
                     raise Replayed(first["view"], first["version"])
             if expected_version is not None and expected_version != version:
                 raise mismatch(doc, version, seat)
-            change = self._change(doc, self.commits.state(game_id, version, doc), version, seat, move, auto=False)
+            change = self._change(doc, game.state, version, seat, move, auto=False)
             change.answer = answer
             return change
 
@@ -135,34 +139,32 @@ class Moves:
 
     def _mismatch_now(self, game_id: str) -> Callable[[Change], VersionMismatch]:
         def conflict(change: Change) -> VersionMismatch:
-            current, doc = self.commits.load(game_id)
-            return mismatch(doc, current, change.seat)
+            game = self.commits.games.read(game_id)
+            return mismatch(game.doc, game.version, change.seat)
 
         return conflict
 
     def play_for_seat(self, game_id: str, version: int, choose: Choose, auto: bool) -> str:
         """The server's move for a seat (a computer player's, or a timed-out seat's when ``auto``) if the game
         is still at ``version``: reads the game once. Returns what happened (RQ keeps it as the job's result)."""
-        found = self.store.games.load(game_id)  # a stale job must stop before its strategy thinks
+        found = self.commits.games.find(game_id)  # a stale job must stop before its strategy thinks
         if found is None:
             return "gone"
         if found.version != version:
             return "stale"
-        doc = game_record(found.doc)
-        state = self.commits.state(game_id, version, doc)
-        chosen = choose(doc, state)
+        chosen = choose(found.doc, found.state)
         if isinstance(chosen, str):
             return chosen
         seat, move = chosen
 
-        def decide(current: int, doc: GameRecord) -> Change:
-            return self._change(doc, state, current, seat, move, auto)
+        def decide(game: Game) -> Change:
+            return self._change(game.doc, game.state, game.version, seat, move, auto)
 
         def stale(change: Change) -> VersionMismatch:
             return VersionMismatch("The game has moved on.", current_version=version)
 
         try:
-            committed = self.commits.run(game_id, decide, stale, retry=False, loaded=(version, doc))
+            committed = self.commits.run(game_id, decide, stale, retry=False, loaded=found)
         except VersionMismatch:
             return "stale"
         self._played(committed)
@@ -174,13 +176,13 @@ class Moves:
         if token is None:
             raise Unauthorized("A seat token is needed to resign: `Authorization: Bearer <token>`.")
 
-        def decide(version: int, doc: GameRecord) -> Change:
+        def decide(game: Game) -> Change:
+            doc = game.doc
             seat = authenticate(doc, token)
             assert seat is not None
-            if expected_version is not None and expected_version != version:
-                raise mismatch(doc, version, seat)
-            state = self.commits.state(game_id, version, doc)
-            new_state, events = domino.resign(state, seat)  # GameOverError -> 409 game-over
+            if expected_version is not None and expected_version != game.version:
+                raise mismatch(doc, game.version, seat)
+            new_state, events = domino.resign(game.state, seat)  # GameOverError -> 409 game-over
             live = domino.to_live(new_state)
             new_doc: GameRecord = {**doc, "state": live}
             stored = [stored_event(e) for e in events]
@@ -204,14 +206,15 @@ class Moves:
         token = new_token()
         cap = self.settings.seats_per_client
 
-        def decide(version: int, doc: GameRecord) -> Change:
+        def decide(game: Game) -> Change:
+            doc = game.doc
             if not 0 <= seat < len(doc["seats"]):
                 raise SeatNotFound(f"This game has seats 0 to {len(doc['seats']) - 1}.")
-            if expected_version is not None and expected_version != version:
-                raise mismatch(doc, version, None)
+            if expected_version is not None and expected_version != game.version:
+                raise mismatch(doc, game.version, None)
             if doc["seats"][seat]["kind"] != OPEN:
                 raise SeatTaken(f"Seat {seat} is taken.")
-            state = self.commits.state(game_id, version, doc)
+            state = game.state
             if state.finished:
                 raise domino.GameOverError("the game is over")
             held = sum(1 for x in doc["seats"] if x.get("client") == client)
@@ -229,7 +232,7 @@ class Moves:
             events: list[Any] = [{"public": {"type": "seat_claimed", "seat": seat, "name": name}}]
             if not waiting(new_doc):
                 events.append({"public": {"type": "game_started", "seat": None, "turn": state.to_move}})
-            return Change(new_doc, state, events, seat, self.settings.game_ttl)
+            return Change(new_doc, state, events, seat)
 
         committed = self.commits.run(game_id, decide, self._kept_changing(game_id))
         change = committed.change
@@ -239,7 +242,7 @@ class Moves:
 
     def _kept_changing(self, game_id: str) -> Callable[[Change], VersionMismatch]:
         def conflict(change: Change) -> VersionMismatch:
-            return VersionMismatch("The game kept changing; retry.", current_version=self.commits.current_version(game_id))
+            return VersionMismatch("The game kept changing; retry.", current_version=self.commits.games.version(game_id))
 
         return conflict
 

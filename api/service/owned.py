@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from api.service.apps import App
-from api.service.records import game_record, state_of
+from api.service.games import Games
 from api.service.views import game_summary
 from api.store import Store
 
@@ -19,7 +19,7 @@ SCAN_FACTOR = 5
 
 
 def list_owned(
-    store: Store, app: App, status: str | None, player: str | None, before: float | None, limit: int
+    store: Store, games_: Games, app: App, status: str | None, player: str | None, before: float | None, limit: int
 ) -> tuple[list[dict[str, Any]], float | None]:
     """(games, the cursor of the next page or None)."""
     games: list[dict[str, Any]] = []
@@ -34,14 +34,13 @@ def list_owned(
         budget -= len(rows)
         for game_id, created_at in rows:
             cursor = created_at
-            found = store.games.load(game_id)
+            found = games_.find(game_id)
             if found is None:
                 gone.append(game_id)
                 continue
-            doc = game_record(found.doc)
-            if doc.get("app") != app.id:  # never another app's game, whatever the index says
+            if found.doc.get("app") != app.id:  # never another app's game, whatever the index says
                 continue
-            summary = game_summary(doc, found.version, state_of(doc))
+            summary = game_summary(found.doc, found.version, found.state)
             if status is None or summary["status"] == status:
                 games.append(summary)
     store.apps.disown(app.id, gone, [player] if player else None)

@@ -12,7 +12,7 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.errors import GameNotFound, GameNotOver
+from api.errors import GameNotOver
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
@@ -23,12 +23,14 @@ from api.service.bots import Bots
 from api.service.apps import App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
+from api.service.endings import Endings
 from api.service.events import Events
+from api.service.games import Games
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
 from api.service.owned import list_owned
 from api.service.ratings import Ratings
-from api.service.records import game_record, whole_state
+from api.service.records import whole_state
 from api.service.security import authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
@@ -44,15 +46,17 @@ class Service:
         self.settings = settings
         self.store = store or Store(settings)
         self.queues = Queues(self.store)
+        self.games = Games(self.store, settings)
         turns = Turns(self.store, settings, self.queues)
-        self.commits = Commits(self.store, settings, turns, Lifecycle(self.store, settings, self.queues))
+        self.commits = Commits(self.store, settings, self.games, turns, Lifecycle(self.store, settings, self.queues))
         self.creation = Creation(self.store, settings, self.commits)
         self.moves = Moves(self.store, settings, self.commits)
-        self.events = Events(self.store, settings, self.commits)
-        self.webhooks = Webhooks(self.store, settings)
+        self.events = Events(self.store, settings, self.games)
+        self.webhooks = Webhooks(self.store, settings, self.games)
         self.ratings = Ratings(self.store, settings)
-        self.arenas = Arenas(self.store, settings, self.creation, self.ratings)
-        self.sweeper = Sweep(self.store, settings, self.queues, self.arenas)
+        self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
+        self.endings = Endings(self.store, settings, self.commits)
+        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings)
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = Bots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
@@ -117,22 +121,18 @@ class Service:
     ) -> tuple[dict[str, Any] | None, int, int | None]:
         """(view, version, seat): the token's seat's view, or the spectator's without a token; no view (None)
         when ``unchanged(version)`` (a 304 for ``If-None-Match``: the token is still checked)."""
-        version, doc = self.commits.load(game_id)
-        seat = authenticate(doc, token)
-        if unchanged(version):
-            return None, version, seat
-        return render_view(doc, version, self.commits.state(game_id, version, doc), seat), version, seat
+        game = self.games.read(game_id)
+        seat = authenticate(game.doc, token)
+        if unchanged(game.version):
+            return None, game.version, seat
+        return render_view(game.doc, game.version, game.state, seat), game.version, seat
 
     def history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         """Rounds, moves and results. Before the end: what the caller's seat may see; after: everything."""
-        found = self.store.games.load_with_rounds(game_id)
-        if found is None:
-            raise GameNotFound(f"No game {game_id!r} (it may have expired).")
-        game, earlier_rounds = found
-        doc = game_record(game.doc)
-        seat = authenticate(doc, token)
-        state = whole_state(doc, earlier_rounds)
-        return render_history(doc, game.version, state, seat, self.store.games.events(game_id))
+        game, earlier_rounds = self.games.read_with_rounds(game_id)
+        seat = authenticate(game.doc, token)
+        state = whole_state(game.doc, earlier_rounds)
+        return render_history(game.doc, game.version, state, seat, self.store.games.events(game_id))
 
     def record(self, game_id: str) -> dict[str, Any]:
         """A game's record (docs/notation.md): its history as everyone reads it once the game is over (every
@@ -166,13 +166,13 @@ class Service:
         return self.moves.claim_seat(game_id, seat, name, client, expected_version)
 
     def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
-        return list_waiting(self.store, before, limit)
+        return list_waiting(self.store, self.games, before, limit)
 
     def owned_games(
         self, app: App, status: str | None, player: str | None, before: float | None, limit: int
     ) -> tuple[list[dict[str, Any]], float | None]:
         """The games ``app`` created, newest first (of any status, or of ``status``; of ``player``, if given)."""
-        return list_owned(self.store, app, status, player, before, limit)
+        return list_owned(self.store, self.games, app, status, player, before, limit)
 
     # -- apps -------------------------------------------------------------------------------------------------
 
@@ -225,7 +225,7 @@ class Service:
 
     def play_timeout(self, game_id: str, version: int) -> str:
         """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
-        choose = computer.timeout_move(game_id, version, self.settings.timeout_strategy)
+        choose = computer.timeout_move(game_id, version, self.settings)
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:

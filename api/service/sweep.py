@@ -1,9 +1,11 @@
-"""The sweep: one pass over the five due sets, the simulation chunks of dead workers, and the running arenas.
+"""The sweep: one pass over the due sets, the simulation chunks of dead workers, and the running arenas.
 
-Each due set (bot turns, turn deadlines, webhook deliveries, apps' lifecycle deliveries, rated games to count) is
-swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
+Each due set (bot turns, turn deadlines, idle games, webhook deliveries, apps' lifecycle deliveries, rated games
+to count) is swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
 any more), wait (re-mark it later), or enqueue the job again and re-mark the entry, so that a job lost again is
-enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. Each running arena is
+enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. A game idle for
+``game_ttl`` with no deadline is ended here (:meth:`api.service.endings.Endings.expire`, a compare-and-set on
+the version looked at: a move that comes first wins, and the game lives on). Each running arena is
 moved on (:meth:`api.service.arenas.runner.Arenas.advance_running`), so a game lost between steps is started.
 """
 
@@ -17,9 +19,10 @@ from api.config import Settings
 from api.queues import Queues
 from api.service.app_events import commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
-from api.service.bot_games import bot_only
+from api.service.bot_games import attended, held
 from api.service.computer import bot_to_move
-from api.service.records import game_record, state_of
+from api.service.endings import Endings
+from api.service.games import Games
 from api.store import DueSet, Store
 
 Job = tuple[str, int, int]  # (game id, or an app event's delivery id; version; attempt) of a job enqueued again
@@ -47,18 +50,23 @@ class SweepReport:
     app_events: list[Job] = dataclasses.field(default_factory=list)
     ratings: list[Job] = dataclasses.field(default_factory=list)
     arenas: list[str] = dataclasses.field(default_factory=list)  # arenas that started games
+    expired: list[Job] = dataclasses.field(default_factory=list)  # idle games ended
 
     def __len__(self) -> int:
-        parts = (self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas)
+        parts = (self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas, self.expired)
         return sum(len(p) for p in parts)
 
 
 class Sweep:
-    def __init__(self, store: Store, settings: Settings, queues: Queues, arenas: Arenas) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, games: Games, queues: Queues, arenas: Arenas, endings: Endings
+    ) -> None:
         self.store = store
         self.settings = settings
+        self.games = games
         self.queues = queues
         self.arenas = arenas
+        self.endings = endings
 
     def run(self, now: float | None = None) -> SweepReport:
         """One sweep, as at ``now`` (a Unix time; default: now)."""
@@ -71,6 +79,7 @@ class Sweep:
             app_events=self._over(self.store.app_hooks_due, self._app_event, now),
             ratings=self._over(self.store.ratings_due, self._rating, now),
             arenas=self.arenas.advance_running(),
+            expired=self._over(self.store.idle_due, self._idle, now),
         )
 
     @staticmethod
@@ -90,15 +99,12 @@ class Sweep:
 
     def _bot_turn(self, game_id: str, due_at: float, now: float) -> Verdict | None:
         """A computer player's turn not played in time (a killed worker, a lost enqueue): enqueue it again."""
-        found = self.store.games.load(game_id)
-        if found is None:
-            return None
-        doc = game_record(found.doc)
-        if bot_to_move(doc, state_of(doc)) is None:
+        found = self.games.find(game_id)
+        if found is None or bot_to_move(found.doc, found.state) is None:
             return None
         version = found.version
         attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
-        alone = bot_only(doc["seats"])
+        alone = not attended(self.settings, found.doc.get("away") or {})
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
@@ -108,8 +114,8 @@ class Sweep:
     def _rating(self, game_id: str, due_at: float, now: float) -> Verdict | None:
         """A rated game that ended and is not counted yet (a killed worker, a lost enqueue): enqueue it again.
         The job clears the entry once the game is counted."""
-        found = self.store.games.load(game_id)
-        if found is None or not state_of(game_record(found.doc)).finished:
+        found = self.games.find(game_id)
+        if found is None or not found.state.finished:
             return None  # gone, or marked by a commit that lost its race
         attempt = self.store.ratings_due.next_attempt(game_id, found.version, first=1)  # the commit's own is 0
         return Verdict(
@@ -120,18 +126,41 @@ class Sweep:
 
     def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:
         """A seat past its turn's deadline: enqueue the move the server makes for it."""
-        found = self.store.games.load(game_id)
+        found = self.games.find(game_id)
         deadline = None if found is None else found.doc.get("deadline")
         if found is None or deadline is None:
             return None
         if deadline > now:  # a later turn's deadline: wait for it
             return Verdict(due_at=deadline if deadline != due_at else None)
+        seat = found.state.to_move
+        if seat is not None and held(self.settings, found.doc, found.state.rules, seat):
+            # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended (_idle),
+            # so its keys must outlive that.
+            self.store.games.keep(game_id, self.settings.expiry_margin)
+            return None
         version = found.version
         attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
+        self.store.games.keep(game_id, self.settings.expiry_margin)  # while its move is late, the game stays
         return Verdict(
             due_at=now + self.settings.bot_due_delay,  # a lost job is enqueued again
             job=(game_id, version, attempt),
             enqueue=lambda: self.queues.enqueue_timeout_turn(game_id, version, attempt),
+        )
+
+    def _idle(self, game_id: str, due_at: float, now: float) -> Verdict | None:
+        """A live game with no deadline that nobody touched for ``game_ttl``: end it (``expired``, ``aborted``
+        if it never started). Touched since, or with a deadline (which moves it on): look again later."""
+        found = self.games.find(game_id)
+        if found is None or found.state.finished:
+            return None
+        doc = found.doc
+        touched = max(doc.get("touched_at") or doc["created_at"], doc.get("deadline") or 0.0)
+        if touched + self.settings.game_ttl > now:
+            return Verdict(due_at=touched + self.settings.game_ttl)
+        return Verdict(
+            due_at=now + self.settings.sweep_interval,  # the next sweep drops it, or sees the move that came first
+            job=(game_id, found.version, 0),
+            enqueue=lambda: self.endings.expire(found),
         )
 
     def _webhook(self, member: str, due_at: float, now: float) -> Verdict | None:

@@ -34,8 +34,9 @@ from standardwebhooks.webhooks import Webhook
 
 from api.config import Settings
 from api.service.addresses import Refused, host_key, pin
+from api.service.games import Games
 from api.service.notices import turn_notice
-from api.service.records import HOSTED, REGISTERED, SeatRecord, game_record, state_of
+from api.service.records import HOSTED, REGISTERED, SeatRecord
 from api.service.turns import webhook_member
 from api.store import DueSet, Store
 
@@ -82,20 +83,20 @@ def signed_request(secret: str, msg_id: str, body: bytes, timestamp: float | Non
 
 
 class Webhooks:
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings, games: Games) -> None:
         self.store = store
         self.settings = settings
+        self.games = games
 
     def deliver(self, game_id: str, version: int, attempt: int) -> str:
         """POST the turn of ``version`` to the hosted bot to move. ``delivered`` clears the due entry; a
         failure leaves it for the sweep, which tries again after the back-off."""
         member = webhook_member(game_id, version)
-        found = self.store.games.load(game_id)
+        found = self.games.find(game_id)
         if found is None:
             self.store.hooks_due.clear(member)
             return "gone"
-        doc = game_record(found.doc)
-        state = state_of(doc)
+        doc, state = found.doc, found.state
         seat = state.to_move
         if found.version != version or state.finished or seat is None or doc["seats"][seat]["kind"] not in (HOSTED, REGISTERED):
             self.store.hooks_due.clear(member)

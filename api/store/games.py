@@ -274,6 +274,14 @@ class GameStore:
         return CommitResult(False, None if int(status) < 0 else int(current))
 
     @translating
+    def keep(self, game_id: str, ttl: float) -> None:
+        """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in (self.state_key(game_id), self.events_key(game_id)):
+            pipe.expire(key, max(1, round(ttl)), gt=True)
+        pipe.execute()
+
+    @translating
     def delete(self, game_id: str) -> None:
         self.redis.delete(*self.keys(game_id))
 

@@ -56,7 +56,7 @@ def test_a_committed_version_is_not_decoded_again_in_the_same_process(create_gam
     for player in players.values():
         assert player.view().status_code == 200  # the version the move committed: its state is in hand
     assert decoded == []
-    service.commits.states = States(service.settings.state_cache_size)  # as in another process
+    service.games.states = States(service.settings.state_cache_size)  # as in another process
     for player in players.values():
         assert player.view().status_code == 200
     assert len(decoded) == 1  # decoded by the first view, kept for the second

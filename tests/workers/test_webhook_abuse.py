@@ -102,7 +102,7 @@ def test_a_delivery_connects_to_the_address_it_checked(settings, monkeypatch):
 
     strict = replace(settings, webhook_allow_private=False)
     monkeypatch.setenv("DOMINO_WEBHOOK_ALLOW_PRIVATE", "0")  # the worker's service reads the environment
-    jobs.service.cache_clear()
+    jobs.use_service(None)
     app = create_app({"DOMINO": strict, "TESTING": True})
     service = app.extensions["domino.service"]
     try:

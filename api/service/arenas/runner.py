@@ -22,8 +22,9 @@ from api.errors import ArenaNotFound, InvalidRequest
 from api.service.arenas.spec import ArenaRequest, ArenaSpec, make_spec
 from api.service.arenas.standings import render
 from api.service.create import Creation
+from api.service.games import Games
 from api.service.ratings import Ratings, seat_ranks
-from api.service.records import ArenaGame, GameRecord, game_record, state_of
+from api.service.records import ArenaGame, GameRecord
 from api.service.security import deal_seed, derived_id, is_id, new_id
 from api.store import Store, StoreUnavailable
 from api.store.arenas import FULL, TAKEN
@@ -32,10 +33,11 @@ log = logging.getLogger("api.service.arenas")
 
 
 class Arenas:
-    def __init__(self, store: Store, settings: Settings, creation: Creation, ratings: Ratings) -> None:
+    def __init__(self, store: Store, settings: Settings, games: Games, creation: Creation, ratings: Ratings) -> None:
         self.store = store
         self.records = store.arenas
         self.settings = settings
+        self.games = games
         self.creation = creation
         self.ratings = ratings
 
@@ -108,12 +110,11 @@ class Arenas:
     def game_ended(self, game_id: str) -> str:
         """A rated game has ended: rate it, and if it is an arena's, count it and start the games that now
         fit. Returns what happened; idempotent."""
-        found = self.store.games.load(game_id)
+        found = self.games.find(game_id)
         if found is None:
             self.store.ratings_due.clear(game_id)
             return "gone"
-        doc = game_record(found.doc)
-        state = state_of(doc)
+        doc, state = found.doc, found.state
         if not state.finished:
             return "not over"
         outcome = self.ratings.rate(doc, state)

@@ -1,0 +1,82 @@
+"""The one way to read a game: :meth:`Games.find` (None when it is gone) and :meth:`Games.read` (404 when it
+is gone) give a :class:`Game`, its version and record, whose engine state is decoded only when asked for, and
+then once per process and version (:class:`api.service.states.States`).
+
+Every use case reads a game through here, so where a game lives (Redis while it is live, the archive once it
+has moved there) is decided in one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import domino
+from api.config import Settings
+from api.errors import GameNotFound
+from api.service.records import GameRecord, game_record
+from api.service.states import States
+from api.store import Store
+
+
+@dataclasses.dataclass(frozen=True)
+class Game:
+    id: str
+    version: int
+    doc: GameRecord
+    states: States = dataclasses.field(repr=False, compare=False)
+
+    @functools.cached_property
+    def state(self) -> domino.State:
+        """The engine's state of this version, decoded on first use (a long poll or a lobby entry that only
+        reads the record never pays for it)."""
+        return self.states.of(self.id, self.version, self.doc)
+
+
+def gone(game_id: str) -> GameNotFound:
+    return GameNotFound(f"No game {game_id!r} (it may have expired).")
+
+
+class Games:
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.states = States(settings.state_cache_size)
+
+    def find(self, game_id: str) -> Game | None:
+        found = self.store.games.load(game_id)
+        if found is None:
+            return None
+        return Game(game_id, found.version, game_record(found.doc), self.states)
+
+    def read(self, game_id: str) -> Game:
+        """The game, or GameNotFound (404) when it is gone."""
+        game = self.find(game_id)
+        if game is None:
+            raise gone(game_id)
+        return game
+
+    def read_with_rounds(self, game_id: str) -> tuple[Game, list[dict[str, Any]]]:
+        """The game and its finished rounds' records but the latest (which its live state holds), oldest first:
+        what the history needs."""
+        found = self.store.games.load_with_rounds(game_id)
+        if found is None:
+            raise gone(game_id)
+        stored, rounds = found
+        return Game(game_id, stored.version, game_record(stored.doc), self.states), rounds
+
+    def version(self, game_id: str) -> int:
+        """The current version only (no document read), or GameNotFound."""
+        version = self.store.games.version(game_id)
+        if version is None:
+            raise gone(game_id)
+        return version
+
+    def kept(self, game_id: str, version: int) -> Game | None:
+        """The game at ``version`` if this process holds its record (it need not be current): no read."""
+        doc = self.states.record(game_id, version)
+        return None if doc is None else Game(game_id, version, doc, self.states)
+
+    def keep(self, game_id: str, version: int, doc: GameRecord, state: domino.State) -> None:
+        """A record this process has just committed, with its state, for the next request on it."""
+        self.states.keep(game_id, version, doc, state)
