@@ -164,7 +164,7 @@ def _chunks_queued(store, sim_id: str) -> list[int]:  # type: ignore[no-untyped-
 
 def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client, service, run_simulations):
     store = service.store
-    big = _create(client, games=400, seed="big")
+    big = _create(client, games=600, seed="big")
     small = _create(client, games=60, seed="small")
     window = store.settings.simulation_window
     assert big["chunks_total"] >= 20 and 2 <= small["chunks_total"] <= window + 3
@@ -181,7 +181,7 @@ def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client,
     assert _get(client, big["id"])["status"] == "running"
     run_simulations()
     done = _get(client, big["id"])
-    assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 400
+    assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 600
     assert len(Queues(store).simulations) == 0
 
 
