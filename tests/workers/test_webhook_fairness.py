@@ -1,0 +1,103 @@
+"""Webhook deliveries are fair per owner (issue 32, item 4): one owner's jam of hosts that never answer holds
+a few of a worker's many delivery threads, and another owner's delivery goes out meanwhile; nothing is lost.
+Every host is a loopback listener (127.0.0.0/8)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+from api.app import create_app
+from api.service.deliveries import Deliveries
+from local_endpoint import BlackHole, LocalEndpoint
+from support import eventually, run_webhooks
+
+
+def test_one_owner_never_holds_more_than_its_share_and_owners_take_turns():
+    pool = Deliveries(size=6, per_owner=2)
+    release = threading.Event()
+    running: dict[str, int] = {"jam": 0}
+    most = 0
+    done: list[str] = []
+    lock = threading.Lock()
+
+    def jam() -> None:
+        nonlocal most
+        with lock:
+            running["jam"] += 1
+            most = max(most, running["jam"])
+        release.wait(30)
+        with lock:
+            running["jam"] -= 1
+
+    for i in range(6):
+        assert pool.submit("client:jam", f"jam-{i}", jam) == "queued"
+    assert pool.submit("client:jam", "jam-0", jam) == "pending", "a delivery already here is not queued twice"
+    for i in range(3):
+        assert pool.submit(f"client:{i}", f"other-{i}", lambda i=i: done.append(f"other-{i}")) == "queued"
+    eventually(lambda: len(done) == 3, "the other owners' deliveries went out while the jam held its share")
+    assert running["jam"] == 2 and most == 2
+    backlog = [pool.submit("client:jam", f"more-{i}", jam) for i in range(10)]
+    assert "deferred: owner busy" in backlog, "an owner's backlog is bounded: the rest stay due for the sweep"
+    release.set()
+    assert pool.wait_idle(30)
+    assert most == 2
+
+
+class Bot(LocalEndpoint):
+    """An honest hosted bot: records when each delivery arrived, and how many dead-host connections existed."""
+
+    def __init__(self, holes: list[BlackHole]) -> None:
+        self.holes = holes
+        self.arrivals: list[int] = []
+        super().__init__("/turn")
+
+    def answer(self, headers: dict[str, str], body: bytes) -> int:
+        self.arrivals.append(sum(len(h.accepted) for h in self.holes))
+        return 204
+
+
+def _hosted_game(client, url: str, address: str) -> str:  # type: ignore[no-untyped-def]
+    """A game created by ``address`` whose hosted seat (0) is to move: its delivery is queued."""
+    env = {"REMOTE_ADDR": address}
+    seats = [{"name": "hb", "webhook": url}, {"name": "Bo"}]
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": seats}, environ_base=env)
+    assert resp.status_code == 201, resp.get_json()
+    data = resp.get_json()
+    if data["game"]["turn"] != 0:
+        auth = {"Authorization": f"Bearer {next(t['token'] for t in data['tokens'] if t['seat'] == 1)}"}
+        move = client.get(f"/v1/games/{data['game']['id']}", headers=auth, environ_base=env).get_json()["legal_moves"][0]
+        resp = client.post(f"/v1/games/{data['game']['id']}/moves", json=move, headers=auth, environ_base=env)
+        assert resp.status_code == 200
+    return str(data["game"]["id"])
+
+
+def test_black_hole_webhooks_of_one_client_do_not_hold_up_another_clients_delivery(settings, monkeypatch):
+    """The attack of the issue, small: 20 games from one address with hosted seats at 20 hosts that accept and
+    never answer (each a new host: no back-off shared between them), and one game of another client."""
+    from workers import jobs
+
+    s = replace(settings, webhook_first_timeout=0.2)
+    monkeypatch.setenv("DOMINO_WEBHOOK_FIRST_TIMEOUT", "0.2")  # the jobs' service reads the environment
+    jobs.use_service(None)
+    app = create_app({"DOMINO": s, "TESTING": True})
+    service, client = app.extensions["domino.service"], app.test_client()
+    holes = [BlackHole("127.0.0.1") for _ in range(20)]
+    bot = Bot(holes)
+    try:
+        attack = [_hosted_game(client, f"http://127.0.0.1:{h.port}/turn", "127.0.0.66") for h in holes]
+        honest = _hosted_game(client, bot.url, "127.0.0.77")
+        t0 = time.monotonic()
+        run_webhooks(service)
+        print(f"\n20 black holes and an honest bot: all deliveries ended in {time.monotonic() - t0:.2f} s")
+        assert len(bot.arrivals) == 1, "the honest delivery went out"
+        assert bot.arrivals[0] <= s.webhook_per_owner, "it did not wait behind the other client's dead hosts"
+        assert all(len(h.accepted) == 1 for h in holes), "each dead host was tried once"
+        due = dict(service.store.hooks_due.overdue(time.time() + 3600))
+        assert all(any(m.startswith(f"{g}:") for m in due) for g in attack), "nothing lost: each stays due"
+        assert not any(m.startswith(f"{honest}:") for m in due), "the honest one is done"
+    finally:
+        bot.close()
+        for h in holes:
+            h.close()
