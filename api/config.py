@@ -88,6 +88,9 @@ class Settings:
     simulation_search_nodes: int = 0  # Budget(nodes=...) per move for search bots; 0: each bot's calibrated own
     simulation_job_timeout: int = 3600
     simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)
+    # A chunk that has used more CPU than this many times its estimate (or than that many chunk times, if more)
+    # stops, and its simulation fails: the cost model was wrong for its rules, and a worker is not held for days.
+    simulation_overrun: float = 2.0
     simulation_ttl: int = 7 * 24 * 3600
 
     # Arenas (api/service/arenas/): rated games between bots on the workers, through the real game path. An
@@ -131,7 +134,7 @@ class Settings:
     # into our own network); tests and a private deployment set it.
     webhook_allow_private: bool = False
 
-    # Registered bots (api/service/bots.py): seated by name, moving with their own token in every game.
+    # Registered bots (api/service/registered_bots.py): seated by name, moving with their own token in every game.
     # A registered bot's turn has a deadline even in a game without `turn_timeout_s` (so a silent bot never
     # stalls a game); missing this many deadlines in a row makes it unavailable (not seated in new games)
     # until it is back (its stream reconnects, its webhook answers, its owner updates it).

@@ -29,7 +29,7 @@ from typing import Any
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.service.records import BOT, GameRecord
 
 

@@ -1,0 +1,123 @@
+"""Mexican Train searched (``expert``): determinized Monte Carlo over the trains (docs/rules.md#mexican_train).
+
+Each iteration samples the hidden hands and the boneyard from what the seat has seen
+(:mod:`domino.bots.train_inference`: who passed, who drew, which trains were open then), then plays every
+candidate move on that same deal (common random numbers) and finishes the round on the kernel simulator
+(:class:`~domino.core.trains.TrainSim`) with a fast playout policy for every seat: lay the heaviest tile it
+can, a double first when it can follow it, the own train first among equals; draw or pass only when
+nothing fits. A move's value is the mean result for the seat: the best other seat's penalty minus its own,
+plus ``win_bonus`` when it is the lowest (minus when it is not), as the bench counts a win.
+
+A node is one simulator move; each playout is charged ``PLAYOUT_COST`` and each sampled deal
+``SAMPLE_COST`` more (their fixed work), and a Mexican Train move costs about ``MOVE_COST`` line-game moves,
+so that the level's ``bench_nodes`` buys about the same time in every variant. Deterministic for a given
+``rng`` and node budget; a deadline is checked after every playout. The planner's heuristic
+(:mod:`domino.bots.mexican`) is the move ready before any search, and the tie-break.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from domino.bots import mexican
+from domino.bots.base import Budget
+from domino.bots.train_inference import TrainSampler, infer_trains, table_of
+from domino.core.tables import tables
+from domino.core.trains import TrainSim, to_code, to_move
+from domino.moves import Move
+from domino.rules import Rules
+
+MOVE_COST = 1
+PLAYOUT_COST = 20
+SAMPLE_COST = 40
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSearch:
+    """The settings of the Mexican Train search."""
+
+    win_bonus: float = 20.0
+    noise: float = 2.0  # playout policy: uniform noise added to a tile's score (pips)
+    double_bonus: float = 6.0  # playout policy: a double that the mover can follow
+
+
+def rollout(sim: TrainSim, rng: random.Random, ts: TrainSearch) -> int:
+    """Finish the round in place with the playout policy; the number of moves made."""
+    tb = sim.tb
+    pips, dbl, vm = tb.pips, tb.double, tb.value_mask
+    noise, dbonus = ts.noise, ts.double_bonus
+    n = 0
+    while not sim.over:
+        n += 1
+        kind = sim.kind()
+        plays = sim.plays(kind)
+        if not plays:
+            sim.apply(sim.legal()[0])  # a draw, or the pass the rules leave
+            continue
+        p = sim.turn
+        hand = sim.hands[p]
+        best, best_score = plays[0], -1.0
+        for c in plays:
+            t = c >> 4
+            sc = pips[t] + noise * rng.random()
+            if dbl[t] and (hand ^ 1 << t) & vm[pips[t] >> 1]:
+                sc += dbonus
+            if c & 15 == p:
+                sc += 0.5
+            if sc > best_score:
+                best, best_score = c, sc
+        sim.play(best >> 4, best & 15)
+    return n
+
+
+def utility(sim: TrainSim, seat: int, bonus: float) -> float:
+    pen = sim.penalties()
+    mine = pen[seat]
+    other = min(x for s, x in enumerate(pen) if s != seat)
+    d = other - mine
+    return d + (bonus if d > 0 else -bonus if d < 0 else 0.0)
+
+
+def choose(view: Any, rng: random.Random, budget: Budget, deadline: float | None, bot: Any) -> Move:
+    """The searched move for the seat to move (``bot.trains`` holds the settings)."""
+    ts: TrainSearch = bot.trains
+    legal: tuple[Move, ...] = tuple(view.legal_moves)
+    fallback = mexican.choose(view, rng, budget, deadline, bot)
+    rules = Rules.from_dict(view.rules)
+    tb = tables(rules.set_max_pips)
+    n = rules.players
+    cands = [to_code(m, n) for m in legal]
+    if len(cands) == 1 or (deadline is not None and time.monotonic() >= deadline):
+        return fallback
+    root = table_of(view, rules, tb)
+    sampler = TrainSampler(infer_trains(view))
+    me = int(view.seat)
+    total = [0.0] * len(cands)
+    visits = [0] * len(cands)
+    cap = budget.nodes if budget.nodes is not None else 1 << 30
+    used = 0
+    while used < cap:
+        hands, rest = sampler.sample(rng)
+        used += SAMPLE_COST * MOVE_COST
+        base = root.copy()
+        for s, m in hands.items():
+            base.hands[s] = m
+        base.bone = tuple(rest[: view.boneyard_count])
+        for i, c in enumerate(cands):
+            if used >= cap or (deadline is not None and time.monotonic() >= deadline):
+                break
+            sim = base.copy()
+            sim.apply(c)
+            used += (rollout(sim, rng, ts) + PLAYOUT_COST) * MOVE_COST
+            total[i] += utility(sim, me, ts.win_bonus)
+            visits[i] += 1
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+    if min(visits) == 0:
+        return fallback
+    home = cands.index(to_code(fallback, n))
+    best = max(range(len(cands)), key=lambda i: (total[i] / visits[i], i == home))
+    return to_move(cands[best], tb, n) if best != home else fallback
