@@ -42,15 +42,19 @@ class TrainSearch:
     win_bonus: float = 20.0
     noise: float = 2.0  # playout policy: uniform noise added to a tile's score (pips)
     double_bonus: float = 6.0  # playout policy: a double that the mover can follow
+    own: float = 0.5  # playout policy: a tile laid on the mover's own train (negative: on the others')
+    depth: int = 0  # stop a playout after this many moves and value the hands as they are (0: play it out)
 
 
 def rollout(sim: TrainSim, rng: random.Random, ts: TrainSearch) -> int:
-    """Finish the round in place with the playout policy; the number of moves made."""
+    """Play the round on in place with the playout policy (to its end, or ``ts.depth`` moves); the number of
+    moves made."""
     tb = sim.tb
     pips, dbl, vm = tb.pips, tb.double, tb.value_mask
-    noise, dbonus = ts.noise, ts.double_bonus
+    noise, dbonus, own = ts.noise, ts.double_bonus, ts.own
+    limit = ts.depth or 1 << 30
     n = 0
-    while not sim.over:
+    while not sim.over and n < limit:
         n += 1
         kind = sim.kind()
         plays = sim.plays(kind)
@@ -66,7 +70,7 @@ def rollout(sim: TrainSim, rng: random.Random, ts: TrainSearch) -> int:
             if dbl[t] and (hand ^ 1 << t) & vm[pips[t] >> 1]:
                 sc += dbonus
             if c & 15 == p:
-                sc += 0.5
+                sc += own
             if sc > best_score:
                 best, best_score = c, sc
         sim.play(best >> 4, best & 15)
