@@ -2,17 +2,24 @@
 
 Each iteration samples the hidden hands and the boneyard from what the seat has seen
 (:mod:`domino.bots.train_inference`: who passed, who drew, which trains were open then), then plays every
-candidate move on that same deal (common random numbers) and finishes the round on the kernel simulator
+candidate move on that same deal and finishes the round on the kernel simulator
 (:class:`~domino.core.trains.TrainSim`) with a fast playout policy for every seat: lay the heaviest tile it
-can, a double first when it can follow it, the own train first among equals; draw or pass only when
-nothing fits. A move's value is the mean result for the seat: the best other seat's penalty minus its own,
-plus ``win_bonus`` when it is the lowest (minus when it is not), as the bench counts a win.
+can, a double first when it can follow it, another train before its own among near equals; draw or pass
+only when nothing fits. The candidates' playouts on one deal draw the same random numbers (common random
+numbers), so their difference is less noisy. A move's value is the mean result for the seat: the best
+other seat's penalty minus its own, plus ``win_bonus`` when it is the lowest (minus when it is not), as the
+bench counts a win.
+
+The train planner (:mod:`domino.bots.mexican`, the level's play before this search) gives the move ready
+before any search, and a prior: its move stands unless another move's mean beats it by more than
+``prior`` (measured: 31.5% against three planners with the prior, 26% without, same 200 games). Settings
+measured and left off: a playout policy that keeps the mover's own chain for its own train (``loose``,
+``marked``), playouts cut at a depth and valued by the pips in hand (``depth``).
 
 A node is one simulator move; each playout is charged ``PLAYOUT_COST`` and each sampled deal
 ``SAMPLE_COST`` more (their fixed work), so that the level's ``bench_nodes`` buys about the time it buys in
-the line games. Deterministic for a given
-``rng`` and node budget; a deadline is checked after every playout. The planner's heuristic
-(:mod:`domino.bots.mexican`) is the move ready before any search, and the tie-break.
+the line games. Deterministic for a given ``rng`` and node budget; a deadline is checked after every
+playout.
 """
 
 from __future__ import annotations
@@ -41,9 +48,9 @@ class TrainSearch:
     win_bonus: float = 20.0
     noise: float = 2.0  # playout policy: uniform noise added to a tile's score (pips)
     double_bonus: float = 6.0  # playout policy: a double that the mover can follow
-    own: float = 0.5  # playout policy: a tile laid on the mover's own train (negative: on the others')
+    own: float = -1.0  # playout policy: a tile laid on the mover's own train (negative: on the others')
     depth: int = 0  # stop a playout after this many moves and value the hands as they are (0: play it out)
-    prior: float = 0.0  # the planner's move stands unless another's mean value beats its by more than this
+    prior: float = 15.0  # the planner's move stands unless another's mean value beats its by more than this
     loose: float = 0.0  # playout policy: a tile off the mover's own chain laid elsewhere (+), or a chain tile (-)
     marked: float = 0.0  # playout policy: a tile that takes the mover's marker off its own train
 
