@@ -22,8 +22,8 @@ from api.service.errors import InvalidRequest
 from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
 from api.framework import (
-    ApiResponse, PreparsedJsonParser, SmorestApi, add_responses, current_app_object, current_request, doc_response_schema,
-    documenting_only,
+    ApiResponse, PreparsedJsonParser, SmorestApi, add_responses, current_app_object, current_request,
+    doc_response_schema, documenting_only,
 )  # fmt: skip
 from api.wrappers import ApiRequest
 

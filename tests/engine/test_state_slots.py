@@ -31,8 +31,10 @@ def _assigned(func: Callable[..., Any]) -> set[str]:
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
-            targets = [t for target in node.targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])]
-            out.update(t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "d")
+            for target in node.targets:
+                for t in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "d":
+                        out.add(t.attr)
     return out - {"__class__"}
 
 
