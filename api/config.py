@@ -134,7 +134,7 @@ class Settings:
     # into our own network); tests and a private deployment set it.
     webhook_allow_private: bool = False
 
-    # Registered bots (api/service/bots.py): seated by name, moving with their own token in every game.
+    # Registered bots (api/service/registered_bots.py): seated by name, moving with their own token in every game.
     # A registered bot's turn has a deadline even in a game without `turn_timeout_s` (so a silent bot never
     # stalls a game); missing this many deadlines in a row makes it unavailable (not seated in new games)
     # until it is back (its stream reconnects, its webhook answers, its owner updates it).

@@ -1,4 +1,5 @@
-"""The one table from exceptions (the engine's and the service's) to HTTP status and problem type.
+"""The one table from exceptions (the engine's, and the service's from :mod:`api.service.errors`) to HTTP status
+and problem type.
 
 ``problem_for(exc)`` walks the exception's MRO, so a subclass maps like its base unless it has its own row.
 Extra members (``legal_moves``, ``current_version``, ...) come only from public facts (what a seat may see: docs/rules.md#what-a-seat-may-see).
@@ -12,106 +13,12 @@ from typing import Any
 import domino
 from domino.errors import describe
 
+from api.service.errors import (
+    ArenaNotFound, AtCapacity, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames,
+    TooManyGames, TooManySimulations, TooManyStreams, Unauthorized, VariantNotFound, VersionMismatch,
+)  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
-
-
-# -- the service's own errors ----------------------------------------------------------------------------
-
-
-class ServiceError(Exception):
-    """Base of the errors api.service raises; ``members`` are added to the problem details."""
-
-    def __init__(self, detail: str, **members: Any) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.members = members
-
-
-class GameNotFound(ServiceError):
-    pass
-
-
-class SimulationNotFound(ServiceError):
-    pass
-
-
-class ArenaNotFound(ServiceError):
-    pass
-
-
-class VariantNotFound(ServiceError):
-    """A path names a variant that is not a preset (``GET /v1/ratings/{variant}``)."""
-class BotNotFound(ServiceError):
-    """No registered bot of that name (or it is retired)."""
-
-
-class Unauthorized(ServiceError):
-    pass
-
-
-class InvalidRequest(ServiceError):
-    pass
-
-
-class VersionMismatch(ServiceError):
-    pass
-
-
-class NotStarted(ServiceError):
-    pass
-
-
-class GameEnded(ServiceError):
-    """The game is over (or, for a resignation by its app, not started): ``game_status`` says which."""
-
-
-class GameNotOver(ServiceError):
-    """A game's record is read only once it is over: before, it would reveal the hands."""
-
-
-class Forbidden(ServiceError):
-    """Not for this caller: ``/metrics`` from outside its allowed networks without its token; a registered
-    bot changed with another app's key."""
-
-
-class SeatNotFound(ServiceError):
-    pass
-
-
-class SeatTaken(ServiceError):
-    pass
-
-
-class IdempotencyKeyReused(ServiceError):
-    pass
-
-
-class AtCapacity(ServiceError):
-    """A client (or a game) holds as many of something as it may at once; ``headers`` carries ``Retry-After``."""
-
-    def __init__(self, detail: str, retry_after: int, **members: Any) -> None:
-        super().__init__(detail, **members)
-        self.headers = {"Retry-After": str(retry_after)}
-
-
-class TooManyStreams(AtCapacity):
-    pass
-
-
-class TooManyGames(AtCapacity):
-    pass
-
-
-class TooManySimulations(AtCapacity):
-    pass
-
-
-class TooManyAppGames(AtCapacity):
-    """An app has as many games waiting or playing as its cap allows."""
-
-
-class SeatLimit(ServiceError):
-    """This client already holds as many seats of this game as one client may."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -325,7 +232,7 @@ def _detail(exc: BaseException) -> str:
 
 
 # The table. Order does not matter: the most specific class in the exception's MRO wins.
-TABLE: dict[type[BaseException], ProblemType] = {
+TABLE: dict[type[Exception], ProblemType] = {
     # engine
     domino.InvalidMoveError: INVALID_REQUEST,
     domino.InvalidRulesError: INVALID_REQUEST,
@@ -372,4 +279,4 @@ def problem_for(exc: BaseException) -> tuple[ProblemType, str, dict[str, Any]] |
     return None
 
 
-MAPPED: tuple[type[BaseException], ...] = tuple(TABLE)
+MAPPED: tuple[type[Exception], ...] = tuple(TABLE)

@@ -1,4 +1,4 @@
-"""Every request's hooks, as steps the app (:class:`App`) calls in a fixed order.
+"""Every request's hooks, as steps the app (:class:`api.framework.App`) calls in a fixed order.
 
 Flask calls each registered hook through layers of its own; the steps, called directly, cost less on every
 move. Before the view: the cap on a client's requests in flight (first: it costs no Redis round trip), the
@@ -9,78 +9,19 @@ the HTML pages' policy, the metrics, CORS, ``X-Request-ID``, the ``RateLimit`` h
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import flask
 import orjson
-from flask.signals import request_tearing_down
-from flask.typing import ResponseReturnValue
 from werkzeug.wsgi import get_content_length
 
 from api import bodyread, cors, errors, inflight, metrics, ratelimit, web
 from api.config import Settings
 from api.extensions import PROBLEM_JSON, problem_response, request_id
-from api.wrappers import ApiRequest, ApiResponse, current_request
+from api.framework import App, Before
+from api.wrappers import ApiRequest
 from api.jsonbody import nesting_depth, repeated_key
 from domino.notation import MEDIA_TYPE as RECORD_TEXT
 
-Before = Callable[[ApiRequest], flask.Response | None]
-After = Callable[[ApiRequest, flask.Response], None]
-
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
-
-
-class App(flask.Flask):
-    """Flask, calling the steps of :func:`install` itself: before the view, and after it on every answer.
-
-    Flask looked for its before- and after-request functions by blueprint through the request's proxy, and
-    asked ``inspect`` whether each of them and the view is a coroutine function, on every request. Here the
-    steps are called directly, that question is asked once per function, and Flask's own lookups run only
-    when something is registered with ``before_request``, ``url_value_preprocessor`` or ``after_request``
-    (after the steps); likewise for ``teardown_request``. ``after_this_request`` is not used in this app: it
-    would need those lookups back."""
-
-    request_class = ApiRequest
-    response_class = ApiResponse
-    before_steps: tuple[Before, ...] = ()
-    after_steps: tuple[After, ...] = ()
-
-    def __init__(self, import_name: str) -> None:
-        super().__init__(import_name)
-        self.sync_functions: dict[Callable[..., Any], Callable[..., Any]] = {}
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        sync = self.sync_functions.get(func)
-        if sync is None:
-            sync = self.sync_functions[func] = super().ensure_sync(func)
-        return sync
-
-    def preprocess_request(self) -> ResponseReturnValue | None:
-        req = current_request()
-        for step in self.before_steps:
-            resp = step(req)
-            if resp is not None:
-                return resp
-        if any(self.before_request_funcs.values()) or any(self.url_value_preprocessors.values()):
-            return super().preprocess_request()
-        return None
-
-    def process_response(self, response: flask.Response) -> flask.Response:
-        req = current_request()
-        for step in self.after_steps:
-            step(req, response)
-        if any(self.after_request_funcs.values()):
-            return super().process_response(response)
-        return response
-
-    def do_teardown_request(self, *exc: BaseException | None) -> None:
-        """Flask's, without its look for teardown functions by blueprint when none is registered (ours are none):
-        only the signal is sent."""
-        if exc and not any(self.teardown_request_funcs.values()):
-            request_tearing_down.send(self, _async_wrapper=self.ensure_sync, exc=exc[0])
-        else:
-            super().do_teardown_request(*exc)
 
 
 def install(app: App, settings: Settings) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import signal
@@ -262,8 +261,6 @@ def worker(argv: list[str] | None = None) -> NoReturn:
     # for it (workers/stopping.py). So a worker on the simulations queue alone forks.
     fork = args.fork if args.fork is not None else set(args.queues) == {SIMULATIONS}
     if fork:
-        for module in ("api.service.simulations.play", "domino.core"):
-            importlib.import_module(module)  # once here, not in every work horse
         rq_worker: BaseWorker = ForkingWorker(
             queues,
             connection=conn,

@@ -18,7 +18,7 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import (
+from api.service.errors import (
     IdempotencyKeyReused, InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch,
 )  # fmt: skip
 from api.service import metrics

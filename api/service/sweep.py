@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 
 from api.config import Settings
-from api.queues import Queues
+from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, TIMEOUT_TURN, WEBHOOK, Queues
 from api.service.app_events import commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
 from api.service.bot_games import attended, held
@@ -108,7 +108,7 @@ class Sweep:
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue_bot_turn(game_id, version, attempt, alone),
+            enqueue=lambda: self.queues.enqueue(BOT_GAME_TURN if alone else BOT_TURN, game_id, version, attempt=attempt),
         )
 
     def _rating(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -121,7 +121,7 @@ class Sweep:
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, found.version, attempt),
-            enqueue=lambda: self.queues.enqueue_rating(game_id, attempt),
+            enqueue=lambda: self.queues.enqueue(RATING, game_id, attempt=attempt),
         )
 
     def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -144,7 +144,7 @@ class Sweep:
         return Verdict(
             due_at=now + self.settings.bot_due_delay,  # a lost job is enqueued again
             job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue_timeout_turn(game_id, version, attempt),
+            enqueue=lambda: self.queues.enqueue(TIMEOUT_TURN, game_id, version, attempt=attempt),
         )
 
     def _idle(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -176,7 +176,7 @@ class Sweep:
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(game_id, version, begun),
-            enqueue=lambda: self.queues.enqueue_webhook(game_id, version, begun),
+            enqueue=lambda: self.queues.enqueue(WEBHOOK, game_id, version, attempt=begun),
         )
 
     def _app_event(self, delivery_id: str, due_at: float, now: float) -> Verdict | None:
@@ -195,7 +195,7 @@ class Sweep:
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(delivery_id, version, begun),
-            enqueue=lambda: self.queues.enqueue_app_event(delivery_id, begun),
+            enqueue=lambda: self.queues.enqueue(APP_EVENT, delivery_id, attempt=begun),
         )
 
     def _landed(self, delivery_id: str, game_id: str, version: int) -> bool:

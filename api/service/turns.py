@@ -29,7 +29,7 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.queues import Queues
+from api.queues import BOT_GAME_TURN, BOT_TURN, RATING, WEBHOOK, Queues
 from api.service.bot_games import attended
 from api.service.notices import Notices
 from api.service.records import BOT, HOSTED, REGISTERED, GameRecord, StoredEvent, waiting
@@ -111,11 +111,11 @@ class Turns:
         :meth:`prepare` lets the sweep do it later."""
         try:
             if plan.bot:
-                self.queues.enqueue_bot_turn(game_id, version, 0, plan.unattended)
+                self.queues.enqueue(BOT_GAME_TURN if plan.unattended else BOT_TURN, game_id, version)
             if plan.hosted:
-                self.queues.enqueue_webhook(game_id, version, 0)
+                self.queues.enqueue(WEBHOOK, game_id, version)
             if plan.rate:
-                self.queues.enqueue_rating(game_id, 0)
+                self.queues.enqueue(RATING, game_id)
         except Exception:  # the commit has landed; the sweep enqueues it later
             log.warning("could not enqueue the turn after %s@%s; the sweep will", game_id, version, exc_info=True)
         self.notices.after_commit(game_id, version, doc, state, events, plan.stream_turn)

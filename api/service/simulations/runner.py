@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from api.config import Settings
-from api.errors import SimulationNotFound, TooManySimulations, Unauthorized
+from api.service.errors import SimulationNotFound, TooManySimulations, Unauthorized
 from api.queues import Queues
 from api.service.security import is_id, new_id, new_token, owns, token_hash
 from api.service.simulations.play import play_chunk
