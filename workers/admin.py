@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from api.config import Settings
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.service.apps import Issued
 from api.service.service import Service
 from api.store import StoreUnavailable

@@ -13,8 +13,8 @@ import orjson
 
 import domino.bots
 
-from api.errors import InvalidRequest, Unauthorized
-from api.wrappers import ApiResponse
+from api.service.errors import InvalidRequest, Unauthorized
+from api.framework import ApiResponse
 from api.service.apps import is_app_key
 
 

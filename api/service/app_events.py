@@ -31,7 +31,7 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.queues import Queues
+from api.queues import APP_EVENT, Queues
 from api.service.records import GameRecord, StoredEvent, public_seats, waiting
 from api.service.views import render_view
 from api.store import Store
@@ -147,7 +147,7 @@ class Lifecycle:
                 ttl = self.settings.app_event_ttl
                 self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, landed=True)
                 self.store.app_hooks_due.mark(delivery.id, self._first_due(), attempt=1)
-                self.queues.enqueue_app_event(delivery.id, 0)
+                self.queues.enqueue(APP_EVENT, delivery.id)
             except Exception:  # the pending entry lets the sweep enqueue it
                 log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
 

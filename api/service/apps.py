@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from api.config import Settings
-from api.errors import InvalidRequest, Unauthorized
+from api.service.errors import InvalidRequest, Unauthorized
 from api.service import webhooks
 from api.service.security import new_id
 from api.store import Store

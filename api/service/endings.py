@@ -11,7 +11,7 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.errors import Forbidden, GameEnded, GameNotFound, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
+from api.service.errors import Forbidden, GameEnded, GameNotFound, InvalidRequest, NotStarted, Unauthorized, VersionMismatch
 from api.service.apps import App
 from api.service.commits import Change, Commits
 from api.service.games import Game

@@ -17,7 +17,7 @@ import orjson
 
 import domino.codec
 from api.config import Settings
-from api.errors import InvalidRequest, Unauthorized
+from api.service.errors import InvalidRequest, Unauthorized
 from api.service.games import Games
 from api.service.records import waiting
 from api.service.security import authenticate, ticket_hash

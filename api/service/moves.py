@@ -18,10 +18,11 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import (
+from api.service.errors import (
     IdempotencyKeyReused, InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch,
 )  # fmt: skip
 from api.service import metrics
+from api.service.bot_games import away_after
 from api.service.commits import Answer, Change, Commits, Committed
 from api.service.games import Game
 from api.service.records import (
@@ -66,6 +67,7 @@ class Moves:
         last_moves = {**(doc.get("last_moves") or {}), str(seat): last}
         live = domino.to_live(new_state)
         new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
+        new_doc["away"] = away_after(self.settings, doc, seat, auto)
         ttl = self.settings.finished_ttl if new_state.finished else None
         stored = [stored_event(e) for e in events]
         return Change(new_doc, new_state, stored, seat, ttl, auto=auto, rounds=leaving_rounds(doc["state"], live))

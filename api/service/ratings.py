@@ -23,7 +23,7 @@ from openskill.models import PlackettLuce
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import InvalidRequest, VariantNotFound
+from api.service.errors import InvalidRequest, VariantNotFound
 from api.service.records import GameRecord
 from api.service.validation import invalid
 from api.store import Store

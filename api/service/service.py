@@ -12,14 +12,14 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.errors import GameNotOver, InvalidRequest
+from api.service.errors import GameNotOver, InvalidRequest
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
 from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaRequest
 from api.service.bot_events import BotEvents
-from api.service.bots import Bots
+from api.service.registered_bots import RegisteredBots
 from api.service.apps import App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
@@ -58,7 +58,7 @@ class Service:
         self.endings = Endings(self.store, settings, self.commits)
         self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings)
         self.simulations = Simulations(self.store, settings, self.queues)
-        self.registry = Bots(self.store, settings)
+        self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
 
@@ -242,7 +242,7 @@ class Service:
 
     def play_timeout(self, game_id: str, version: int) -> str:
         """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
-        choose = computer.timeout_move(game_id, version, self.settings.timeout_strategy)
+        choose = computer.timeout_move(game_id, version, self.settings)
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:

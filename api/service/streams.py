@@ -15,7 +15,7 @@ import time
 from collections.abc import Generator, Iterator
 
 from api.config import Settings
-from api.errors import TooManyStreams
+from api.service.errors import TooManyStreams
 from api.store import StoreUnavailable
 from api.store.streams import StreamSlots
 

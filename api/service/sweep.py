@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 
 from api.config import Settings
-from api.queues import Queues
+from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, TIMEOUT_TURN, WEBHOOK, Queues
 from api.service.app_events import commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
-from api.service.bot_games import bot_only
+from api.service.bot_games import attended, held
 from api.service.computer import bot_to_move
 from api.service.endings import Endings
 from api.service.games import Games
@@ -104,11 +104,11 @@ class Sweep:
             return None
         version = found.version
         attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
-        alone = bot_only(found.doc["seats"])
+        alone = not attended(self.settings, found.doc.get("away") or {})
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue_bot_turn(game_id, version, attempt, alone),
+            enqueue=lambda: self.queues.enqueue(BOT_GAME_TURN if alone else BOT_TURN, game_id, version, attempt=attempt),
         )
 
     def _rating(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -121,7 +121,7 @@ class Sweep:
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, found.version, attempt),
-            enqueue=lambda: self.queues.enqueue_rating(game_id, attempt),
+            enqueue=lambda: self.queues.enqueue(RATING, game_id, attempt=attempt),
         )
 
     def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -132,13 +132,19 @@ class Sweep:
             return None
         if deadline > now:  # a later turn's deadline: wait for it
             return Verdict(due_at=deadline if deadline != due_at else None)
+        seat = found.state.to_move
+        if seat is not None and held(self.settings, found.doc, found.state.rules, seat):
+            # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended (_idle),
+            # so its keys must outlive that.
+            self.store.games.keep(game_id, self.settings.expiry_margin)
+            return None
         version = found.version
         attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
         self.store.games.keep(game_id, self.settings.expiry_margin)  # while its move is late, the game stays
         return Verdict(
             due_at=now + self.settings.bot_due_delay,  # a lost job is enqueued again
             job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue_timeout_turn(game_id, version, attempt),
+            enqueue=lambda: self.queues.enqueue(TIMEOUT_TURN, game_id, version, attempt=attempt),
         )
 
     def _idle(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -170,7 +176,7 @@ class Sweep:
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(game_id, version, begun),
-            enqueue=lambda: self.queues.enqueue_webhook(game_id, version, begun),
+            enqueue=lambda: self.queues.enqueue(WEBHOOK, game_id, version, attempt=begun),
         )
 
     def _app_event(self, delivery_id: str, due_at: float, now: float) -> Verdict | None:
@@ -189,7 +195,7 @@ class Sweep:
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(delivery_id, version, begun),
-            enqueue=lambda: self.queues.enqueue_app_event(delivery_id, begun),
+            enqueue=lambda: self.queues.enqueue(APP_EVENT, delivery_id, attempt=begun),
         )
 
     def _landed(self, delivery_id: str, game_id: str, version: int) -> bool:

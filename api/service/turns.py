@@ -29,8 +29,8 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.queues import Queues
-from api.service.bot_games import bot_only
+from api.queues import BOT_GAME_TURN, BOT_TURN, RATING, WEBHOOK, Queues
+from api.service.bot_games import attended
 from api.service.notices import Notices
 from api.service.records import BOT, HOSTED, REGISTERED, GameRecord, StoredEvent, waiting
 from api.store import Store
@@ -43,7 +43,7 @@ TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept a
 @dataclasses.dataclass(frozen=True)
 class Plan:
     bot: bool = False  # a computer player is to move: enqueue its turn
-    bot_only: bool = False  # ... in a game of computer players only: on their own queue
+    unattended: bool = False  # ... in a game nobody attends (api/service/bot_games.py): on the bot-games queue
     hosted: bool = False  # a hosted bot (or a registered bot with a webhook) is to move: deliver its webhook
     stream_turn: str | None = None  # a registered bot without a webhook is to move: tell its stream
     deadline: float | None = None
@@ -83,7 +83,7 @@ class Turns:
         if kind == BOT:
             doc["deadline"] = None
             self.store.bots_due.mark(game_id, now + s.bot_due_delay)
-            return Plan(bot=True, bot_only=bot_only(doc["seats"]), seat=seat)
+            return Plan(bot=True, unattended=not attended(s, doc.get("away") or {}), seat=seat)
         deadline = None
         timeout = doc.get("turn_timeout_s") or (s.bot_turn_timeout if kind == REGISTERED else None)
         if timeout:
@@ -111,11 +111,11 @@ class Turns:
         :meth:`prepare` lets the sweep do it later."""
         try:
             if plan.bot:
-                self.queues.enqueue_bot_turn(game_id, version, 0, plan.bot_only)
+                self.queues.enqueue(BOT_GAME_TURN if plan.unattended else BOT_TURN, game_id, version)
             if plan.hosted:
-                self.queues.enqueue_webhook(game_id, version, 0)
+                self.queues.enqueue(WEBHOOK, game_id, version)
             if plan.rate:
-                self.queues.enqueue_rating(game_id, 0)
+                self.queues.enqueue(RATING, game_id)
         except Exception:  # the commit has landed; the sweep enqueues it later
             log.warning("could not enqueue the turn after %s@%s; the sweep will", game_id, version, exc_info=True)
         self.notices.after_commit(game_id, version, doc, state, events, plan.stream_turn)

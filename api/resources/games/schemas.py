@@ -11,7 +11,7 @@ from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumb
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
 from api.resources.variants.schemas import RULES_REF
-from api.service.bots import BOT_NAME_PATTERN
+from api.service.registered_bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
 

@@ -6,7 +6,7 @@ import flask
 
 from api import errors as E
 from api.callers import calling_app, required_app
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body, optional_body
 from api.ratelimit import client_id
 from api.resources.common import (
