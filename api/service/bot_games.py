@@ -75,7 +75,10 @@ def over_caps(
         for i, seat in enumerate(seats)
         if seat.get("think_ms", 0) > s.bot_game_max_think_ms
     }
-    caps = (("target_score", rules.target_score, s.bot_game_max_target_score), ("rounds", rules.rounds, s.bot_game_max_rounds))
+    caps = (
+        ("target_score", rules.target_score, s.bot_game_max_target_score),
+        ("rounds", rules.rounds, s.bot_game_max_rounds),
+    )
     rule_errors = {
         option: [f"at most {cap} in a game of computer players only"]
         for option, value, cap in caps

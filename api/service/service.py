@@ -12,7 +12,7 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.service.errors import GameNotOver
+from api.service.errors import GameNotOver, InvalidRequest
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
@@ -155,8 +155,25 @@ class Service:
         ``seat`` and ``status`` when ``minimal``; the new version)."""
         return self.moves.play(game_id, move, token, expected_version, idempotency_key, minimal)
 
-    def resign(self, game_id: str, token: str | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
+    def resign(
+        self,
+        game_id: str,
+        token: str | None,
+        expected_version: int | None = None,
+        app: App | None = None,
+        seat: int | None = None,
+    ) -> tuple[dict[str, Any], int]:
+        """The token's seat resigns (its view), or, with the owning ``app``'s key, ``seat`` does (the spectator's)."""
+        if app is not None:
+            return self.endings.resign_seat(app, game_id, seat, expected_version)
+        if seat is not None:
+            why = "a seat token resigns its own seat (send no body); `seat` is for the owning app's key"
+            raise InvalidRequest(f"No `seat` here: {why}.", errors={"json": {"seat": [why]}})
         return self.moves.resign(game_id, token, expected_version)
+
+    def abort(self, game_id: str, app: App | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
+        """The owning ``app`` calls its game off (status ``aborted``): (the spectator's view, version)."""
+        return self.endings.abort(app, game_id, expected_version)
 
     def claim_seat(
         self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None

@@ -69,7 +69,7 @@ def test_a_game_created_with_a_key_belongs_to_that_app_only(client, make_app) ->
     # B's key is no seat token of A's game: it cannot move there or resign
     move = client.post(f"/v1/games/{game_a}/moves", json={"type": "pass"}, headers=bearer(b.key))
     assert move.status_code == 401
-    assert client.post(f"/v1/games/{game_a}/resign", headers=bearer(b.key)).status_code == 401
+    assert client.post(f"/v1/games/{game_a}/resign", headers=bearer(b.key)).status_code == 403  # another app's game
     # anonymous games belong to nobody; owner=me needs a key
     anonymous = client.post("/v1/games", json={"variant": "draw", "seats": TWO_HUMANS}).get_json()["game"]["id"]
     assert anonymous not in owned(client, a.key) + owned(client, b.key)

@@ -49,3 +49,18 @@ def test_an_idle_apps_game_ends_expired_and_its_app_hears_it(settings) -> None: 
     assert ended["outcome"] == {"reason": "expired", "winners": [], "team": None, "scores": [0, 0]}
     assert ended["players"] == ["u-ana", "u-bo"]
     assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished", "never a 404"
+
+
+def test_an_aborted_apps_game_is_heard_as_ended(client, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued = service.create_app("corr-abort", receiver.url, None, None)
+        auth = {"Authorization": f"Bearer {issued.key}"}
+        game_id = client.post("/v1/games", json={"variant": "draw", "seats": TWO}, headers=auth).get_json()["game"]["id"]
+        assert client.post(f"/v1/games/{game_id}/abort", headers=auth).status_code == 200
+        eventually(lambda: run_webhooks(service) or len(receiver.deliveries) >= 2, "game.started and game.ended")
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
+    assert payloads[1]["data"]["status"] == "aborted" and payloads[1]["data"]["outcome"]["reason"] == "aborted"

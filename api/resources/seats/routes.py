@@ -5,11 +5,12 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.callers import required_app
+from api.callers import calling_app, required_app
 from api.service.errors import InvalidRequest
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body, optional_body
 from api.ratelimit import client_id
 from api.resources.common import (
+    APP_KEY,
     IF_MATCH,
     SEAT_TOKEN,
     VIEW_HEADERS,
@@ -19,9 +20,11 @@ from api.resources.common import (
     view_headers,
 )
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
-from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
+from api.resources.seats.schemas import (
+    ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema, ResignSchema,
+)  # fmt: skip
 
-blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="The lobby, open seats, resigning.")
+blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="The lobby, open seats, resigning, aborting.")
 
 LOBBY_EXAMPLE = {
     "games": [
@@ -117,18 +120,43 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
 
 
 @blp.route("/<string:game_id>/resign", methods=["POST"])
-@blp.doc(operationId="resignGame", security=SEAT_TOKEN, parameters=[IF_MATCH])
+@blp.doc(operationId="resignGame", security=[*SEAT_TOKEN, *APP_KEY], parameters=[IF_MATCH])
+@blp.arguments(ResignSchema(), required=False, example={"seat": 1})
 @blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "finished", "winners": [1]}, headers=VIEW_HEADERS)
 @blp.problems(
-    *BODY_PROBLEMS, E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
-    path="/v1/games/h4k2mzq7c3x9b2rt/resign",
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.GAME_OVER, E.NOT_STARTED, E.VERSION_MISMATCH,
+    E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/resign",
 )  # fmt: skip
-@no_body
-def resign(game_id: str) -> flask.Response:
-    """Resign for the token's seat: the game ends and the other side (seat or team) wins
+@optional_body
+def resign(body: dict[str, Any], game_id: str) -> flask.Response:
+    """Resign a seat: the game ends and the other side (seat or team) wins
 
-    No body is needed. The events are `resigned` and `game_ended` (reason `resigned`). With `If-Match` the
+    With a seat token: that seat resigns; no body is needed (the answer is its view). With the key of the app
+    that owns the game: the body names the seat, `{"seat": 1}` (a seat the game does not have is a 422; the
+    answer is the spectator's view); another app's key is a 403, a game not started yet a 409 `not-started`
+    (abort it instead). The events are `resigned` and `game_ended` (reason `resigned`). With `If-Match` the
     resignation lands only on that version (else 412)."""
     expected = parse_if_match(flask.request.headers.get("If-Match"))
-    view, version = current_service().resign(game_id, bearer_token(), expected)
+    view, version = current_service().resign(game_id, bearer_token(), expected, calling_app(), body.get("seat"))
+    return json_response(view, headers=view_headers(version, view["seat"]))
+
+
+@blp.route("/<string:game_id>/abort", methods=["POST"])
+@blp.doc(operationId="abortGame", security=APP_KEY, parameters=[IF_MATCH])
+@blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "aborted"}, headers=VIEW_HEADERS)
+@blp.problems(
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
+    path="/v1/games/h4k2mzq7c3x9b2rt/abort",
+)  # fmt: skip
+@no_body
+def abort(game_id: str) -> flask.Response:
+    """Call off a game the calling app owns, waiting or playing: it ends `aborted`
+
+    Only with the key of the app that created the game (no key: 401; another app's: 403). No body is needed
+    (or `{}`). Nobody wins and nothing is rated; the event is `game_ended` (reason `aborted`), the app hears
+    `game.ended`, and the game frees its slot of the app's cap. A game already over is a 409 `game-over`
+    naming its `game_status`. With `If-Match` the abort lands only on that version (else 412). The answer is
+    the spectator's view."""
+    expected = parse_if_match(flask.request.headers.get("If-Match"))
+    view, version = current_service().abort(game_id, calling_app(), expected)
     return json_response(view, headers=view_headers(version, view["seat"]))

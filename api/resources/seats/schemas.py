@@ -12,6 +12,16 @@ class ClaimSeatSchema(ma.Schema):
     name = name_field("the claimant's name, 1-40 characters, no control characters", "Bo", required=True)
 
 
+class ResignSchema(ma.Schema):
+    seat = ma.fields.Integer(
+        strict=True,
+        metadata={
+            "description": "with the owning app's key: the seat it resigns (required then); a seat token resigns its "
+            "own seat and sends no body"
+        },
+    )
+
+
 class ClaimedSeatSchema(ma.Schema):
     game = ma.fields.Nested(GameViewSchema, required=True, metadata={"description": "the claimed seat's view"})
     seat = ma.fields.Integer(required=True)
