@@ -48,7 +48,8 @@ class Service:
         self.queues = Queues(self.store)
         self.games = Games(self.store, settings)
         turns = Turns(self.store, settings, self.queues)
-        self.commits = Commits(self.store, settings, self.games, turns, Lifecycle(self.store, settings, self.queues))
+        lifecycle = Lifecycle(self.store, settings, self.queues)
+        self.commits = Commits(self.store, settings, self.games, turns, lifecycle)
         self.creation = Creation(self.store, settings, self.commits)
         self.moves = Moves(self.store, settings, self.commits)
         self.events = Events(self.store, settings, self.games)
@@ -56,7 +57,7 @@ class Service:
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
         self.endings = Endings(self.store, settings, self.commits)
-        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings)
+        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle)
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
@@ -197,9 +198,15 @@ class Service:
         """The app whose current key ``key`` is; Unauthorized for an unknown, rotated or revoked key."""
         return self.apps.authenticate(key)
 
-    def create_app(self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None) -> Issued:
-        """A new app, its key and its webhook secret (shown once)."""
-        return self.apps.create(name, webhook, rate_limit, max_games)
+    def create_app(
+        self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None, events: str | None = None
+    ) -> Issued:
+        """A new app, its key and its webhook secret (shown once); ``events``: what its webhook subscribes to
+        (comma-separated names; default the lifecycle's three)."""
+        return self.apps.create(name, webhook, rate_limit, max_games, events)
+
+    def update_app(self, id_or_name: str, events: str | None) -> App:
+        return self.apps.update(id_or_name, events)
 
     def list_apps(self) -> list[App]:
         return self.apps.all()
