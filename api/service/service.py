@@ -28,7 +28,7 @@ from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
-from api.service.owned import list_owned
+from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
 from api.service.security import authenticate
@@ -191,6 +191,12 @@ class Service:
     ) -> tuple[list[dict[str, Any]], float | None]:
         """The games ``app`` created, newest first (of any status, or of ``status``; of ``player``, if given)."""
         return list_owned(self.store, self.games, app, status, player, before, limit)
+
+    def games_to_move(
+        self, app: App, player: str, cursor: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """``app``'s games in which it is ``player``'s turn, soonest deadline first, after ``cursor``."""
+        return list_to_move(self.store, self.games, app, player, cursor, limit)
 
     # -- apps -------------------------------------------------------------------------------------------------
 

@@ -75,3 +75,36 @@ def test_a_seat_token_still_resigns_its_own_seat_with_no_body(client, make_app) 
     resp = client.post(f"/v1/games/{game_id}/resign", headers={"Authorization": f"Bearer {tokens[1]['token']}"})
     assert resp.status_code == 200 and resp.get_json()["winners"] == [0] and resp.get_json()["seat"] == 1
     _problem(client.post(f"/v1/games/{game_id}/resign"), 401, "unauthorized")
+
+
+def test_the_games_waiting_for_a_player_soonest_deadline_first(client, make_app) -> None:  # type: ignore[no-untyped-def]
+    ours, theirs = make_app(), make_app()
+    auth = {"Authorization": f"Bearer {ours.key}"}
+    mine: dict[str, float | None] = {}
+    for timeout in (None, 7200, None, 3600, 86400):
+        seats = [{"name": "Ana", "player": "u-ana"}, {"name": "Bo", "player": "u-bo"}]
+        resp = client.post("/v1/games", json={"variant": "draw", "seats": seats, "turn_timeout_s": timeout}, headers=auth)
+        view = resp.get_json()["game"]
+        if view["turn"] == 0:  # Ana's turn
+            mine[view["id"]] = view["deadline"]
+    _game(client, ours.key, [{"name": "Ana", "player": "u-ana"}, {"open": True}])  # waiting: nobody's turn
+    _game(client, theirs.key, [{"name": "Ana", "player": "u-ana"}, {"name": "Bo"}])  # another app's
+    timed = sorted((d, g) for g, d in mine.items() if d is not None)
+    untimed = [g for g, d in mine.items() if d is None]  # created oldest first
+    expected = [g for _, g in timed] + untimed
+    seen: list[str] = []
+    url: str | None = "/v1/games?owner=me&player=u-ana&to_move=true&limit=2"
+    while url:
+        page = client.get(url, headers=auth)
+        assert page.status_code == 200, page.get_json()
+        body = page.get_json()
+        assert all(g["turn"] == 0 and g["status"] == "playing" for g in body["games"]) and len(body["games"]) <= 2
+        seen += [g["id"] for g in body["games"]]
+        url = body["next"]
+    assert seen == expected
+    bob = client.get("/v1/games?owner=me&player=u-bo&to_move=true", headers=auth).get_json()["games"]
+    assert not set(g["id"] for g in bob) & set(expected)
+    for bad in ("to_move=true", "owner=me&to_move=true", "owner=me&player=u-ana&cursor=abc",
+                "owner=me&player=u-ana&to_move=true&cursor=!!", "owner=me&player=u-ana&to_move=true&status=playing"):  # fmt: skip
+        _problem(client.get(f"/v1/games?{bad}", headers=auth), 422, "invalid-request")
+    _problem(client.get("/v1/games?owner=me&player=u-ana&to_move=true"), 401, "unauthorized")

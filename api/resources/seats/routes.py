@@ -57,6 +57,8 @@ def list_games(
     owner: str | None = None,
     status: str | None = None,
     player: str | None = None,
+    to_move: bool | None = None,
+    cursor: str | None = None,
 ) -> flask.Response:
     """The lobby (listed games with an open seat), or with `owner=me` the calling app's games; newest first
 
@@ -67,7 +69,17 @@ def list_games(
     one `status` or with a seat naming `player`; each entry adds `round`, `scores`, `winners` and the game's
     `metadata`. A page filtered by `status` may hold fewer than `limit` games while `next` is not null.
     Another app's games are never listed. Expired games drop out. Without `owner`, `status` is `waiting` and
-    `player` is not allowed (422)."""
+    `player` is not allowed (422).
+
+    `owner=me&player=X&to_move=true` lists the app's games in which it is X's turn (waiting and finished games
+    never are), soonest `deadline` first, games without a deadline after them, oldest first; follow `next`
+    (an opaque `cursor`; `next_before` is null). It looks at the player's 1,000 newest games."""
+    if to_move or cursor is not None:
+        if owner is None or player is None or not to_move or status is not None or before is not None:
+            why = "only with owner=me, player and to_move=true (no status, no before)"
+            wrong = "cursor" if to_move else "to_move"
+            raise InvalidRequest(f"`to_move` and `cursor` go {why}.", errors={"query": {wrong: [why]}})
+        return _to_move_page(player, cursor, limit)
     if owner is None:
         if status not in (None, "waiting") or player is not None:
             raise InvalidRequest(
@@ -84,6 +96,13 @@ def list_games(
     next_url = None if next_before is None else f"/v1/games?{query}&before={next_before!r}"
     headers = {"Cache-Control": "no-cache"} if owner is None else {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
     return json_response({"games": games, "next_before": next_before, "next": next_url}, headers=headers)
+
+
+def _to_move_page(player: str, cursor: str | None, limit: int) -> flask.Response:
+    games, after = current_service().games_to_move(required_app(), player, cursor, limit)
+    next_url = None if after is None else f"/v1/games?owner=me&player={player}&to_move=true&limit={limit}&cursor={after}"
+    headers = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
+    return json_response({"games": games, "next_before": None, "next": next_url}, headers=headers)
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])
