@@ -22,8 +22,8 @@ from api.service.errors import InvalidRequest
 from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
 from api.framework import (
-    ApiResponse, PreparsedJsonParser, SmorestApi, add_responses, current_app_object, current_request, doc_response_schema,
-    documenting_only,
+    ApiResponse, PreparsedJsonParser, SmorestApi, add_responses, current_app_object, current_request,
+    doc_response_schema, documenting_only,
 )  # fmt: skip
 from api.wrappers import ApiRequest
 
@@ -341,4 +341,11 @@ BODY_PROBLEMS: tuple[errors.ProblemType, ...] = (
 def no_body(func: Any) -> Any:
     """Mark a POST that takes no body: an empty request needs no ``Content-Type`` (the body guard, api.hooks)."""
     func.takes_no_body = True
+    return func
+
+
+def optional_body(func: Any) -> Any:
+    """Mark a POST whose body is optional: an empty request needs no ``Content-Type``; a body is read as usual."""
+    func.takes_no_body = True
+    func.body_optional = True
     return func

@@ -102,9 +102,15 @@ class Queues:
         self.bot_games = Queue(s.bot_games_queue, connection=conn, serializer=SERIALIZER)
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
-        self._by_purpose = {BOTS: self.bots, BOT_GAMES: self.bot_games, SIMULATIONS: self.simulations, WEBHOOKS: self.webhooks}
+        self._by_purpose = {
+            BOTS: self.bots,
+            BOT_GAMES: self.bot_games,
+            SIMULATIONS: self.simulations,
+            WEBHOOKS: self.webhooks,
+        }
 
     def by_purpose(self) -> dict[str, Queue]:
+        """The queues by purpose (a ``JobKind``'s ``purpose``)."""
         return dict(self._by_purpose)
 
     def enqueue(self, kind: JobKind, *args: str | int, attempt: int = 0) -> Job:

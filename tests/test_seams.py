@@ -96,9 +96,14 @@ def test_what_the_wire_seam_takes_is_there(internal: tuple[str, str, str]) -> No
 
 
 def _stepping_app(seen: list[str]) -> framework.App:
+    def before(req: ApiRequest) -> None:
+        seen.append(f"before {type(req).__name__}")
+
+    def after(req: ApiRequest, resp: flask.Response) -> None:
+        seen.append(f"after {resp.status_code}")
+
     app = framework.App(__name__)
-    app.before_steps = (lambda req: seen.append(f"before {type(req).__name__}"),)  # type: ignore[assignment,func-returns-value]
-    app.after_steps = (lambda req, resp: seen.append(f"after {resp.status_code}"),)  # type: ignore[assignment,func-returns-value]
+    app.before_steps, app.after_steps = (before,), (after,)
     app.get("/x")(lambda: "ok")
     return app
 
@@ -126,9 +131,10 @@ def test_the_request_and_the_app_are_read_without_their_proxies() -> None:
 
 def test_a_sized_answer_sends_its_own_headers() -> None:
     resp = framework.ApiResponse(b"{}", mimetype="application/json")
-    assert resp.get_wsgi_headers({}) is resp.headers, "werkzeug: get_wsgi_headers no longer takes our headers as they are"
+    assert resp.get_wsgi_headers({}) is resp.headers, "werkzeug: get_wsgi_headers no longer takes our headers"
     moved = framework.ApiResponse(b"{}", status=201, headers={"Location": "/v1/x"})
-    assert moved.get_wsgi_headers({"wsgi.url_scheme": "http", "SERVER_NAME": "h", "SERVER_PORT": "80"}) is not moved.headers
+    environ = {"wsgi.url_scheme": "http", "SERVER_NAME": "h", "SERVER_PORT": "80"}
+    assert moved.get_wsgi_headers(environ) is not moved.headers, "a location to resolve: werkzeug's own"
 
 
 def test_the_decorators_document_without_wrapping_and_the_spec_says_so() -> None:
@@ -161,7 +167,8 @@ def test_the_parser_takes_the_body_the_guard_parsed() -> None:
 def test_round_trips_and_a_held_connection_speak_the_protocol(redis_url: str) -> None:
     client = redis.Redis.from_url(redis_url)
     trips = wire.RoundTrips(retries=1)
-    replies = trips.roundtrip(lambda: client.connection_pool, [("SET", "seams:k", "v"), ("GET", "seams:k"), ("INCR", "seams:k")])
+    commands = [("SET", "seams:k", "v"), ("GET", "seams:k"), ("INCR", "seams:k")]
+    replies = trips.roundtrip(lambda: client.connection_pool, commands)
     assert replies[:2] == [b"OK", b"v"] and isinstance(replies[2], redis.ResponseError)
     assert trips.roundtrip(lambda: client.connection_pool, [("DEL", "seams:k")]) == [1], "the connection is reused"
     held = wire.Held(client.connection_pool)
@@ -188,8 +195,10 @@ def test_the_versions_the_seams_were_tested_with_are_pinned_as_ranges(dist: str)
 
 def test_no_other_module_takes_these_internals() -> None:
     """The seams are the only places: a private name of these libraries elsewhere is a seam that grew back."""
-    private = re.compile(r"\._(apidoc|get_current_object|raw_load_json|make_doc_response_schema|init_spec|register_\w+)\b"
-                         r"|send_packed_command|read_response|make_connection|get_connection\(|pack_command")
+    private = re.compile(
+        r"\._(apidoc|get_current_object|raw_load_json|make_doc_response_schema|init_spec|register_\w+)\b"
+        r"|send_packed_command|read_response|make_connection|get_connection\(|pack_command"
+    )
     seams = {ROOT / "api" / "framework.py", ROOT / "api" / "store" / "wire.py"}
     found = [
         f"{path.relative_to(ROOT)}:{n}"
