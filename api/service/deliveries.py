@@ -3,7 +3,9 @@
 A delivery job (``workers.jobs.deliver_webhook``, ``deliver_app_event``) only prepares its delivery and hands
 it here; threads of the process POST it. Up to ``Settings.webhook_concurrency`` (64) deliveries are in flight
 at once, at most ``Settings.webhook_per_owner`` (4) of one owner (the app or client that created the game, or
-the app of a lifecycle event), and the owners with deliveries waiting are served in turn (round robin). So a
+the app of a lifecycle event), and the owners with deliveries waiting are served in turn (round robin).
+Within an owner, the deliveries of one game (its *lane*) go one at a time, in the order they came, so an
+app hears a game's events in order. So a
 host that never answers holds at most its owner's few slots for its first-contact timeout, and one owner's
 jam never delays another's delivery: 20 games from one address pointed at black holes hold 4 threads, the
 other 60 serve everyone else.
@@ -32,15 +34,16 @@ class Deliveries:
         self.size = max(1, size)
         self.per_owner = max(1, per_owner)
         self._cond = threading.Condition()
-        self._waiting: dict[str, collections.deque[tuple[str, Callable[[], object]]]] = {}
+        self._waiting: dict[str, collections.deque[tuple[str, str, Callable[[], object]]]] = {}
         self._turns: collections.deque[str] = collections.deque()  # owners with deliveries waiting, in turn
         self._running: collections.Counter[str] = collections.Counter()
         self._keys: set[str] = set()  # deliveries waiting or in flight
+        self._lanes: set[str] = set()  # lanes with a delivery in flight
         self._threads = 0
 
-    def submit(self, owner: str, key: str, work: Callable[[], object]) -> str:
-        """Queue ``work`` (one delivery, ``key``) for ``owner``: ``queued``, ``pending`` (already here), or
-        ``deferred: owner busy`` (the sweep retries it)."""
+    def submit(self, owner: str, key: str, work: Callable[[], object], lane: str = "") -> str:
+        """Queue ``work`` (one delivery, ``key``, of ``lane``: its game) for ``owner``: ``queued``, ``pending``
+        (already here), or ``deferred: owner busy`` (the sweep retries it)."""
         with self._cond:
             if key in self._keys:
                 return "pending"
@@ -49,7 +52,7 @@ class Deliveries:
                 return "deferred: owner busy"
             if not queue:
                 self._turns.append(owner)
-            queue.append((key, work))
+            queue.append((lane or key, key, work))
             self._keys.add(key)
             if self._threads < self.size:
                 self._threads += 1
@@ -66,21 +69,25 @@ class Deliveries:
         with self._cond:
             return self._cond.wait_for(lambda: not self._keys, timeout)
 
-    def _next(self) -> tuple[str, str, Callable[[], object]] | None:
-        """The first owner in turn that has a free slot, and its oldest delivery (under the lock)."""
+    def _next(self) -> tuple[str, str, str, Callable[[], object]] | None:
+        """The first owner in turn that has a free slot, and its oldest delivery whose lane is free (under the
+        lock)."""
         for _ in range(len(self._turns)):
             owner = self._turns.popleft()
-            if self._running[owner] >= self.per_owner:
+            queue = self._waiting[owner]
+            ready = next((i for i, item in enumerate(queue) if item[0] not in self._lanes), None)
+            if self._running[owner] >= self.per_owner or ready is None:
                 self._turns.append(owner)
                 continue
-            queue = self._waiting[owner]
-            key, work = queue.popleft()
+            lane, key, work = queue[ready]
+            del queue[ready]
             if queue:
                 self._turns.append(owner)  # its next delivery waits for the other owners' turns
             else:
                 del self._waiting[owner]
             self._running[owner] += 1
-            return owner, key, work
+            self._lanes.add(lane)
+            return owner, lane, key, work
         return None
 
     def _serve(self) -> None:
@@ -90,7 +97,7 @@ class Deliveries:
                 while picked is None:
                     self._cond.wait()
                     picked = self._next()
-            owner, key, work = picked
+            owner, lane, key, work = picked
             try:
                 work()
             except Exception:  # the delivery stays due; the sweep tries it again
@@ -101,6 +108,7 @@ class Deliveries:
                     if not self._running[owner]:
                         del self._running[owner]
                     self._keys.discard(key)
+                    self._lanes.discard(lane)
                     self._cond.notify_all()
 
 

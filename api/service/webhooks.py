@@ -100,6 +100,7 @@ class Outgoing:
     headers: dict[str, str]
     attempt: int
     label: str
+    lane: str  # its game: a game's deliveries go one at a time, in order
     turn: tuple[str, int] | None = None  # a turn's (game, version): not sent once the game has moved on
     delivered: Callable[[], None] | None = None
 
@@ -136,7 +137,7 @@ class Webhooks:
             return prepared
         s = self.settings
         return deliveries.pool(s.webhook_concurrency, s.webhook_per_owner).submit(
-            prepared.owner, prepared.member, lambda: self.send(prepared)
+            prepared.owner, prepared.member, lambda: self.send(prepared), prepared.lane
         )
 
     def prepare_turn(self, game_id: str, version: int, attempt: int) -> Outgoing | str:
@@ -163,7 +164,8 @@ class Webhooks:
         answered = (lambda: self.store.bots.answered(bot)) if bot else None  # a bot that answers is available
         label = f"webhook {game_id}@{version}"
         owner = turn_owner(game_id, doc)
-        return Outgoing(owner, self.store.hooks_due, member, url, body, headers, attempt, label, (game_id, version), answered)
+        due = self.store.hooks_due
+        return Outgoing(owner, due, member, url, body, headers, attempt, label, game_id, (game_id, version), answered)
 
     def _target(self, seat: SeatRecord) -> tuple[str, str, str]:
         """(URL, signing secret, registered bot's name or "") of the seat's deliveries: a hosted seat's own, a
@@ -189,7 +191,9 @@ class Webhooks:
         headers = signed_request(app.get("webhook_secret", ""), delivery_id, body)
         headers["webhook-attempt"] = str(attempt + 1)
         done = lambda: self.store.app_deliveries.delete(delivery_id)  # noqa: E731
-        return Outgoing(f"app:{record['app']}", due, delivery_id, app["webhook"], body, headers, attempt, f"app event {delivery_id}", None, done)
+        label = f"app event {delivery_id}"
+        owner, lane = f"app:{record['app']}", str(record["game"])
+        return Outgoing(owner, due, delivery_id, app["webhook"], body, headers, attempt, label, lane, None, done)
 
     def _no_game(self, record: dict[str, Any]) -> bool:
         return self.store.games.version(record["game"]) is None

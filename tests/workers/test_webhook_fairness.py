@@ -49,6 +49,22 @@ def test_one_owner_never_holds_more_than_its_share_and_owners_take_turns():
     assert most == 2
 
 
+def test_one_games_deliveries_go_one_at_a_time_in_order():
+    pool = Deliveries(size=8, per_owner=4)
+    order: list[int] = []
+    inside = threading.Semaphore(1)  # two of one game at once would find it taken
+
+    def event(i: int) -> None:
+        assert inside.acquire(blocking=False), "two deliveries of one game at once"  # then i is missing below
+        order.append(i)
+        inside.release()
+
+    for i in range(12):
+        assert pool.submit("app:a", f"e{i}", lambda i=i: event(i), lane="game-1") == "queued"
+    assert pool.wait_idle(30)
+    assert order == list(range(12))
+
+
 class Bot(LocalEndpoint):
     """An honest hosted bot: records when each delivery arrived, and how many dead-host connections existed."""
 
