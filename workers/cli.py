@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import signal
@@ -74,8 +73,9 @@ def _serve_parser() -> argparse.ArgumentParser:
         "--api-connections",
         type=int,
         default=2000,
-        help="open connections per API process (gevent; default 2000): an idle event stream holds one, not a "
-        "thread; streams are capped per client and per game (DOMINO_STREAMS_PER_CLIENT, DOMINO_STREAMS_PER_GAME)",
+        help="open connections per API process (gevent; default 2000, fewer when the open-files limit holds "
+        "fewer: logged at start): an idle event stream holds one, not a thread; streams are capped per client "
+        "and per game (DOMINO_STREAMS_PER_CLIENT, DOMINO_STREAMS_PER_GAME)",
     )
     parser.add_argument("--webhook-workers", type=int, default=1, help="RQ workers on the webhooks queue (default 1)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
@@ -105,6 +105,8 @@ def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Pope
             # took them all. (docker-compose: REST on sync workers, streams on gevent, behind nginx.)
             "--worker-class", "gevent",
             "--worker-connections", str(args.api_connections),
+            # Raises the open-files limit at start, and lowers the connections above to what it holds.
+            "--config", "python:workers.gunicorn_config",
             "--bind", f"{args.host}:{args.port}",
             "--access-logfile", "-",
             "--logger-class", "workers.accesslog.AccessLogger",  # stream tickets cut short in the log
@@ -259,8 +261,6 @@ def worker(argv: list[str] | None = None) -> NoReturn:
     # for it (workers/stopping.py). So a worker on the simulations queue alone forks.
     fork = args.fork if args.fork is not None else set(args.queues) == {SIMULATIONS}
     if fork:
-        for module in ("api.service.simulations.play", "domino.core"):
-            importlib.import_module(module)  # once here, not in every work horse
         rq_worker: BaseWorker = ForkingWorker(
             queues,
             connection=conn,
