@@ -15,13 +15,8 @@ import pytest
 from rq.job import Job
 
 from workers import jobs
-<<<<<<< HEAD
-from api.queues import SERIALIZER, Queues, bot_job_id
-from support import catches_sigterm, eventually, stop_process, wait_until
-=======
 from api.queues import BOT_TURN, SERIALIZER, Queues
-from support import eventually, wait_until
->>>>>>> main
+from support import catches_sigterm, eventually, stop_process, wait_until
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
