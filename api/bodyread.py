@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 import flask
-import gevent
+import gevent  # type: ignore[import-untyped]  # gevent ships no types
 from gevent import monkey
 
 from api import errors
