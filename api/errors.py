@@ -12,6 +12,7 @@ from typing import Any
 import domino
 from domino.errors import describe
 
+from api.archive import ArchiveUnavailable
 from api.store import StoreFull, StoreUnavailable
 
 
@@ -296,6 +297,8 @@ def _detail(exc: BaseException) -> str:
         return exc.detail
     if isinstance(exc, StoreFull):
         return "The game store is full; nothing was changed. Retry later."
+    if isinstance(exc, ArchiveUnavailable):
+        return "The archive of finished games did not answer; live games are not affected. Retry later."
     if isinstance(exc, StoreUnavailable):
         return (
             "The game store did not answer in time. A change you asked for may have been applied before it "
@@ -336,6 +339,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     SeatLimit: SEAT_LIMIT,
     # store
     StoreUnavailable: UNAVAILABLE,
+    ArchiveUnavailable: UNAVAILABLE,
 }
 
 

@@ -6,6 +6,7 @@ worker), so nothing in ``api`` imports ``workers``. Payloads are JSON, never pic
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 
 from rq import Callback, Queue, Retry, Worker
@@ -19,6 +20,7 @@ BOTS = "bots"  # latency: computer players' turns in live games, and turn timeou
 BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot_games_queue; api.service.bot_games)
 SIMULATIONS = "simulations"  # throughput
 WEBHOOKS = "webhooks"  # hosted bots' turns and apps' lifecycle events (the name is Settings.webhooks_queue)
+ARCHIVE = "archive"  # batches of finished games to the archive (Settings.archive_queue; api.service.archiving)
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
 FAILURE_TTL = 24 * 3600
@@ -60,9 +62,13 @@ class Queues:
         self.bot_games = Queue(s.bot_games_queue, connection=conn, serializer=SERIALIZER)
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
+        self.archive = Queue(s.archive_queue, connection=conn, serializer=SERIALIZER)
 
     def by_purpose(self) -> dict[str, Queue]:
-        return {BOTS: self.bots, BOT_GAMES: self.bot_games, SIMULATIONS: self.simulations, WEBHOOKS: self.webhooks}
+        return {
+            BOTS: self.bots, BOT_GAMES: self.bot_games, SIMULATIONS: self.simulations, WEBHOOKS: self.webhooks,
+            ARCHIVE: self.archive,
+        }  # fmt: skip
 
     # -- turns --------------------------------------------------------------------------------------------
 
@@ -137,6 +143,25 @@ class Queues:
             description=f"app event {delivery_id}#{attempt}",
         )
 
+    # -- the archive --------------------------------------------------------------------------------------------
+
+    def enqueue_archive(self) -> Job:
+        """``workers.jobs.archive_games()``: archive one batch of the finished games due. Any number may run at
+        once: each leases its own batch (a job with nothing due does nothing)."""
+        s = self.settings
+        return self.archive.enqueue(
+            "workers.jobs.archive_games",
+            job_id=f"archive-{secrets.token_hex(6)}",
+            job_timeout=s.archive_job_timeout,
+            result_ttl=s.bot_result_ttl,
+            failure_ttl=FAILURE_TTL,
+            description="archive a batch of finished games",
+        )
+
+    def archive_queued(self) -> int:
+        with translated():
+            return int(self.archive.count)
+
     # -- simulations ----------------------------------------------------------------------------------------
 
     def simulation_window(self) -> int:
@@ -201,7 +226,7 @@ class Queues:
     # -- observing --------------------------------------------------------------------------------------------
 
     def worker_counts(self) -> dict[str, int]:
-        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``);
+        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``, ``archive``);
         StoreUnavailable when the queue Redis does not answer."""
         conn = self.store.rq_connection()
         with translated():

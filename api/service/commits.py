@@ -46,7 +46,7 @@ class Change:
     state: domino.State  # the new state (also in ``doc``)
     events: list[StoredEvent]
     seat: int | None  # whose change it is (its view is the answer)
-    ttl: int
+    ttl: int  # of the game's keys while it is on (a finished game's do not expire until it is archived)
     auto: bool = False  # made by the server for a seat past its deadline
     answer: Answer | None = None
     rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # round records leaving the live state
@@ -129,8 +129,9 @@ class Commits:
             idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
         # an app's lifecycle deliveries are noted before the commit, as the turn's due entry is
         deliveries = self.lifecycle.prepare(change.doc, new_version, change.state, change.events, events)
+        ttl = 0 if change.state.finished else change.ttl  # a finished game's keys stay until it is archived
         result = self.store.games.commit(
-            game_id, version, new_version, change.doc, events, change.ttl, idem, turn=notice(plan), rounds=change.rounds
+            game_id, version, new_version, change.doc, events, ttl, idem, turn=notice(plan), rounds=change.rounds
         )
         if not result.ok:
             if result.current_version is None and version is not None:

@@ -66,9 +66,10 @@ class Moves:
         last_moves = {**(doc.get("last_moves") or {}), str(seat): last}
         live = domino.to_live(new_state)
         new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
-        ttl = self.settings.finished_ttl if new_state.finished else self.settings.game_ttl
         stored = [stored_event(e) for e in events]
-        return Change(new_doc, new_state, stored, seat, ttl, auto=auto, rounds=leaving_rounds(doc["state"], live))
+        return Change(
+            new_doc, new_state, stored, seat, self.settings.game_ttl, auto=auto, rounds=leaving_rounds(doc["state"], live)
+        )
 
     def _played(self, committed: Committed) -> None:
         change = committed.change
@@ -185,7 +186,7 @@ class Moves:
             new_doc: GameRecord = {**doc, "state": live}
             stored = [stored_event(e) for e in events]
             return Change(
-                new_doc, new_state, stored, seat, self.settings.finished_ttl, rounds=leaving_rounds(doc["state"], live)
+                new_doc, new_state, stored, seat, self.settings.game_ttl, rounds=leaving_rounds(doc["state"], live)
             )
 
         committed = self.commits.run(game_id, decide, self._kept_changing(game_id))

@@ -5,6 +5,8 @@ swept the same way: for every entry due by now, a judge looks at the game and sa
 any more), wait (re-mark it later), or enqueue the job again and re-mark the entry, so that a job lost again is
 enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. Each running arena is
 moved on (:meth:`api.service.arenas.runner.Arenas.advance_running`), so a game lost between steps is started.
+Finished games due for the archive are not judged one by one: jobs on the archive queue lease them by batches,
+and the sweep keeps enough of those jobs queued (:meth:`api.service.archiving.Archiving.jobs_wanted`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from api.config import Settings
 from api.queues import Queues
 from api.service.app_events import commit_digest, delivery_game
+from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
 from api.service.bot_games import bot_only
 from api.service.computer import bot_to_move
@@ -47,19 +50,23 @@ class SweepReport:
     app_events: list[Job] = dataclasses.field(default_factory=list)
     ratings: list[Job] = dataclasses.field(default_factory=list)
     arenas: list[str] = dataclasses.field(default_factory=list)  # arenas that started games
+    archive_jobs: int = 0  # archive jobs enqueued for the finished games due
 
     def __len__(self) -> int:
         parts = (self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas)
-        return sum(len(p) for p in parts)
+        return sum(len(p) for p in parts) + self.archive_jobs
 
 
 class Sweep:
-    def __init__(self, store: Store, settings: Settings, games: Games, queues: Queues, arenas: Arenas) -> None:
+    def __init__(
+        self, store: Store, settings: Settings, games: Games, queues: Queues, arenas: Arenas, archiving: Archiving
+    ) -> None:
         self.store = store
         self.settings = settings
         self.games = games
         self.queues = queues
         self.arenas = arenas
+        self.archiving = archiving
 
     def run(self, now: float | None = None) -> SweepReport:
         """One sweep, as at ``now`` (a Unix time; default: now)."""
@@ -72,7 +79,15 @@ class Sweep:
             app_events=self._over(self.store.app_hooks_due, self._app_event, now),
             ratings=self._over(self.store.ratings_due, self._rating, now),
             arenas=self.arenas.advance_running(),
+            archive_jobs=self._archive(now),
         )
+
+    def _archive(self, now: float) -> int:
+        """Enough archive jobs queued for the finished games due (each job leases its own batch)."""
+        wanted = self.archiving.jobs_wanted(now)
+        for _ in range(wanted):
+            self.queues.enqueue_archive()
+        return wanted
 
     @staticmethod
     def _over(due: DueSet, judge: Judge, now: float) -> list[Job]:

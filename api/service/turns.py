@@ -66,6 +66,8 @@ class Turns:
     def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
         """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
         seat = state.to_move
+        if state.finished:  # to the archive, after its ratings are counted when it is rated
+            self.store.archive_due.mark(game_id, time.time() + self.settings.archive_delay)
         if state.finished and doc.get("rated"):
             doc["deadline"] = None
             self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay)

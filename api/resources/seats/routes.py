@@ -39,6 +39,7 @@ LOBBY_EXAMPLE = {
         }
     ],
     "next_before": None,
+    "next_cursor": None,
     "next": None,
 }
 
@@ -51,36 +52,50 @@ LOBBY_EXAMPLE = {
 def list_games(
     limit: int,
     before: float | None = None,
+    cursor: str | None = None,
     owner: str | None = None,
     status: str | None = None,
     player: str | None = None,
 ) -> flask.Response:
     """The lobby (listed games with an open seat), or with `owner=me` the calling app's games; newest first
 
-    Paginated: `limit` games (at most 100) per page; follow `next`. The lobby: games created with
+    Paginated: `limit` games (at most 100) per page, newest first by creation time and id; follow `next` (or
+    pass `next_cursor` as `cursor`; `before`, a time, works too). The lobby: games created with
     `"unlisted": true` never appear; a game leaves it when its last seat is taken, it ends or it expires.
 
     `owner=me` (with the app key) lists every game the app created, of any status, optionally only those of
     one `status` or with a seat naming `player`; each entry adds `round`, `scores`, `winners` and the game's
-    `metadata`. A page filtered by `status` may hold fewer than `limit` games while `next` is not null.
-    Another app's games are never listed. Expired games drop out. Without `owner`, `status` is `waiting` and
+    `metadata`. Finished games are read from the archive once it holds them, in the same order. A page may hold
+    fewer than `limit` games while `next` is not null (a `status` filter skips games). Another app's games are
+    never listed. Games that expired before they ended drop out. Without `owner`, `status` is `waiting` and
     `player` is not allowed (422)."""
+    if before is not None and cursor is not None:
+        raise InvalidRequest("Give `cursor` or `before`, not both.", errors={"query": {"cursor": ["not with before"]}})
+    start = parse_cursor(cursor) if cursor is not None else None if before is None else (before, "")
     if owner is None:
         if status not in (None, "waiting") or player is not None:
             raise InvalidRequest(
                 "Without `owner=me` this is the lobby: `status` is `waiting`, and there is no `player`.",
                 errors={"query": {"status" if player is None else "player": ["only with owner=me"]}},
             )
-        games, next_before = current_service().lobby(before, limit)
+        games, next_key = current_service().lobby(start, limit)
         query = f"status=waiting&limit={limit}"
     else:
-        games, next_before = current_service().owned_games(required_app(), status, player, before, limit)
+        games, next_key = current_service().owned_games(required_app(), status, player, start, limit)
         query = "&".join(
             f"{k}={v}" for k, v in (("owner", owner), ("status", status), ("player", player), ("limit", limit)) if v is not None
         )
-    next_url = None if next_before is None else f"/v1/games?{query}&before={next_before!r}"
+    next_cursor = None if next_key is None else f"{next_key[0]!r}_{next_key[1]}"
+    next_url = None if next_cursor is None else f"/v1/games?{query}&cursor={next_cursor}"
     headers = {"Cache-Control": "no-cache"} if owner is None else {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
-    return json_response({"games": games, "next_before": next_before, "next": next_url}, headers=headers)
+    page = {"games": games, "next_before": None if next_key is None else next_key[0], "next_cursor": next_cursor, "next": next_url}
+    return json_response(page, headers=headers)
+
+
+def parse_cursor(cursor: str) -> tuple[float, str]:
+    """``<created_at>_<id>`` (the schema checked its form) as the key it names."""
+    at, _, game_id = cursor.partition("_")
+    return float(at), game_id
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])

@@ -25,6 +25,9 @@ class ClaimedSeatSchema(ma.Schema):
     )
 
 
+CURSOR_PATTERN = r"^[0-9]{1,13}(\.[0-9]{1,9})?_[a-z2-7]{16}$"
+
+
 class LobbyQuerySchema(ma.Schema):
     owner = ma.fields.String(
         validate=ma.validate.OneOf(["me"]),
@@ -45,7 +48,15 @@ class LobbyQuerySchema(ma.Schema):
     limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
     before = ma.fields.Float(
         validate=ma.validate.Range(min=0, max=1e12),
-        metadata={"description": "the cursor of the next page (`next_before` of the previous one): a Unix time"},
+        metadata={"description": "the games created strictly before this Unix time (`next_before` of the previous page)"},
+    )
+    cursor = ma.fields.String(
+        validate=ma.validate.Regexp(CURSOR_PATTERN, error="not a cursor of this list"),
+        metadata={
+            "description": "the next page's cursor (`next_cursor` of the previous page; opaque): exact where games "
+            "share a creation time, which `before` is not. Not with `before`.",
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 
@@ -86,5 +97,8 @@ class LobbyPageSchema(ma.Schema):
     games = ma.fields.List(ma.fields.Nested(LobbyGameSchema), required=True, metadata={"description": "newest first"})
     next_before = ma.fields.Float(
         required=True, allow_none=True, metadata={"description": "pass as `before` for the next page; null on the last page"}
+    )
+    next_cursor = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "pass as `cursor` for the next page; null on the last page"}
     )
     next = ma.fields.String(required=True, allow_none=True, metadata={"description": "the next page's URL, or null"})
