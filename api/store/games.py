@@ -272,9 +272,13 @@ class GameStore:
     @translating
     def mark_archived(self, game_ids: Sequence[str], ttl: int) -> None:
         """The archive holds these games: flag them (views say so) and let their keys expire in ``ttl``."""
+        keyed = [(self.state_key(g), self.events_key(g), self.idem_key(g)) for g in game_ids]
+        if self.connections.cluster:  # a cluster pipeline takes no scripts: one call per game, on its node
+            for keys in keyed:
+                self.redis.eval(_MARK_ARCHIVED, 3, *keys, ttl)
+            return
         pipe = self.redis.pipeline(transaction=False)
-        for game_id in game_ids:
-            keys = (self.state_key(game_id), self.events_key(game_id), self.idem_key(game_id))
+        for keys in keyed:
             pipe.eval(_MARK_ARCHIVED, 3, *keys, ttl)
         pipe.execute()
 

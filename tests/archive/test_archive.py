@@ -183,3 +183,25 @@ def test_domino_serve_s_archive_is_made_and_migrated_where_it_is_named(tmp_path)
         assert (tmp_path / "var" / "archive.sqlite3").exists() and archive.count() == 0
     finally:
         archive.dispose()
+
+
+@pytest.mark.slow
+def test_postgresql_stopped_while_archiving_loses_nothing_and_writes_nothing_twice(client, service, app_key, postgres_cluster):  # type: ignore[no-untyped-def]
+    if service.archive.dialect != "postgresql":
+        pytest.skip("stops the PostgreSQL server")
+    ids = [finished_game(client, app_key, rounds=1)[0] for _ in range(3)]
+    counted = service.archive.count()
+    postgres_cluster.stop()
+    try:
+        assert service.archive_games().startswith("archive down")
+        ready = client.get("/readyz").get_json()
+        assert ready["checks"]["archive"]["ok"] is False, "/readyz says the archive is down in its body"
+        for game_id in ids:  # still whole in Redis, without expiry
+            assert client.get(f"/v1/games/{game_id}/history").get_json()["archived"] is False
+            assert service.store.redis.ttl(service.store.games.state_key(game_id)) == -1
+        assert client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}).status_code == 201
+    finally:
+        postgres_cluster.start()
+    service.store.archive_due.mark_many(ids, 0.0)  # its retry time, passed
+    assert "archived 3" in service.archive_games()
+    assert service.archive.count() == counted + 3 and service.archive.holds(ids) == set(ids)

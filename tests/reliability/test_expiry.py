@@ -1,4 +1,5 @@
-"""Games expire after a configurable idle time and answer 404; nothing else is left behind (issue 8)."""
+"""Games expire after a configurable idle time and answer 404; a finished game stays until archived, then
+Redis lets it go; nothing else is left behind (issue 8)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ def test_an_idle_game_expires_and_answers_404(settings, stored_keys):
 
 
 @pytest.mark.slow
-def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(settings, create_game, service):
-    app, client = _client(settings, game_ttl=30, finished_ttl=1)
+def test_a_move_refreshes_the_idle_time_and_a_finished_game_stays_until_archived(settings, create_game, service):
+    app, client = _client(settings, game_ttl=30, archived_ttl=1)
     resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO})
     game_id = resp.get_json()["game"]["id"]
     tokens = {t["seat"]: t["token"] for t in resp.get_json()["tokens"]}
@@ -55,8 +56,12 @@ def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(se
         assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
         assert idle < store.redis.pttl(state_key) <= 30_000, "the move refreshed the idle time"
     assert client.post(f"/v1/games/{game_id}/resign", headers=auth).status_code == 200
-    assert store.redis.ttl(state_key) <= 1
-    eventually(lambda: client.get(f"/v1/games/{game_id}").status_code == 404, "the finished game expired", interval=0.05)
+    assert store.redis.ttl(state_key) == -1, "a finished game's keys stay until the archive holds it"
+    assert "archived 1" in app.extensions["domino.service"].archive_games()
+    assert 0 < store.redis.ttl(state_key) <= 1, "then a short grace"
+    eventually(lambda: not store.redis.exists(state_key), "the archived game left Redis", interval=0.05)
+    view = client.get(f"/v1/games/{game_id}")
+    assert view.status_code == 200 and view.get_json()["archived"] is True, "read from the archive"
 
 
 def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, run_bots):
@@ -74,6 +79,7 @@ def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, ru
         run_bots()
         if all(client.get(f"/v1/games/{g}").get_json()["status"] == "finished" for g in ids):
             break
+    assert "archived 3" in service.archive_games()  # the finished games' keys expire once archived
     service.sweep(now=time.time() + 3600)  # what a later sweep sees
     store = service.store
     q = store.queue_redis
