@@ -9,18 +9,33 @@ from typing import Any
 
 import flask
 
-from api import errors, hooks, ratelimit, server_errors, web
+from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter
-from api.resources import register_blueprints
+from api.resources.apps import routes as apps
+from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
+from api.resources.bot_events import routes as bot_events
+from api.resources.bots import routes as bots
+from api.resources.events import routes as events
 from api.resources.events import schemas as event_schemas
+from api.resources.games import routes as games
 from api.resources.games import schemas as game_schemas
+from api.resources.health import routes as health
+from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
+from api.resources.ratings import routes as ratings
+from api.resources.seats import routes as seats
+from api.resources.simulations import routes as simulations
 from api.resources.simulations import schemas as simulation_schemas
+from api.resources.variants import routes as variants
 from api.resources.variants import schemas as variant_schemas
 from api.resources.webhooks import schemas as webhook_schemas
 from api.service.service import Service
+
+# The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
+# each imports api.extensions, which imports the schema of a move (the problem details name it).
+RESOURCES = (variants, bots, bot_events, games, seats, moves, events, apps, simulations, ratings, arenas, health)
 
 API_DESCRIPTION = """\
 Dominoes as a service: create a game, seat humans and computer players, play moves and read scores.
@@ -129,7 +144,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     (default: ``Settings.from_env()``)."""
     config = dict(config or {})
     settings = config.pop("DOMINO", None) or Settings.from_env()
-    app = hooks.App(__name__)
+    app = framework.App(__name__)
     app.url_map.converters["int"] = AsciiIntegerConverter
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config.update(_openapi_config(settings))
@@ -138,7 +153,8 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
 
     api = Api(app)
-    register_blueprints(api)
+    for resource in RESOURCES:
+        api.register_blueprint(resource.blp)
 
     # What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as
     # a play or a draw/pass, one schema per event type and `Event`), per-variant limits, and the webhooks.
@@ -154,6 +170,8 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
         document(api.spec)
 
     ratelimit.document(api.spec, settings)
+    inflight.document(api.spec)
+    bodyread.document(api.spec)
     hooks.install(app, settings)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

@@ -8,9 +8,10 @@ not an app key, and the routes read it with ``bearer_token()``.
 
 from __future__ import annotations
 
-from api.errors import Unauthorized
+from api.service.errors import Unauthorized
 from api.extensions import current_service
-from api.wrappers import ApiRequest, current_request
+from api.framework import current_request
+from api.wrappers import ApiRequest
 from api.service.apps import App, is_app_key
 
 

@@ -47,7 +47,10 @@ class Settings:
     state_cache_size: int = 512
 
     # Expiry (seconds).
-    game_ttl: int = 24 * 3600  # idle waiting/playing games
+    # A waiting or playing game nobody touches (commits do; reads do not) for game_ttl, and that has no deadline,
+    # is ended by the sweep (`expired`, or `aborted` if it never started); its keys live at least until its
+    # deadline (or that end) plus expiry_margin, so that the sweep always finds it.
+    game_ttl: int = 24 * 3600
     finished_ttl: int = 7 * 24 * 3600  # ratings' and arenas' records (a finished game stays until archived)
     idempotency_ttl: int = 24 * 3600
 
@@ -77,6 +80,9 @@ class Settings:
     bot_game_max_think_ms: int = 250
     bot_game_max_target_score: int = 250
     bot_game_max_rounds: int = 16
+    # A game is unattended (its computer turns on the bot-games queue, held over the caps above) unless some
+    # seat that is not a computer player made one of its own last this many moves itself.
+    unattended_after: int = 3
 
     # What one client (its address, as the rate limit sees it) may hold at once; 429 (Retry-After:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
@@ -98,6 +104,9 @@ class Settings:
     simulation_search_nodes: int = 0  # Budget(nodes=...) per move for search bots; 0: each bot's calibrated own
     simulation_job_timeout: int = 3600
     simulation_cancel_check: float = 0.5  # a running chunk looks for a cancel this often (seconds)
+    # A chunk that has used more CPU than this many times its estimate (or than that many chunk times, if more)
+    # stops, and its simulation fails: the cost model was wrong for its rules, and a worker is not held for days.
+    simulation_overrun: float = 2.0
     simulation_ttl: int = 7 * 24 * 3600
 
     # Arenas (api/service/arenas/): rated games between bots on the workers, through the real game path. An
@@ -114,10 +123,16 @@ class Settings:
     # Open event streams (SSE, and long polls that wait) at once, counted in Redis across API processes
     # (api/service/streams.py): per client (its address, as the rate limit sees it) and per game; 429 beyond.
     streams_per_client: int = 32
-    streams_per_game: int = 256
+    streams_per_game: int = 256  # spectators' streams; each seat has streams_per_seat of its own besides
+    streams_per_seat: int = 4
     stream_lease: float = 60.0  # a slot not renewed for this long is free (a crashed process's); > max_wait
     stream_retry_after: int = 5  # seconds, in the 429's Retry-After
 
+    # Workers stopping (workers/stopping.py): on SIGTERM a worker takes no new job; a forking worker's running job
+    # may go on for worker_stop_grace seconds, then it is put back at the front of its queue. A forking worker
+    # looks every worker_stop_check seconds while its job runs (whole seconds: RQ's SIGALRM).
+    worker_stop_check: int = 1
+    worker_stop_grace: float = 3.0
     # Turn timeouts (api/service/turns.py, computer.py): a late human or hosted-bot seat is moved for with this strategy.
     timeout_strategy: str = "greedy"
     min_turn_timeout: float = 1.0  # the smallest `turn_timeout_s` a game may ask for (tests lower it)
@@ -135,7 +150,7 @@ class Settings:
     # into our own network); tests and a private deployment set it.
     webhook_allow_private: bool = False
 
-    # Registered bots (api/service/bots.py): seated by name, moving with their own token in every game.
+    # Registered bots (api/service/registered_bots.py): seated by name, moving with their own token in every game.
     # A registered bot's turn has a deadline even in a game without `turn_timeout_s` (so a silent bot never
     # stalls a game); missing this many deadlines in a row makes it unavailable (not seated in new games)
     # until it is back (its stream reconnects, its webhook answers, its owner updates it).
@@ -153,10 +168,22 @@ class Settings:
     # An app's lifecycle delivery (api/service/app_events.py) is kept this long, seconds, until it is delivered:
     # far beyond its last retry (webhook_backoff), after which it is dropped.
     app_event_ttl: int = 24 * 3600
+    # An app subscribed to `turn.reminder` hears once, in a turn that lasts at least reminder_min_turn seconds,
+    # when reminder_fraction of the turn's time is left.
+    reminder_fraction: float = 0.2
+    reminder_min_turn: float = 600.0
 
     # HTTP.
     max_body_bytes: int = 16 * 1024
     max_body_depth: int = 32  # arrays and objects nested deeper are refused (422); ours need about 4
+    # Slow clients (api/bodyread.py, api/inflight.py). A request's body must arrive within body_timeout seconds
+    # of its headers (408 `request-timeout` beyond): a body sent a byte at a time would hold its connection,
+    # and a file descriptor, for as long as its sender liked. One client (its address, as the rate limit sees
+    # it) may have in_flight_per_client requests being answered at once in each server process, counted in
+    # the process (no Redis round trip) until the answer is ready; 429 `too-many-in-flight` beyond.
+    body_timeout: float = 10.0
+    in_flight_per_client: int = 64
+    in_flight_retry_after: int = 1
     # Rate limit per client (its address; see proxy_hops), counted in Redis so it holds across API processes:
     # "<requests>/<seconds>", a fixed window; "" or "0" turns it off. Only liveness is exempt: it does no I/O.
     rate_limit: str = "3000/60"
@@ -174,6 +201,11 @@ class Settings:
     @property
     def effective_queue_url(self) -> str:
         return self.queue_url or self.redis_url
+
+    @property
+    def expiry_margin(self) -> float:
+        """How long a live game's keys outlive its deadline (or its idle end): the sweep has time to act on it."""
+        return max(self.game_ttl, 10 * self.sweep_interval)
 
     @property
     def webhook_delays(self) -> tuple[float, ...]:

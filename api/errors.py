@@ -1,4 +1,5 @@
-"""The one table from exceptions (the engine's and the service's) to HTTP status and problem type.
+"""The one table from exceptions (the engine's, and the service's from :mod:`api.service.errors`) to HTTP status
+and problem type.
 
 ``problem_for(exc)`` walks the exception's MRO, so a subclass maps like its base unless it has its own row.
 Extra members (``legal_moves``, ``current_version``, ...) come only from public facts (what a seat may see: docs/rules.md#what-a-seat-may-see).
@@ -13,102 +14,12 @@ import domino
 from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
+from api.service.errors import (
+    ArenaNotFound, AtCapacity, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames,
+    TooManyGames, TooManySimulations, TooManyStreams, Unauthorized, VariantNotFound, VersionMismatch,
+)  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
-
-
-# -- the service's own errors ----------------------------------------------------------------------------
-
-
-class ServiceError(Exception):
-    """Base of the errors api.service raises; ``members`` are added to the problem details."""
-
-    def __init__(self, detail: str, **members: Any) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.members = members
-
-
-class GameNotFound(ServiceError):
-    pass
-
-
-class SimulationNotFound(ServiceError):
-    pass
-
-
-class ArenaNotFound(ServiceError):
-    pass
-
-
-class VariantNotFound(ServiceError):
-    """A path names a variant that is not a preset (``GET /v1/ratings/{variant}``)."""
-class BotNotFound(ServiceError):
-    """No registered bot of that name (or it is retired)."""
-
-
-class Unauthorized(ServiceError):
-    pass
-
-
-class InvalidRequest(ServiceError):
-    pass
-
-
-class VersionMismatch(ServiceError):
-    pass
-
-
-class NotStarted(ServiceError):
-    pass
-
-
-class GameNotOver(ServiceError):
-    """A game's record is read only once it is over: before, it would reveal the hands."""
-
-
-class Forbidden(ServiceError):
-    """Not for this caller: ``/metrics`` from outside its allowed networks without its token; a registered
-    bot changed with another app's key."""
-
-
-class SeatNotFound(ServiceError):
-    pass
-
-
-class SeatTaken(ServiceError):
-    pass
-
-
-class IdempotencyKeyReused(ServiceError):
-    pass
-
-
-class AtCapacity(ServiceError):
-    """A client (or a game) holds as many of something as it may at once; ``headers`` carries ``Retry-After``."""
-
-    def __init__(self, detail: str, retry_after: int, **members: Any) -> None:
-        super().__init__(detail, **members)
-        self.headers = {"Retry-After": str(retry_after)}
-
-
-class TooManyStreams(AtCapacity):
-    pass
-
-
-class TooManyGames(AtCapacity):
-    pass
-
-
-class TooManySimulations(AtCapacity):
-    pass
-
-
-class TooManyAppGames(AtCapacity):
-    """An app has as many games waiting or playing as its cap allows."""
-
-
-class SeatLimit(ServiceError):
-    """This client already holds as many seats of this game as one client may."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,6 +88,13 @@ URI_TOO_LONG = ProblemType(
 HEADERS_TOO_LARGE = ProblemType(
     431, "header-fields-too-large", "Header fields too large", "A header is over 8190 bytes, or there are over 100."
 )
+REQUEST_TIMEOUT = ProblemType(
+    408,
+    "request-timeout",
+    "Request timeout",
+    "The body did not arrive within `DOMINO_BODY_TIMEOUT` seconds (10 by default) of the request's headers; "
+    "the connection is closed.",
+)
 UNSUPPORTED_MEDIA_TYPE = ProblemType(
     415, "unsupported-media-type", "Unsupported media type", "The body must be `application/json`."
 )
@@ -199,6 +117,13 @@ TOO_MANY_STREAMS = ProblemType(
     "Too many streams",
     "This client, or this game, has as many event streams (SSE, waiting long polls) open as it may; close one, "
     "or retry after `Retry-After` seconds.",
+)
+TOO_MANY_IN_FLIGHT = ProblemType(
+    429,
+    "too-many-in-flight",
+    "Too many requests in flight",
+    "This client already has as many requests being answered at once by this server process as it may "
+    "(`DOMINO_IN_FLIGHT_PER_CLIENT`, 64 by default); wait for an answer, or retry after `Retry-After` seconds.",
 )
 TOO_MANY_GAMES = ProblemType(
     429,
@@ -255,6 +180,7 @@ PROBLEM_TYPES = [
     SEAT_LIMIT,
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
+    REQUEST_TIMEOUT,
     PAYLOAD_TOO_LARGE,
     URI_TOO_LONG,
     UNSUPPORTED_MEDIA_TYPE,
@@ -262,6 +188,7 @@ PROBLEM_TYPES = [
     HEADERS_TOO_LARGE,
     RATE_LIMITED,
     TOO_MANY_STREAMS,
+    TOO_MANY_IN_FLIGHT,
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
     TOO_MANY_APP_GAMES,
@@ -276,7 +203,7 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
-        TOO_MANY_STREAMS, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
+        TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -308,7 +235,7 @@ def _detail(exc: BaseException) -> str:
 
 
 # The table. Order does not matter: the most specific class in the exception's MRO wins.
-TABLE: dict[type[BaseException], ProblemType] = {
+TABLE: dict[type[Exception], ProblemType] = {
     # engine
     domino.InvalidMoveError: INVALID_REQUEST,
     domino.InvalidRulesError: INVALID_REQUEST,
@@ -329,6 +256,7 @@ TABLE: dict[type[BaseException], ProblemType] = {
     VersionMismatch: VERSION_MISMATCH,
     NotStarted: NOT_STARTED,
     GameNotOver: GAME_NOT_OVER,
+    GameEnded: GAME_OVER,
     SeatNotFound: NOT_FOUND,
     SeatTaken: SEAT_TAKEN,
     IdempotencyKeyReused: IDEMPOTENCY_KEY_REUSED,
@@ -355,4 +283,4 @@ def problem_for(exc: BaseException) -> tuple[ProblemType, str, dict[str, Any]] |
     return None
 
 
-MAPPED: tuple[type[BaseException], ...] = tuple(TABLE)
+MAPPED: tuple[type[Exception], ...] = tuple(TABLE)

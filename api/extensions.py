@@ -1,5 +1,6 @@
 """flask-smorest subclasses: RFC 9457 problem details for every error, helpers to document them, and
-:func:`current_service` (the app's one Service, for routes and hooks)."""
+:func:`current_service` (the app's one Service, for routes and hooks). What they take of the libraries'
+internals goes through :mod:`api.framework`."""
 
 from __future__ import annotations
 
@@ -13,16 +14,18 @@ import flask
 import flask_smorest
 import marshmallow as ma
 import orjson
-from flask_smorest.utils import prepare_response
-from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.routing import IntegerConverter
 
 from api import errors
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.resources.moves.schemas import MoveSchema
 from api.service.service import Service
-from api.wrappers import NOT_PARSED, ApiRequest, ApiResponse, current_request
+from api.framework import (
+    ApiResponse, PreparsedJsonParser, SmorestApi, add_responses, current_app_object, current_request,
+    doc_response_schema, documenting_only,
+)  # fmt: skip
+from api.wrappers import ApiRequest
 
 log = logging.getLogger("api")
 
@@ -69,8 +72,7 @@ class ProblemSchema(ma.Schema):
 
 def current_service() -> Service:
     """The Service of the app handling this request (``create_app`` puts one in ``app.extensions``)."""
-    app = flask.current_app._get_current_object()  # type: ignore[attr-defined]  # the app itself: one proxy step
-    return app.extensions["domino.service"]  # type: ignore[no-any-return]
+    return current_app_object().extensions["domino.service"]  # type: ignore[no-any-return]
 
 
 def documented_as(converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -120,23 +122,18 @@ def _http_problem_type(code: int | None, name: str) -> errors.ProblemType:
     return errors.ProblemType(code, slug, name, name)
 
 
-class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no types: Any to mypy
+class Api(SmorestApi):
     """Answers every error as problem details and documents them so."""
 
     ERROR_SCHEMA = ProblemSchema
+    ERROR_CONTENT_TYPE = PROBLEM_JSON  # the standard error responses, documented as problem details
     DEFAULT_ERROR_RESPONSE_NAME = None  # each operation documents its own errors
+    FIELD_DOCUMENTERS = (documented_as,)
 
-    def _init_spec(self, *args: Any, **kwargs: Any) -> None:
-        super()._init_spec(*args, **kwargs)
-        self.ma_plugin.converter.add_attribute_function(documented_as)
-
-    def _register_pagination_header(self) -> None:
-        """Our lists page with cursors of their own: flask-smorest's pagination header is not used."""
-
-    def _register_error_handlers(self) -> None:
-        self._app.register_error_handler(HTTPException, self.handle_http_exception)
+    def register_error_handlers(self, app: flask.Flask) -> None:
+        app.register_error_handler(HTTPException, self.handle_http_exception)
         for cls in errors.MAPPED:
-            self._app.register_error_handler(cls, self.handle_mapped_exception)
+            app.register_error_handler(cls, self.handle_mapped_exception)
 
     def handle_mapped_exception(self, exc: BaseException) -> flask.Response:
         found = errors.problem_for(exc)
@@ -172,15 +169,6 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
             detail = errors.INTERNAL.description
         return problem_response(ptype, detail, members, headers)
 
-    def _register_responses(self) -> None:
-        """Document the standard error responses as problem details."""
-        for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
-            if status >= 400:
-                response["schema"] = self.ERROR_SCHEMA
-            prepare_response(response, self.spec, PROBLEM_JSON)
-            self.spec.components.response(status.name, response, lazy=True)
-
 
 def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
     ex: dict[str, Any] = {
@@ -202,14 +190,10 @@ def _example(ptype: errors.ProblemType, path: str) -> dict[str, Any]:
     return ex
 
 
-class BodyParser(FlaskParser):
-    """webargs' Flask parser, given the body the body guard (:mod:`api.hooks`) parsed instead of parsing it again.
+class BodyParser(PreparsedJsonParser):
+    """webargs' Flask parser, given the body the body guard (:mod:`api.hooks`) parsed.
 
     Numbers in the query must be written in ASCII: Python reads "٥" as the number 5."""
-
-    def _raw_load_json(self, req: flask.Request) -> Any:
-        body = getattr(req, "json_body", NOT_PARSED)
-        return super()._raw_load_json(req) if body is NOT_PARSED else body
 
     def load_querystring(self, req: flask.Request, schema: ma.Schema) -> Any:
         numbers = {f.data_key or name for name, f in schema.fields.items() if isinstance(f, ma.fields.Number)}
@@ -225,12 +209,6 @@ class AsciiIntegerConverter(IntegerConverter):
     """``<int:...>`` in paths, ASCII digits only (werkzeug's ``\\d`` also takes "٥" and reads it as 5)."""
 
     regex = r"[0-9]+"
-
-
-def _documenting_only(decorator: Callable[[F], Any], func: F) -> F:
-    """What ``decorator`` documents (the ``_apidoc`` of its wrapper), put on ``func`` itself: no wrapper."""
-    func.__dict__["_apidoc"] = decorator(func)._apidoc
-    return func
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types: Any to mypy
@@ -253,7 +231,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         decorator = super().arguments(schema, location=location, example=example, examples=examples, **kwargs)
         if parse:
             return decorator  # type: ignore[no-any-return]
-        return lambda func: _documenting_only(decorator, func)
+        return lambda func: documenting_only(decorator, func)
 
     def response(
         self,
@@ -268,11 +246,11 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         decorator = super().response(
             status_code, schema, description=description, example=example, examples=examples, headers=headers
         )
-        return lambda func: _documenting_only(decorator, func)
+        return lambda func: documenting_only(decorator, func)
 
     @staticmethod
     def doc(**kwargs: Any) -> Callable[[F], F]:
-        return lambda func: _documenting_only(flask_smorest.Blueprint.doc(**kwargs), func)
+        return lambda func: documenting_only(flask_smorest.Blueprint.doc(**kwargs), func)
 
     if TYPE_CHECKING:
         # flask-smorest 0.47's decorators, typed for mypy only (at run time they are flask-smorest's own). Each
@@ -300,28 +278,55 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         """Document the problem responses an operation can answer (several slugs may share a status).
 
         Documentation only: ``alt_response`` would wrap the view once per status, a call layer on every
-        request; this adds the responses to the view's ``_apidoc`` and returns the view itself."""
+        request; this adds the responses to what is documented of the view and returns the view itself."""
         if path.startswith("/v1/"):
             ptypes = (*ptypes, errors.NOT_ACCEPTABLE)  # every API operation answers JSON only (the body guard)
         by_status: dict[int, list[errors.ProblemType]] = {}
         for p in ptypes:
             by_status.setdefault(p.status, []).append(p)
-        schema = self._make_doc_response_schema(ProblemSchema)
+        schema = doc_response_schema(self, ProblemSchema)
+        responses = {
+            status: {
+                "schema": schema,
+                "description": "; ".join(f"`{p.slug}`: {p.description}" for p in group),
+                "examples": {p.slug: {"value": _example(p, path)} for p in group},
+                "content_type": PROBLEM_JSON,
+            }
+            for status, group in sorted(by_status.items(), reverse=True)
+        }
+        return lambda func: add_responses(func, responses)
 
-        def decorator(func: F) -> F:
-            responses = func.__dict__.setdefault("_apidoc", {}).setdefault("response", {}).setdefault("responses", {})
-            for status, group in sorted(by_status.items(), reverse=True):
-                responses.setdefault(status, []).append(
-                    {
-                        "schema": schema,
-                        "description": "; ".join(f"`{p.slug}`: {p.description}" for p in group),
-                        "examples": {p.slug: {"value": _example(p, path)} for p in group},
-                        "content_type": PROBLEM_JSON,
-                    }
-                )
-            return func
 
-        return decorator
+def document_everywhere(
+    spec: Any, ptype: errors.ProblemType, methods: frozenset[str], headers: dict[str, Any] | None = None
+) -> None:
+    """Document ``ptype`` on every operation of ``methods`` (``"get"``, ``"post"``, ...), beside whatever the
+    operation documents already with that status: for an answer a hook gives before any view (the spec is
+    built at registration, so call this after the blueprints)."""
+    key = str(ptype.status)
+    description = f"`{ptype.slug}`: {ptype.description}"
+    for path, operations in spec._paths.items():
+        for method, operation in operations.items():
+            if method not in methods or not isinstance(operation, dict):
+                continue
+            responses = operation.setdefault("responses", {})
+            example = {"value": _example(ptype, path)}
+            entry = responses.get(key)
+            if entry is None:
+                content = {"schema": {"$ref": "#/components/schemas/Problem"}, "examples": {ptype.slug: example}}
+                responses[key] = {"description": description, "content": {PROBLEM_JSON: content}}
+                if headers:
+                    responses[key]["headers"] = headers
+                continue
+            entry["description"] = f"{entry['description']}; {description}"
+            if headers:
+                entry["headers"] = {**entry.get("headers", {}), **headers}
+            content = entry["content"][PROBLEM_JSON]
+            examples = content.setdefault("examples", {})
+            if "example" in content:  # one example so far: OpenAPI allows `example` or `examples`, not both
+                single = content.pop("example")
+                examples[single["type"].rpartition("/")[2]] = {"value": single}
+            examples[ptype.slug] = example
 
 
 COMMON_PROBLEMS: tuple[errors.ProblemType, ...] = (errors.UNAVAILABLE,)
@@ -336,4 +341,11 @@ BODY_PROBLEMS: tuple[errors.ProblemType, ...] = (
 def no_body(func: Any) -> Any:
     """Mark a POST that takes no body: an empty request needs no ``Content-Type`` (the body guard, api.hooks)."""
     func.takes_no_body = True
+    return func
+
+
+def optional_body(func: Any) -> Any:
+    """Mark a POST whose body is optional: an empty request needs no ``Content-Type``; a body is read as usual."""
+    func.takes_no_body = True
+    func.body_optional = True
     return func

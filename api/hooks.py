@@ -1,93 +1,38 @@
-"""Every request's hooks, as steps the app (:class:`App`) calls in a fixed order.
+"""Every request's hooks, as steps the app (:class:`api.framework.App`) calls in a fixed order.
 
 Flask calls each registered hook through layers of its own; the steps, called directly, cost less on every
-move. Before the view: the rate limit (first: requests the guard refuses count
-too), the body guard, the metrics' timer (started only for a request let in). After it, on every answer:
+move. Before the view: the cap on a client's requests in flight (first: it costs no Redis round trip), the
+rate limit (before the guard: requests the guard refuses count too), the body guard, the metrics' timer
+(started only for a request let in). After it, on every answer:
 the HTML pages' policy, the metrics, CORS, ``X-Request-ID``, the ``RateLimit`` headers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import flask
 import orjson
-from flask.signals import request_tearing_down
-from flask.typing import ResponseReturnValue
 from werkzeug.wsgi import get_content_length
 
-from api import cors, errors, metrics, ratelimit, web
+from api import bodyread, cors, errors, inflight, metrics, ratelimit, web
 from api.config import Settings
 from api.extensions import PROBLEM_JSON, problem_response, request_id
-from api.wrappers import ApiRequest, ApiResponse, current_request
+from api.framework import App, Before
+from api.wrappers import ApiRequest
 from api.jsonbody import nesting_depth, repeated_key
 from domino.notation import MEDIA_TYPE as RECORD_TEXT
-
-Before = Callable[[ApiRequest], flask.Response | None]
-After = Callable[[ApiRequest, flask.Response], None]
 
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
 
-class App(flask.Flask):
-    """Flask, calling the steps of :func:`install` itself: before the view, and after it on every answer.
-
-    Flask looked for its before- and after-request functions by blueprint through the request's proxy, and
-    asked ``inspect`` whether each of them and the view is a coroutine function, on every request. Here the
-    steps are called directly, that question is asked once per function, and Flask's own lookups run only
-    when something is registered with ``before_request``, ``url_value_preprocessor`` or ``after_request``
-    (after the steps); likewise for ``teardown_request``. ``after_this_request`` is not used in this app: it
-    would need those lookups back."""
-
-    request_class = ApiRequest
-    response_class = ApiResponse
-    before_steps: tuple[Before, ...] = ()
-    after_steps: tuple[After, ...] = ()
-
-    def __init__(self, import_name: str) -> None:
-        super().__init__(import_name)
-        self.sync_functions: dict[Callable[..., Any], Callable[..., Any]] = {}
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        sync = self.sync_functions.get(func)
-        if sync is None:
-            sync = self.sync_functions[func] = super().ensure_sync(func)
-        return sync
-
-    def preprocess_request(self) -> ResponseReturnValue | None:
-        req = current_request()
-        for step in self.before_steps:
-            resp = step(req)
-            if resp is not None:
-                return resp
-        if any(self.before_request_funcs.values()) or any(self.url_value_preprocessors.values()):
-            return super().preprocess_request()
-        return None
-
-    def process_response(self, response: flask.Response) -> flask.Response:
-        req = current_request()
-        for step in self.after_steps:
-            step(req, response)
-        if any(self.after_request_funcs.values()):
-            return super().process_response(response)
-        return response
-
-    def do_teardown_request(self, *exc: BaseException | None) -> None:
-        """Flask's, without its look for teardown functions by blueprint when none is registered (ours are none):
-        only the signal is sent."""
-        if exc and not any(self.teardown_request_funcs.values()):
-            request_tearing_down.send(self, _async_wrapper=self.ensure_sync, exc=exc[0])
-        else:
-            super().do_teardown_request(*exc)
-
-
 def install(app: App, settings: Settings) -> None:
-    """The steps, in their order (after the routes: ``/metrics`` is one)."""
+    """The steps, in their order (after the routes: ``/metrics`` is one). Under Flask, WSGI layers: from the
+    outside in, who the client is (``ProxyFix``), its requests in flight, the body's deadline."""
+    bodyread.install(app, settings)
+    in_flight = inflight.install(app, settings)
     limiter = ratelimit.setup(app, settings)
     observer = metrics.install(app)
-    guard = body_guard(app, settings.max_body_depth)
-    app.before_steps = (limiter.before, guard, observer.start)
+    guard = body_guard(app, settings.max_body_depth, settings.body_timeout)
+    app.before_steps = (in_flight, limiter.before, guard, observer.start)
     answer = (web.protect, observer.observe, cors.answer_headers(settings), request_id_header, limiter.after)
     app.after_steps = tuple(step for step in answer if step)
 
@@ -108,9 +53,9 @@ def _acceptable(req: flask.Request) -> bool:
     return req.accept_mimetypes.best_match(_offered(req)) is not None
 
 
-def body_guard(app: flask.Flask, max_depth: int) -> Before:
-    """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), and
-    parse (400).
+def body_guard(app: flask.Flask, max_depth: int, timeout: float) -> Before:
+    """Before any view: API answers must be acceptable (406), bodies JSON (415), at most the limit (413), in
+    within ``timeout`` seconds (408, :mod:`api.bodyread`), and parse (400).
 
     The body is parsed once, here, with orjson, which also refuses what JSON does not allow (NaN,
     Infinity, nesting deeper than 1024, invalid UTF-8); nesting deeper than ``max_depth`` is a 422.
@@ -140,6 +85,8 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
         try:
             raw = req.get_data(cache=True)
             more = length is None and len(raw) >= limit and req.input_stream.read(1)
+        except bodyread.BodyTimeout:
+            return problem_response(errors.REQUEST_TIMEOUT, f"The body did not arrive within {timeout:g} s.")
         except Exception:  # noqa: BLE001  # the server's body reader (gunicorn's errors are its own types): a
             # malformed chunked body (bad size, missing CRLF) or one cut short is the client's, not a bug
             detail = "The body could not be read: its chunked encoding is malformed, or it was cut short."
@@ -163,7 +110,7 @@ def body_guard(app: flask.Flask, max_depth: int) -> Before:
         if repeated is not None:
             # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
             return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
-        if getattr(view, "takes_no_body", False) and body != {}:
+        if getattr(view, "takes_no_body", False) and not getattr(view, "body_optional", False) and body != {}:
             detail = "This operation takes no body: send none, or {}."
             return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
         req.json_body = body

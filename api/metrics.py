@@ -30,7 +30,7 @@ from prometheus_client import multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
 from api.config import Settings
-from api.errors import Forbidden
+from api.service.errors import Forbidden
 from api.extensions import current_service
 from api.wrappers import ApiRequest
 from api.service.metrics import BUCKETS

@@ -1,19 +1,21 @@
-"""The producer side of RQ: queues by purpose, job ids, enqueueing, simulation windows, worker counts.
+"""The producer side of RQ: queues by purpose, the job kinds, enqueueing, simulation windows, worker counts.
 
 Jobs are named by the dotted path of their function in ``workers.jobs`` (a string: RQ imports it in the
-worker), so nothing in ``api`` imports ``workers``. Payloads are JSON, never pickles.
+worker), so nothing in ``api`` imports ``workers``. Those paths are written here only, in :data:`JOB_KINDS`: the
+one kind of string import the import rules allow (tests/test_import_rules.py). Payloads are JSON, never pickles.
 """
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Callable, Iterable
 
 from rq import Callback, Queue, Retry, Worker
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
+from api.config import Settings
 from api.store import Store, translated
 
 BOTS = "bots"  # latency: computer players' turns in live games, and turn timeouts (Settings.bots_queue)
@@ -24,30 +26,79 @@ ARCHIVE = "archive"  # batches of finished games to the archive (Settings.archiv
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
 FAILURE_TTL = 24 * 3600
+CHUNK_RESULT_TTL = 600
 
 
-def bot_job_id(game_id: str, version: int, attempt: int) -> str:
-    return f"bot-{game_id}-{version}-{attempt}"
+@dataclasses.dataclass(frozen=True)
+class JobKind:
+    """One kind of job: the dotted path of its function (RQ imports it in the worker), the queue it goes on (by
+    purpose), the prefix of its job ids, its time limit, and whether the function takes the attempt too (a
+    delivery counts its tries; a turn or a rating is idempotent and does not). Each attempt has its own job id:
+    RQ 3 refuses to enqueue a job id whose hash still lives, so ``unique=True`` would lose a retry."""
+
+    path: str
+    purpose: str
+    prefix: str
+    timeout: Callable[[Settings], int]
+    takes_attempt: bool = False
+    on_failure: str | None = None  # the dotted path of an RQ failure callback
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    def job_id(self, *args: str | int, attempt: int | None = None) -> str:
+        """``<prefix>-<args>[-<attempt>]``: ``bot-<game>-<version>-<attempt>``, ``sim-<simulation>-<chunk>``."""
+        return "-".join(str(part) for part in (self.prefix, *args, *(() if attempt is None else (attempt,))))
 
 
-def timeout_job_id(game_id: str, version: int, attempt: int) -> str:
-    return f"timeout-{game_id}-{version}-{attempt}"
+def _turn_timeout(s: Settings) -> int:
+    return s.bot_job_timeout
 
 
-def webhook_job_id(game_id: str, version: int, attempt: int) -> str:
-    return f"hook-{game_id}-{version}-{attempt}"
+def _webhook_timeout(s: Settings) -> int:
+    return s.webhook_job_timeout
 
 
-def rating_job_id(game_id: str, attempt: int) -> str:
-    return f"rate-{game_id}-{attempt}"
+def _chunk_timeout(s: Settings) -> int:
+    return s.simulation_job_timeout
 
 
-def app_event_job_id(delivery_id: str, attempt: int) -> str:
-    return f"apphook-{delivery_id}-{attempt}"
+def _archive_timeout(s: Settings) -> int:
+    return s.archive_job_timeout
 
 
-def chunk_job_id(sim_id: str, chunk: int) -> str:
-    return f"sim-{sim_id}-{chunk}"
+# ``bot_turn(game_id, version)``: on the bot-games queue for a game of computer players only, so that live games
+# never wait behind one. ``timeout_turn(game_id, version)``: the seat to move is past its deadline. Both do
+# nothing once the game has moved on.
+BOT_TURN = JobKind("workers.jobs.bot_turn", BOTS, "bot", _turn_timeout)
+BOT_GAME_TURN = JobKind("workers.jobs.bot_turn", BOT_GAMES, "bot", _turn_timeout)
+TIMEOUT_TURN = JobKind("workers.jobs.timeout_turn", BOTS, "timeout", _turn_timeout)
+# ``rate_game(game_id)``: a rated game has ended. A few milliseconds of work, and idempotent (the ratings count
+# a game once however often its job runs).
+RATING = JobKind("workers.jobs.rate_game", BOTS, "rate", _turn_timeout)
+# ``deliver_webhook(game_id, version, attempt)``, ``deliver_app_event(delivery_id, attempt)``: retries are
+# enqueued by the sweep after the back-off (``Settings.webhook_backoff``).
+WEBHOOK = JobKind("workers.jobs.deliver_webhook", WEBHOOKS, "hook", _webhook_timeout, takes_attempt=True)
+APP_EVENT = JobKind("workers.jobs.deliver_app_event", WEBHOOKS, "apphook", _webhook_timeout, takes_attempt=True)
+# ``run_chunk(sim_id, chunk)``: retried by RQ under the same id; ``chunk_failed`` fails the simulation after
+# the last try.
+RUN_CHUNK = JobKind(
+    "workers.jobs.run_chunk", SIMULATIONS, "sim", _chunk_timeout, on_failure="workers.jobs.chunk_failed"
+)
+
+# ``archive_games()``: archive one batch of the finished games due. Any number may run at once (each leases its
+# own batch; one with nothing due does nothing), so each is enqueued as its own attempt: the enqueue time in ns.
+ARCHIVE_BATCH = JobKind("workers.jobs.archive_games", ARCHIVE, "archive", _archive_timeout)
+
+JOB_KINDS: tuple[JobKind, ...] = (
+    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH,
+)  # fmt: skip
+
+
+def job_paths() -> frozenset[str]:
+    """Every dotted path RQ is given: the job functions and their callbacks."""
+    return frozenset(p for kind in JOB_KINDS for p in (kind.path, kind.on_failure) if p is not None)
 
 
 class Queues:
@@ -63,104 +114,38 @@ class Queues:
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
         self.archive = Queue(s.archive_queue, connection=conn, serializer=SERIALIZER)
+        self._by_purpose = {
+            BOTS: self.bots,
+            BOT_GAMES: self.bot_games,
+            SIMULATIONS: self.simulations,
+            WEBHOOKS: self.webhooks,
+            ARCHIVE: self.archive,
+        }
 
     def by_purpose(self) -> dict[str, Queue]:
-        return {
-            BOTS: self.bots, BOT_GAMES: self.bot_games, SIMULATIONS: self.simulations, WEBHOOKS: self.webhooks,
-            ARCHIVE: self.archive,
-        }  # fmt: skip
+        """The queues by purpose (a ``JobKind``'s ``purpose``)."""
+        return dict(self._by_purpose)
 
-    # -- turns --------------------------------------------------------------------------------------------
-
-    def enqueue_bot_turn(self, game_id: str, version: int, attempt: int = 0, bot_only: bool = False) -> Job:
-        """``workers.jobs.bot_turn(game_id, version)``: on the bot-games queue for a game of computer players
-        only, so that live games never wait behind one. No ``unique=True``: RQ 3 would refuse a re-enqueue
-        while an old job hash lives; distinct attempts get distinct ids, and the job itself is idempotent."""
-        queue = self.bot_games if bot_only else self.bots
-        return self._enqueue_turn(queue, "workers.jobs.bot_turn", bot_job_id(game_id, version, attempt), game_id, version)
-
-    def enqueue_timeout_turn(self, game_id: str, version: int, attempt: int = 0) -> Job:
-        """``workers.jobs.timeout_turn(game_id, version)``: the seat to move is past its deadline."""
-        job_id = timeout_job_id(game_id, version, attempt)
-        return self._enqueue_turn(self.bots, "workers.jobs.timeout_turn", job_id, game_id, version)
-
-    def _enqueue_turn(self, queue: Queue, func: str, job_id: str, game_id: str, version: int) -> Job:
-        """A turn job (latency, non-forking); it does nothing once the game has moved on."""
+    def enqueue(self, kind: JobKind, *args: str | int, attempt: int = 0) -> Job:
+        """Enqueue ``kind``'s job for ``args`` (ids, never objects) as try ``attempt`` (the API's own enqueue is
+        0; the sweep's are later ones), on its queue, under its own job id."""
         s = self.settings
-        return queue.enqueue(
-            func,
-            game_id,
-            version,
+        job_id = kind.job_id(*args, attempt=attempt)
+        call = (*args, attempt) if kind.takes_attempt else args
+        return self._by_purpose[kind.purpose].enqueue(
+            kind.path,
+            *call,
             job_id=job_id,
-            job_timeout=s.bot_job_timeout,
+            job_timeout=kind.timeout(s),
             result_ttl=s.bot_result_ttl,
             failure_ttl=FAILURE_TTL,
-            description=f"{func.rsplit('.', 1)[-1]} {game_id}@{version} ({job_id})",
+            description=f"{kind.name} {' '.join(map(str, call))} ({job_id})",
         )
 
-    def enqueue_webhook(self, game_id: str, version: int, attempt: int = 0) -> Job:
-        """``workers.jobs.deliver_webhook(game_id, version, attempt)``; retries are enqueued by the sweep
-        after the back-off (``Settings.webhook_backoff``), each with its own id."""
-        s = self.settings
-        return self.webhooks.enqueue(
-            "workers.jobs.deliver_webhook",
-            game_id,
-            version,
-            attempt,
-            job_id=webhook_job_id(game_id, version, attempt),
-            job_timeout=s.webhook_job_timeout,
-            result_ttl=s.bot_result_ttl,
-            failure_ttl=FAILURE_TTL,
-            description=f"webhook {game_id}@{version}#{attempt}",
-        )
-
-    def enqueue_rating(self, game_id: str, attempt: int = 0) -> Job:
-        """``workers.jobs.rate_game(game_id)``: a rated game has ended. On the bots queue: a few milliseconds
-        of work, and idempotent (the ratings count a game once however often its job runs)."""
-        s = self.settings
-        return self.bots.enqueue(
-            "workers.jobs.rate_game",
-            game_id,
-            job_id=rating_job_id(game_id, attempt),
-            job_timeout=s.bot_job_timeout,
-            result_ttl=s.bot_result_ttl,
-            failure_ttl=FAILURE_TTL,
-            description=f"rate {game_id}#{attempt}",
-        )
-
-    def enqueue_app_event(self, delivery_id: str, attempt: int = 0) -> Job:
-        """``workers.jobs.deliver_app_event(delivery_id, attempt)``: an app's lifecycle delivery, on the webhooks
-        queue; retries are enqueued by the sweep after the back-off, each with its own id."""
-        s = self.settings
-        return self.webhooks.enqueue(
-            "workers.jobs.deliver_app_event",
-            delivery_id,
-            attempt,
-            job_id=app_event_job_id(delivery_id, attempt),
-            job_timeout=s.webhook_job_timeout,
-            result_ttl=s.bot_result_ttl,
-            failure_ttl=FAILURE_TTL,
-            description=f"app event {delivery_id}#{attempt}",
-        )
-
-    # -- the archive --------------------------------------------------------------------------------------------
-
-    def enqueue_archive(self) -> Job:
-        """``workers.jobs.archive_games()``: archive one batch of the finished games due. Any number may run at
-        once: each leases its own batch (a job with nothing due does nothing)."""
-        s = self.settings
-        return self.archive.enqueue(
-            "workers.jobs.archive_games",
-            job_id=f"archive-{secrets.token_hex(6)}",
-            job_timeout=s.archive_job_timeout,
-            result_ttl=s.bot_result_ttl,
-            failure_ttl=FAILURE_TTL,
-            description="archive a batch of finished games",
-        )
-
-    def archive_queued(self) -> int:
+    def queued(self, purpose: str) -> int:
+        """Jobs waiting on the queue of ``purpose``."""
         with translated():
-            return int(self.archive.count)
+            return int(self._by_purpose[purpose].count)
 
     # -- simulations ----------------------------------------------------------------------------------------
 
@@ -173,18 +158,20 @@ class Queues:
     def enqueue_chunks(self, sim_id: str, chunks: Iterable[int]) -> None:
         """``workers.jobs.run_chunk(sim_id, c)`` for these chunks, in one pipeline. A failed chunk is retried
         twice (also when its worker died: RQ's cleanup retries abandoned jobs); the job counts once per chunk
-        index, so a retry never counts twice. ``chunk_failed`` fails the simulation after the last try."""
+        index, so a retry never counts twice."""
+        kind = RUN_CHUNK
+        assert kind.on_failure is not None
         datas = [
             Queue.prepare_data(
-                "workers.jobs.run_chunk",
+                kind.path,
                 args=(sim_id, c),
-                job_id=chunk_job_id(sim_id, c),
-                timeout=self.settings.simulation_job_timeout,
-                result_ttl=600,
+                job_id=kind.job_id(sim_id, c),
+                timeout=kind.timeout(self.settings),
+                result_ttl=CHUNK_RESULT_TTL,
                 failure_ttl=FAILURE_TTL,
                 description=f"simulation {sim_id} chunk {c}",
                 retry=Retry(max=2),
-                on_failure=Callback("workers.jobs.chunk_failed"),
+                on_failure=Callback(kind.on_failure),
             )
             for c in chunks
         ]
@@ -193,7 +180,7 @@ class Queues:
     def enqueue_later_chunk(self, sim_id: str, chunk: int) -> None:
         """Enqueue ``chunk`` at the back of the queue, behind the chunks of every other simulation, unless its
         job exists: an earlier run of the chunk that queues it (one that died, or ran twice) did so already."""
-        if not Job.exists(chunk_job_id(sim_id, chunk), connection=self.store.rq_connection()):
+        if not Job.exists(RUN_CHUNK.job_id(sim_id, chunk), connection=self.store.rq_connection()):
             self.enqueue_chunks(sim_id, [chunk])
 
     def retry_abandoned_chunks(self, now: float | None = None) -> list[str]:
@@ -212,7 +199,7 @@ class Queues:
         """Take a cancelled simulation's chunks that no worker has taken out of the queue (and delete their job
         hashes), so that workers do not fork for no-op jobs. A chunk already taken stops at its next check.
         Returns how many were dropped."""
-        ids = [chunk_job_id(sim_id, c) for c in range(chunks)]
+        ids = [RUN_CHUNK.job_id(sim_id, c) for c in range(chunks)]
         conn = self.store.rq_connection()
         with conn.pipeline(transaction=False) as pipe:
             for job_id in ids:

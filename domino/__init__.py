@@ -8,7 +8,7 @@
 
 from domino.codec import ended_rounds, from_dict, from_live, round_record, to_dict, to_live
 from domino.core import PlayoutResult, RoundSummary, playout
-from domino.engine import apply, deal_round, legal_moves, new_game, opening_events, resign, step
+from domino.engine import apply, deal_round, end, legal_moves, new_game, opening_events, resign, step
 from domino.errors import (
     AmbiguousMoveError,
     DominoError,
@@ -65,6 +65,7 @@ __all__ = [
     "apply",
     "deal_round",
     "describe_variants",
+    "end",
     "ended_rounds",
     "from_dict",
     "from_live",

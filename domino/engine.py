@@ -115,3 +115,8 @@ def settle(state: State) -> State:
 def resign(state: State, seat: int) -> tuple[State, Events]:
     """``seat`` resigns: the match ends and the other side (every other seat, or the other team) wins."""
     return match.resign(state, seat)
+
+
+def end(state: State, reason: str) -> tuple[State, Events]:
+    """The server ends the match with ``reason`` (``expired`` or ``aborted``): nobody wins."""
+    return match.end(state, reason)

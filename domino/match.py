@@ -92,3 +92,17 @@ def resign(state: State, seat: int) -> tuple[State, Events]:
     team = winners[0] % 2 if r.has_teams else None
     events: list[Event] = [Event("resigned", seat, {})]
     return finish(state, Outcome("resigned", winners, team), events), tuple(events)
+
+
+ENDINGS = ("expired", "aborted")  # how a game ends that nobody won (the server's decision, not a move)
+
+
+def end(state: State, reason: str) -> tuple[State, Events]:
+    """The match ends unplayed from here with ``reason`` (``expired``: left idle; ``aborted``: called off), no
+    winners; the round under way is not scored."""
+    if state.outcome is not None:
+        raise GameOverError("the game is over")
+    if reason not in ENDINGS:
+        raise InvalidMoveError(f"a game ends by the server as one of {', '.join(ENDINGS)}, not {reason!r}")
+    events: list[Event] = []
+    return finish(state, Outcome(reason, ()), events), tuple(events)

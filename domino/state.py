@@ -1,9 +1,17 @@
-"""The game state and the records it keeps: immutable values, so a failed move can never corrupt one."""
+"""The game state and the records it keeps: immutable values, so a failed move can never corrupt one.
+
+A ``State`` is built without its frozen guard (a call a field): a ``_Draft`` (the same slots, no guard) is
+filled, then becomes a ``State`` by assigning ``__class__``. Only this module's constructors do that
+(``State.__init__``, ``evolve`` through ``_draft``, ``successor``). ``_draft`` and ``successor`` copy every
+slot inline for speed, generated from ``_Slots.__slots__`` (:func:`_copier`); tests/engine/test_state_slots.py
+checks that every constructor carries every slot, that ``FIELDS`` matches the slots, and that the two
+classes keep the one layout the swap needs.
+"""
 
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError, dataclass, field
-from typing import Any, Mapping, Protocol, Union
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Union
 
 from domino.moves import Move
 from domino.rules import Rules
@@ -97,7 +105,7 @@ class RoundResult:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How the match ended: ``reason`` is target_score, fixed_rounds, resigned or aborted."""
+    """How the match ended: ``reason`` is target_score, fixed_rounds, resigned, expired or aborted."""
 
     reason: str
     winners: tuple[int, ...]
@@ -304,34 +312,33 @@ class _Draft(_Slots):
     __slots__ = ()
 
 
-def _draft(state: State) -> Any:
-    """A writable copy of ``state`` (every slot, the compact forms included) to change and turn into a State."""
-    d = _Draft.__new__(_Draft)
-    d.rules = state.rules
-    d.seed = state.seed
-    d.deal_version = state.deal_version
-    d.round = state.round
-    d.deal = state.deal
-    d._hands = state._hands
-    d.boneyard = state.boneyard
-    d._board = state._board
-    d.turn = state.turn
-    d.scores = state.scores
-    d.lead = state.lead
-    d.opened_by_rule = state.opened_by_rule
-    d.drawn = state.drawn
-    d.extra_play = state.extra_play
-    d._log = state._log
-    d.rounds = state.rounds
-    d.outcome = state.outcome
-    d.round_points = state.round_points
-    d.variant = state.variant
-    d.last_round = state.last_round
-    d.has_records = state.has_records
-    d._source = state._source
-    d.kernel = None
-    d.moves_memo = None
-    return d
+def _copier(name: str, params: str, given: dict[str, str], doc: str, seal: bool) -> Any:
+    """A function ``name(params)`` that makes a ``_Draft`` with every slot of ``state`` copied but those in
+    ``given`` (slot -> the expression it gets), and returns it (a ``State`` when ``seal``). Generated from
+    ``_Slots.__slots__``, as dataclasses generates an ``__init__``: a new slot is carried with no edit here,
+    and the function runs as if written out (no loop, no call a slot)."""
+    lines = [f"def {name}({params}):", "    d = _Draft.__new__(_Draft)"]
+    lines += [f"    d.{slot} = {given.get(slot, 'state.' + slot)}" for slot in _Slots.__slots__]
+    lines += ["    d.__class__ = State" if seal else "", "    return d"]
+    namespace: dict[str, Any] = {"_Draft": _Draft, "State": State}
+    exec("\n".join(lines), namespace)  # noqa: S102  # our own text, built from the slot names above
+    func = namespace[name]
+    func.__doc__, func.__module__, func.__qualname__ = doc, __name__, name
+    return func
+
+
+if TYPE_CHECKING:
+
+    def _draft(state: State) -> Any: ...
+
+else:
+    _draft = _copier(
+        "_draft",
+        "state",
+        {"kernel": "None", "moves_memo": "None"},
+        "A writable copy of ``state`` (every slot, the compact forms included) to change and turn into a State.",
+        seal=False,
+    )
 
 
 def evolve(state: State, **changes: Any) -> State:
@@ -346,45 +353,41 @@ def evolve(state: State, **changes: Any) -> State:
     return d  # type: ignore[no-any-return]
 
 
-def successor(
-    state: State,
-    source: Source,
-    turn: int,
-    drawn: int,
-    extra_play: bool,
-    boneyard: tuple[Tile, ...],
-    scores: tuple[int, ...],
-    round_points: tuple[int, ...],
-    moves: tuple[Move, ...] | None,
-) -> State:
-    """The state after a move of the current round whose hands, board and log ``source`` gives (it is also
-    the state's kernel) and whose legal moves are ``moves`` (None: listed when asked for): the rest of the
-    round (rules, deal, records) is carried over. The engine's hottest
-    constructor, so it copies the carried slots itself rather than through ``_draft`` (a call a move)."""
-    d: Any = _Draft.__new__(_Draft)
-    d.rules = state.rules
-    d.seed = state.seed
-    d.deal_version = state.deal_version
-    d.round = state.round
-    d.deal = state.deal
-    d._hands = None
-    d.boneyard = boneyard
-    d._board = None
-    d.turn = turn
-    d.scores = scores
-    d.lead = state.lead
-    d.opened_by_rule = state.opened_by_rule
-    d.drawn = drawn
-    d.extra_play = extra_play
-    d._log = None
-    d.rounds = state.rounds
-    d.outcome = state.outcome
-    d.round_points = round_points
-    d.variant = state.variant
-    d.last_round = state.last_round
-    d.has_records = state.has_records
-    d._source = source
-    d.kernel = source
-    d.moves_memo = moves
-    d.__class__ = State
-    return d  # type: ignore[no-any-return]
+if TYPE_CHECKING:
+
+    def successor(
+        state: State,
+        source: Source,
+        turn: int,
+        drawn: int,
+        extra_play: bool,
+        boneyard: tuple[Tile, ...],
+        scores: tuple[int, ...],
+        round_points: tuple[int, ...],
+        moves: tuple[Move, ...] | None,
+    ) -> State: ...
+
+else:
+    successor = _copier(
+        "successor",
+        "state, source, turn, drawn, extra_play, boneyard, scores, round_points, moves",
+        {
+            "_hands": "None",
+            "boneyard": "boneyard",
+            "_board": "None",
+            "turn": "turn",
+            "scores": "scores",
+            "drawn": "drawn",
+            "extra_play": "extra_play",
+            "_log": "None",
+            "round_points": "round_points",
+            "_source": "source",
+            "kernel": "source",
+            "moves_memo": "moves",
+        },
+        """The state after a move of the current round whose hands, board and log ``source`` gives (it is also
+        the state's kernel) and whose legal moves are ``moves`` (None: listed when asked for): the rest of the
+        round (rules, deal, records) is carried over. The engine's hottest constructor: generated, so the
+        carried slots are copied inline (no call to ``_draft`` a move).""",
+        seal=True,
+    )

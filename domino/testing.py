@@ -17,6 +17,8 @@ from domino.state import Deal, LineBoard, Placed, State
 from domino.tiles import Tile, full_set
 from domino.variants import line, mexican_train, train_rounds
 from domino.variants.trains import MEXICAN, PHASES, TrainBoard, TrainTurn
+from domino.core.tables import mask_of, tables
+from domino.core.trains import PHASE_OF, TrainConfig, TrainSim, train_index
 
 _PLACED = re.compile(r"\[(\d+)-(\d+)\]")
 
@@ -236,6 +238,25 @@ def _pending_name(board: TrainBoard, item: str) -> str:
         if t and Tile(*t[-1]) == tile:
             return name
     raise InvalidDealError(f"{item} is not the last tile of any train")
+
+
+def train_sim(state: State) -> TrainSim:
+    """The kernel simulator at a Mexican Train state, every hand and the boneyard known (for tests)."""
+    board, turn = state.board, state.variant
+    assert isinstance(board, TrainBoard) and isinstance(turn, TrainTurn)
+    rules = state.rules
+    tb = tables(rules.set_max_pips)
+    n = rules.players
+    sim = TrainSim.new(tb, TrainConfig.of(rules), board.engine)
+    sim.hands = [mask_of(h, tb) for h in state.hands]
+    sim.bone = tuple(tb.index_of[t] for t in state.boneyard)
+    sim.ends = [board.end(name) for name in board.names(bool(rules.mexican_train))]
+    sim.markers = sum(1 << s for s, m in enumerate(turn.markers) if m)
+    sim.pending = [train_index(name, n) for name in turn.pending]
+    sim.first = list(turn.first_turn)
+    sim.phase = PHASE_OF[turn.phase]
+    sim.drawn, sim.turn = state.drawn, state.turn
+    return sim
 
 
 _BUILDERS: dict[object, Callable[..., State]] = {line: _line_position, mexican_train: _train_position}

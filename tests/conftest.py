@@ -168,9 +168,9 @@ def settings(
         monkeypatch.delenv("DOMINO_QUEUE_URL", raising=False)
     from workers import jobs
 
-    jobs.service.cache_clear()
+    jobs.use_service(None)
     yield s
-    jobs.service.cache_clear()
+    jobs.use_service(None)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import signal
@@ -15,16 +14,22 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import cast
+from typing import NoReturn, cast
 
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue
+from rq.exceptions import StopRequested
+from rq.worker import BaseWorker
 
 from api.config import Settings
 from api.archive import Archive
 from api.queues import ARCHIVE, BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 from api.service.service import Service
+from workers import jobs
 from workers import sweep as sweep_mod
 from workers.redis_server import RedisServer
+from workers.stopping import ForkingWorker, NonForkingWorker
+
+SWEEP_JOIN_SECONDS = 3.0  # at most this of a worker's 10 s to stop goes to a sweep in progress
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -69,8 +74,9 @@ def _serve_parser() -> argparse.ArgumentParser:
         "--api-connections",
         type=int,
         default=2000,
-        help="open connections per API process (gevent; default 2000): an idle event stream holds one, not a "
-        "thread; streams are capped per client and per game (DOMINO_STREAMS_PER_CLIENT, DOMINO_STREAMS_PER_GAME)",
+        help="open connections per API process (gevent; default 2000, fewer when the open-files limit holds "
+        "fewer: logged at start): an idle event stream holds one, not a thread; streams are capped per client "
+        "and per game (DOMINO_STREAMS_PER_CLIENT, DOMINO_STREAMS_PER_GAME)",
     )
     parser.add_argument("--webhook-workers", type=int, default=1, help="RQ workers on the webhooks queue (default 1)")
     parser.add_argument("--bot-workers", type=int, default=1, help="RQ workers on the bots queue (default 1)")
@@ -111,6 +117,8 @@ def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Pope
             # took them all. (docker-compose: REST on sync workers, streams on gevent, behind nginx.)
             "--worker-class", "gevent",
             "--worker-connections", str(args.api_connections),
+            # Raises the open-files limit at start, and lowers the connections above to what it holds.
+            "--config", "python:workers.gunicorn_config",
             "--bind", f"{args.host}:{args.port}",
             "--access-logfile", "-",
             "--logger-class", "workers.accesslog.AccessLogger",  # stream tickets cut short in the log
@@ -237,8 +245,9 @@ def _worker_options() -> argparse.ArgumentParser:
     return parser
 
 
-def worker(argv: list[str] | None = None) -> int:
-    """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep."""
+def worker(argv: list[str] | None = None) -> NoReturn:
+    """Run an RQ worker on the given queues (default: bots), optionally with the bot-turn sweep, until SIGTERM or
+    SIGINT (workers/stopping.py); then the process exits."""
     args = _worker_options().parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.nice:
@@ -246,6 +255,7 @@ def worker(argv: list[str] | None = None) -> int:
 
     settings = Settings.from_env()
     service = Service(settings)
+    jobs.use_service(service)  # one Service per process: the jobs (and the work horses forked) use this one
     conn = service.store.worker_connection()
     configured = {
         BOTS: settings.bots_queue,
@@ -258,30 +268,51 @@ def worker(argv: list[str] | None = None) -> int:
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
 
     stop = threading.Event()
-    if args.sweep:
-        sweep_mod.start_thread(service, stop)
-    # SimpleWorker runs each job in this process instead of forking a work horse per job. Bot turns are pure
+    sweep = sweep_mod.start_thread(service, stop) if args.sweep else None
+    # NonForkingWorker runs each job in this process instead of forking a work horse per job. Bot turns are pure
     # and idempotent (a stale or duplicate job is a no-op, and a crashed one is re-enqueued by the sweep), so
     # the fork's isolation buys nothing, while it costs ~14 ms of CPU per job here against ~2 ms without it:
     # most of a computer player's turn would be spent forking.
     #
     # Simulation chunks are the other way round: seconds of CPU each, so a fork (~14 ms) costs under 1%, and in
     # exchange the worker outlives a chunk that crashes or runs out of memory (RQ marks it failed and retries
-    # it; it counts once), a search bot's memory is returned after every chunk, and the parent keeps the
-    # worker's heartbeat while the chunk runs. So a worker on the simulations queue alone forks.
+    # it; it counts once), a search bot's memory is returned after every chunk, the parent keeps the
+    # worker's heartbeat while the chunk runs, and on SIGTERM it puts a long chunk back instead of waiting
+    # for it (workers/stopping.py). So a worker on the simulations queue alone forks.
     fork = args.fork if args.fork is not None else set(args.queues) == {SIMULATIONS}
     if fork:
-        for module in ("workers.jobs", "api.service.simulations.play", "domino.core"):
-            importlib.import_module(module)  # once here, not in every work horse
-
-        rq_worker: Worker | SimpleWorker = Worker(queues, connection=conn, serializer=SERIALIZER)
+        rq_worker: BaseWorker = ForkingWorker(
+            queues,
+            connection=conn,
+            serializer=SERIALIZER,
+            job_monitoring_interval=settings.worker_stop_check,
+            stop_grace=settings.worker_stop_grace,
+        )
     else:
-        rq_worker = SimpleWorker(queues, connection=conn, serializer=SERIALIZER)
+        rq_worker = NonForkingWorker(queues, connection=conn, serializer=SERIALIZER)
+    code = 0
     try:
         rq_worker.work(burst=args.burst, logging_level=os.environ.get("DOMINO_RQ_LOG_LEVEL", "WARNING"))
+    except StopRequested:
+        pass  # a signal during RQ's teardown
+    except Exception:
+        logging.getLogger("workers.cli").exception("worker failed")
+        code = 1
     finally:
         stop.set()
-    return 0
+    _exit(code, sweep)
+
+
+def _exit(code: int, sweep: threading.Thread | None) -> NoReturn:
+    """End the process now: let a sweep in progress finish (for at most SWEEP_JOIN_SECONDS), flush the logs,
+    and ``os._exit``, so that no thread (the sweep, a library's) keeps the process alive after SIGTERM
+    (workers/stopping.py)."""
+    if sweep is not None:
+        sweep.join(SWEEP_JOIN_SECONDS)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main() -> int:

@@ -1,12 +1,11 @@
 """RQ entry points: they take ids, never objects, and call one method of the Service.
 
 ``api.queues`` enqueues them by their dotted path (``workers.jobs.bot_turn``), so nothing imports this module
-but RQ.
+but RQ and ``workers.cli``, which hands it the worker process's one Service (``use_service``).
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from rq import get_current_job
@@ -15,11 +14,24 @@ from api.config import Settings
 from api.service.metrics import bot_turn_timer
 from api.service.service import Service
 
+_service: Service | None = None
 
-@functools.cache
+
+def use_service(given: Service | None) -> None:
+    """The Service the jobs of this process use: the worker's own (``workers.cli``), so that a worker process
+    holds one Service, one set of connection pools (a forked work horse inherits it). None: build one from the
+    environment when next needed (a test that changed it)."""
+    global _service
+    _service = given
+
+
 def service() -> Service:
-    """One Service per worker process, configured from the environment (``DOMINO_*``)."""
-    return Service(Settings.from_env())
+    """This process's Service: the worker's (``use_service``), or else one configured from the environment
+    (``DOMINO_*``), built once (a test running jobs in its own process)."""
+    global _service
+    if _service is None:
+        _service = Service(Settings.from_env())
+    return _service
 
 
 def bot_turn(game_id: str, version: int) -> str:

@@ -21,7 +21,7 @@ import orjson
 
 from api.archive import Archive, ArchiveUnavailable, Entry
 from api.config import Settings
-from api.queues import Queues
+from api.queues import ARCHIVE, ARCHIVE_BATCH, Queues
 from api.service.records import game_record, state_of, whole_state
 from api.service.views import game_status, game_summary, render_history
 from api.store import Store, WholeGame
@@ -90,7 +90,7 @@ class Archiving:
         self._archived(entries)
         self.due.clear_many([*drop, *(e.id for e in entries)])
         if len(taken) == s.archive_batch:
-            self.queues.enqueue_archive()
+            self.enqueue()
         return f"archived {len(entries)}, dropped {len(drop)}, waiting for ratings {len(rating)}"
 
     def _archived(self, entries: list[Entry]) -> None:
@@ -102,9 +102,13 @@ class Archiving:
                 players = [p for p in (seat.get("player") for seat in e.seats) if p]
                 self.store.apps.disown(e.app, [e.id], players)
 
+    def enqueue(self) -> None:
+        """One more archive job (its own id: any number may run)."""
+        self.queues.enqueue(ARCHIVE_BATCH, attempt=time.time_ns())
+
     def jobs_wanted(self, now: float) -> int:
         """How many drain jobs the sweep should add: enough for the games due now, less those queued."""
         due = self.due.count_due(now)
         if due == 0:
             return 0
-        return max(0, min(math.ceil(due / self.settings.archive_batch), self.settings.archive_jobs) - self.queues.archive_queued())
+        return max(0, min(math.ceil(due / self.settings.archive_batch), self.settings.archive_jobs) - self.queues.queued(ARCHIVE))

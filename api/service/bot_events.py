@@ -4,7 +4,7 @@ or Server-Sent Events, over its Redis stream (:class:`api.store.BotStore`), serv
 
 Ids are the stream's own (``<ms>-<n>``, increasing); ``after`` (or ``Last-Event-ID``) resumes after exactly
 that notice, and without either a read starts at the oldest notice kept. Opening the stream (a long poll or
-an SSE connection) tells the service the bot is back (:mod:`api.service.bots`).
+an SSE connection) tells the service the bot is back (:mod:`api.service.registered_bots`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from api.config import Settings
-from api.service.bots import Bots
+from api.service.registered_bots import RegisteredBots
 from api.service.events import sse_frame
 from api.service.streams import StreamSlot, held
 from api.store import Store, StoreUnavailable
@@ -27,7 +27,7 @@ def _event(stream_id: str, notice: dict[str, Any]) -> dict[str, Any]:
 
 
 class BotEvents:
-    def __init__(self, store: Store, settings: Settings, bots: Bots) -> None:
+    def __init__(self, store: Store, settings: Settings, bots: RegisteredBots) -> None:
         self.store = store
         self.settings = settings
         self.bots = bots

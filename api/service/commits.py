@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -46,7 +48,7 @@ class Change:
     state: domino.State  # the new state (also in ``doc``)
     events: list[StoredEvent]
     seat: int | None  # whose change it is (its view is the answer)
-    ttl: int  # of the game's keys while it is on (a finished game's do not expire until it is archived)
+    ttl: int | None = None  # a live game's expiry if not its deadline's (an ended game's keys stay until archived)
     auto: bool = False  # made by the server for a seat past its deadline
     answer: Answer | None = None
     rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # round records leaving the live state
@@ -129,7 +131,10 @@ class Commits:
             idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
         # an app's lifecycle deliveries are noted before the commit, as the turn's due entry is
         deliveries = self.lifecycle.prepare(change.doc, new_version, change.state, change.events, events)
-        ttl = 0 if change.state.finished else change.ttl  # a finished game's keys stay until it is archived
+        if change.state.finished:
+            ttl = 0  # an ended game's keys stay, without expiry, until the archive holds it
+        else:
+            ttl = self._live_ttl(change.doc) if change.ttl is None else change.ttl
         result = self.store.games.commit(
             game_id, version, new_version, change.doc, events, ttl, idem, turn=notice(plan), rounds=change.rounds
         )
@@ -142,7 +147,21 @@ class Commits:
         self.lifecycle.emit(deliveries)
         if change.state.finished:
             self._release_creator_slot(game_id, change.doc)
+            self._forget_idle(game_id)
         return Committed(change, new_version, plan)
+
+    def _live_ttl(self, doc: GameRecord) -> int:
+        """A live game's keys outlive its deadline, or the moment the sweep ends it if left idle, by the margin."""
+        s = self.settings
+        until = doc.get("deadline") or time.time() + s.game_ttl
+        return math.ceil(until - time.time() + s.expiry_margin)
+
+    def _forget_idle(self, game_id: str) -> None:
+        """An ended game is no longer looked at when idle; if Redis is gone now, the sweep drops the entry."""
+        try:
+            self.store.idle_due.clear(game_id)
+        except StoreUnavailable:
+            log.warning("could not clear the idle entry of game %s", game_id, exc_info=True)
 
     def _release_creator_slot(self, game_id: str, doc: GameRecord) -> None:
         """An ended game no longer counts against its creator's (or app's) cap; if Redis is gone now, the slot

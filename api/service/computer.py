@@ -11,6 +11,8 @@ import time
 
 import domino
 import domino.bots
+from api.config import Settings
+from api.service.bot_games import held
 from api.service.moves import Choose
 from api.service.records import BOT, MOVING_KINDS, GameRecord
 from api.service.security import private_rng_seed
@@ -50,8 +52,9 @@ def bot_move(game_id: str, version: int) -> Choose:
     return choose
 
 
-def timeout_move(game_id: str, version: int, strategy_id: str) -> Choose:
-    """``strategy_id`` moves for the human or hosted seat whose deadline has passed."""
+def timeout_move(game_id: str, version: int, settings: Settings) -> Choose:
+    """The fallback strategy (``Settings.timeout_strategy``) moves for the human or hosted seat whose deadline
+    has passed, unless that leaves a game over the caps unattended (``held``: :mod:`api.service.bot_games`)."""
 
     def choose(doc: GameRecord, state: domino.State) -> tuple[int, domino.Move] | str:
         deadline = doc.get("deadline")
@@ -60,7 +63,9 @@ def timeout_move(game_id: str, version: int, strategy_id: str) -> Choose:
             return "no-deadline"
         if deadline > time.time():
             return "not-due"
-        strategy = domino.bots.get(strategy_id)
+        if held(settings, doc, state.rules, seat):
+            return "held"
+        strategy = domino.bots.get(settings.timeout_strategy)
         rng = _rng(doc, f"timeout:{game_id}:{version}")
         return seat, strategy.choose(domino.view(state, seat), rng, domino.bots.Budget())
 

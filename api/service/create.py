@@ -22,7 +22,7 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import IdempotencyKeyReused, InvalidRequest, TooManyAppGames, TooManyGames, Unauthorized
+from api.service.errors import IdempotencyKeyReused, InvalidRequest, TooManyAppGames, TooManyGames, Unauthorized
 from api.service import bot_games, webhooks
 from api.service.addresses import literal_target
 from api.service.apps import App
@@ -32,7 +32,7 @@ from api.service.records import (
     BOT, HOSTED, HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, ArenaGame, GameRecord, SeatRecord, StoredEvent, listed, public_seats, stored_event, waiting,
 )  # fmt: skip
 from api.service.security import fingerprint, new_id, new_token, seal, seed_commitment, token_hash
-from api.service.bots import Bots
+from api.service.registered_bots import RegisteredBots
 from api.service.validation import check_variant, invalid, resolve_rules
 from api.service.views import render_view
 from api.store import Store, StoreUnavailable
@@ -62,7 +62,7 @@ class Creation:
         self.store = store
         self.settings = settings
         self.commits = commits
-        self.bots = Bots(store, settings)
+        self.bots = RegisteredBots(store, settings)
 
     def create(
         self,
@@ -190,7 +190,7 @@ class Creation:
         }
         events: list[StoredEvent] = [{"public": created}, *(stored_event(e) for e in domino.opening_events(state))]
         first_human = next((s["seat"] for s in doc["seats"] if s["kind"] == HUMAN), None)
-        change = Change(doc, state, events, first_human, self.settings.game_ttl)
+        change = Change(doc, state, events, first_human)
         committed = self.commits.apply(game_id, None, change)
         if committed is None and not exists_ok:  # 80 random bits collided: astronomically unlikely
             raise RuntimeError("game id collision")

@@ -19,7 +19,7 @@ import orjson
 
 import domino.codec
 from api.config import Settings
-from api.errors import InvalidRequest, Unauthorized
+from api.service.errors import InvalidRequest, Unauthorized
 from api.service.games import Games
 from api.service.records import waiting
 from api.service.security import authenticate, ticket_hash
@@ -135,17 +135,17 @@ class Events:
         self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float, client: str
     ) -> dict[str, Any]:
         """The events after the stream id ``cursor`` (:func:`event_cursor`), waiting up to ``wait`` seconds for
-        the first; [] if none came. A poll that may wait holds a stream slot of ``client`` (and of the game)
-        meanwhile."""
-        waits = self._slot(client, game_id) if wait else None  # no wait: a plain read
-        try:
-            return self._poll(game_id, token, ticket, cursor, wait)
-        finally:
-            if waits is not None:
-                waits.release()
-
-    def _poll(self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float) -> dict[str, Any]:
+        the first; [] if none came. A poll that may wait holds a stream slot of ``client`` (and of the game,
+        or of the caller's seat) meanwhile."""
         r = self.reader(game_id, token, ticket)
+        slot = self._slot(client, game_id, r.seat) if wait else None  # no wait: a plain read
+        try:
+            return self._poll(game_id, r, cursor, wait)
+        finally:
+            if slot is not None:
+                slot.release()
+
+    def _poll(self, game_id: str, r: Reader, cursor: str, wait: float) -> dict[str, Any]:
         block_ms = 0 if r.finished else int(min(wait, self.settings.max_wait) * 1000)
         if r.archived_events is not None:
             entries = after(r.archived_events, cursor)
@@ -167,16 +167,16 @@ class Events:
         client: str,
     ) -> Iterator[bytes]:
         """Server-Sent Events for the caller after the stream id ``cursor`` (:func:`event_cursor`), holding a
-        stream slot of ``client`` (and of the game) while open. The caller is checked now, before the stream
-        starts (a 401, 404 or 429 is an answer, not a stream)."""
+        stream slot of ``client`` (and of the game, or of the caller's seat) while open. The caller is checked
+        now, before the stream starts (a 401, 404 or 429 is an answer, not a stream)."""
         r = self.reader(game_id, token, ticket)
-        slot = self._slot(client, game_id)
+        slot = self._slot(client, game_id, r.seat)
         if r.archived_events is not None:
             return held(slot, self._archived_frames(after(r.archived_events, cursor), r.seat))
         return held(slot, self._frames(game_id, r.seat, cursor, r.finished, r.waits))
 
-    def _slot(self, client: str, game_id: str) -> StreamSlot:
-        return StreamSlot.take(self.store.streams, self.settings, client, game_id)
+    def _slot(self, client: str, game_id: str, seat: int | None) -> StreamSlot:
+        return StreamSlot.take(self.store.streams, self.settings, client, game_id, seat)
 
     @staticmethod
     def _archived_frames(entries: list[tuple[str, dict[str, Any]]], seat: int | None) -> Iterator[bytes]:

@@ -17,7 +17,7 @@ from typing import Any
 import domino
 from api.archive import Archive, Archived
 from api.config import Settings
-from api.errors import GameNotFound
+from api.service.errors import GameNotFound
 from api.service.records import GameRecord, game_record
 from api.service.states import States
 from api.store import Store

@@ -18,10 +18,11 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import (
+from api.service.errors import (
     IdempotencyKeyReused, InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch,
 )  # fmt: skip
 from api.service import metrics
+from api.service.bot_games import away_after
 from api.service.commits import Answer, Change, Commits, Committed
 from api.service.games import Game
 from api.service.records import (
@@ -66,10 +67,9 @@ class Moves:
         last_moves = {**(doc.get("last_moves") or {}), str(seat): last}
         live = domino.to_live(new_state)
         new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
+        new_doc["away"] = away_after(self.settings, doc, seat, auto)
         stored = [stored_event(e) for e in events]
-        return Change(
-            new_doc, new_state, stored, seat, self.settings.game_ttl, auto=auto, rounds=leaving_rounds(doc["state"], live)
-        )
+        return Change(new_doc, new_state, stored, seat, auto=auto, rounds=leaving_rounds(doc["state"], live))
 
     def _played(self, committed: Committed) -> None:
         change = committed.change
@@ -185,9 +185,7 @@ class Moves:
             live = domino.to_live(new_state)
             new_doc: GameRecord = {**doc, "state": live}
             stored = [stored_event(e) for e in events]
-            return Change(
-                new_doc, new_state, stored, seat, self.settings.game_ttl, rounds=leaving_rounds(doc["state"], live)
-            )
+            return Change(new_doc, new_state, stored, seat, rounds=leaving_rounds(doc["state"], live))
 
         committed = self.commits.run(game_id, decide, self._kept_changing(game_id))
         self.store.lobby.remove(game_id)
@@ -231,7 +229,7 @@ class Moves:
             events: list[Any] = [{"public": {"type": "seat_claimed", "seat": seat, "name": name}}]
             if not waiting(new_doc):
                 events.append({"public": {"type": "game_started", "seat": None, "turn": state.to_move}})
-            return Change(new_doc, state, events, seat, self.settings.game_ttl)
+            return Change(new_doc, state, events, seat)
 
         committed = self.commits.run(game_id, decide, self._kept_changing(game_id))
         change = committed.change

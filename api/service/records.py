@@ -60,8 +60,10 @@ class GameRecord(TypedDict):
     app: NotRequired[str]  # the owning app's id (created with its key): holds one of the app's slots until it ends
     metadata: NotRequired[dict[str, Any]]  # the creator's, at most 1 KB, never interpreted
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
+    away: NotRequired[dict[str, int]]  # who attends the game (api/service/bot_games.py)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
+    touched_at: NotRequired[float]  # the last commit's time: idle for game_ttl with no deadline, the game ends
     state: dict[str, Any]  # domino.to_live of the engine's state
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from api.errors import Unauthorized
+from api.service.errors import Unauthorized
 from api.service.records import GameRecord
 
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"

@@ -1,9 +1,11 @@
-"""The sweep: one pass over the five due sets, the simulation chunks of dead workers, and the running arenas.
+"""The sweep: one pass over the due sets, the simulation chunks of dead workers, and the running arenas.
 
-Each due set (bot turns, turn deadlines, webhook deliveries, apps' lifecycle deliveries, rated games to count) is
-swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
+Each due set (bot turns, turn deadlines, idle games, webhook deliveries, apps' lifecycle deliveries, rated games
+to count) is swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
 any more), wait (re-mark it later), or enqueue the job again and re-mark the entry, so that a job lost again is
-enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. Each running arena is
+enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. A game idle for
+``game_ttl`` with no deadline is ended here (:meth:`api.service.endings.Endings.expire`, a compare-and-set on
+the version looked at: a move that comes first wins, and the game lives on). Each running arena is
 moved on (:meth:`api.service.arenas.runner.Arenas.advance_running`), so a game lost between steps is started.
 Finished games due for the archive are not judged one by one: jobs on the archive queue lease them by batches,
 and the sweep keeps enough of those jobs queued (:meth:`api.service.archiving.Archiving.jobs_wanted`).
@@ -16,12 +18,13 @@ import time
 from collections.abc import Callable
 
 from api.config import Settings
-from api.queues import Queues
-from api.service.app_events import commit_digest, delivery_game
+from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, TIMEOUT_TURN, WEBHOOK, Queues
+from api.service.app_events import Lifecycle, commit_digest, delivery_game
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
-from api.service.bot_games import bot_only
+from api.service.bot_games import attended, held
 from api.service.computer import bot_to_move
+from api.service.endings import Endings
 from api.service.games import Games
 from api.store import DueSet, Store
 
@@ -50,22 +53,37 @@ class SweepReport:
     app_events: list[Job] = dataclasses.field(default_factory=list)
     ratings: list[Job] = dataclasses.field(default_factory=list)
     arenas: list[str] = dataclasses.field(default_factory=list)  # arenas that started games
+    expired: list[Job] = dataclasses.field(default_factory=list)  # idle games ended
+    reminders: list[Job] = dataclasses.field(default_factory=list)  # apps' turn reminders sent
     archive_jobs: int = 0  # archive jobs enqueued for the finished games due
 
     def __len__(self) -> int:
-        parts = (self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas)
+        parts = (
+            self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas, self.expired,
+            self.reminders,
+        )  # fmt: skip
         return sum(len(p) for p in parts) + self.archive_jobs
 
 
 class Sweep:
     def __init__(
-        self, store: Store, settings: Settings, games: Games, queues: Queues, arenas: Arenas, archiving: Archiving
+        self,
+        store: Store,
+        settings: Settings,
+        games: Games,
+        queues: Queues,
+        arenas: Arenas,
+        endings: Endings,
+        lifecycle: Lifecycle,
+        archiving: Archiving,
     ) -> None:
         self.store = store
         self.settings = settings
         self.games = games
         self.queues = queues
         self.arenas = arenas
+        self.endings = endings
+        self.lifecycle = lifecycle
         self.archiving = archiving
 
     def run(self, now: float | None = None) -> SweepReport:
@@ -79,6 +97,8 @@ class Sweep:
             app_events=self._over(self.store.app_hooks_due, self._app_event, now),
             ratings=self._over(self.store.ratings_due, self._rating, now),
             arenas=self.arenas.advance_running(),
+            expired=self._over(self.store.idle_due, self._idle, now),
+            reminders=self._over(self.store.reminders_due, self._reminder, now),
             archive_jobs=self._archive(now),
         )
 
@@ -86,7 +106,7 @@ class Sweep:
         """Enough archive jobs queued for the finished games due (each job leases its own batch)."""
         wanted = self.archiving.jobs_wanted(now)
         for _ in range(wanted):
-            self.queues.enqueue_archive()
+            self.archiving.enqueue()
         return wanted
 
     @staticmethod
@@ -102,6 +122,8 @@ class Sweep:
             if verdict.enqueue is not None and verdict.job is not None:
                 verdict.enqueue()
                 done.append(verdict.job)
+                if verdict.due_at is None:  # done once enqueued (a crash before this line: done again, the same)
+                    due.clear_if(member, due_at)
         return done
 
     def _bot_turn(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -111,11 +133,11 @@ class Sweep:
             return None
         version = found.version
         attempt = self.store.bots_due.next_attempt(game_id, version, first=1)  # the API's own enqueue is 0
-        alone = bot_only(found.doc["seats"])
+        alone = not attended(self.settings, found.doc.get("away") or {})
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue_bot_turn(game_id, version, attempt, alone),
+            enqueue=lambda: self.queues.enqueue(BOT_GAME_TURN if alone else BOT_TURN, game_id, version, attempt=attempt),
         )
 
     def _rating(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -128,7 +150,7 @@ class Sweep:
         return Verdict(
             due_at=now + self.settings.bot_due_delay,
             job=(game_id, found.version, attempt),
-            enqueue=lambda: self.queues.enqueue_rating(game_id, attempt),
+            enqueue=lambda: self.queues.enqueue(RATING, game_id, attempt=attempt),
         )
 
     def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -139,13 +161,44 @@ class Sweep:
             return None
         if deadline > now:  # a later turn's deadline: wait for it
             return Verdict(due_at=deadline if deadline != due_at else None)
+        seat = found.state.to_move
+        if seat is not None and held(self.settings, found.doc, found.state.rules, seat):
+            # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended (_idle),
+            # so its keys must outlive that.
+            self.store.games.keep(game_id, self.settings.expiry_margin)
+            return None
         version = found.version
         attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
+        self.store.games.keep(game_id, self.settings.expiry_margin)  # while its move is late, the game stays
         return Verdict(
             due_at=now + self.settings.bot_due_delay,  # a lost job is enqueued again
             job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue_timeout_turn(game_id, version, attempt),
+            enqueue=lambda: self.queues.enqueue(TIMEOUT_TURN, game_id, version, attempt=attempt),
         )
+
+    def _idle(self, game_id: str, due_at: float, now: float) -> Verdict | None:
+        """A live game with no deadline that nobody touched for ``game_ttl``: end it (``expired``, ``aborted``
+        if it never started). Touched since, or with a deadline (which moves it on): look again later."""
+        found = self.games.find(game_id)
+        if found is None or found.state.finished:
+            return None
+        doc = found.doc
+        touched = max(doc.get("touched_at") or doc["created_at"], doc.get("deadline") or 0.0)
+        if touched + self.settings.game_ttl > now:
+            return Verdict(due_at=touched + self.settings.game_ttl)
+        return Verdict(
+            due_at=now + self.settings.sweep_interval,  # the next sweep drops it, or sees the move that came first
+            job=(game_id, found.version, 0),
+            enqueue=lambda: self.endings.expire(found),
+        )
+
+    def _reminder(self, member: str, due_at: float, now: float) -> Verdict | None:
+        """A turn's reminder due: sent if the game is still at that turn (its delivery id is the turn's)."""
+        game_id, _, raw_version = member.rpartition(":")
+        game = self.games.find(game_id)
+        if game is None or game.version != int(raw_version):
+            return None  # moved on, or gone
+        return Verdict(job=(game_id, game.version, 0), enqueue=lambda: self.lifecycle.remind(game))
 
     def _webhook(self, member: str, due_at: float, now: float) -> Verdict | None:
         """A webhook delivery due again after its back-off; given up after the last step (the turn's timeout
@@ -160,7 +213,7 @@ class Sweep:
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(game_id, version, begun),
-            enqueue=lambda: self.queues.enqueue_webhook(game_id, version, begun),
+            enqueue=lambda: self.queues.enqueue(WEBHOOK, game_id, version, attempt=begun),
         )
 
     def _app_event(self, delivery_id: str, due_at: float, now: float) -> Verdict | None:
@@ -179,7 +232,7 @@ class Sweep:
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,
             job=(delivery_id, version, begun),
-            enqueue=lambda: self.queues.enqueue_app_event(delivery_id, begun),
+            enqueue=lambda: self.queues.enqueue(APP_EVENT, delivery_id, attempt=begun),
         )
 
     def _landed(self, delivery_id: str, game_id: str, version: int) -> bool:

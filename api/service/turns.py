@@ -3,8 +3,9 @@
 Every commit of a game (a move, a seat claim, a resignation, the creation) goes through the same steps
 (:class:`api.service.commits.Commits`):
 
-- :meth:`Turns.prepare` before the commit: writes the turn's ``deadline`` into the game record and marks the
-  due entry (bot turn, turn deadline, webhook delivery) *before* the commit, so a crash in between leaves at
+- :meth:`Turns.prepare` before the commit: writes the turn's ``deadline`` and the time of this touch into the
+  game record and marks the due entry (bot turn, turn deadline, webhook delivery; a new game's idle check)
+  *before* the commit, so a crash in between leaves at
   most a harmless no-op job for the sweep, never a stuck game;
 - :func:`decorate` and :func:`notice`: the commit's events get the next turn's ``deadline``, and the commit
   ends with a ``turn_started`` event naming the seat to move; that seat's copy carries its ``legal_moves``,
@@ -28,8 +29,8 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.queues import Queues
-from api.service.bot_games import bot_only
+from api.queues import BOT_GAME_TURN, BOT_TURN, RATING, WEBHOOK, Queues
+from api.service.bot_games import attended
 from api.service.notices import Notices
 from api.service.records import BOT, HOSTED, REGISTERED, GameRecord, StoredEvent, waiting
 from api.store import Store
@@ -42,7 +43,7 @@ TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept a
 @dataclasses.dataclass(frozen=True)
 class Plan:
     bot: bool = False  # a computer player is to move: enqueue its turn
-    bot_only: bool = False  # ... in a game of computer players only: on their own queue
+    unattended: bool = False  # ... in a game nobody attends (api/service/bot_games.py): on the bot-games queue
     hosted: bool = False  # a hosted bot (or a registered bot with a webhook) is to move: deliver its webhook
     stream_turn: str | None = None  # a registered bot without a webhook is to move: tell its stream
     deadline: float | None = None
@@ -66,8 +67,12 @@ class Turns:
     def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
         """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
         seat = state.to_move
+        now = time.time()
+        doc["touched_at"] = round(now, 3)
+        if version == 0 and not state.finished:  # looked at when idle; the sweep moves the mark on while it is not
+            self.store.idle_due.mark(game_id, now + self.settings.game_ttl)
         if state.finished:  # to the archive, after its ratings are counted when it is rated
-            self.store.archive_due.mark(game_id, time.time() + self.settings.archive_delay)
+            self.store.archive_due.mark(game_id, now + self.settings.archive_delay)
         if state.finished and doc.get("rated"):
             doc["deadline"] = None
             self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay)
@@ -76,12 +81,11 @@ class Turns:
             doc["deadline"] = None
             return Plan()
         kind = doc["seats"][seat]["kind"]
-        now = time.time()
         s = self.settings
         if kind == BOT:
             doc["deadline"] = None
             self.store.bots_due.mark(game_id, now + s.bot_due_delay)
-            return Plan(bot=True, bot_only=bot_only(doc["seats"]), seat=seat)
+            return Plan(bot=True, unattended=not attended(s, doc.get("away") or {}), seat=seat)
         deadline = None
         timeout = doc.get("turn_timeout_s") or (s.bot_turn_timeout if kind == REGISTERED else None)
         if timeout:
@@ -109,11 +113,11 @@ class Turns:
         :meth:`prepare` lets the sweep do it later."""
         try:
             if plan.bot:
-                self.queues.enqueue_bot_turn(game_id, version, 0, plan.bot_only)
+                self.queues.enqueue(BOT_GAME_TURN if plan.unattended else BOT_TURN, game_id, version)
             if plan.hosted:
-                self.queues.enqueue_webhook(game_id, version, 0)
+                self.queues.enqueue(WEBHOOK, game_id, version)
             if plan.rate:
-                self.queues.enqueue_rating(game_id, 0)
+                self.queues.enqueue(RATING, game_id)
         except Exception:  # the commit has landed; the sweep enqueues it later
             log.warning("could not enqueue the turn after %s@%s; the sweep will", game_id, version, exc_info=True)
         self.notices.after_commit(game_id, version, doc, state, events, plan.stream_turn)

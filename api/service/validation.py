@@ -8,7 +8,7 @@ from typing import Any
 
 import domino
 import domino.bots
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 
 
 def invalid(field: str, message: str, detail: str | None = None) -> InvalidRequest:

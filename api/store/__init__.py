@@ -1,7 +1,7 @@
 """Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
 
-:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), four
-:class:`DueSet` (``bots_due``, ``turns_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
+:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), five
+:class:`DueSet` (``bots_due``, ``turns_due``, ``idle_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
 lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
@@ -53,6 +53,8 @@ class Store:
         self.bots_due = DueSet(queue, prefix, "bots")
         self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet
         self.turns_due = DueSet(queue, prefix, "turns")
+        self.idle_due = DueSet(queue, prefix, "idle")  # live games, due when idle for game_ttl
+        self.reminders_due = DueSet(queue, prefix, "reminders")  # apps' turn reminders, by <game id>:<version>
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
@@ -91,6 +93,8 @@ class Store:
         return {
             "bots_due": self.bots_due.size(),
             "turns_due": self.turns_due.size(),
+            "idle_due": self.idle_due.size(),
+            "reminders_due": self.reminders_due.size(),
             "hooks_due": self.hooks_due.size(),
             "app_hooks_due": self.app_hooks_due.size(),
             "ratings_due": self.ratings_due.size(),

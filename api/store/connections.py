@@ -16,15 +16,16 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Literal, ParamSpec, TypeAlias, TypeVar, cast
 
-import hiredis
 import redis
 from redis import Redis
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.connection import ConnectionPool
 from redis.retry import Retry
 
 from api.config import Settings
 from api.store.cluster import UNAVAILABLE, connect_cluster, is_cluster
+from api.store.wire import RoundTrips
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -119,8 +120,7 @@ class Connections:
         self._blocking: Redis | RedisCluster | None = None
         self._blocking_queue: Redis | None = None
         self._connecting = threading.Lock()
-        self._idle: list[Any] = []  # connections for roundtrip(), last used first
-        self._idle_lock = threading.Lock()
+        self._round_trips = RoundTrips(settings.redis_retries)
 
     @property
     def redis(self) -> Redis | RedisCluster:
@@ -164,35 +164,16 @@ class Connections:
         )
 
     def roundtrip(self, *commands: tuple[Any, ...]) -> list[Any]:
-        """Send ``commands`` to the game Redis and read their replies, in one round trip on a connection of a
-        plain stack of idle ones (made when the stack is empty: as many as requests run at once, threads or
-        greenlets): a move's load and commit skip redis-py's pool and per-call wrapping, which cost more CPU
-        than the round trip itself. A reply that is an error comes back as that exception, not raised. A
-        dropped connection is retried, at once, as often as the pooled connections are (``redis_retries``);
-        a timeout is not. A plain Redis only: on a cluster the callers go through the cluster client, which finds
-        each key's node."""
-        with self._idle_lock:
-            conn = self._idle.pop() if self._idle else None
-        if conn is None:
-            games = self.redis
-            assert isinstance(games, Redis), "roundtrip() is for a plain Redis"
-            conn = games.connection_pool.make_connection()
-        try:
-            for attempt in range(self.settings.redis_retries + 1):
-                try:
-                    conn.send_packed_command([packed(commands)])
-                    return [_reply(conn) for _ in commands]
-                except redis.exceptions.ConnectionError:
-                    conn.disconnect()  # reconnects on its next use
-                    if attempt == self.settings.redis_retries:
-                        raise
-                except BaseException:
-                    conn.disconnect()  # a half-read answer must not reach the next command
-                    raise
-            raise AssertionError("unreachable")
-        finally:
-            with self._idle_lock:
-                self._idle.append(conn)
+        """Send ``commands`` to the game Redis and read their replies, in one round trip past redis-py's pool
+        and per-call wrapping (:class:`api.store.wire.RoundTrips`): a move's load and commit. A reply that is
+        an error comes back as that exception, not raised. A plain Redis only: on a cluster the callers go
+        through the cluster client, which finds each key's node."""
+        return self._round_trips.roundtrip(self._games_pool, commands)
+
+    def _games_pool(self) -> ConnectionPool:
+        games = self.redis
+        assert isinstance(games, Redis), "roundtrip() is for a plain Redis"
+        return games.connection_pool
 
     def blocking(self) -> Redis | RedisCluster:
         """The connection for long polls and streams: its read timeout is above the longest wait, so a
@@ -256,19 +237,6 @@ class Connections:
             self.queue_redis.ping()
             out["queue_redis_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         return out
-
-
-def packed(commands: tuple[tuple[Any, ...], ...] | list[tuple[Any, ...]]) -> bytes:
-    """Commands in the Redis protocol, packed by hiredis directly (redis-py's packer first copies every
-    argument through a Python generator: four times the CPU for a commit's dozen arguments)."""
-    return b"".join(hiredis.pack_command(command) for command in commands)
-
-
-def _reply(conn: Any) -> Any:
-    try:
-        return conn.read_response()
-    except redis.exceptions.ResponseError as exc:  # the command failed; the connection is fine
-        return exc
 
 
 def ping_url(url: str, timeout: float = 0.5) -> bool:

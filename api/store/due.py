@@ -1,10 +1,12 @@
 """Due sets: what must happen by when, kept in Redis so that a lost job or a restart loses nothing.
 
-One type, used for (on the queue connection): computer players' turns (``<prefix>:bots:due``, member
-the game id), turn deadlines (``<prefix>:turns:due``, the game id), webhook deliveries
-(``<prefix>:hooks:due``, ``<game id>:<version>``), apps' lifecycle deliveries (``<prefix>:apphooks:due``,
-the delivery id ``msg_<game id>_<version>_<event>``), rated games to count (``<prefix>:ratings:due``) and
-finished games to archive (``<prefix>:archive:due``, the game id; taken by batches with :meth:`DueSet.lease`). Each is a sorted set member -> due time, with a hash
+One type, used for each kind of due work (on the queue connection): computer players' turns
+(``<prefix>:bots:due``, member the game id), turn deadlines (``<prefix>:turns:due``, the game id), live games
+due to be ended if still idle (``<prefix>:idle:due``, the game id), webhook deliveries (``<prefix>:hooks:due``,
+``<game id>:<version>``), apps' lifecycle deliveries (``<prefix>:apphooks:due``, the delivery id
+``msg_<game id>_<version>_<event>``), apps' turn reminders (``<prefix>:reminders:due``, ``<game id>:<version>``)
+rated games to count (``<prefix>:ratings:due``) and finished games to archive
+(``<prefix>:archive:due``, the game id; taken by batches with :meth:`DueSet.lease`). Each is a sorted set member -> due time, with a hash
 ``<prefix>:<name>:attempt`` member -> the attempt the sweep is at, so that each re-enqueue gets its own job id.
 """
 

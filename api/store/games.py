@@ -30,7 +30,8 @@ from redis import exceptions as redis_errors
 from redis.cluster import RedisCluster
 
 from api.store.cluster import ReplicaWait
-from api.store.connections import Connections, Entries, packed, translated, translating
+from api.store.connections import Connections, Entries, translated, translating
+from api.store.wire import Held, packed
 
 # KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl (0: no
 # expiry: a finished game's keys stay until the archive holds it), idem field ("" for none), idem value, a
@@ -120,16 +121,16 @@ def _with_notice(
 
 class EventFollower:
     """Reads one game's events, as :meth:`GameStore.read_events` does, on a connection of its own from the
-    blocking pool, held until :meth:`close`: an event stream wakes once per commit for as long as a game
-    lasts, and this way each wake is one round trip with no pool traffic or retry wrapping in between."""
+    blocking pool, held until :meth:`close` (:class:`api.store.wire.Held`): an event stream wakes once per
+    commit for as long as a game lasts, and this way each wake is one round trip with no pool traffic or
+    retry wrapping in between."""
 
     def __init__(self, games: GameStore, game_id: str) -> None:
         self.games = games
         self.game_id = game_id
-        self.pool: Any = None
         self.events_key = games.events_key(game_id)
         self.notice_read = packed((("HGET", games.state_key(game_id), "t"),))  # the same after every XREAD
-        self.conn: Any = None
+        self.held: Held | None = None
 
     def read(
         self, after_id: str, block_ms: int | None = None, count: int | None = None
@@ -141,31 +142,26 @@ class EventFollower:
             xread += ("BLOCK", block_ms)
         xread += ("STREAMS", self.events_key, after_id)
         with translated():
-            if self.conn is None:
+            if self.held is None:
                 blocking = self.games.connections.blocking()
                 if isinstance(blocking, RedisCluster):
                     # Through the cluster client, which finds the game's node for each read: it follows a
                     # failover or a resharding of the game's slot between two reads (a connection held to one
                     # node would not).
                     return self.games.read_events(self.game_id, after_id, block_ms, count)
-                self.pool = blocking.connection_pool
-                self.conn = self.pool.get_connection()
-            try:
-                self.conn.send_packed_command([packed((xread,)) + self.notice_read])
-                reply, notice = self.conn.read_response(), self.conn.read_response()
-            except BaseException:
-                self.conn.disconnect()  # a half-read answer must not reach the next user of the connection
-                self.close()
-                raise
+                self.held = Held(blocking.connection_pool)
+            held, self.held = self.held, None  # given back by exchange() if it fails
+            reply, notice = held.exchange(packed((xread,)) + self.notice_read, 2)
+            self.held = held
         events = [
             (entry[0].decode(), orjson.loads(entry[1][1])) for _key, entries in _stream_replies(reply) for entry in entries
         ]
         return _with_notice(events, notice, after_id, count)
 
     def close(self) -> None:
-        if self.conn is not None:
-            self.pool.release(self.conn)
-            self.conn = None
+        if self.held is not None:
+            self.held.release()
+            self.held = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -334,6 +330,14 @@ class GameStore:
                 self._replica_wait(cast(RedisCluster, self.redis), self.state_key(game_id))
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
+
+    @translating
+    def keep(self, game_id: str, ttl: float) -> None:
+        """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in (self.state_key(game_id), self.events_key(game_id)):
+            pipe.expire(key, max(1, round(ttl)), gt=True)
+        pipe.execute()
 
     @translating
     def delete(self, game_id: str) -> None:

@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from domino.bots import mexican
+from domino.bots import mexican, train_search
 from domino.bots.base import Budget
 from domino.bots.endgame import WIN_BONUS, Abort, candidates, endgame_ok, solve, utility
 from domino.bots.inference import Sampler, Tables, infer
@@ -246,6 +246,7 @@ class SearchBot:
     block_w: float = 0.0  # playout policy: weight of shutting out the next seat
     win_bonus: float = WIN_BONUS  # utility = point margin of the round + this for a win (- for a loss)
     bench_nodes: int = 40000  # a node budget that costs about ``default_ms`` on the bench machine
+    trains: train_search.TrainSearch | None = None  # Mexican Train: search so (None: the train planner)
 
     def choose(self, view: Any, rng: random.Random, budget: Budget) -> Move:
         legal_moves = tuple(view.legal_moves)
@@ -259,7 +260,9 @@ class SearchBot:
         if deadline is not None:
             deadline -= _MARGIN_S  # finish the move and return before the deadline, not after it
         if view.rules.get("variant") == "mexican_train":
-            return mexican.choose(view, rng, budget, deadline, self)
+            if self.trains is None:
+                return mexican.choose(view, rng, budget, deadline, self)
+            return train_search.choose(view, rng, budget, deadline, self)
         return self._line(view, rng, budget.nodes, deadline, legal_moves)
 
     def _line(

@@ -210,21 +210,33 @@ class LineSim:
         can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
         return cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not plays) << 1 | can_draw]
 
+    def count(self) -> int:
+        """The All Fives count C of the open ends (docs/rules.md#counting-the-ends): the rule's one home. A lone
+        tile counts its pips; otherwise each end its value, a double across it twice; a spinner's arm counts
+        once a tile covers it."""
+        ev = self.ev
+        if self.ntiles == 1:
+            return ev[0] + ev[1]
+        dbl, has = self.dbl, self.has
+        c = 0
+        for k in range(self.nopen):
+            if k < 2 or has[k]:
+                c += 2 * ev[k] if dbl[k] else ev[k]
+        return c
+
     def count_after(self, t: int, e: int) -> int:
-        """The All Fives count if tile t were laid at end e."""
+        """The All Fives count if tile t were laid at end e (:meth:`count` of that position; the spinner's
+        arms, which the play might open, count only once covered, so they do not change it)."""
         tb = self.tb
         if self.ntiles == 0:
             return tb.pips[t]
         ev, dbl, has = self.ev, self.dbl, self.has
-        v = ev[e]
-        nv = tb.high[t] + tb.low[t] - v
-        d = tb.double[t]
-        c = 0
-        for k in range(self.nopen):
-            if k == e:
-                c += 2 * nv if d else nv
-            elif k < 2 or has[k]:
-                c += 2 * ev[k] if dbl[k] else ev[k]
+        kept = ev[e], dbl[e], has[e]
+        ev[e], dbl[e], has[e] = tb.pips[t] - ev[e], tb.double[t], True
+        self.ntiles += 1
+        c = self.count()
+        self.ntiles -= 1
+        ev[e], dbl[e], has[e] = kept
         return c
 
     # -- moves ---------------------------------------------------------------------------------------
@@ -252,7 +264,6 @@ class LineSim:
                 self.sp = tb.high[t]
                 self.sp_left_covered = self.sp_right_covered = False
             self.ntiles = 1
-            c = tb.pips[t]
         else:
             v = self.ev[e]
             self.ev[e] = tb.pips[t] - v
@@ -276,14 +287,10 @@ class LineSim:
                     if self.sp_left_covered:
                         self._open_arms()
             self.ntiles += 1
-            c = 0
-            if cfg.all_fives:
-                ev, dbl, has = self.ev, self.dbl, self.has
-                for k in range(self.nopen):
-                    if k < 2 or has[k]:
-                        c += 2 * ev[k] if dbl[k] else ev[k]
-        if cfg.all_fives and c > 0 and c % 5 == 0:
-            self.pts[cfg.side[p]] += c
+        if cfg.all_fives:
+            c = self.count()
+            if c > 0 and c % 5 == 0:
+                self.pts[cfg.side[p]] += c
         self.drawn = 0
         self.extra = False
         if not self.hands[p]:
@@ -293,18 +300,8 @@ class LineSim:
             self.extra = True
         else:
             self.turn = (p + 1) % cfg.players
-        # ``_after``'s blocked test, inlined (plays are most of the moves; a board once opened stays open).
-        if cfg.draws and len(self.bone) - self.bpos > cfg.reserve:
-            return
-        val = tb.value_mask
-        ev = self.ev
-        m = val[ev[0]] | val[ev[1]]
-        if self.nopen == 4:
-            m |= val[ev[2]] | val[ev[3]]
-        for h in self.hands:
-            if h & m:
-                return
-        self._end(None)
+        if self.blocked():
+            self._end(None)
 
     def play_plain(self, t: int, e: int) -> None:
         """``play`` under the block fast path (``cfg.fast``: no spinner, no scoring in play, no drawing, no
@@ -328,12 +325,8 @@ class LineSim:
             self._end(p)
             return
         self.turn = (p + 1) % self.cfg.players
-        val = tb.value_mask
-        m = val[ev[0]] | val[ev[1]]
-        for h in self.hands:
-            if h & m:
-                return
-        self._end(None)
+        if self.blocked():
+            self._end(None)
 
     def _open_arms(self) -> None:
         self.nopen = 4
@@ -355,20 +348,22 @@ class LineSim:
         self._after()
 
     def _after(self) -> None:
-        """The round ends blocked when nobody can draw and no hand holds a tile that fits (inlined: it runs
-        after every move)."""
+        if self.blocked():
+            self._end(None)
+
+    def blocked(self) -> bool:
+        """The round is blocked (docs/rules.md#the-line-games): it has opened, nobody can draw, and no hand
+        holds a tile that fits an open end. The rule's one home: every move of the kernel asks it (and the
+        public engine's ``is_blocked``); the block playout (block.py) writes it flat, checked against this by
+        tests/engine/test_core_agrees.py."""
         cfg = self.cfg
         if self.nopen == 0 or (cfg.draws and len(self.bone) - self.bpos > cfg.reserve):
-            return
-        val = self.tb.value_mask
-        ev = self.ev
-        m = val[ev[0]] | val[ev[1]]
-        if self.nopen == 4:
-            m |= val[ev[2]] | val[ev[3]]
+            return False
+        m = self.ends_mask()
         for h in self.hands:
             if h & m:
-                return
-        self._end(None)
+                return False
+        return True
 
     def _end(self, went_out: int | None) -> None:
         self.went_out = -1 if went_out is None else went_out

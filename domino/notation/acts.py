@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from domino.engine import new_game, opening_events, resign, step
+from domino.engine import end, new_game, opening_events, resign, step
 from domino.errors import DominoError, ReplayError
 from domino.moves import parse_move
 from domino.rules import Rules
@@ -33,11 +33,12 @@ OPEN_SEAT = "open"
 
 @dataclass(frozen=True)
 class Act:
-    """One commit of the game: its creation, a seat claimed, or a seat's move (``play``, ``draw``, ``pass``,
-    ``resign``); ``auto`` when the server moved for the seat; ``deadline``: the next turn's, set by the commit."""
+    """One commit of the game: its creation, a seat claimed, a seat's move (``play``, ``draw``, ``pass``,
+    ``resign``), or the server ending it (``end``, with its ``reason``); ``auto`` when the server moved for the
+    seat; ``deadline``: the next turn's, set by the commit."""
 
     version: int
-    kind: str  # created, claim, play, draw, pass, resign
+    kind: str  # created, claim, play, draw, pass, resign, end
     seat: int | None = None
     tile: str | None = None  # the tile played, or drawn
     end: str | None = None
@@ -45,6 +46,7 @@ class Act:
     auto: bool = False
     deadline: float | None = None
     line: int | None = None  # in the text it came from
+    reason: str | None = None  # an end's: expired or aborted
 
 
 def canonical(record: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +79,9 @@ def act_of(version: int, first: dict[str, Any]) -> Act:
         return Act(version, "claim", seat, name=first.get("name"), auto=auto, deadline=deadline)
     if kind in MOVE_KINDS:
         return Act(version, MOVE_KINDS[kind], seat, first.get("tile"), first.get("end"), auto=auto, deadline=deadline)
-    why = f"a commit starts with a {kind!r} event, not a move, a claim or the game's creation"
+    if kind == "game_ended":  # with no move before it: the server ended the game
+        return Act(version, "end", reason=first.get("reason"), auto=auto, deadline=deadline)
+    why = f"a commit starts with a {kind!r} event, not a move, a claim, an end or the game's creation"
     raise ReplayError(why, version=version)
 
 
@@ -102,7 +106,7 @@ def build(given: dict[str, Any], acts: list[Act]) -> tuple[dict[str, Any], State
             why = "the game is created at version 0 and each later commit comes at a later version"
             raise ReplayError(why, version=act.version, line=act.line)
         last = act.version
-        if act.kind != "created" and open_seats and act.kind != "claim":
+        if open_seats and act.kind not in ("created", "claim", "end"):
             raise ReplayError("a move before every seat is taken", state.round, act.version, act.line)
         state, made = _perform(given, act, state, open_seats, claims)
         marks: dict[str, Any] = {} if act.deadline is None else {"deadline": act.deadline}
@@ -144,6 +148,8 @@ def _perform(
             if not isinstance(act.seat, int):
                 raise ReplayError("a resignation names its seat", state.round, act.version, act.line)
             after, events = resign(state, act.seat)
+        elif act.kind == "end":
+            after, events = end(state, str(act.reason))
         else:
             move = parse_move({"type": act.kind, "tile": act.tile, "end": act.end})
             after, events = step(state, move, seat=act.seat)
@@ -155,7 +161,8 @@ def _perform(
 
 
 def _said(act: Act) -> str:
-    return {"play": f"play {act.tile} {act.end or ''}".rstrip(), "draw": "draw", "pass": "pass"}.get(act.kind, act.kind)
+    said = {"play": f"play {act.tile} {act.end or ''}".rstrip(), "draw": "draw", "pass": "pass", "end": f"end {act.reason}"}
+    return said.get(act.kind, act.kind)
 
 
 def _revealed(events: tuple[Event, ...]) -> list[dict[str, Any]]:

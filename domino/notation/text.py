@@ -38,7 +38,11 @@ _SEAT_ACT = re.compile(
 )
 _MARK = re.compile(r" \{(auto|deadline (-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?))\}")
 _DERIVED = re.compile(rf"round \d+(?:: .*| ends: .*)|  #\d{{1,2}}:(?: {_TILE})*|  boneyard:(?: {_TILE})*")
-MOVE_LINE = "a move line: `<version>. #<seat> <tile> [<end>] | draws <tile> | passes | resigns | claims \"<name>\"`"
+_ENDS = re.compile(r"ends (expired|aborted)")
+MOVE_LINE = (
+    "a move line: `<version>. #<seat> <tile> [<end>] | draws <tile> | passes | resigns | claims \"<name>\"` "
+    "or `<version>. ends expired|aborted`"
+)
 
 
 def _json(value: Any) -> str:
@@ -101,6 +105,8 @@ def _commit_line(event: dict[str, Any]) -> str:
         said = f"#{seat} {event.get('tile')}{end}" + (f" +{points}" if points else "")
     elif kind == "tile_drawn":
         said = f"#{seat} draws {event.get('tile')}"
+    elif kind == "game_ended":
+        said = f"ends {event.get('reason')}"
     else:
         said = f"#{seat} " + {"passed": "passes", "resigned": "resigns"}.get(str(kind), str(kind))
     marks = " {auto}" if event.get("auto") else ""
@@ -209,6 +215,9 @@ def _said(n: int, said: str) -> Act:
     """What a commit line says was done (its version and annotations are the caller's)."""
     if said == "created":
         return Act(0, "created")
+    ended = _ENDS.fullmatch(said)
+    if ended is not None:
+        return Act(0, "end", reason=ended.group(1))
     act = _SEAT_ACT.fullmatch(said)
     if act is None:
         raise NotationError(n, MOVE_LINE, said[:40])

@@ -122,21 +122,14 @@ def opening_events(state: State) -> Events:
 # -- legal moves and steps, on the kernel (domino.variants.line_kernel) ---------------------------------
 
 
-def can_draw(state: State) -> bool:
-    r = state.rules
-    return r.draw_policy != "no_draw" and len(state.boneyard) > r.boneyard_reserve
-
-
 # The moves the seat to move may make, sorted (the game is not over): plays in legal order (by tile, then
 # end), and a draw or a pass after them.
 legal_moves = line_kernel.legal_moves
 
 
 def is_blocked(state: State) -> bool:
-    """Nobody can draw and nobody holds a tile that fits (docs/rules.md#the-line-games)."""
-    if not state.board.line or can_draw(state):
-        return False
-    return not line_board.anyone_can_place(state.board, state.hands)
+    """Nobody can draw and nobody holds a tile that fits (docs/rules.md#the-line-games): the kernel's test."""
+    return line_kernel.fresh(state).blocked()
 
 
 def advance(state: State, move: Move, events: list[Event] | None) -> State:
@@ -271,7 +264,8 @@ def _abandon(state: State, events: list[Event] | None) -> State:
 def table(state: State) -> tuple[dict[str, Any], tuple[tuple[str, int], ...], tuple[Tile, ...]]:
     """What a view shows of the table: the board, the open ends, the tiles laid."""
     board = state.board
-    shown = line_board.shown(board, state.rules.spinner == "first_double")
+    spinner = state.rules.spinner == "first_double"
+    shown = line_board.shown(board, spinner, line_kernel.fresh(state).count() if spinner and board.line else 0)
     return shown, tuple(line_board.open_ends(board)), line_board.tiles(board)
 
 

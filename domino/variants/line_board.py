@@ -1,5 +1,5 @@
-"""The line of play and the All Fives spinner (docs/rules.md#the-spinner): where tiles go, the count,
-and the board's stored and shown forms."""
+"""The line of play and the All Fives spinner (docs/rules.md#the-spinner): where tiles go, and the board's
+stored and shown forms. (The count and the blocked test are the kernel's: ``LineSim.count``, ``.blocked``.)"""
 
 from __future__ import annotations
 
@@ -35,11 +35,6 @@ def play(tile: Tile, end: str | None) -> Play:
     return move
 
 
-def anyone_can_place(board: LineBoard, hands: tuple[tuple[Tile, ...], ...]) -> bool:
-    values = {v for _, v in open_ends(board)}
-    return any(t.high in values or t.low in values for hand in hands for t in hand)
-
-
 def place(board: LineBoard, tile: Tile, end: str | None, spinner: bool) -> LineBoard:
     """The board with ``tile`` laid at ``end`` (None: the opening). ``spinner``: the first double spins."""
     becomes_spinner = spinner and board.spinner is None and tile.is_double
@@ -64,28 +59,13 @@ def place(board: LineBoard, tile: Tile, end: str | None, spinner: bool) -> LineB
     return LineBoard(line, board.spinner, board.up, grown)
 
 
-def count(board: LineBoard) -> int:
-    """The All Fives count C of the open ends (docs/rules.md#counting-the-ends)."""
-    line = board.line
-    if board.tile_count == 1:
-        return line[0][0] + line[0][1]
-    first, last = line[0], line[-1]
-    c = 2 * first[0] if first[0] == first[1] else first[0]
-    c += 2 * last[1] if last[0] == last[1] else last[1]
-    for arm in (board.up, board.down):
-        if arm:
-            t = arm[-1]
-            c += 2 * t[1] if t[0] == t[1] else t[1]
-    return c
-
-
 
 def tiles(board: LineBoard) -> tuple[Tile, ...]:
     return tuple(Tile(a, b) for a, b in board.line + board.up + board.down)
 
 
-def shown(board: LineBoard, spinner_game: bool) -> dict[str, Any]:
-    """The board as views show it."""
+def shown(board: LineBoard, spinner_game: bool, count: int) -> dict[str, Any]:
+    """The board as views show it (``count``: the All Fives count, shown in spinner games)."""
     ends = dict(open_ends(board))
     d: dict[str, Any] = {
         "line": [placed_str(p) for p in board.line],
@@ -98,7 +78,7 @@ def shown(board: LineBoard, spinner_game: bool) -> dict[str, Any]:
         d["arms"] = {"up": [placed_str(p) for p in board.up], "down": [placed_str(p) for p in board.down]}
         d["ends"]["up"] = ends.get("up")
         d["ends"]["down"] = ends.get("down")
-        d["count"] = count(board) if board.line else 0
+        d["count"] = count
     return d
 
 

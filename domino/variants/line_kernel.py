@@ -140,6 +140,12 @@ def _sim_of(state: State, tb: Tables) -> LineSim:
     return sim
 
 
+def fresh(state: State) -> LineSim:
+    """A ``LineSim`` of its own at the state's position, for a question (the blocked test, the count): the
+    state's own kernel may be played on by a step meanwhile."""
+    return _sim_of(state, tables(state.rules.set_max_pips))
+
+
 def _claim(state: State, pos: Position) -> LineSim:
     """The position's own ``LineSim``, taken out of its box (``list.pop`` is atomic: no other thread gets
     it), or one rebuilt from the state's fields when a step has taken it already."""

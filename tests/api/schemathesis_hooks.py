@@ -21,7 +21,7 @@ import schemathesis
 import domino.bots
 from api.resources.moves.schemas import TILE_PATTERN
 from api.resources.variants.schemas import rule_overrides
-from api.service.bots import BOT_NAME_PATTERN
+from api.service.registered_bots import BOT_NAME_PATTERN
 from api.service.events import STREAM_ID
 
 

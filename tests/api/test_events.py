@@ -147,7 +147,7 @@ def test_only_the_latest_turn_notice_is_kept_and_reads_stay_in_order(client, cre
             seen += [sid for sid, _ in entries]
             cursor = entries[-1][0]
         assert seen == expected and follower.read(cursor, block_ms=50) == []
-        assert pool is None or follower.conn in pool._in_use_connections
+        assert pool is None or (follower.held is not None and follower.held.conn in pool._in_use_connections)
         follower.close()
         assert pool is None or not pool._in_use_connections
     # A reader that stopped between the last event and its notice gets the notice at once.

@@ -81,7 +81,7 @@ def test_a_finished_game_moves_to_the_archive_and_reads_the_same(client, service
     assert orjson.loads(before["0 view"])["archived"] is False
     assert spectator.view().headers["ETag"] == f'"{orjson.loads(before["0 view"])["version"]}"'
 
-    service.queues.enqueue_archive()
+    service.archiving.enqueue()
     assert run_archive()
     assert service.archive.holds([game_id]) == {game_id}
     assert store.archive_due.due_at(game_id) is None

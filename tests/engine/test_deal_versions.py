@@ -18,28 +18,9 @@ from domino.bots import Budget, get
 from domino.errors import DominoError, InvalidDealError
 from domino.tiles import full_set
 
+import oracles
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "engine.md"
-SPACE = 1 << 32
-
-
-def _words(seed: str, r: int, purpose: str, count: int) -> list[int]:
-    """The stream written out independently: SHAKE-256 of seed ‖ 0x02 ‖ "<r>|<purpose>", 32-bit little-endian."""
-    data = hashlib.shake_256(seed.encode() + b"\x02" + f"{r}|{purpose}".encode()).digest(4 * count)
-    return [int.from_bytes(data[i : i + 4], "little") for i in range(0, len(data), 4)]
-
-
-def _draws(words: list[int], ranges: list[int], space: int = SPACE) -> tuple[list[int], int]:
-    """Draws by rejection sampling over ``words`` (accepted below the largest multiple of n up to ``space``),
-    and how many words were skipped."""
-    it = iter(words)
-    out, skipped = [], 0
-    for n in ranges:
-        x = next(it)
-        while x >= space - space % n:
-            skipped += 1
-            x = next(it)
-        out.append(x % n)
-    return out, skipped
 
 
 # -- the worked example ------------------------------------------------------------------------------
@@ -68,9 +49,9 @@ def test_the_worked_example_byte_for_byte() -> None:
     stream = bytes.fromhex("".join(ex["stream"]))
     assert len(stream) == 4 * 27 and stream == hashlib.shake_256(message).digest(len(stream))
     words = [int(w) for w in ex["words"]]
-    assert words == _words(seed, r, purpose, 27) == list(shuffle.Stream(seed, r, purpose, 27).words)
+    assert words == oracles.words(seed, r, purpose, 27) == list(shuffle.Stream(seed, r, purpose, 27).words)
     draws = [int(j) for j in ex["draws"]]
-    assert draws == _draws(words, list(range(28, 1, -1)))[0] == shuffle.draws(seed, r, purpose, range(28, 1, -1))
+    assert draws == oracles.draws(words, list(range(28, 1, -1)))[0] == shuffle.draws(seed, r, purpose, range(28, 1, -1))
     order = [str(t) for t in shuffle.shuffled(full_set(6), seed, r, purpose, 2)]
     assert ex["order"] == order
     rules = domino.Rules.preset("draw", players=2)
@@ -89,7 +70,7 @@ def test_a_skipped_word_moves_every_later_draw_and_the_stream_reads_on() -> None
     # draws outrun the 300 words read at first, so the reader must extend the output (a longer SHAKE output
     # starts with the shorter one) and read on where it stopped.
     ranges = [3_000_000_000, 5, 2_900_000_000] * 100
-    expected, skipped = _draws(_words("skip", 4, "deal", 4000), ranges)
+    expected, skipped = oracles.draws(oracles.words("skip", 4, "deal", 4000), ranges)
     assert skipped > 50
     assert shuffle.draws("skip", 4, "deal", ranges) == expected
 
@@ -106,7 +87,7 @@ def test_a_shuffle_reads_on_past_a_skipped_word(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(shuffle, "_shuffle_plan", wasteful)
     for s in range(10):
-        draws, skipped = _draws(_words(f"r{s}", 2, "deal", 400), list(range(28, 1, -1)), half)
+        draws, skipped = oracles.draws(oracles.words(f"r{s}", 2, "deal", 400), list(range(28, 1, -1)), half)
         assert skipped > 0
         ref = list(range(28))
         for j, k in zip(draws, range(27, 0, -1)):
@@ -140,7 +121,7 @@ def test_streams_of_different_rounds_purposes_and_seeds_differ() -> None:
 )
 def test_permutation_is_the_stream_shuffle(seed: str, r: int, n: int, unordered: int) -> None:
     ref = list(range(n))
-    draws, _ = _draws(_words(seed, r, "deal", 2 * n + 8), list(range(n, 1, -1)))
+    draws, _ = oracles.draws(oracles.words(seed, r, "deal", 2 * n + 8), list(range(n, 1, -1)))
     for j, k in zip(draws, range(n - 1, 0, -1)):
         ref[k], ref[j] = ref[j], ref[k]
     assert shuffle.order(n, seed, r, "deal", 2) == ref

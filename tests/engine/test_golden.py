@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import domino
+import oracles
 from domino import bots
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -132,52 +133,11 @@ def test_same_rules_seed_and_moves_give_the_same_state(preset: str, players: int
     assert domino.new_game(rules, seed="other").deal != domino.new_game(rules, seed="determinism").deal
 
 
-def _reference_deal(seed: str, n: int, players: int, hand_size: int) -> tuple[list[list[str]], list[str]]:
-    """The shuffle, written out independently: Fisher–Yates over the set in canonical order (0-0, 1-0, 1-1,
-    ...), draw i for position k taken from SHA-256("seed|round|deal|i|attempt"), first 8 bytes big-endian,
-    rejected while in the incomplete last block."""
-    import hashlib
-
-    tiles = [f"{a}-{b}" for a in range(n + 1) for b in range(a + 1)]
-    space = 1 << 64
-    for i, k in enumerate(range(len(tiles) - 1, 0, -1)):
-        m, attempt = k + 1, 0
-        while True:
-            x = int.from_bytes(hashlib.sha256(f"{seed}|1|deal|{i}|{attempt}".encode()).digest()[:8], "big")
-            if x < space - space % m:
-                break
-            attempt += 1
-        j = x % m
-        tiles[k], tiles[j] = tiles[j], tiles[k]
-    hands = [tiles[p * hand_size:(p + 1) * hand_size] for p in range(players)]
-    return hands, tiles[players * hand_size:]
-
-
-def _reference_deal_v2(seed: str, n: int, players: int, hand_size: int) -> tuple[list[list[str]], list[str]]:
-    """Version 2, written out independently: the same Fisher–Yates, its draws read in turn from the
-    SHAKE-256 stream of seed ‖ 0x02 ‖ "1|deal" as 32-bit little-endian words, a word skipped while it falls in
-    the incomplete last block."""
-    import hashlib
-
-    tiles = [f"{a}-{b}" for a in range(n + 1) for b in range(a + 1)]
-    stream = hashlib.shake_256(seed.encode() + b"\x02" + b"1|deal").digest(4 * 4096)
-    words = iter(int.from_bytes(stream[w : w + 4], "little") for w in range(0, len(stream), 4))
-    for k in range(len(tiles) - 1, 0, -1):
-        m = k + 1
-        x = next(words)
-        while x >= (1 << 32) - (1 << 32) % m:
-            x = next(words)
-        j = x % m
-        tiles[k], tiles[j] = tiles[j], tiles[k]
-    hands = [tiles[p * hand_size:(p + 1) * hand_size] for p in range(players)]
-    return hands, tiles[players * hand_size:]
-
-
 @pytest.mark.parametrize("seed", ["pinned", "k3v9", "12345"])
 @pytest.mark.parametrize("deal_version", [1, 2])
 def test_seeded_deal_follows_the_documented_shuffle(seed: str, deal_version: int) -> None:
     state = domino.new_game(domino.Rules.preset("draw"), seed=seed, deal_version=deal_version)
-    reference = _reference_deal if deal_version == 1 else _reference_deal_v2
+    reference = oracles.deal_v1 if deal_version == 1 else oracles.deal_v2
     hands, boneyard = reference(seed, 6, 2, 7)
     assert [sorted(str(t) for t in h) for h in state.deal.hands] == [sorted(h) for h in hands]
     assert [str(t) for t in state.deal.boneyard] == boneyard

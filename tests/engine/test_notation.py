@@ -225,3 +225,25 @@ def test_a_record_s_rules_are_the_engine_s(record: dict[str, Any], text: str) ->
         domino.replay({**record, "rules": {**record["rules"], "house_rule": 1}})
     with pytest.raises(domino.NotationError, match=r"^line 6: expected '\[rules "):
         domino.notation.parse(text.replace("[rules {", '[rules {"house_rule":1,'))
+
+
+@pytest.mark.parametrize(("moves", "reason", "status"), [(5, "expired", "finished"), (0, "aborted", "aborted")])
+def test_a_game_the_server_ended_writes_reads_and_replays(moves: int, reason: str, status: str) -> None:
+    """An idle game (`expired`) or one its app called off before seat 1 was taken (`aborted`): nobody wins, the
+    round under way is not scored, and the record says `ends <reason>`."""
+    rules = domino.Rules.preset("draw", players=2, target_score=100)
+    acts, _, facts = bot_game(rules, "ended", random.Random(3), resign_odds=0)
+    kept = acts[: 2 + moves] if moves else acts[:1]
+    state = domino.replay(build(facts, kept)[0])
+    ended, events = domino.end(state, reason)
+    assert ended.outcome == domino.Outcome(reason, ()) and [e.type for e in events] == ["game_ended"]
+    assert ended.scores == state.scores and ended.rounds == state.rounds
+    record, built = build(facts, [*kept, Act(len(kept), "end", reason=reason)])
+    assert built == ended and record["status"] == status and record["outcome"]["reason"] == reason
+    text = domino.notation.write_text(record)
+    assert f"\n{len(kept)}. ends {reason}\n" in text
+    assert domino.notation.parse_text(text) == record and domino.replay(text) == ended
+    with pytest.raises(domino.GameOverError):
+        domino.end(ended, reason)
+    with pytest.raises(domino.InvalidMoveError):
+        domino.end(state, "bored")

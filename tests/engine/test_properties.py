@@ -2,7 +2,8 @@
 
 Every step of every game checks: all tiles accounted for once; the seat to move has a legal move; every
 legal move applies; illegal moves raise an engine error and change nothing; the codec round-trips; views
-hide every tile they must; scores change only as docs/rules.md#scoring-a-round says (checked against an independent oracle).
+hide every tile they must; scores change only as docs/rules.md#scoring-a-round says (checked against the
+independent oracles of tests/engine/oracles.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import domino.codec
 from domino import DominoError, Draw, NotYourTurnError, Pass, Play, Tile, full_set
 from domino.rules import LINE_PRESETS
 from engine_helpers import all_state_tiles, board_tiles
+
+import oracles
 
 MAX_STEPS = 260
 SETTINGS = settings(max_examples=45, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
@@ -75,123 +78,6 @@ def line_rules(draw: st.DrawFn) -> domino.Rules:
         if name == "all_fives":
             o["target_check"] = draw(st.sampled_from(["immediate", "end_of_round"]))
     return domino.Rules.preset(name, players=players, **o)
-
-
-# -- independent oracles ---------------------------------------------------------------------------
-
-
-def oracle_ends(board: domino.LineBoard) -> list[int]:
-    """Open end values: left, right, and up/down once both spinner sides are covered (docs/rules.md#the-spinner)."""
-    if not board.line:
-        return []
-    ends = [board.line[0][0], board.line[-1][1]]
-    s = board.spinner
-    if s is not None and s != 0 and s != len(board.line) - 1:
-        v = board.line[s][0]
-        ends.append(board.up[-1][1] if board.up else v)
-        ends.append(board.down[-1][1] if board.down else v)
-    return ends
-
-
-def oracle_count(board: domino.LineBoard) -> int:
-    """The All Fives count (docs/rules.md#counting-the-ends)."""
-    tiles = board.line + board.up + board.down
-    if len(tiles) == 1:
-        return tiles[0][0] + tiles[0][1]
-    arms = [board.line[0][::-1], board.line[-1]] + [arm[-1] for arm in (board.up, board.down) if arm]
-    return sum(2 * outer if inner == outer else outer for inner, outer in arms)
-
-
-def r5(x: int) -> int:
-    return 5 * ((x + 2) // 5)
-
-
-def oracle_award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
-    """docs/rules.md#scoring-a-round, #all_fives, #team-play: what each seat gains at the end of the round (a team's award on both)."""
-    n = r.players
-    pips = res.pips_left
-    out = [0] * n
-    if res.end == "abandoned":
-        return tuple(out)
-
-    def fives(counted: list[int]) -> int:
-        return sum(r5(c) for c in counted) if r.fives_bonus_scope == "per_opponent" else r5(sum(counted))
-
-    if r.has_teams:
-        team = [pips[0] + pips[2], pips[1] + pips[3]]
-        if res.end == "domino":
-            w = res.winner
-            assert w is not None
-            t = w % 2
-        else:
-            if team[0] == team[1]:
-                return tuple(out)
-            t = 0 if team[0] < team[1] else 1
-        if r.scoring == "pagat_difference":
-            pts = max(0, team[1 - t] - team[t])
-        else:
-            if r.team_scoring == "opponents_only":
-                counted = [pips[s] for s in range(4) if s % 2 != t]
-            elif res.end == "domino":
-                counted = [pips[s] for s in range(4) if s != res.winner]
-            else:
-                counted = list(pips)
-            if r.scoring == "all_fives":
-                pts = 0 if (res.end == "blocked" and r.fives_blocked_award == "none") else fives(counted)
-            else:
-                pts = sum(counted)
-        return tuple(pts if s % 2 == t else 0 for s in range(4))
-
-    def single(w_pips: int, others: list[int], blocked: bool) -> int:
-        if r.scoring == "opponents_total":
-            return sum(others)
-        if r.scoring == "pagat_difference":
-            if r.difference_mode == "pairwise":
-                return sum(o - w_pips for o in others)
-            return sum(others) - w_pips
-        assert r.scoring == "all_fives"
-        if blocked and r.fives_blocked_award == "none":
-            return 0
-        return fives(others)
-
-    if res.end == "domino":
-        w = res.winner
-        assert w is not None and pips[w] == 0
-        out[w] = single(0, [p for s, p in enumerate(pips) if s != w], False)
-        return tuple(out)
-    low = min(pips)
-    tied = [s for s in range(n) if pips[s] == low]
-    rest = [p for p in pips if p != low]
-    if len(tied) == 1:
-        out[tied[0]] = single(low, rest, True)
-    elif r.blocked_tie == "split" and rest:
-        share = single(low, rest, True) // len(tied)
-        for s in tied:
-            out[s] = share
-    return tuple(out)
-
-
-def oracle_legal(s: domino.State) -> set[Any]:
-    """docs/rules.md#the-line-games, written out independently: the legal moves of the seat to move."""
-    r, hand, board = s.rules, s.hands[s.turn], s.board
-    if not board.line:
-        return {Play(s.lead)} if s.lead is not None else {Play(t) for t in hand}
-    values = oracle_ends(board)
-    names = ["left", "right", "up", "down"][: len(values)]
-    placements: set[Any] = {Play(t, name) for t in hand for name, v in zip(names, values) if t.has(v)}
-    if s.extra_play:
-        return placements | {Pass()}
-    cd = can_draw(s)
-    if s.drawn == 0:
-        if placements:
-            return placements | ({Draw()} if r.may_draw_when_playable and cd else set())
-        return {Draw()} if cd else {Pass()}
-    if not placements:
-        return {Draw()} if cd and r.draw_policy == "draw_until_playable" else {Pass()}
-    extra: set[Any] = {Pass()} if r.drawn_tile_play == "may" else set()
-    if r.draw_policy == "draw_until_playable" and r.may_draw_when_playable and cd:
-        extra.add(Draw())
-    return placements | extra
 
 
 TILE_TEXT = re.compile(r"(\d+)-(\d+)")
@@ -251,16 +137,12 @@ def check_views(s: domino.State) -> None:
         assert v.boneyard_count + v.out_of_play_count == len(s.boneyard)
 
 
-def can_draw(s: domino.State) -> bool:
-    return s.rules.draw_policy != "no_draw" and len(s.boneyard) > s.rules.boneyard_reserve
-
-
 def check_not_blocked(s: domino.State) -> None:
     """While a round is on and the line has started, somebody can still draw or place (docs/rules.md#the-line-games)."""
     if s.outcome is not None or not s.board.line:
         return
-    ends = set(oracle_ends(s.board))
-    assert can_draw(s) or any(t.high in ends or t.low in ends for h in s.hands for t in h), "blocked, yet the round goes on"
+    ends = set(oracles.ends(s.board))
+    assert oracles.can_draw(s) or any(t.high in ends or t.low in ends for h in s.hands for t in h), "blocked, yet the round goes on"
 
 
 def illegal_candidates(s: domino.State, legal: tuple[domino.Move, ...], rng: random.Random) -> list[Any]:
@@ -297,7 +179,7 @@ def check_step(before: domino.State, move: domino.Move, after: domino.State, eve
         res = after.rounds[-1]
         assert res.round == before.round
         assert res.pips_left == tuple(sum(t.pips for t in h) for h in res.hands)
-        award = oracle_award(r, res)
+        award = oracles.award(r, res)
         assert res.award == award, (res, award)
         assert tuple(p - a for p, a in zip(res.points, res.award)) == tuple(in_play)
         expected = [e + a for e, a in zip(expected, award)]
@@ -308,9 +190,11 @@ def check_step(before: domino.State, move: domino.Move, after: domino.State, eve
     assert all(a >= b for a, b in zip(after.scores, before.scores))
     # in-play scoring (All Fives): the count of the open ends after the play
     if isinstance(move, Play) and not ended:
-        c = oracle_count(after.board)
+        c = oracles.count(after.board)
         pts = next(e.data["points"] for e in events if e.type == "tile_played")
         assert pts == (c if r.scoring == "all_fives" and c % 5 == 0 and c > 0 else 0)
+        if r.spinner == "first_double":  # and the views show the same count
+            assert domino.view(after).board["count"] == c
     # turn order (docs/rules.md#seats-turns-and-moves)
     if not ended and after.outcome is None:
         if isinstance(move, Draw):
@@ -351,7 +235,7 @@ def play_random_game(r: domino.Rules, seed: int, check_all_moves: bool = True, m
             assert legal == ()
             break
         assert legal, "the seat to move has no legal move"
-        assert set(legal) == oracle_legal(s), (legal, oracle_legal(s))
+        assert set(legal) == oracles.legal(s), (legal, oracles.legal(s))
         assert list(legal) == sorted(legal, key=domino.moves.move_key)
         snapshot = domino.to_dict(s)
         may_name = set(s.hands[s.turn]) | set(board_tiles(s))

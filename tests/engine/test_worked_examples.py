@@ -8,11 +8,16 @@ import domino
 from domino import Deal, Play, full_set
 from domino.errors import InvalidDealError
 from domino.scoring import round5
-from domino.variants.line_board import count
+from domino.variants.line_kernel import fresh
 from engine_helpers import DRAW, PASS, P, T, ends_of, hand, layout_str, plays, position, rules
 
 # ---------------------------------------------------------------------------------------------------
 # helpers
+
+
+def count(state: domino.State) -> int:
+    """The All Fives count of the state's open ends, as the engine counts it (the kernel's)."""
+    return fresh(state).count()
 
 
 def deal(r: domino.Rules, *hands: str, boneyard: str = "") -> Deal:
@@ -172,10 +177,10 @@ def test_W6_spinner_all_fives() -> None:
     s = position(rules("all_fives"), layout=W6_LAYOUT, hands=["4-2 3-0", "3-3"], rest="boneyard")
     assert ends_of(s) == {"left": 6, "right": 1, "up": 4, "down": 4}
     assert legal(s) == plays("4-2 up", "4-2 down")
-    assert count(s.board) == 7
+    assert count(s) == 7
     for end in ("up", "down"):
         after = domino.apply(s, P("4-2", end))
-        assert count(after.board) == 9
+        assert count(after) == 9
         assert after.scores == (0, 0)
         assert ends_of(after)[end] == 2
 
@@ -391,7 +396,7 @@ def test_W13_tie_split_all_fives() -> None:
 
 def test_W14_ends_4_and_6_score_10() -> None:
     s = position(rules("all_fives"), layout="[4-3]", hands=["2-2", "6-3 1-1"], to_move=1, rest="boneyard")
-    assert count(s.board) == 7
+    assert count(s) == 7
     s = domino.apply(s, P("6-3", "right"))
     assert layout_str(s) == "[4-3][3-6]"
     assert s.scores == (0, 10)
@@ -410,21 +415,21 @@ def test_W15_counting_with_the_spinner() -> None:
     with pytest.raises(domino.IllegalMoveError):
         domino.apply(s, P("6-5", "up"))
     s = domino.apply(s, P("5-3", "left"))
-    assert layout_str(s) == "[3-5][5-5]" and count(s.board) == 13 and s.scores == (10, 0)
+    assert layout_str(s) == "[3-5][5-5]" and count(s) == 13 and s.scores == (10, 0)
     assert s.turn == 1
     # 3. B covers the other side: the spinner stops counting, up/down open empty.
     s = domino.apply(s, P("5-1", "right"))
-    assert layout_str(s) == "[3-5][5-5][5-1]" and count(s.board) == 4 and s.scores == (10, 0)
+    assert layout_str(s) == "[3-5][5-5][5-1]" and count(s) == 4 and s.scores == (10, 0)
     assert ends_of(s) == {"left": 3, "right": 1, "up": 5, "down": 5}
     # 4. A plays 6-5 on up: 3 + 1 + 6 = 10.
     s = domino.apply(s, P("6-5", "up"))
-    assert count(s.board) == 10 and s.scores == (20, 0)
+    assert count(s) == 10 and s.scores == (20, 0)
     # 5. B plays 3-3 at left: 6 + 1 + 6 = 13.
     s = domino.apply(s, P("3-3", "left"))
-    assert count(s.board) == 13 and s.scores == (20, 0)
+    assert count(s) == 13 and s.scores == (20, 0)
     # 6. A plays 5-2 on down: 6 + 1 + 6 + 2 = 15.
     s = domino.apply(s, P("5-2", "down"))
-    assert count(s.board) == 15
+    assert count(s) == 15
     assert s.scores == (35, 0)
     assert s.round_points == (35, 0)
 
@@ -620,7 +625,7 @@ def w26_after_spinner() -> domino.State:
     s = position(rules("all_fives"), layout="[5-2][2-1][1-5]", hands=["5-5 1-0", "5-3 6-0"], rest="boneyard")
     assert legal(s) == plays("5-5 left", "5-5 right")
     s = domino.apply(s, P("5-5", "right"))
-    assert s.scores == (15, 0) and count(s.board) == 15
+    assert s.scores == (15, 0) and count(s) == 15
     assert s.board.spinner == 3
     assert set(ends_of(s)) == {"left", "right"}
     assert s.turn == 1 and legal(s) == plays("5-3 left", "5-3 right")
@@ -633,13 +638,13 @@ def test_W26_1_spinner_after_lead() -> None:
 
 def test_W26_2a_spinner_open_side() -> None:
     s = domino.apply(w26_after_spinner(), P("5-3", "right"))
-    assert count(s.board) == 8 and s.scores == (15, 0)
+    assert count(s) == 8 and s.scores == (15, 0)
     assert ends_of(s) == {"left": 5, "right": 3, "up": 5, "down": 5}
 
 
 def test_W26_2b_other_end() -> None:
     s = domino.apply(w26_after_spinner(), P("5-3", "left"))
-    assert count(s.board) == 13 and s.scores == (15, 0)
+    assert count(s) == 13 and s.scores == (15, 0)
     assert ends_of(s) == {"left": 3, "right": 5}
 
 

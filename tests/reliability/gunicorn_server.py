@@ -28,14 +28,16 @@ def env_for(settings, **extra: str) -> dict[str, str]:  # type: ignore[no-untype
 class Gunicorn:
     """gunicorn sync workers on 127.0.0.1 and a free port, as in production (domino-serve)."""
 
-    def __init__(self, env: dict[str, str], app: str = "api.app:create_app()", workers: int = 1) -> None:
+    def __init__(
+        self, env: dict[str, str], app: str = "api.app:create_app()", workers: int = 1, options: tuple[str, ...] = ()
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
             [
                 sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"127.0.0.1:{self.port}",
                 "--no-control-socket", "--graceful-timeout", "2", "--timeout", "30", "--log-level", "warning",
-                "--pythonpath", str(HERE), app,
+                "--pythonpath", str(HERE), *options, app,
             ],  # fmt: skip
             env=env,
             cwd=ROOT,

@@ -116,7 +116,7 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
     from workers import sweep
     from api.queues import SERIALIZER, Queues
 
-    quick = Service(replace(settings, simulation_chunk_seconds=4.0))  # chunks of about half a second here (the model errs long)
+    quick = Service(replace(settings, simulation_chunk_seconds=1.5))  # chunks of about half a second (the model errs long)
     body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 7000, "seed": "killed"}
     sim_id, sim, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
     assert sim["chunks_total"] >= 6

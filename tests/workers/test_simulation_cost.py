@@ -90,3 +90,40 @@ def test_a_cancel_stops_a_long_match_in_the_fast_core(client, service, monkeypat
     sim = _create(client, games=1, strategies=["greedy", "greedy"], rules={"target_score": 100000})
     assert sim["engine"] == "playout"
     _cancel_mid_game(client, service, sim, monkeypatch)
+
+
+EXTREME = {"variant": "block", "rules": {"set_max_pips": 18, "hand_size": 1, "target_score": 100000}}
+
+
+def test_a_round_costs_its_deal_not_only_its_moves():
+    # Issue 32: `block`, double-18, hand size 1, to 100,000 was estimated at 0.07 s a game and took 1.4 s: each
+    # round is one move, but the whole 190-tile set is shuffled and dealt.
+    one_move_rounds = domino.Rules.preset("block", 2, set_max_pips=18, hand_size=1, match_end="fixed_rounds", rounds=100)
+    assert cost.match_shape(one_move_rounds).moves_per_round <= 2
+    moves_only = 100 * 2 * cost.SECONDS_PER_MOVE["playout"]
+    assert cost.seconds_per_game(one_move_rounds, True, []) > 10 * moves_only
+    small = domino.Rules.preset("block", 2, set_max_pips=6, hand_size=1, match_end="fixed_rounds", rounds=100)
+    assert cost.seconds_per_game(one_move_rounds, True, []) > 1.5 * cost.seconds_per_game(small, True, [])
+
+
+@pytest.mark.slow
+def test_the_rounds_of_a_long_match_are_not_underestimated():
+    """The sample's pace is an average side's, not its luckiest player's: the estimate covers the real match."""
+    rules = domino.Rules.preset("block", 2, set_max_pips=18, hand_size=1, target_score=100000)
+    played = domino.playout(rules, ["greedy", "greedy"], "rounds-check")
+    assert cost.match_shape(rules).rounds >= len(played.rounds)
+
+
+def test_a_chunk_far_over_its_estimate_stops_and_fails_its_simulation(settings, service, monkeypatch):
+    """The cost model is wrong for some rules (here: made to say a long match costs nothing): the chunk stops
+    once it has used its CPU budget, and its simulation fails with the reason, instead of holding a worker."""
+    monkeypatch.setattr(cost, "seconds_per_game", lambda *args: 1e-6)
+    s = replace(settings, simulation_chunk_seconds=0.2, simulation_cancel_check=0.01, simulation_overrun=0.05)
+    client = create_app({"DOMINO": s, "TESTING": True}).test_client()
+    sim = _create(client, games=1, strategies=["greedy", "greedy"], rules={"target_score": 100000})
+    runner = service.simulations
+    monkeypatch.setattr(runner, "settings", s)
+    assert returns_within(120, lambda: runner.run_chunk(sim["id"], 0)) == "stopped: over its estimate"
+    view = client.get(f"/v1/simulations/{sim['id']}").get_json()
+    assert view["status"] == "failed" and "estimate" in view["error"], view
+    assert view["games_done"] == 0, "nothing of the stopped chunk was counted"

@@ -97,12 +97,12 @@ def test_a_delivery_connects_to_the_address_it_checked(settings, monkeypatch):
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answers[-1], port))]
 
     monkeypatch.setattr(socket, "getaddrinfo", rebinding)
-    monkeypatch.setattr(ipaddress.IPv4Address, "is_global", property(lambda self: str(self) != "127.0.0.2"))
+    monkeypatch.setattr(addresses, "SPECIAL_V4", (ipaddress.IPv4Network("127.0.0.2/32"),))
     from workers import jobs
 
     strict = replace(settings, webhook_allow_private=False)
     monkeypatch.setenv("DOMINO_WEBHOOK_ALLOW_PRIVATE", "0")  # the worker's service reads the environment
-    jobs.service.cache_clear()
+    jobs.use_service(None)
     app = create_app({"DOMINO": strict, "TESTING": True})
     service = app.extensions["domino.service"]
     try:

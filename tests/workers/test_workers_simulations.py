@@ -17,7 +17,7 @@ from api.service.simulations import play
 from api.service.simulations.spec import Spec, make_spec
 from api.config import Settings
 from workers import jobs
-from api.queues import SERIALIZER, Queues, chunk_job_id
+from api.queues import RUN_CHUNK, SERIALIZER, Queues
 from support import wait_until
 
 # What must agree between two runs of one seeded simulation (not ids, times or speeds).
@@ -70,7 +70,7 @@ def test_a_seeded_simulation_gives_the_same_results_with_one_and_two_workers(cli
     # Both processes took chunks.
     conn = service.store.rq_connection()
     workers = Counter(
-        Job.fetch(chunk_job_id(two["id"], c), connection=conn, serializer=SERIALIZER).worker_name
+        Job.fetch(RUN_CHUNK.job_id(two["id"], c), connection=conn, serializer=SERIALIZER).worker_name
         for c in range(two["chunks_total"])
     )
     assert len(workers) == 2, workers
@@ -107,7 +107,7 @@ def test_a_chunk_run_twice_is_counted_once(client, service, run_simulations):
     done = _get(client, sim["id"])
     assert done["status"] == "finished" and done["games_done"] == 500
     queue = Queues(store).simulations
-    job = Job.fetch(chunk_job_id(sim["id"], 0), connection=store.rq_connection(), serializer=SERIALIZER)
+    job = Job.fetch(RUN_CHUNK.job_id(sim["id"], 0), connection=store.rq_connection(), serializer=SERIALIZER)
     queue.enqueue_job(job)
     run_simulations()
     again = _get(client, sim["id"])
@@ -164,7 +164,7 @@ def _chunks_queued(store, sim_id: str) -> list[int]:  # type: ignore[no-untyped-
 
 def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client, service, run_simulations):
     store = service.store
-    big = _create(client, games=400, seed="big")
+    big = _create(client, games=600, seed="big")
     small = _create(client, games=60, seed="small")
     window = store.settings.simulation_window
     assert big["chunks_total"] >= 20 and 2 <= small["chunks_total"] <= window + 3
@@ -181,7 +181,7 @@ def test_simulations_share_the_workers_instead_of_waiting_for_each_other(client,
     assert _get(client, big["id"])["status"] == "running"
     run_simulations()
     done = _get(client, big["id"])
-    assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 400
+    assert done["status"] == "finished" and done["chunks_done"] == done["chunks_total"] and done["games_done"] == 600
     assert len(Queues(store).simulations) == 0
 
 

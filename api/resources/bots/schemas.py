@@ -9,7 +9,7 @@ import domino
 from api.resources.common import NAME_PATTERN
 from api.resources.games.schemas import WEBHOOK_PATTERN
 from api.resources.ratings.schemas import RatingSchema
-from api.service.bots import BOT_NAME_PATTERN
+from api.service.registered_bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
 

@@ -240,7 +240,7 @@ class GameEndedEventSchema(_EventSchema):
 
     type = _type("game_ended")
     reason = ma.fields.String(
-        required=True, validate=ma.validate.OneOf(["target_score", "fixed_rounds", "resigned", "aborted"])
+        required=True, validate=ma.validate.OneOf(["target_score", "fixed_rounds", "resigned", "expired", "aborted"])
     )
     winners = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "the winning seats"})
     team = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "team games: the winning team"})

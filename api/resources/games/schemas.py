@@ -11,11 +11,12 @@ from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumb
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
 from api.resources.variants.schemas import RULES_REF
-from api.service.bots import BOT_NAME_PATTERN
+from api.service.registered_bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
 
 SEAT_KINDS = ["human", "bot", "hosted", "registered", "open"]
+MAX_TURN_TIMEOUT = 14 * 24 * 3600  # correspondence play: the longest of Lichess's days per move
 
 
 def _bot(**kwargs: Any) -> ma.fields.String:
@@ -175,15 +176,16 @@ class CreateGameSchema(ma.Schema):
     metadata = Metadata("the game's")
     turn_timeout_s = StrictFloat(
         allow_none=True,
-        validate=ma.validate.Range(min=0, max=7 * 24 * 3600, min_inclusive=False),
+        validate=ma.validate.Range(min=0, max=MAX_TURN_TIMEOUT, min_inclusive=False),
         metadata={
             "schema": {
                 "type": ["number", "null"],
                 "minimum": 1,
-                "maximum": 7 * 24 * 3600,
-                "description": "seconds a human or hosted-bot seat has for each move; past it the server moves "
-                "for it (the events say `auto: true`). Views and events carry the `deadline`. The least a server "
-                "accepts is its `DOMINO_MIN_TURN_TIMEOUT` (1 s unless configured)",
+                "maximum": MAX_TURN_TIMEOUT,
+                "description": "seconds a human or hosted-bot seat has for each move, up to 14 days (correspondence "
+                "play); past it the server moves for it (the events say `auto: true`). Views and events carry the "
+                "`deadline`; the game lives at least until then. The least a server accepts is its "
+                "`DOMINO_MIN_TURN_TIMEOUT` (1 s unless configured)",
                 "example": 60,
             }
         },
@@ -298,7 +300,7 @@ class HistorySeatSchema(ma.Schema):
 
 
 class OutcomeSchema(ma.Schema):
-    reason = ma.fields.String(required=True, validate=ma.validate.OneOf(["target_score", "fixed_rounds", "resigned", "aborted"]))
+    reason = ma.fields.String(required=True, validate=ma.validate.OneOf(["target_score", "fixed_rounds", "resigned", "expired", "aborted"]))
     winners = ma.fields.List(ma.fields.Integer(), required=True)
     team = ma.fields.Integer(required=True, allow_none=True)
 

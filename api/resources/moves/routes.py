@@ -5,9 +5,10 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service
-from api.wrappers import ApiRequest, current_request
+from api.framework import current_request
+from api.wrappers import ApiRequest
 from api.resources.common import (
     IDEMPOTENCY_KEY,
     IF_MATCH,

@@ -18,7 +18,7 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import ArenaNotFound, InvalidRequest
+from api.service.errors import ArenaNotFound, InvalidRequest
 from api.service.arenas.spec import ArenaRequest, ArenaSpec, make_spec
 from api.service.arenas.standings import render
 from api.service.create import Creation

@@ -19,7 +19,7 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.errors import InvalidRequest
+from api.service.errors import InvalidRequest
 from api.service.create import GameRequest
 from api.service.validation import check_variant, invalid, resolve_rules
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import time
 from typing import Any
 
 from api.config import Settings
-from api.errors import SimulationNotFound, TooManySimulations, Unauthorized
+from api.service.errors import SimulationNotFound, TooManySimulations, Unauthorized
 from api.queues import Queues
 from api.service.security import is_id, new_id, new_token, owns, token_hash
 from api.service.simulations.play import play_chunk
@@ -142,11 +143,15 @@ class Simulations:
             raise SimulationNotFound(f"No simulation {sim_id[:40]!r} (or it expired).")
         sim = self.get(sim_id)
         if before in ("queued", "running"):
-            try:
-                self.queues.drop_chunks(sim_id, sim["chunks_total"])
-            except Exception:  # they stay queued and do nothing when they run
-                log.warning("could not drop the queued chunks of %s", sim_id, exc_info=True)
+            self._drop_queued(sim_id, sim["chunks_total"])
         return sim
+
+    def _drop_queued(self, sim_id: str, chunks: int) -> None:
+        """Take an ended simulation's chunks out of the queue (best effort)."""
+        try:
+            self.queues.drop_chunks(sim_id, chunks)
+        except Exception:  # they stay queued and do nothing when they run
+            log.warning("could not drop the queued chunks of %s", sim_id, exc_info=True)
 
     def run_chunk(self, sim_id: str, chunk: int) -> str:
         """The job: play chunk ``chunk`` unless the simulation is over (or the chunk was counted), and add its
@@ -170,17 +175,23 @@ class Simulations:
         if status == "done":
             return "skipped: done"
         t0, cpu0 = time.perf_counter(), time.process_time()
+        budget = self._cpu_budget(spec, chunk)
         # An exception fails the job: RQ retries it, then chunk_failed.
-        counts = play_chunk(spec, chunk, self._still_wanted(sim_id))
+        counts = play_chunk(spec, chunk, self._still_wanted(sim_id, cpu0 + budget))
         if counts is None:
+            used = time.process_time() - cpu0
+            if used > budget:
+                self._overran(sim_id, spec, chunk, used)
+                return "stopped: over its estimate"
             return "stopped: cancelled"
         counts["busy_ms"] = round((time.perf_counter() - t0) * 1000)
         counts["cpu_ms"] = round((time.process_time() - cpu0) * 1000)
         added = self.records.add_chunk(sim_id, fields["client"], chunk, {f"c:{k}": v for k, v in counts.items()})
         return OUTCOMES[added]
 
-    def _still_wanted(self, sim_id: str) -> Any:
-        """A ``keep_going`` for a running chunk: looks for a cancel every ``simulation_cancel_check`` s."""
+    def _still_wanted(self, sim_id: str, cpu_limit: float) -> Any:
+        """A ``keep_going`` for a running chunk: every ``simulation_cancel_check`` s, stop when the process has
+        used ``cpu_limit`` (``time.process_time``) or the simulation was cancelled."""
         every = self.settings.simulation_cancel_check
         next_check = time.monotonic() + every
 
@@ -190,9 +201,29 @@ class Simulations:
             if now < next_check:
                 return True
             next_check = now + every
-            return self.records.status(sim_id) in ("queued", "running")
+            return time.process_time() <= cpu_limit and self.records.status(sim_id) in ("queued", "running")
 
         return keep_going
+
+    def _cpu_budget(self, spec: Spec, chunk: int) -> float:
+        """The CPU seconds chunk ``chunk`` may use: ``simulation_overrun`` times its estimate, or times the chunk
+        time when that is more (a small chunk's estimate is within the noise). A spec stored before the
+        estimate was kept has none."""
+        s = self.settings
+        if not spec.game_seconds:
+            return math.inf
+        return s.simulation_overrun * max(spec.chunk_seconds(chunk), s.simulation_chunk_seconds)
+
+    def _overran(self, sim_id: str, spec: Spec, chunk: int, used: float) -> None:
+        """A chunk used more than its budget: the cost model is wrong for these rules. The simulation fails
+        (what was counted stays readable) rather than hold workers for far longer than it was sized for."""
+        reason = (
+            f"chunk {chunk} used {used:.1f} s of CPU, over {self.settings.simulation_overrun:g} times its estimate "
+            f"({spec.chunk_seconds(chunk):.2f} s): these rules cost more than the cost model says"
+        )
+        log.warning("simulation %s: %s", sim_id, reason)
+        if self.records.end(sim_id, "failed", reason) in ("queued", "running"):
+            self._drop_queued(sim_id, spec.chunks)
 
     def chunk_failed(self, sim_id: str, error: str) -> None:
         """RQ's failure callback after the last attempt (a worker died mid-chunk, a timeout)."""

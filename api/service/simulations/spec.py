@@ -48,6 +48,11 @@ class Spec:
     engine: str  # "playout" | "engine"
     search_nodes: dict[str, int] | None  # per search strategy: its node budget per move
     window: int  # chunks queued at once: chunk c, starting, queues chunk c + window
+    game_seconds: float = 0.0  # one game's estimated cost (api/service/simulations/cost.py); 0: not known
+
+    def chunk_seconds(self, chunk: int) -> float:
+        """The estimated cost of chunk ``chunk``: its deals, each in every rotation."""
+        return self.game_seconds * self.rotations * len(self.deal_range(chunk))
 
     @property
     def players(self) -> int:
@@ -174,4 +179,5 @@ def make_spec(
         engine="playout" if native else "engine",
         search_nodes=nodes or None,
         window=settings.simulation_window,
+        game_seconds=per_game,
     )

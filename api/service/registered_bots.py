@@ -17,7 +17,7 @@ from typing import Any
 import domino
 import domino.bots
 from api.config import Settings
-from api.errors import BotNotFound, Forbidden, InvalidRequest, Unauthorized
+from api.service.errors import BotNotFound, Forbidden, InvalidRequest, Unauthorized
 from api.service import webhooks
 from api.service.addresses import literal_target
 from api.service.security import BOT_TOKEN_PREFIX, bot_key, new_bot_token
@@ -38,7 +38,7 @@ def _builtin_entries() -> list[dict[str, Any]]:
     return [{**bot, "kind": BUILTIN_KIND} for bot in domino.bots.catalog()]
 
 
-class Bots:
+class RegisteredBots:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings

@@ -1,0 +1,105 @@
+"""The service's errors, in one place: what :mod:`api.service` (and the HTTP layer's own checks) raise for a
+caller's mistake or a refusal. :mod:`api.errors` maps each to its status and problem type; nothing here knows
+HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """Base of the errors api.service raises; ``members`` are added to the problem details."""
+
+    def __init__(self, detail: str, **members: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.members = members
+
+
+class GameNotFound(ServiceError):
+    pass
+
+
+class SimulationNotFound(ServiceError):
+    pass
+
+
+class ArenaNotFound(ServiceError):
+    pass
+
+
+class VariantNotFound(ServiceError):
+    """A path names a variant that is not a preset (``GET /v1/ratings/{variant}``)."""
+
+
+class BotNotFound(ServiceError):
+    """No registered bot of that name (or it is retired)."""
+
+
+class Unauthorized(ServiceError):
+    pass
+
+
+class InvalidRequest(ServiceError):
+    pass
+
+
+class VersionMismatch(ServiceError):
+    pass
+
+
+class NotStarted(ServiceError):
+    pass
+
+
+class GameEnded(ServiceError):
+    """The game is over (or, for a resignation by its app, not started): ``game_status`` says which."""
+
+
+class GameNotOver(ServiceError):
+    """A game's record is read only once it is over: before, it would reveal the hands."""
+
+
+class Forbidden(ServiceError):
+    """Not for this caller: ``/metrics`` from outside its allowed networks without its token; a registered
+    bot changed with another app's key."""
+
+
+class SeatNotFound(ServiceError):
+    pass
+
+
+class SeatTaken(ServiceError):
+    pass
+
+
+class IdempotencyKeyReused(ServiceError):
+    pass
+
+
+class AtCapacity(ServiceError):
+    """A client (or a game) holds as many of something as it may at once; ``headers`` carries ``Retry-After``."""
+
+    def __init__(self, detail: str, retry_after: int, **members: Any) -> None:
+        super().__init__(detail, **members)
+        self.headers = {"Retry-After": str(retry_after)}
+
+
+class TooManyStreams(AtCapacity):
+    pass
+
+
+class TooManyGames(AtCapacity):
+    pass
+
+
+class TooManySimulations(AtCapacity):
+    pass
+
+
+class TooManyAppGames(AtCapacity):
+    """An app has as many games waiting or playing as its cap allows."""
+
+
+class SeatLimit(ServiceError):
+    """This client already holds as many seats of this game as one client may."""
