@@ -15,7 +15,7 @@ from api.service.records import GameRecord, public_seats, waiting
 _VIEW_ORDER = (
     "id", "variant", "rules", "status", "version", "round", "turn", "seat", "seats", "scores", "team_scores",
     "boneyard_count", "out_of_play_count", "board", "log", "hand", "legal_moves", "last_round", "winners",
-    "seed_commitment", "client_seeded", "rated", "turn_timeout_s", "deadline",
+    "seed_commitment", "client_seeded", "rated", "turn_timeout_s", "clock", "deadline",
 )  # fmt: skip
 _VIEW_DROP = ("hand_counts", "finished")  # shown as seats[].hand_count and status
 MINIMAL_VIEW = ("id", "variant", "version", "seat", "status")  # a move's answer with Prefer: return=minimal
@@ -26,6 +26,14 @@ def game_status(state: domino.State, doc: GameRecord | None = None) -> str:
         return "waiting" if doc is not None and waiting(doc) else "playing"
     assert state.outcome is not None
     return "aborted" if state.outcome.reason == "aborted" else "finished"
+
+
+def public_clock(doc: GameRecord) -> dict[str, Any] | None:
+    """A Fischer clock as views and turn notices show it: the banks at the last commit, when this turn began."""
+    clock = doc.get("clock")
+    if clock is None:
+        return None
+    return {k: clock[k] for k in ("initial_s", "increment_s", "remaining", "turn_started_at")}
 
 
 def minimal_view(doc: GameRecord, version: int, state: domino.State, seat: int | None) -> dict[str, Any]:
@@ -50,6 +58,7 @@ def render_view(
         "client_seeded": doc["client_seeded"],
         "rated": doc.get("rated", False),
         "turn_timeout_s": doc.get("turn_timeout_s"),
+        "clock": public_clock(doc),
         "deadline": doc.get("deadline"),
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
     }

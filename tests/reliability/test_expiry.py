@@ -172,3 +172,47 @@ def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, ru
     assert not without_ttl, without_ttl
     jobs = [k for k in q.scan_iter(match="rq:job:bot-*") if any(g.encode() in k for g in ids)]
     assert jobs and all(0 < q.ttl(k) <= settings.bot_result_ttl for k in jobs)
+
+
+def test_a_fischer_clock_runs_down_each_seats_bank_and_adds_its_increment(client, service, run_bots):
+    """Each seat's bank as of the last commit and when the turn began, in the view and the turn notice; a seat
+    whose bank is spent is moved for as its turn starts, then gets its increment; bad clocks are refused."""
+    body = {"variant": "draw", "seats": TWO, "clock": {"initial_s": 60, "increment_s": 5}}
+    resp = client.post("/v1/games", json=body)
+    assert resp.status_code == 201
+    game_id = resp.get_json()["game"]["id"]
+    tokens = {t["seat"]: t["token"] for t in resp.get_json()["tokens"]}
+    view = client.get(f"/v1/games/{game_id}").get_json()
+    first, clock = view["turn"], view["clock"]
+    second = 1 - first
+    assert clock["remaining"] == [60, 60] and clock["increment_s"] == 5 and view["turn_timeout_s"] is None
+    assert view["deadline"] == pytest.approx(clock["turn_started_at"] + 60)
+    # The second seat's bank is spent (as if it had used it all on earlier turns).
+    found = service.games.find(game_id)
+    remaining = [0.0 if seat == second else 60.0 for seat in range(2)]
+    spent = {**found.doc, "clock": {**found.doc["clock"], "remaining": remaining}}
+    assert service.store.games.commit(game_id, found.version, found.version + 1, spent, [], 3600).ok
+    auth = {"Authorization": f"Bearer {tokens[first]}"}
+    move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
+    assert move["type"] == "play", "the opening is a play"
+    after = client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).get_json()
+    used = after["clock"]["turn_started_at"] - clock["turn_started_at"]
+    assert after["turn"] == second
+    assert after["clock"]["remaining"][first] == pytest.approx(60 - used + 5, abs=0.01)
+    assert after["deadline"] == pytest.approx(after["clock"]["turn_started_at"], abs=0.01), "due as it starts"
+    events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    assert events[-1]["type"] == "turn_started" and events[-1]["clock"] == after["clock"]
+    eventually(lambda: game_id in [j[0] for j in service.sweep().timeouts], "the spent seat's turn is due")
+    run_bots()
+    moved = client.get(f"/v1/games/{game_id}").get_json()
+    assert moved["version"] == after["version"] + 1 and moved["clock"]["remaining"][second] == 5
+    assert client.get(f"/v1/games/{game_id}/events?after={after['version']}").get_json()["events"][0]["auto"] is True
+    for bad in (
+        {**body, "turn_timeout_s": 60},
+        {**body, "clock": {"initial_s": 5}},
+        {**body, "clock": {"initial_s": 15 * 86400}},
+        {**body, "clock": {"initial_s": 60, "increment_s": 86401}},
+        {**body, "clock": {"increment_s": 5}},
+    ):
+        refused = client.post("/v1/games", json=bad)
+        assert refused.status_code == 422 and "clock" in str(refused.get_json()["errors"]), bad

@@ -98,6 +98,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         seed=body.get("seed"),
         unlisted=body.get("unlisted", False),
         turn_timeout_s=body.get("turn_timeout_s"),
+        clock=body.get("clock"),
         rated=body.get("rated", False),
         metadata=body.get("metadata"),
     )

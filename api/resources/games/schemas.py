@@ -130,6 +130,32 @@ class OpenSeatSchema(ma.Schema):
 SEAT_DOCS = {"HumanSeat": HumanSeatSchema, "BotSeat": BotSeatSchema, "OpenSeat": OpenSeatSchema}
 
 
+class ClockSchema(ma.Schema):
+    initial_s = StrictFloat(
+        required=True,
+        validate=ma.validate.Range(min=10, max=MAX_TURN_TIMEOUT),
+        metadata={"description": "each seat's time bank at the start, 10 s to 14 days", "example": 600},
+    )
+    increment_s = StrictFloat(
+        load_default=0.0,
+        validate=ma.validate.Range(min=0, max=86400),
+        metadata={"description": "added to a seat's bank after each of its turns, 0 to 1 day", "example": 5},
+    )
+
+
+class ClockViewSchema(ma.Schema):
+    initial_s = ma.fields.Float(required=True)
+    increment_s = ma.fields.Float(required=True)
+    remaining = ma.fields.List(
+        ma.fields.Float(), required=True, metadata={"description": "each seat's time bank, seconds, at the last commit"}
+    )
+    turn_started_at = ma.fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Unix time the seat to move began its turn (its bank runs down from then; null: none runs)"},
+    )
+
+
 class CreateGameSchema(ma.Schema):
     variant = ma.fields.String(
         required=True,
@@ -190,6 +216,20 @@ class CreateGameSchema(ma.Schema):
             }
         },
     )
+    clock = ma.fields.Nested(
+        ClockSchema,
+        allow_none=True,
+        metadata={
+            "description": "a Fischer clock instead of `turn_timeout_s` (not both: 422): each human or hosted seat has a "
+            "time bank; its turn's `deadline` is when the bank runs out, then the server moves for it; after each "
+            "turn the seat gets `increment_s`"
+        },
+    )
+
+    @ma.validates_schema
+    def _one_clock(self, data: dict[str, Any], **kwargs: object) -> None:
+        if data.get("clock") is not None and data.get("turn_timeout_s") is not None:
+            raise ma.ValidationError("a game has a `clock` or a `turn_timeout_s`, not both", "clock")
 
 
 class ViewSeatSchema(ma.Schema):
@@ -271,6 +311,12 @@ class GameViewSchema(ma.Schema):
         metadata={"description": "its end updates its players' ratings (`GET /v1/ratings/{variant}`)"},
     )
     turn_timeout_s = ma.fields.Float(required=True, allow_none=True, metadata={"description": "seconds per move, or null"})
+    clock = ma.fields.Nested(
+        ClockViewSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "a Fischer clock's banks as of the last commit (null: none); clients count down"},
+    )
     deadline = ma.fields.Float(
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
@@ -421,6 +467,7 @@ VIEW_EXAMPLE = {
     "winners": [],
     "deadline": None,
     "turn_timeout_s": None,
+    "clock": None,
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
