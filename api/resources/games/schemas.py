@@ -233,6 +233,12 @@ GAME_STATUSES = ["waiting", "playing", "finished", "aborted"]
 STATUS_DOC = {"$ref": REF + "GameStatus"}
 
 
+ARCHIVED = (
+    "the archive holds the finished game (the only change to a view without a new version: the `ETag` then ends "
+    "in `.a`); a finished game is read from the archive once Redis has let it go (`DOMINO_ARCHIVED_TTL`)"
+)
+
+
 class GameViewSchema(ma.Schema):
     """A seat's or the spectator's view of a game."""
 
@@ -289,6 +295,7 @@ class GameViewSchema(ma.Schema):
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
+    archived = ma.fields.Boolean(required=True, metadata={"description": ARCHIVED})
 
 
 class TokenSchema(ma.Schema):
@@ -374,6 +381,9 @@ class HistorySchema(ma.Schema):
     arena = ma.fields.Nested(
         HistoryArenaSchema, metadata={"description": "an arena's game: the arena (`id`) and the game's number in it (`game`)"}
     )
+    archived = ma.fields.Boolean(
+        metadata={"description": f"the history only (a record is the same wherever it is kept): {ARCHIVED}"}
+    )
 
 
 def line_games_seat_at_most_four(member: str) -> dict[str, Any]:
@@ -435,4 +445,5 @@ VIEW_EXAMPLE = {
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
+    "archived": False,
 }
