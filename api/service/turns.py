@@ -83,6 +83,8 @@ class Turns:
         doc["touched_at"] = round(now, 3)
         if version == 0 and not state.finished:  # looked at when idle; the sweep moves the mark on while it is not
             self.store.idle_due.mark(game_id, now + self.settings.game_ttl)
+        if state.finished:  # to the archive, after its ratings are counted when it is rated
+            self.store.archive_due.mark(game_id, now + self.settings.archive_delay)
         if "clock" in doc:
             doc["clock"] = clock_stopped(doc["clock"], now)
         if state.finished and doc.get("rated"):

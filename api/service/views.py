@@ -40,8 +40,11 @@ def minimal_view(doc: GameRecord, version: int, state: domino.State, seat: int |
     return {"id": doc["id"], "variant": doc["variant"], "version": version, "seat": seat, "status": game_status(state, doc)}
 
 
-def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | None) -> dict[str, Any]:
-    """``seat``'s view (None: the spectator's): its hand and, on its turn, its legal moves; nobody else's."""
+def render_view(
+    doc: GameRecord, version: int, state: domino.State, seat: int | None, archived: bool = False
+) -> dict[str, Any]:
+    """``seat``'s view (None: the spectator's): its hand and, on its turn, its legal moves; nobody else's.
+    ``archived``: the archive holds the game (the one thing in a view that changes without a commit)."""
     v = domino.view(state, seat).to_dict()
     hand_counts = v.get("hand_counts") or [None] * len(doc["seats"])
     extra = {
@@ -72,6 +75,7 @@ def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | 
     for k, val in merged.items():
         if k not in out and k not in _VIEW_DROP:
             out[k] = val
+    out["archived"] = archived
     return out
 
 
@@ -84,10 +88,16 @@ def render_event(stream_id: str, stored: Mapping[str, Any], seat: int | None, re
 
 
 def render_history(
-    doc: GameRecord, version: int, state: domino.State, seat: int | None, events: list[tuple[str, dict[str, Any]]]
+    doc: GameRecord,
+    version: int,
+    state: domino.State,
+    seat: int | None,
+    events: list[tuple[str, dict[str, Any]]],
+    archived: bool = False,
 ) -> dict[str, Any]:
     """Rounds, moves and results. Before the end: what ``seat`` may see (while the game waits for seats, what
-    everyone sees: see :func:`render_view`); after: everything."""
+    everyone sees: see :func:`render_view`); after: everything, the same for every seat but ``seat``, which is
+    why the archive keeps it rendered (:func:`from_archive`)."""
     finished = bool(state.finished)
     sees = None if waiting(doc) else seat
     out: dict[str, Any] = {
@@ -115,7 +125,14 @@ def render_history(
         out["seed"] = state.seed
         out["salt"] = doc["salt"]
         out["deal_version"] = state.deal_version
+    out["archived"] = archived
     return out
+
+
+def from_archive(record: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The history of an archived game as :func:`render_history` renders it from Redis, for ``seat``: the same
+    document (keys in the same order) but ``archived``."""
+    return {**record, "seat": seat, "archived": True}
 
 
 def lobby_entry(doc: GameRecord, version: int, state: domino.State) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Expiry follows the game (issues 8 and 31): a live game's keys outlive its deadline, or the moment an idle
-game is ended by the sweep, by a margin; a game never just disappears; nothing else is left behind."""
+game is ended by the sweep, by a margin; a game never just disappears; a finished game stays until archived,
+then Redis lets it go; nothing else is left behind."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def _client(settings, **changes):  # type: ignore[no-untyped-def]
 
 def test_an_idle_game_is_ended_by_the_sweep_never_dropped(settings, stored_keys):
     """Untouched for game_ttl with no deadline, a playing game ends `expired` (a waiting one `aborted`), found by
-    the sweep before its keys could expire; then its keys take the finished game's expiry."""
-    app, client = _client(settings, game_ttl=1, finished_ttl=60)
+    the sweep before its keys could expire; then its keys stay until the archive holds it."""
+    app, client = _client(settings, game_ttl=1)
     service = app.extensions["domino.service"]
     playing = client.post("/v1/games", json={"variant": "draw", "seats": TWO}).get_json()["game"]["id"]
     waiting = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"open": True}]})
@@ -41,7 +42,8 @@ def test_an_idle_game_is_ended_by_the_sweep_never_dropped(settings, stored_keys)
     assert history["events"][-1]["type"] == "game_ended"
     assert domino.replay(client.get(f"/v1/games/{playing}/record").get_json()).outcome.reason == "expired"
     store = service.store
-    assert store.redis.ttl(store.games.state_key(playing)) > 2, "the finished game's expiry"
+    assert store.redis.ttl(store.games.state_key(playing)) == -1, "kept until the archive holds it"
+    assert store.archive_due.pending([playing, waiting_id]) == {playing, waiting_id}, "both due for the archive"
     assert not service.sweep().expired, "ended once"
     assert store.idle_due.size() == 0
     assert waiting_id.encode() not in store.queue_redis.zrange(store.lobby.key, 0, -1)
@@ -114,8 +116,8 @@ def test_a_move_racing_the_expiry_exactly_one_wins(settings):
 
 
 @pytest.mark.slow
-def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(settings, create_game, service):
-    app, client = _client(settings, game_ttl=30, finished_ttl=1)
+def test_a_move_refreshes_the_idle_time_and_a_finished_game_stays_until_archived(settings, create_game, service):
+    app, client = _client(settings, game_ttl=30, archived_ttl=1)
     resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO})
     game_id = resp.get_json()["game"]["id"]
     tokens = {t["seat"]: t["token"] for t in resp.get_json()["tokens"]}
@@ -133,8 +135,12 @@ def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(se
         assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
         assert idle < store.redis.pttl(state_key) <= 60_000, "the move refreshed the idle time (and its margin)"
     assert client.post(f"/v1/games/{game_id}/resign", headers=auth).status_code == 200
-    assert store.redis.ttl(state_key) <= 1
-    eventually(lambda: client.get(f"/v1/games/{game_id}").status_code == 404, "the finished game expired", interval=0.05)
+    assert store.redis.ttl(state_key) == -1, "a finished game's keys stay until the archive holds it"
+    assert "archived 1" in app.extensions["domino.service"].archive_games()
+    assert 0 < store.redis.ttl(state_key) <= 1, "then a short grace"
+    eventually(lambda: not store.redis.exists(state_key), "the archived game left Redis", interval=0.05)
+    view = client.get(f"/v1/games/{game_id}")
+    assert view.status_code == 200 and view.get_json()["archived"] is True, "read from the archive"
 
 
 def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, run_bots):
@@ -152,6 +158,7 @@ def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, ru
         run_bots()
         if all(client.get(f"/v1/games/{g}").get_json()["status"] == "finished" for g in ids):
             break
+    assert "archived 3" in service.archive_games()  # the finished games' keys expire once archived
     service.sweep(now=time.time() + 3600)  # what a later sweep sees
     store = service.store
     q = store.queue_redis

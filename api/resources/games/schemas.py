@@ -8,6 +8,7 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
+from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema, ClockViewSchema
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
 from api.resources.variants.schemas import RULES_REF
@@ -16,7 +17,6 @@ from api.service.webhooks import check_url
 
 
 SEAT_KINDS = ["human", "bot", "hosted", "registered", "open"]
-MAX_TURN_TIMEOUT = 14 * 24 * 3600  # correspondence play: the longest of Lichess's days per move
 
 
 def _bot(**kwargs: Any) -> ma.fields.String:
@@ -130,32 +130,6 @@ class OpenSeatSchema(ma.Schema):
 SEAT_DOCS = {"HumanSeat": HumanSeatSchema, "BotSeat": BotSeatSchema, "OpenSeat": OpenSeatSchema}
 
 
-class ClockSchema(ma.Schema):
-    initial_s = StrictFloat(
-        required=True,
-        validate=ma.validate.Range(min=10, max=MAX_TURN_TIMEOUT),
-        metadata={"description": "each seat's time bank at the start, 10 s to 14 days", "example": 600},
-    )
-    increment_s = StrictFloat(
-        load_default=0.0,
-        validate=ma.validate.Range(min=0, max=86400),
-        metadata={"description": "added to a seat's bank after each of its turns, 0 to 1 day", "example": 5},
-    )
-
-
-class ClockViewSchema(ma.Schema):
-    initial_s = ma.fields.Float(required=True)
-    increment_s = ma.fields.Float(required=True)
-    remaining = ma.fields.List(
-        ma.fields.Float(), required=True, metadata={"description": "each seat's time bank, seconds, at the last commit"}
-    )
-    turn_started_at = ma.fields.Float(
-        required=True,
-        allow_none=True,
-        metadata={"description": "Unix time the seat to move began its turn (its bank runs down from then; null: none runs)"},
-    )
-
-
 class CreateGameSchema(ma.Schema):
     variant = ma.fields.String(
         required=True,
@@ -259,6 +233,12 @@ GAME_STATUSES = ["waiting", "playing", "finished", "aborted"]
 STATUS_DOC = {"$ref": REF + "GameStatus"}
 
 
+ARCHIVED = (
+    "the archive holds the finished game (the only change to a view without a new version: the `ETag` then ends "
+    "in `.a`); a finished game is read from the archive once Redis has let it go (`DOMINO_ARCHIVED_TTL`)"
+)
+
+
 class GameViewSchema(ma.Schema):
     """A seat's or the spectator's view of a game."""
 
@@ -315,6 +295,7 @@ class GameViewSchema(ma.Schema):
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
+    archived = ma.fields.Boolean(required=True, metadata={"description": ARCHIVED})
 
 
 class TokenSchema(ma.Schema):
@@ -400,6 +381,9 @@ class HistorySchema(ma.Schema):
     arena = ma.fields.Nested(
         HistoryArenaSchema, metadata={"description": "an arena's game: the arena (`id`) and the game's number in it (`game`)"}
     )
+    archived = ma.fields.Boolean(
+        metadata={"description": f"the history only (a record is the same wherever it is kept): {ARCHIVED}"}
+    )
 
 
 def line_games_seat_at_most_four(member: str) -> dict[str, Any]:
@@ -461,4 +445,5 @@ VIEW_EXAMPLE = {
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
+    "archived": False,
 }
