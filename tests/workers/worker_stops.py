@@ -32,6 +32,7 @@ KINDS = {
     "bot-games": (["bot-games", "--nice", "10"], "bot-games"),
     "webhooks": (["webhooks"], "webhooks"),
     "simulations": (["simulations"], "simulations"),
+    "archive": (["archive"], "archive"),  # its batches are short; a killed one's comes back with its lease
 }
 LONG_JOB_KINDS = {"simulations"}  # the forking workers: a running job is put back, not waited for
 SHORT_JOB_SECONDS = 0.3
@@ -68,6 +69,7 @@ def environment(redis_url: str) -> dict[str, str]:
         "DOMINO_BOT_GAMES_QUEUE": f"bot-games-{tag}",
         "DOMINO_SIMULATIONS_QUEUE": f"simulations-{tag}",
         "DOMINO_WEBHOOKS_QUEUE": f"webhooks-{tag}",
+        "DOMINO_ARCHIVE_QUEUE": f"archive-{tag}",
         "DOMINO_LOG_LEVEL": "WARNING",
         "DOMINO_RQ_LOG_LEVEL": "WARNING",
         "PYTHONFAULTHANDLER": "1",
