@@ -8,6 +8,7 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
+from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema, ClockViewSchema
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
 from api.resources.variants.schemas import RULES_REF
@@ -16,7 +17,6 @@ from api.service.webhooks import check_url
 
 
 SEAT_KINDS = ["human", "bot", "hosted", "registered", "open"]
-MAX_TURN_TIMEOUT = 14 * 24 * 3600  # correspondence play: the longest of Lichess's days per move
 
 
 def _bot(**kwargs: Any) -> ma.fields.String:
@@ -128,32 +128,6 @@ class OpenSeatSchema(ma.Schema):
 
 
 SEAT_DOCS = {"HumanSeat": HumanSeatSchema, "BotSeat": BotSeatSchema, "OpenSeat": OpenSeatSchema}
-
-
-class ClockSchema(ma.Schema):
-    initial_s = StrictFloat(
-        required=True,
-        validate=ma.validate.Range(min=10, max=MAX_TURN_TIMEOUT),
-        metadata={"description": "each seat's time bank at the start, 10 s to 14 days", "example": 600},
-    )
-    increment_s = StrictFloat(
-        load_default=0.0,
-        validate=ma.validate.Range(min=0, max=86400),
-        metadata={"description": "added to a seat's bank after each of its turns, 0 to 1 day", "example": 5},
-    )
-
-
-class ClockViewSchema(ma.Schema):
-    initial_s = ma.fields.Float(required=True)
-    increment_s = ma.fields.Float(required=True)
-    remaining = ma.fields.List(
-        ma.fields.Float(), required=True, metadata={"description": "each seat's time bank, seconds, at the last commit"}
-    )
-    turn_started_at = ma.fields.Float(
-        required=True,
-        allow_none=True,
-        metadata={"description": "Unix time the seat to move began its turn (its bank runs down from then; null: none runs)"},
-    )
 
 
 class CreateGameSchema(ma.Schema):
