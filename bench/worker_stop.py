@@ -5,15 +5,15 @@ two CPU-bound processes, and print how long each took to exit, the worst, and ev
 
 Method: a private Redis; ``--hogs`` processes spinning on the CPU (on this 2-core machine, the workers get what
 the scheduler leaves them); then ``--rounds`` rounds of one worker of each kind as domino-serve runs them
-(``bots --sweep``, ``bots``, ``bot-games`` at nice 10, ``webhooks``, ``simulations``: 5 stops a round, 100 by
-default), each kind busy in every other round. A round starts the processes together, waits until each is
-registered on its queue and catches SIGTERM, makes the busy ones busy (short jobs of 0.3 s on the non-forking
-kinds; a 120 s job on ``simulations``), sends SIGTERM to all and times each exit (tests/workers/worker_stops.py,
-as test_worker_stop.py does); a time is an upper bound, as the exits are observed one after another. Default
-settings (a long job's grace: 3 s). A round fails when the worker is still running 10 s after SIGTERM,
-exits with a code other than 0, stays registered, leaves a work horse or a started job behind, did not finish
-its short job, or did not put its long job back at the front of its queue. Figures: median, 90th percentile
-and worst of the stop times, per kind and overall; the load average is printed with them.
+(``bots --sweep``, ``bots``, ``bot-games`` at nice 10, ``webhooks``, ``simulations``, ``archive``: 6 stops a
+round, 120 by default), each kind busy in every other round. A round starts the processes together, waits
+until each is registered on its queue and catches SIGTERM, makes the busy ones busy (short jobs of 0.3 s on the
+non-forking kinds; a 120 s job on ``simulations``), sends SIGTERM to all and times each exit, watching all
+every 5 ms (tests/workers/worker_stops.py, as test_worker_stop.py does). Default settings (a long job's grace:
+3 s). A stop fails when the worker is still running 10 s after SIGTERM, exits with a code other than 0, stays
+registered, leaves a work horse or a started job behind, did not finish its short job, or did not put its long
+job back at the front of its queue. Figures: median, 90th percentile and worst of the stop times, per kind and
+overall; the load average is printed with them.
 """
 
 from __future__ import annotations

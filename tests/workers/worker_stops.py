@@ -35,7 +35,7 @@ KINDS = {
     "bot-games": (["bot-games", "--nice", "10"], "bot-games"),
     "webhooks": (["webhooks"], "webhooks"),
     "simulations": (["simulations"], "simulations"),
-    "archive": (["archive"], "archive"),  # its batches are short; a killed one's comes back with its lease
+    "archive": (["archive"], "archive"),
 }
 LONG_JOB_KINDS = {"simulations"}  # the forking workers: a running job is put back, not waited for
 SHORT_JOB_SECONDS = 0.3
@@ -98,6 +98,7 @@ class Started:
     def __init__(self, redis_url: str, conn, kind: str, busy: bool) -> None:  # type: ignore[no-untyped-def]
         self.kind, self.busy = kind, busy
         tag = uuid.uuid4().hex[:8]
+        self.archive = Path(tempfile.gettempdir()) / f"worker-stop-{tag}.sqlite3"
         self.env = {
             **os.environ,
             "DOMINO_REDIS_URL": redis_url,
@@ -107,6 +108,7 @@ class Started:
             "DOMINO_SIMULATIONS_QUEUE": f"simulations-{tag}",
             "DOMINO_WEBHOOKS_QUEUE": f"webhooks-{tag}",
             "DOMINO_ARCHIVE_QUEUE": f"archive-{tag}",
+            "DOMINO_ARCHIVE_URL": f"sqlite:///{self.archive}",
             "DOMINO_LOG_LEVEL": "WARNING",
             "DOMINO_RQ_LOG_LEVEL": "WARNING",
             "PYTHONFAULTHANDLER": "1",  # SIGABRT, sent when it does not stop, writes every thread's stack
@@ -120,6 +122,7 @@ class Started:
         cmd = [sys.executable, "-m", "workers.cli", "worker", *KINDS[kind][0], "--log-level", "WARNING"]
         self.proc = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, start_new_session=True)  # fmt: skip
         self.signalled_at = 0.0
+        self.exited_at: float | None = None
 
     def ready(self) -> bool:
         """Listening (registered on its queue) and stoppable (its own SIGTERM handler installed)."""
@@ -147,14 +150,19 @@ class Started:
         self.signalled_at = time.monotonic()
         self.proc.send_signal(signal.SIGTERM)
 
+    def exited(self) -> bool:
+        """Whether it has exited (its time noted the first time it is seen so)."""
+        if self.exited_at is None and self.proc.poll() is not None:
+            self.exited_at = time.monotonic()
+        return self.exited_at is not None
+
     def outcome(self) -> Outcome:
-        """Wait (until STOP_CEILING after its SIGTERM) for it to exit, and say how it went."""
-        try:
-            self.proc.wait(max(0.0, self.signalled_at + STOP_CEILING - time.monotonic()))
-            seconds: float | None = time.monotonic() - self.signalled_at
-        except subprocess.TimeoutExpired:
-            seconds = None
+        """How it went: killed (and its stacks logged) if it has not exited STOP_CEILING after its SIGTERM."""
+        if not self.exited():
             self._kill()
+        seconds = None if self.exited_at is None else self.exited_at - self.signalled_at
+        if seconds is not None and seconds > STOP_CEILING:
+            seconds = None
         outcome = Outcome(self.kind, self.busy, seconds, self.proc.returncode)
         outcome.problems += self._problems(outcome)
         return outcome
@@ -168,6 +176,7 @@ class Started:
         for job in self.jobs:
             job.delete(remove_from_queue=True)
         self.log.close()
+        self.archive.unlink(missing_ok=True)
         text = Path(self.log.name).read_text(errors="replace")
         if not keep_log:
             os.unlink(self.log.name)
@@ -224,6 +233,7 @@ def stop_together(redis_url: str, conn, plan: list[tuple[str, bool]]) -> list[Ou
         _wait_all(busy, Started.working, "busy")
         for s in started:
             s.terminate()
+        _wait_all(started, Started.exited, "exited", STOP_CEILING, interval=0.005, fail=False)
         outcomes = [s.outcome() for s in started]
     finally:
         for i, s in enumerate(started):
@@ -234,12 +244,14 @@ def stop_together(redis_url: str, conn, plan: list[tuple[str, bool]]) -> list[Ou
     return outcomes
 
 
-def _wait_all(started: list[Started], condition, what: str, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
-    """Until ``condition`` holds for every one (a ceiling: the machine may be busy)."""
+def _wait_all(started: list[Started], condition, what: str, seconds: float = 120.0, interval: float = 0.02, fail: bool = True) -> None:  # type: ignore[no-untyped-def]
+    """Until ``condition`` holds for every one (a ceiling: the machine may be busy), all watched at once."""
     deadline = time.monotonic() + seconds
     waiting = list(started)
     while waiting:
         waiting = [s for s in waiting if not condition(s)]
         if waiting and time.monotonic() > deadline:
-            raise RuntimeError(f"{[s.kind for s in waiting]}: not {what} within {seconds:g} s")
-        time.sleep(0.02)
+            if fail:
+                raise RuntimeError(f"{[s.kind for s in waiting]}: not {what} within {seconds:g} s")
+            return
+        time.sleep(interval)
