@@ -152,6 +152,10 @@ class Settings:
     # An app's lifecycle delivery (api/service/app_events.py) is kept this long, seconds, until it is delivered:
     # far beyond its last retry (webhook_backoff), after which it is dropped.
     app_event_ttl: int = 24 * 3600
+    # An app subscribed to `turn.reminder` hears once, in a turn that lasts at least reminder_min_turn seconds,
+    # when reminder_fraction of the turn's time is left.
+    reminder_fraction: float = 0.2
+    reminder_min_turn: float = 600.0
 
     # HTTP.
     max_body_bytes: int = 16 * 1024

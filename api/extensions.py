@@ -342,3 +342,10 @@ def no_body(func: Any) -> Any:
     """Mark a POST that takes no body: an empty request needs no ``Content-Type`` (the body guard, api.hooks)."""
     func.takes_no_body = True
     return func
+
+
+def optional_body(func: Any) -> Any:
+    """Mark a POST whose body is optional: an empty request needs no ``Content-Type``; a body is read as usual."""
+    func.takes_no_body = True
+    func.body_optional = True
+    return func

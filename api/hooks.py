@@ -110,7 +110,7 @@ def body_guard(app: flask.Flask, max_depth: int, timeout: float) -> Before:
         if repeated is not None:
             # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
             return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
-        if getattr(view, "takes_no_body", False) and body != {}:
+        if getattr(view, "takes_no_body", False) and not getattr(view, "body_optional", False) and body != {}:
             detail = "This operation takes no body: send none, or {}."
             return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
         req.json_body = body

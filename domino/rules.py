@@ -198,16 +198,14 @@ class Rules:
             raise InvalidRulesError("players", f"{name} is played by {lo} to {hi} players")
         defaults = _PRESETS[name]
         for option, value in overrides.items():
-            if option not in defaults and option not in ("preset_name",):
-                known = {f.name for f in fields(cls)}
-                if option in known:
+            if option not in defaults:
+                if option in _OPTION_NAMES:  # `preset_name` and `players` are no options: unknown
                     raise InvalidRulesError(option, f"does not apply to {name}")
                 raise InvalidRulesError(option, "unknown option")
         values: dict[str, Any] = dict(defaults)
         if name in _TEAM_TARGET and overrides.get("teams") == "partners_opposite":
             values["target_score"] = _TEAM_TARGET[name]
         values.update(overrides)
-        values.pop("preset_name", None)
         for option, value in values.items():
             values[option] = _check_value(option, value, players)
         if name == "mexican_train":
@@ -272,12 +270,16 @@ def _check_value(option: str, value: Any, players: int) -> Any:
     if option in PLAYER_MAPS:
         if isinstance(value, Mapping):
             picked = None
+            seen: set[int] = set()
             for key, v in value.items():
                 k = key if isinstance(key, int) and not isinstance(key, bool) else None
-                if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 2:
-                    k = int(key)  # ASCII digits only: "٤" or " 4" is no player count
+                if isinstance(key, str) and key.isascii() and key.isdigit() and key == str(int(key)) and len(key) <= 2:
+                    k = int(key)  # canonical ASCII digits only: "٤", " 4" or "04" is no player count
                 if k is None:
-                    raise InvalidRulesError(option, "a map from player counts to numbers")
+                    raise InvalidRulesError(option, "a map from player counts (written 2, 3, ... 10) to numbers")
+                if k in seen:  # {2: .., "2": ..}: one would silently win over the other
+                    raise InvalidRulesError(option, f"gives player count {k} twice")
+                seen.add(k)
                 if k == players:
                     picked = v
             if picked is None:

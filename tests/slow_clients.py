@@ -28,6 +28,26 @@ def answer(sock: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
+def first_answer(sock: socket.socket) -> bytes:
+    """The first answer the server sends (its head, and its body by ``Content-Length``), without waiting for the
+    connection to close: a proxy may keep it open after answering, until the rest of the body arrives."""
+    raw = b""
+    while b"\r\n\r\n" not in raw or len(raw.partition(b"\r\n\r\n")[2]) < _length(raw):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        raw += chunk
+    return raw
+
+
+def _length(raw: bytes) -> int:
+    for line in raw.partition(b"\r\n\r\n")[0].split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    return 0
+
+
 def status(raw: bytes) -> int | None:
     """The status of the first answer in ``raw`` (None: nothing came)."""
     line = raw.partition(b"\r\n")[0].split()

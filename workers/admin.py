@@ -1,8 +1,8 @@
 """``domino-admin``: operators' commands, talking to Redis through the service (``DOMINO_REDIS_URL``,
 ``DOMINO_QUEUE_URL``, ``DOMINO_KEY_PREFIX`` as the API's).
 
-``domino-admin apps create NAME [--webhook URL] [--rate-limit 6000/60] [--max-games N]`` prints the app's key
-(and its webhook secret) once; ``apps list``, ``apps rotate APP`` (a new key and secret; the old key stops
+``domino-admin apps create NAME [--webhook URL] [--rate-limit 6000/60] [--max-games N] [--events a,b]`` prints the
+app's key (and its webhook secret) once; ``apps update APP --events a,b`` changes what its webhook hears; ``apps list``, ``apps rotate APP`` (a new key and secret; the old key stops
 working at once) and ``apps revoke APP`` (the key stops working at once) take an app's id or name.
 """
 
@@ -13,6 +13,7 @@ import sys
 
 from api.config import Settings
 from api.service.errors import InvalidRequest
+from api.service.app_events import LIFECYCLE_EVENTS, WEBHOOK_EVENTS
 from api.service.apps import Issued
 from api.service.service import Service
 from api.store import StoreUnavailable
@@ -27,6 +28,11 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--webhook", help="https:// URL for signed game.started, round.ended and game.ended deliveries")
     create.add_argument("--rate-limit", help="<requests>/<seconds> for this app's key (default DOMINO_APP_RATE_LIMIT)")
     create.add_argument("--max-games", type=int, help="games waiting or playing at once, 0: no cap (default DOMINO_APP_MAX_GAMES)")
+    events = f"comma-separated webhook events, of {', '.join(WEBHOOK_EVENTS)} (default {','.join(LIFECYCLE_EVENTS)})"
+    create.add_argument("--events", help=events)
+    update = apps.add_parser("update", help="change what an app's webhook subscribes to")
+    update.add_argument("app", help="the app's id or name")
+    update.add_argument("--events", required=True, help=events)
     apps.add_parser("list", help="every app: id, name, limits, webhook, whether revoked (never keys)")
     for command, text in (("rotate", "a new key and webhook secret; the old key stops working"), ("revoke", "the key stops working")):
         apps.add_parser(command, help=text).add_argument("app", help="the app's id or name")
@@ -44,17 +50,21 @@ def _issued(issued: Issued, verb: str) -> None:
 
 def _run(service: Service, args: argparse.Namespace) -> None:
     if args.command == "create":
-        _issued(service.create_app(args.name, args.webhook, args.rate_limit, args.max_games), "created")
+        _issued(service.create_app(args.name, args.webhook, args.rate_limit, args.max_games, args.events), "created")
+    elif args.command == "update":
+        app = service.update_app(args.app, args.events)
+        print(f"app updated: {app.name} (id {app.id}); events: {','.join(app.events)}")
     elif args.command == "rotate":
         _issued(service.rotate_app_key(args.app), "key rotated")
     elif args.command == "revoke":
         app = service.revoke_app(args.app)
         print(f"app revoked: {app.name} (id {app.id}); its key no longer works")
     else:
-        print("id\tname\tstatus\trate_limit\tmax_games\twebhook")
+        print("id\tname\tstatus\trate_limit\tmax_games\twebhook\tevents")
         for app in service.list_apps():
             status = "revoked" if app.revoked_at is not None else "active"
-            print(f"{app.id}\t{app.name}\t{status}\t{app.rate_limit}\t{app.max_games}\t{app.webhook or '-'}")
+            row = f"{app.id}\t{app.name}\t{status}\t{app.rate_limit}\t{app.max_games}\t{app.webhook or '-'}"
+            print(f"{row}\t{','.join(app.events)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,6 +25,9 @@ BOT_TOKEN: list[dict[str, list[str]]] = [{"botToken": []}]  # a registered bot's
 # An app key (`dsk_app_...`) required. Where it is optional (creating and listing games) the operation says so in
 # its description: a generated client would otherwise need a credential for anonymous calls.
 APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
+# An operation that holds its request open (a long poll, a stream): `@blp.doc(**STREAMING)`. A proxy in front
+# sends every such operation to the streaming server (deploy/nginx.conf; a test reads both).
+STREAMING: dict[str, bool] = {"x-streaming": True}
 
 
 def wants_sse() -> bool:

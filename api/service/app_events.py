@@ -32,7 +32,8 @@ import orjson
 import domino
 from api.config import Settings
 from api.queues import APP_EVENT, Queues
-from api.service.records import GameRecord, StoredEvent, public_seats, waiting
+from api.service.games import Game
+from api.service.records import HUMAN, GameRecord, StoredEvent, public_seats, waiting
 from api.service.views import render_view
 from api.store import Store
 
@@ -40,6 +41,9 @@ log = logging.getLogger("api.service.app_events")
 
 GAME_STARTED, ROUND_ENDED, GAME_ENDED = "game.started", "round.ended", "game.ended"
 EVENT_TYPES = (GAME_STARTED, ROUND_ENDED, GAME_ENDED)
+LIFECYCLE_EVENTS = EVENT_TYPES  # what an app's webhook subscribes to unless told otherwise
+TURN_STARTED, TURN_REMINDER = "turn.started", "turn.reminder"  # a human seat's turn; its time running out
+WEBHOOK_EVENTS = (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER)
 
 
 def delivery_id(game_id: str, version: int, event_type: str) -> str:
@@ -81,6 +85,39 @@ def lifecycle(doc: GameRecord, version: int, events: list[StoredEvent]) -> list[
     return found
 
 
+def human_turn(doc: GameRecord, state: domino.State) -> int | None:
+    """The human seat to move after a commit (None: a bot's turn, or the game is waiting or over)."""
+    seat = state.to_move
+    if state.finished or seat is None or waiting(doc) or doc["seats"][seat]["kind"] != HUMAN:
+        return None
+    return seat
+
+
+def turn_payload(event_type: str, doc: GameRecord, version: int, seat: int) -> dict[str, Any]:
+    """The body of a ``turn.started`` or ``turn.reminder`` delivery: whose turn, until when."""
+    record = doc["seats"][seat]
+    data: dict[str, Any] = {
+        "game_id": doc["id"],
+        "version": version,
+        "variant": doc["variant"],
+        "seat": seat,
+        "name": record["name"],
+        "player": record.get("player"),
+        "deadline": doc.get("deadline"),
+        "metadata": doc.get("metadata"),
+    }
+    return {"type": event_type, "timestamp": _stamp(), "data": data}
+
+
+def _stamp() -> str:
+    stamp = datetime.fromtimestamp(time.time(), tz=timezone.utc).isoformat(timespec="milliseconds")
+    return stamp.replace("+00:00", "Z")
+
+
+def reminder_member(game_id: str, version: int) -> str:
+    return f"{game_id}:{version}"
+
+
 def payload(event_type: str, doc: GameRecord, version: int, state: domino.State, event: dict[str, Any]) -> dict[str, Any]:
     """The body of one delivery: ``type``, ``timestamp`` and ``data`` (the game as a spectator sees it at
     ``version``, with the app's metadata and player ids; a round's result; the game's outcome)."""
@@ -104,8 +141,12 @@ def payload(event_type: str, doc: GameRecord, version: int, state: domino.State,
     if event_type == GAME_ENDED:
         data["outcome"] = {k: v for k, v in event.items() if k not in ("type", "seat")}
         data["last_round"] = view["last_round"]
-    stamp = datetime.fromtimestamp(time.time(), tz=timezone.utc).isoformat(timespec="milliseconds")
-    return {"type": event_type, "timestamp": stamp.replace("+00:00", "Z"), "data": data}
+    return {"type": event_type, "timestamp": _stamp(), "data": data}
+
+
+def subscriptions(app: Mapping[str, str]) -> tuple[str, ...]:
+    """The webhook events an app's record subscribes to."""
+    return tuple(app["events"].split(",")) if app.get("events") else LIFECYCLE_EVENTS
 
 
 class Lifecycle:
@@ -123,15 +164,25 @@ class Lifecycle:
         if app_id is None:
             return []
         found = lifecycle(doc, version, events)
-        if not found:
+        seat = human_turn(doc, state)
+        if not found and seat is None:
             return []
         app = self.store.apps.get(app_id)
         if app is None or not app.get("webhook") or app.get("revoked_at"):
             return []
+        subscribed = subscriptions(app)
+        found = [(t, e) for t, e in found if t in subscribed]
+        if seat is not None and TURN_STARTED in subscribed:
+            found.append((TURN_STARTED, {}))
+        if seat is not None and TURN_REMINDER in subscribed:
+            self._mark_reminder(doc, version)
         digest = commit_digest(stored)
         deliveries = []
         for event_type, event in found:
-            body = orjson.dumps(payload(event_type, doc, version, state, event)).decode()
+            if seat is not None and event_type == TURN_STARTED:
+                body = orjson.dumps(turn_payload(event_type, doc, version, seat)).decode()
+            else:
+                body = orjson.dumps(payload(event_type, doc, version, state, event)).decode()
             record = {"app": app_id, "game": doc["id"], "body": body}
             deliveries.append(Delivery(delivery_id(doc["id"], version, event_type), digest, record))
         for delivery in deliveries:
@@ -150,6 +201,32 @@ class Lifecycle:
                 self.queues.enqueue(APP_EVENT, delivery.id)
             except Exception:  # the pending entry lets the sweep enqueue it
                 log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
+
+    def _mark_reminder(self, doc: GameRecord, version: int) -> None:
+        """A turn that lasts at least ``reminder_min_turn``: its reminder is due when ``reminder_fraction`` of its
+        time is left (marked before the commit; the sweep sends it if the game is still at ``version``)."""
+        timeout, deadline = doc.get("turn_timeout_s"), doc.get("deadline")
+        s = self.settings
+        if timeout and deadline and timeout >= s.reminder_min_turn:
+            self.store.reminders_due.mark(reminder_member(doc["id"], version), deadline - s.reminder_fraction * timeout)
+
+    def remind(self, game: Game) -> bool:
+        """Send the ``turn.reminder`` of ``game``'s current turn (its delivery id is the turn's: a reminder sent
+        again after a crash is the same delivery). False when nobody is to be reminded any more."""
+        doc = game.doc
+        seat = human_turn(doc, game.state)
+        app = self.store.apps.get(doc.get("app", "")) if seat is not None and doc.get("app") else None
+        if seat is None or app is None or not app.get("webhook") or app.get("revoked_at"):
+            return False
+        if TURN_REMINDER not in subscriptions(app):
+            return False
+        body = orjson.dumps(turn_payload(TURN_REMINDER, doc, game.version, seat)).decode()
+        delivery = delivery_id(doc["id"], game.version, TURN_REMINDER)
+        record = {"app": doc.get("app", ""), "game": doc["id"], "body": body}
+        self.store.app_deliveries.put(delivery, "reminder", record, self.settings.app_event_ttl, landed=True)
+        self.store.app_hooks_due.mark(delivery, self._first_due(), attempt=1)
+        self.queues.enqueue(APP_EVENT, delivery)
+        return True
 
     def _first_due(self) -> float:
         """When a delivery begun now is due again, unless delivered: its timeout, then the first back-off step."""

@@ -8,7 +8,8 @@ in constant time. Rotating makes a new key and webhook secret and retires the ol
 retires it. Either takes effect on the next request.
 
 Games created with an app key belong to the app (``GET /v1/games?owner=me``), count against its cap of
-unfinished games, and its webhook hears of their lifecycle (:mod:`api.service.app_events`).
+unfinished games, and its webhook hears of what it subscribes to (``events``: their lifecycle by default,
+the turns of their human seats and reminders on request; :mod:`api.service.app_events`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 from typing import Any
 
 from api.config import Settings
+from api.service.app_events import LIFECYCLE_EVENTS, WEBHOOK_EVENTS
 from api.service.errors import InvalidRequest, Unauthorized
 from api.service import webhooks
 from api.service.security import new_id
@@ -52,6 +54,7 @@ class App:
     max_games: int  # games waiting or playing at once; 0: no cap
     created_at: float
     revoked_at: float | None = None
+    events: tuple[str, ...] = LIFECYCLE_EVENTS  # what its webhook subscribes to
     key_hash: str = dataclasses.field(default="", repr=False)
     webhook_secret: str = dataclasses.field(default="", repr=False)
 
@@ -65,6 +68,7 @@ class App:
             max_games=int(record.get("max_games", "0")),
             created_at=float(record["created_at"]),
             revoked_at=float(record["revoked_at"]) if record.get("revoked_at") else None,
+            events=tuple(record["events"].split(",")) if record.get("events") else LIFECYCLE_EVENTS,
             key_hash=record.get("key_hash", ""),
             webhook_secret=record.get("webhook_secret", ""),
         )
@@ -79,6 +83,7 @@ class App:
             "max_games": self.max_games,
             "created_at": self.created_at,
             "revoked": self.revoked_at is not None,
+            "events": list(self.events),
         }
 
 
@@ -89,6 +94,16 @@ class Issued:
     app: App
     key: str
     webhook_secret: str | None
+
+
+def check_events(text: str) -> tuple[str, ...]:
+    """A comma-separated list of webhook event names (each once, in the order of :data:`WEBHOOK_EVENTS`)."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in WEBHOOK_EVENTS]
+    if unknown or not names:
+        said = ", ".join(repr(n) for n in unknown) or "none"
+        raise InvalidRequest(f"Unknown webhook events: {said}. The events are {', '.join(WEBHOOK_EVENTS)}.")
+    return tuple(e for e in WEBHOOK_EVENTS if e in names)
 
 
 def check_rate_limit(text: str) -> str:
@@ -106,7 +121,9 @@ class Apps:
         self.store = store
         self.settings = settings
 
-    def create(self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None) -> Issued:
+    def create(
+        self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None, events: str | None = None
+    ) -> Issued:
         if not 1 <= len(name) <= 64 or not name.isprintable():
             raise InvalidRequest("An app's name is 1-64 printable characters.")
         if webhook is not None and webhooks.check_url(webhook):
@@ -115,6 +132,7 @@ class Apps:
         cap = self.settings.app_max_games if max_games is None else max_games
         if cap < 0:
             raise InvalidRequest("--max-games is 0 (no cap) or more.")
+        subscribed = LIFECYCLE_EVENTS if events is None else check_events(events)
         key, secret = new_app_key(), webhooks.new_secret() if webhook else None
         record = {
             "id": new_id(),
@@ -125,6 +143,7 @@ class Apps:
             "rate_limit": limit,
             "max_games": str(cap),
             "created_at": repr(time.time()),
+            "events": ",".join(subscribed),
         }
         if not self.store.apps.add(record):
             raise InvalidRequest(f"An app named {name!r} exists.")
@@ -161,6 +180,15 @@ class Apps:
         changes = {"key_hash": key_hash(key), "webhook_secret": secret or ""}
         self.store.apps.replace_key(app.id, app.key_hash, changes)
         return Issued(dataclasses.replace(app, key_hash=changes["key_hash"], webhook_secret=secret or ""), key, secret)
+
+    def update(self, id_or_name: str, events: str | None) -> App:
+        """Change what the app's webhook subscribes to (``events``: comma-separated names)."""
+        app = self.find(id_or_name)
+        if events is None:
+            return app
+        subscribed = check_events(events)
+        self.store.apps.update(app.id, {"events": ",".join(subscribed)})
+        return dataclasses.replace(app, events=subscribed)
 
     def revoke(self, id_or_name: str) -> App:
         """The key stops working at once; the app's games play on, and its record stays listed as revoked."""

@@ -30,15 +30,14 @@ class Endings:
 
     def _ended(self, game: Game, reason: str) -> Change:
         """The change that ends ``game`` as loaded with ``reason`` (nobody wins)."""
-        doc, state = game.doc, game.state
-        if state.finished:
-            status = game_status(state, doc)
-            raise GameEnded(f"The game is already over: it is {status}.", game_status=status)
-        new_state, events = domino.end(state, reason)
+        not_over(game)
+        return self._change(game, *domino.end(game.state, reason))
+
+    def _change(self, game: Game, new_state: domino.State, events: tuple[domino.Event, ...]) -> Change:
         live = domino.to_live(new_state)
-        new_doc: GameRecord = {**doc, "state": live}
+        new_doc: GameRecord = {**game.doc, "state": live}
         stored = [stored_event(e) for e in events]
-        rounds = leaving_rounds(doc["state"], live)
+        rounds = leaving_rounds(game.doc["state"], live)
         return Change(new_doc, new_state, stored, None, self.settings.finished_ttl, rounds=rounds)
 
     def expire(self, game: Game) -> bool:
@@ -59,35 +58,32 @@ class Endings:
         self.store.lobby.remove(game_id)
         return True
 
-    def abort(self, app: App | None, game_id: str) -> tuple[dict[str, Any], int]:
-        """The owning ``app`` calls its game off (status ``aborted``): (the spectator's view, version)."""
+    def abort(self, app: App | None, game_id: str, expected: int | None = None) -> tuple[dict[str, Any], int]:
+        """The owning ``app`` calls its game off (status ``aborted``), on version ``expected`` only if given:
+        (the spectator's view, version)."""
 
         def decide(game: Game) -> Change:
-            owned_by(app, game.doc)
+            owned_by(app, game, expected)
             return self._ended(game, ABORTED)
 
         return self._commit(game_id, decide)
 
-    def resign_seat(self, app: App | None, game_id: str, seat: int) -> tuple[dict[str, Any], int]:
-        """The owning ``app`` resigns ``seat`` of its game (its side loses): (the spectator's view, version)."""
+    def resign_seat(
+        self, app: App, game_id: str, seat: int | None, expected: int | None = None
+    ) -> tuple[dict[str, Any], int]:
+        """The owning ``app`` resigns ``seat`` of its game (its side loses), on version ``expected`` only if
+        given: (the spectator's view, version)."""
 
         def decide(game: Game) -> Change:
-            doc = game.doc
-            owned_by(app, doc)
-            if not 0 <= seat < len(doc["seats"]):
-                why = f"this game has seats 0 to {len(doc['seats']) - 1}"
-                raise InvalidRequest(f"No seat {seat}: {why}.", errors={"json": {"seat": [why]}})
-            state = game.state
-            if state.finished:
-                status = game_status(state, doc)
-                raise GameEnded(f"The game is already over: it is {status}.", game_status=status)
-            if waiting(doc):
+            owned_by(app, game, expected)
+            seats = len(game.doc["seats"])
+            if seat is None or not 0 <= seat < seats:
+                why = f"the seat to resign, one of 0 to {seats - 1}"
+                raise InvalidRequest(f"An app names {why}: `{{\"seat\": n}}`.", errors={"json": {"seat": [why]}})
+            not_over(game)
+            if waiting(game.doc):
                 raise NotStarted("The game has not started: its app calls it off with `POST .../abort`.")
-            new_state, events = domino.resign(state, seat)
-            live = domino.to_live(new_state)
-            new_doc: GameRecord = {**doc, "state": live}
-            stored = [stored_event(e) for e in events]
-            return Change(new_doc, new_state, stored, None, self.settings.finished_ttl, rounds=leaving_rounds(doc["state"], live))
+            return self._change(game, *domino.resign(game.state, seat))
 
         return self._commit(game_id, decide)
 
@@ -101,9 +97,17 @@ class Endings:
         return render_view(change.doc, committed.version, change.state, None), committed.version
 
 
-def owned_by(app: App | None, doc: GameRecord) -> None:
-    """Only the app that created a game runs it: no key is 401, another app's 403."""
+def owned_by(app: App | None, game: Game, expected: int | None) -> None:
+    """Only the app that created a game runs it (no key: 401, another app's: 403), on ``expected`` if given."""
     if app is None:
         raise Unauthorized("An app key is needed: `Authorization: Bearer dsk_app_...`.")
-    if doc.get("app") != app.id:
+    if game.doc.get("app") != app.id:
         raise Forbidden("This game belongs to another app (or to none).")
+    if expected is not None and expected != game.version:
+        raise VersionMismatch(f"The game is at version {game.version}.", current_version=game.version)
+
+
+def not_over(game: Game) -> None:
+    if game.state.finished:
+        status = game_status(game.state, game.doc)
+        raise GameEnded(f"The game is already over: it is {status}.", game_status=status)

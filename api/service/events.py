@@ -113,17 +113,19 @@ class Events:
         self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float, client: str
     ) -> dict[str, Any]:
         """The events after the stream id ``cursor`` (:func:`event_cursor`), waiting up to ``wait`` seconds for
-        the first; [] if none came. A poll that may wait holds a stream slot of ``client`` (and of the game)
-        meanwhile."""
-        waits = self._slot(client, game_id) if wait else None  # no wait: a plain read
-        try:
-            return self._poll(game_id, token, ticket, cursor, wait)
-        finally:
-            if waits is not None:
-                waits.release()
-
-    def _poll(self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float) -> dict[str, Any]:
+        the first; [] if none came. A poll that may wait holds a stream slot of ``client`` (and of the game,
+        or of the caller's seat) meanwhile."""
         seat, finished, waits = self.reader(game_id, token, ticket)
+        slot = self._slot(client, game_id, seat) if wait else None  # no wait: a plain read
+        try:
+            return self._poll(game_id, seat, finished, waits, cursor, wait)
+        finally:
+            if slot is not None:
+                slot.release()
+
+    def _poll(
+        self, game_id: str, seat: int | None, finished: bool, waits: bool, cursor: str, wait: float
+    ) -> dict[str, Any]:
         block_ms = 0 if finished else int(min(wait, self.settings.max_wait) * 1000)
         entries = self.store.games.read_events(game_id, cursor)
         if not entries and block_ms:
@@ -142,14 +144,14 @@ class Events:
         client: str,
     ) -> Iterator[bytes]:
         """Server-Sent Events for the caller after the stream id ``cursor`` (:func:`event_cursor`), holding a
-        stream slot of ``client`` (and of the game) while open. The caller is checked now, before the stream
-        starts (a 401, 404 or 429 is an answer, not a stream)."""
+        stream slot of ``client`` (and of the game, or of the caller's seat) while open. The caller is checked
+        now, before the stream starts (a 401, 404 or 429 is an answer, not a stream)."""
         seat, finished, waits = self.reader(game_id, token, ticket)
-        slot = self._slot(client, game_id)
+        slot = self._slot(client, game_id, seat)
         return held(slot, self._frames(game_id, seat, cursor, finished, waits))
 
-    def _slot(self, client: str, game_id: str) -> StreamSlot:
-        return StreamSlot.take(self.store.streams, self.settings, client, game_id)
+    def _slot(self, client: str, game_id: str, seat: int | None) -> StreamSlot:
+        return StreamSlot.take(self.store.streams, self.settings, client, game_id, seat)
 
     def _frames(self, game_id: str, seat: int | None, cursor: str, finished: bool, waits: bool) -> Iterator[bytes]:
         """One frame per event (``id:`` the stream id), a keep-alive comment when nothing happened for

@@ -135,8 +135,8 @@ class Ratings:
             return "not rated"
         if state.outcome is None:
             return "not over"
-        if state.outcome.reason == "aborted":
-            return "aborted: not rated"
+        if state.outcome.reason in ("aborted", "expired"):  # nobody won: the server ended it
+            return f"{state.outcome.reason}: not rated"
         players = [rated_player(s, doc.get("app")) for s in doc["seats"]]
         if any(p is None for p in players):
             return "not rated: a seat cannot be rated"

@@ -12,7 +12,7 @@ from typing import Any
 
 import domino
 from api.config import Settings
-from api.service.errors import GameNotOver
+from api.service.errors import GameNotOver, InvalidRequest
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
@@ -28,7 +28,7 @@ from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
 from api.service.moves import Moves
-from api.service.owned import list_owned
+from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
 from api.service.security import authenticate
@@ -48,7 +48,8 @@ class Service:
         self.queues = Queues(self.store)
         self.games = Games(self.store, settings)
         turns = Turns(self.store, settings, self.queues)
-        self.commits = Commits(self.store, settings, self.games, turns, Lifecycle(self.store, settings, self.queues))
+        lifecycle = Lifecycle(self.store, settings, self.queues)
+        self.commits = Commits(self.store, settings, self.games, turns, lifecycle)
         self.creation = Creation(self.store, settings, self.commits)
         self.moves = Moves(self.store, settings, self.commits)
         self.events = Events(self.store, settings, self.games)
@@ -56,7 +57,7 @@ class Service:
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
         self.endings = Endings(self.store, settings, self.commits)
-        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings)
+        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle)
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
@@ -155,8 +156,25 @@ class Service:
         ``seat`` and ``status`` when ``minimal``; the new version)."""
         return self.moves.play(game_id, move, token, expected_version, idempotency_key, minimal)
 
-    def resign(self, game_id: str, token: str | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
+    def resign(
+        self,
+        game_id: str,
+        token: str | None,
+        expected_version: int | None = None,
+        app: App | None = None,
+        seat: int | None = None,
+    ) -> tuple[dict[str, Any], int]:
+        """The token's seat resigns (its view), or, with the owning ``app``'s key, ``seat`` does (the spectator's)."""
+        if app is not None:
+            return self.endings.resign_seat(app, game_id, seat, expected_version)
+        if seat is not None:
+            why = "a seat token resigns its own seat (send no body); `seat` is for the owning app's key"
+            raise InvalidRequest(f"No `seat` here: {why}.", errors={"json": {"seat": [why]}})
         return self.moves.resign(game_id, token, expected_version)
+
+    def abort(self, game_id: str, app: App | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
+        """The owning ``app`` calls its game off (status ``aborted``): (the spectator's view, version)."""
+        return self.endings.abort(app, game_id, expected_version)
 
     def claim_seat(
         self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
@@ -174,15 +192,27 @@ class Service:
         """The games ``app`` created, newest first (of any status, or of ``status``; of ``player``, if given)."""
         return list_owned(self.store, self.games, app, status, player, before, limit)
 
+    def games_to_move(
+        self, app: App, player: str, cursor: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """``app``'s games in which it is ``player``'s turn, soonest deadline first, after ``cursor``."""
+        return list_to_move(self.store, self.games, app, player, cursor, limit)
+
     # -- apps -------------------------------------------------------------------------------------------------
 
     def authenticate_app(self, key: str) -> App:
         """The app whose current key ``key`` is; Unauthorized for an unknown, rotated or revoked key."""
         return self.apps.authenticate(key)
 
-    def create_app(self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None) -> Issued:
-        """A new app, its key and its webhook secret (shown once)."""
-        return self.apps.create(name, webhook, rate_limit, max_games)
+    def create_app(
+        self, name: str, webhook: str | None, rate_limit: str | None, max_games: int | None, events: str | None = None
+    ) -> Issued:
+        """A new app, its key and its webhook secret (shown once); ``events``: what its webhook subscribes to
+        (comma-separated names; default the lifecycle's three)."""
+        return self.apps.create(name, webhook, rate_limit, max_games, events)
+
+    def update_app(self, id_or_name: str, events: str | None) -> App:
+        return self.apps.update(id_or_name, events)
 
     def list_apps(self) -> list[App]:
         return self.apps.all()

@@ -2,7 +2,8 @@
 
 An SSE stream, or a long poll that waits, holds a *slot* in its client's set and in its game's set
 (:class:`api.store.streams.StreamSlots`) while it is open; a take beyond ``Settings.streams_per_client`` or
-``streams_per_game`` is a 429 ``too-many-streams`` with ``Retry-After``. A slot is a lease
+``streams_per_game`` (spectators; each seat has ``streams_per_seat`` of its own) is a 429
+``too-many-streams`` with ``Retry-After``. A slot is a lease
 (``Settings.stream_lease``): an open stream renews it as it goes (an SSE stream wakes at least every
 keep-alive interval; a long poll is shorter than a lease), a stream that ends releases it (the client went
 away, the game ended, the server stops), and the slots of a process that died lapse with their lease.
@@ -33,9 +34,14 @@ class StreamSlot:
         self.renewed = time.monotonic()
 
     @classmethod
-    def take(cls, slots: StreamSlots, settings: Settings, client: str, game_id: str) -> StreamSlot:
-        """A slot for a new stream, or TooManyStreams (429) when the client or the game is at its cap."""
-        return cls.take_for(slots, settings, client, game_id, settings.streams_per_game, "This game")
+    def take(cls, slots: StreamSlots, settings: Settings, client: str, game_id: str, seat: int | None) -> StreamSlot:
+        """A slot for a new stream of a game's ``seat`` (None: a spectator's), or TooManyStreams (429) when the
+        client, or the game's spectators (``streams_per_game``), or the seat (``streams_per_seat``) are at their
+        cap. Each seat counts apart from the spectators: spectators filling the game never lock its players out."""
+        if seat is None:
+            return cls.take_for(slots, settings, client, game_id, settings.streams_per_game, "This game")
+        owner, cap = f"{game_id}:seat:{seat}", settings.streams_per_seat
+        return cls.take_for(slots, settings, client, owner, cap, f"Seat {seat} of this game")
 
     @classmethod
     def take_for(

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from api.config import Settings
 from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, TIMEOUT_TURN, WEBHOOK, Queues
-from api.service.app_events import commit_digest, delivery_game
+from api.service.app_events import Lifecycle, commit_digest, delivery_game
 from api.service.arenas.runner import Arenas
 from api.service.bot_games import attended, held
 from api.service.computer import bot_to_move
@@ -51,15 +51,26 @@ class SweepReport:
     ratings: list[Job] = dataclasses.field(default_factory=list)
     arenas: list[str] = dataclasses.field(default_factory=list)  # arenas that started games
     expired: list[Job] = dataclasses.field(default_factory=list)  # idle games ended
+    reminders: list[Job] = dataclasses.field(default_factory=list)  # apps' turn reminders sent
 
     def __len__(self) -> int:
-        parts = (self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas, self.expired)
+        parts = (
+            self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas, self.expired,
+            self.reminders,
+        )  # fmt: skip
         return sum(len(p) for p in parts)
 
 
 class Sweep:
     def __init__(
-        self, store: Store, settings: Settings, games: Games, queues: Queues, arenas: Arenas, endings: Endings
+        self,
+        store: Store,
+        settings: Settings,
+        games: Games,
+        queues: Queues,
+        arenas: Arenas,
+        endings: Endings,
+        lifecycle: Lifecycle,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -67,6 +78,7 @@ class Sweep:
         self.queues = queues
         self.arenas = arenas
         self.endings = endings
+        self.lifecycle = lifecycle
 
     def run(self, now: float | None = None) -> SweepReport:
         """One sweep, as at ``now`` (a Unix time; default: now)."""
@@ -80,6 +92,7 @@ class Sweep:
             ratings=self._over(self.store.ratings_due, self._rating, now),
             arenas=self.arenas.advance_running(),
             expired=self._over(self.store.idle_due, self._idle, now),
+            reminders=self._over(self.store.reminders_due, self._reminder, now),
         )
 
     @staticmethod
@@ -95,6 +108,8 @@ class Sweep:
             if verdict.enqueue is not None and verdict.job is not None:
                 verdict.enqueue()
                 done.append(verdict.job)
+                if verdict.due_at is None:  # done once enqueued (a crash before this line: done again, the same)
+                    due.clear_if(member, due_at)
         return done
 
     def _bot_turn(self, game_id: str, due_at: float, now: float) -> Verdict | None:
@@ -162,6 +177,14 @@ class Sweep:
             job=(game_id, found.version, 0),
             enqueue=lambda: self.endings.expire(found),
         )
+
+    def _reminder(self, member: str, due_at: float, now: float) -> Verdict | None:
+        """A turn's reminder due: sent if the game is still at that turn (its delivery id is the turn's)."""
+        game_id, _, raw_version = member.rpartition(":")
+        game = self.games.find(game_id)
+        if game is None or game.version != int(raw_version):
+            return None  # moved on, or gone
+        return Verdict(job=(game_id, game.version, 0), enqueue=lambda: self.lifecycle.remind(game))
 
     def _webhook(self, member: str, due_at: float, now: float) -> Verdict | None:
         """A webhook delivery due again after its back-off; given up after the last step (the turn's timeout

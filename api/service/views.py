@@ -134,4 +134,6 @@ def game_summary(doc: GameRecord, version: int, state: domino.State) -> dict[str
         "scores": view["scores"],
         "winners": view["winners"],
         "metadata": doc.get("metadata"),
+        "turn": None if state.finished or waiting(doc) else state.to_move,
+        "deadline": doc.get("deadline"),
     }

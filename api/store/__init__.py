@@ -52,6 +52,7 @@ class Store:
         self.bots_due = DueSet(queue, prefix, "bots")
         self.turns_due = DueSet(queue, prefix, "turns")
         self.idle_due = DueSet(queue, prefix, "idle")  # live games, due when idle for game_ttl
+        self.reminders_due = DueSet(queue, prefix, "reminders")  # apps' turn reminders, by <game id>:<version>
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
@@ -90,6 +91,7 @@ class Store:
             "bots_due": self.bots_due.size(),
             "turns_due": self.turns_due.size(),
             "idle_due": self.idle_due.size(),
+            "reminders_due": self.reminders_due.size(),
             "hooks_due": self.hooks_due.size(),
             "app_hooks_due": self.app_hooks_due.size(),
             "ratings_due": self.ratings_due.size(),

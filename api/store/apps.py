@@ -106,6 +106,10 @@ class AppStore:
         pipe.execute()
 
     @translating
+    def update(self, app_id: str, changes: dict[str, str]) -> None:
+        self.conn.hset(self.record_key(app_id), mapping=cast("dict[Any, Any]", changes))
+
+    @translating
     def own(self, app_id: str, game_id: str, created_at: float, players: list[str]) -> None:
         """Index a new game of the app (and of each named player)."""
         pipe = self.conn.pipeline(transaction=False)

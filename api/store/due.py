@@ -4,7 +4,8 @@ One type, used for each kind of due work (on the queue connection): computer pla
 (``<prefix>:bots:due``, member the game id), turn deadlines (``<prefix>:turns:due``, the game id), live games
 due to be ended if still idle (``<prefix>:idle:due``, the game id), webhook deliveries (``<prefix>:hooks:due``,
 ``<game id>:<version>``), apps' lifecycle deliveries (``<prefix>:apphooks:due``, the delivery id
-``msg_<game id>_<version>_<event>``) and rated games to count (``<prefix>:ratings:due``). Each is a sorted set member -> due time, with a hash
+``msg_<game id>_<version>_<event>``), apps' turn reminders (``<prefix>:reminders:due``, ``<game id>:<version>``)
+and rated games to count (``<prefix>:ratings:due``). Each is a sorted set member -> due time, with a hash
 ``<prefix>:<name>:attempt`` member -> the attempt the sweep is at, so that each re-enqueue gets its own job id.
 """
 

@@ -44,6 +44,7 @@ def test_the_app_reads_itself_never_its_key_or_secret(client, make_app) -> None:
     assert body == {
         "id": issued.app.id, "name": "tabletop", "webhook": "https://hooks.example.com/domino", "rate_limit": "500/30",
         "max_games": 7, "created_at": body["created_at"], "revoked": False,
+        "events": ["game.started", "round.ended", "game.ended"],
     }  # fmt: skip
     assert issued.key not in resp.text and issued.webhook_secret and issued.webhook_secret not in resp.text
     assert resp.headers["RateLimit-Policy"] == '"app";q=500;w=30'
@@ -69,7 +70,7 @@ def test_a_game_created_with_a_key_belongs_to_that_app_only(client, make_app) ->
     # B's key is no seat token of A's game: it cannot move there or resign
     move = client.post(f"/v1/games/{game_a}/moves", json={"type": "pass"}, headers=bearer(b.key))
     assert move.status_code == 401
-    assert client.post(f"/v1/games/{game_a}/resign", headers=bearer(b.key)).status_code == 401
+    assert client.post(f"/v1/games/{game_a}/resign", headers=bearer(b.key)).status_code == 403  # another app's game
     # anonymous games belong to nobody; owner=me needs a key
     anonymous = client.post("/v1/games", json={"variant": "draw", "seats": TWO_HUMANS}).get_json()["game"]["id"]
     assert anonymous not in owned(client, a.key) + owned(client, b.key)
@@ -285,3 +286,21 @@ def test_a_status_filter_pages_on_past_the_games_it_skips(client, app_key) -> No
     assert first["games"] == [] and first["next"] is not None
     second = client.get(first["next"], headers=bearer(app_key)).get_json()
     assert [g["id"] for g in second["games"]] == [done["game"]["id"]] and second["next"] is None
+
+
+def test_domino_admin_subscribes_an_app_to_turn_events(client) -> None:  # type: ignore[no-untyped-def]
+    refused = _admin("apps", "create", "turns-app", "--webhook", "https://hooks.example.com/d", "--events", "game.started,turn.begun")
+    assert refused.returncode == 2 and "'turn.begun'" in refused.stderr and "turn.reminder" in refused.stderr
+    assert "turns-app" not in _admin("apps", "list").stdout, "nothing made"
+    made = _admin("apps", "create", "turns-app", "--webhook", "https://hooks.example.com/d", "--events", "turn.started,game.ended")
+    assert made.returncode == 0, made.stderr
+    key = re.search(r"key: (\S+)", made.stdout).group(1)  # type: ignore[union-attr]
+    assert client.get("/v1/app", headers=bearer(key)).get_json()["events"] == ["game.ended", "turn.started"]
+    assert _admin("apps", "update", "turns-app", "--events", "nope").returncode == 2
+    assert client.get("/v1/app", headers=bearer(key)).get_json()["events"] == ["game.ended", "turn.started"], "unchanged"
+    updated = _admin("apps", "update", "turns-app", "--events", "turn.started,turn.reminder")
+    assert updated.returncode == 0 and "turn.started,turn.reminder" in updated.stdout
+    assert client.get("/v1/app", headers=bearer(key)).get_json()["events"] == ["turn.started", "turn.reminder"]
+    default = _admin("apps", "create", "plain-app")
+    plain = re.search(r"key: (\S+)", default.stdout).group(1)  # type: ignore[union-attr]
+    assert client.get("/v1/app", headers=bearer(plain)).get_json()["events"] == ["game.started", "round.ended", "game.ended"]

@@ -19,6 +19,9 @@ def _problem(resp):  # type: ignore[no-untyped-def]
         ({"hand_size": 99}, "draw"),
         ({"target_score": -5}, "draw"),
         ({"no_such_option": 1}, "draw"),
+        ({"preset_name": "block"}, "draw"),  # the variant is named once, by `variant`
+        ({"hand_size": {"02": 5}}, "draw"),  # a player count is written as a number is: 2, not 02
+        ({"hand_size": {"2": 7, "02": 5}}, "draw"),  # else one of the two would silently win
         ({"draw_policy": "sometimes"}, "block"),
         ({}, "chess"),
     ],

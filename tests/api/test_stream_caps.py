@@ -67,6 +67,23 @@ def test_a_game_may_have_only_so_many_streams(capped):
     assert stream(capped, game_id, "10.0.1.99").status_code == 200
 
 
+def test_spectators_filling_a_game_leave_its_seats_their_own_streams(settings):
+    client = create_app({"DOMINO": replace_settings(settings, streams_per_game=2, streams_per_seat=1), "TESTING": True}).test_client()
+    created = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}]}).get_json()
+    game_id, token = created["game"]["id"], created["tokens"][0]["token"]
+    seat = {**SSE, "Authorization": f"Bearer {token}"}
+    opened = [stream(client, game_id, f"10.0.3.{i}") for i in range(2)]
+    assert_too_many(stream(client, game_id, "10.0.3.9"), "game")  # the spectators' room is full
+    mine = client.get(f"/v1/games/{game_id}/events", headers=seat, buffered=False, environ_base={"REMOTE_ADDR": "10.0.4.1"})
+    assert mine.status_code == 200, mine.data  # the seat's own room
+    again = client.get(f"/v1/games/{game_id}/events", headers=seat, buffered=False, environ_base={"REMOTE_ADDR": "10.0.4.2"})
+    assert_too_many(again, "Seat 0")  # a seat's room is its own cap, not the spectators'
+    waiting = client.get(f"/v1/games/{game_id}/events?wait=0.01", headers={"Authorization": f"Bearer {token}"})
+    assert_too_many(waiting, "Seat 0")  # a long poll that waits counts like a stream
+    for resp in (*opened, mine):
+        resp.close()
+
+
 def test_a_waiting_long_poll_releases_its_slot_when_it_answers(capped):
     game_id = new_game(capped)
     for _ in range(5):
@@ -97,7 +114,7 @@ def test_a_stream_renews_its_slot_while_it_runs(settings, service):
     s = replace_settings(settings, stream_lease=1.5)
     store = type(service)(s).store
     conn = store.rq_connection()
-    slot = StreamSlot.take(store.streams, s, "10.0.2.1", "somegame")
+    slot = StreamSlot.take(store.streams, s, "10.0.2.1", "somegame", None)
     key = store.streams.keys("10.0.2.1", "somegame")[0]
     first_lease_end = conn.zscore(key, slot.id)
 

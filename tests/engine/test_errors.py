@@ -356,3 +356,8 @@ def test_position_with_spinner_arms() -> None:
     s = position(rules("all_fives"), layout="[6-4][4-4][4-1]", up="[4-2]", hands=["2-0 3-3", "1-1"], rest="boneyard")
     assert dict(domino.view(s, None).ends) == {"left": 6, "right": 1, "up": 2, "down": 4}
     assert set(domino.legal_moves(s)) == plays("2-0 up")
+
+
+def test_a_player_count_given_twice_in_a_map_is_refused():
+    with pytest.raises(domino.InvalidRulesError, match="twice"):
+        domino.Rules.preset("draw", players=2, hand_size={2: 7, "2": 5})

@@ -3,6 +3,7 @@ delivered; an app's abort is delivered the same way."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 from typing import Any
 
@@ -49,3 +50,89 @@ def test_an_idle_apps_game_ends_expired_and_its_app_hears_it(settings) -> None: 
     assert ended["outcome"] == {"reason": "expired", "winners": [], "team": None, "scores": [0, 0]}
     assert ended["players"] == ["u-ana", "u-bo"]
     assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished", "never a 404"
+
+
+def test_an_aborted_apps_game_is_heard_as_ended(client, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued = service.create_app("corr-abort", receiver.url, None, None)
+        auth = {"Authorization": f"Bearer {issued.key}"}
+        game_id = client.post("/v1/games", json={"variant": "draw", "seats": TWO}, headers=auth).get_json()["game"]["id"]
+        assert client.post(f"/v1/games/{game_id}/abort", headers=auth).status_code == 200
+        eventually(lambda: run_webhooks(service) or len(receiver.deliveries) >= 2, "game.started and game.ended")
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [p["type"] for p in payloads] == ["game.started", "game.ended"]
+    assert payloads[1]["data"]["status"] == "aborted" and payloads[1]["data"]["outcome"]["reason"] == "aborted"
+
+
+def _turns_game(client, service, receiver: Receiver, events: str, timeout: float | None = None):  # type: ignore[no-untyped-def]
+    issued = service.create_app(f"corr-{uuid.uuid4().hex[:8]}", receiver.url, None, None, events)
+    auth = {"Authorization": f"Bearer {issued.key}"}
+    body = {"variant": "draw", "seats": TWO, "turn_timeout_s": timeout}
+    resp = client.post("/v1/games", json=body, headers=auth).get_json()
+    return issued, resp["game"]["id"], resp["tokens"]
+
+
+def test_an_app_hears_each_turn_of_a_human_seat(client, service) -> None:  # type: ignore[no-untyped-def]
+    receiver = Receiver()
+    try:
+        issued, game_id, tokens = _turns_game(client, service, receiver, "turn.started,game.ended", 3600)
+        eventually(lambda: run_webhooks(service) or receiver.deliveries, "the first turn")
+        view = client.get(f"/v1/games/{game_id}").get_json()
+        seat = view["turn"]
+        auth = {"Authorization": f"Bearer {tokens[seat]['token']}"}
+        move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
+        assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
+        eventually(lambda: run_webhooks(service) or len(receiver.deliveries) >= 2, "the second turn")
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [p["type"] for p in payloads] == ["turn.started", "turn.started"], "only what it subscribed to"
+    first, second = (p["data"] for p in payloads)
+    assert first["version"] == 0 and first["seat"] == seat and first["player"] == TWO[seat].get("player")
+    assert first["deadline"] == view["deadline"] and first["game_id"] == game_id
+    assert second["version"] == 1 and second["seat"] == 1 - seat and second["deadline"] > first["deadline"] - 1
+    ids = [h["webhook-id"] for h, _ in receiver.deliveries]
+    assert ids == [f"msg_{game_id}_0_turn_started", f"msg_{game_id}_1_turn_started"]
+
+
+def test_a_reminder_comes_once_with_one_id_even_when_the_sweep_dies_before_clearing_it(
+    settings, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    app = create_app({"DOMINO": replace(settings, reminder_min_turn=600, reminder_fraction=0.2), "TESTING": True})
+    client, service = app.test_client(), app.extensions["domino.service"]
+    receiver = Receiver()
+    try:
+        issued, game_id, _ = _turns_game(client, service, receiver, "turn.reminder", 1000)
+        _, short_id, _ = _turns_game(client, service, receiver, "turn.reminder", 599)  # too short for a reminder
+        deadline = client.get(f"/v1/games/{game_id}").get_json()["deadline"]
+        assert service.sweep(now=deadline - 250).reminders == [], "not yet: a quarter of its time left"
+        reminders = service.store.reminders_due
+        real_clear = reminders.clear_if
+        crashes = []
+
+        def dies_once(member: str, due_at: float) -> bool:
+            if not crashes:
+                crashes.append(member)
+                raise RuntimeError("the sweep died here")
+            return real_clear(member, due_at)
+
+        monkeypatch.setattr(reminders, "clear_if", dies_once)
+        try:
+            service.sweep(now=deadline - 150)
+        except RuntimeError:
+            pass
+        assert crashes and reminders.size() == 1, "the entry outlived the crash"
+        again = service.sweep(now=deadline - 150)
+        assert [j[0] for j in again.reminders] == [game_id] and reminders.size() == 0
+        eventually(lambda: run_webhooks(service) or len(receiver.deliveries) >= 2, "the reminder, twice")
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert {p["type"] for p in payloads} == {"turn.reminder"}
+    assert {p["data"]["game_id"] for p in payloads} == {game_id}, "no reminder for a short turn"
+    assert {h["webhook-id"] for h, _ in receiver.deliveries} == {f"msg_{game_id}_0_turn_reminder"}, "one id"
+    assert payloads[0]["data"]["deadline"] == deadline
+    assert short_id != game_id

@@ -24,11 +24,12 @@ blp = Blueprint("apps", __name__, url_prefix="/v1/app", description="The calling
         "max_games": 100,
         "created_at": 1767268800.123,
         "revoked": False,
+        "events": ["game.started", "round.ended", "game.ended", "turn.started"],
     },
 )
 @blp.problems(E.UNAUTHORIZED, E.UNAVAILABLE, path="/v1/app")
 def get_app() -> flask.Response:
-    """The calling app: its name, limits and webhook (never its key or webhook secret)
+    """The calling app: its name, limits, webhook and the events it subscribes to (never its key or secret)
 
     Send the app key as `Authorization: Bearer dsk_app_...`; without one, or with an unknown, rotated or
     revoked one, the answer is 401."""

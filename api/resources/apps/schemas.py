@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import marshmallow as ma
 
+from api.service.app_events import WEBHOOK_EVENTS
+
 
 class AppSchema(ma.Schema):
     """The calling app as `domino-admin apps create` made it: never its key nor its webhook secret."""
@@ -11,7 +13,7 @@ class AppSchema(ma.Schema):
     webhook = ma.fields.String(
         required=True,
         allow_none=True,
-        metadata={"description": "where `game.started`, `round.ended` and `game.ended` are delivered (null: nowhere)"},
+        metadata={"description": "where the `events` it subscribes to are delivered (null: nowhere)"},
     )
     rate_limit = ma.fields.String(
         required=True,
@@ -22,3 +24,11 @@ class AppSchema(ma.Schema):
     )
     created_at = ma.fields.Float(required=True, metadata={"description": "Unix time"})
     revoked = ma.fields.Boolean(required=True, metadata={"description": "always false here: a revoked key gets a 401"})
+    events = ma.fields.List(
+        ma.fields.String(validate=ma.validate.OneOf(WEBHOOK_EVENTS)),
+        required=True,
+        metadata={
+            "description": "the webhook events the app subscribes to (`domino-admin apps create|update --events`); "
+            "by default `game.started`, `round.ended`, `game.ended`"
+        },
+    )

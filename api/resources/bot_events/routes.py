@@ -6,7 +6,7 @@ from api import errors as E
 from api.extensions import Blueprint, current_service
 from api.ratelimit import client_id
 from api.resources.bot_events.schemas import BotEventsHeadersSchema, BotEventsPageSchema, BotEventsQuerySchema
-from api.resources.common import BOT_TOKEN, bearer_token, json_response, wants_sse
+from api.resources.common import STREAMING, BOT_TOKEN, bearer_token, json_response, wants_sse
 
 blp = Blueprint("bot", __name__, url_prefix="/v1/bot", description="A registered bot's one stream for all its games.")
 
@@ -31,6 +31,7 @@ SSE_EXAMPLE = (
 @blp.route("/events")
 @blp.doc(
     operationId="getBotEvents",
+    **STREAMING,
     security=BOT_TOKEN,
     responses={
         200: {

@@ -7,7 +7,7 @@ import flask
 from api import errors as E
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
-from api.resources.common import SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response, wants_sse
+from api.resources.common import STREAMING, SEAT_TOKEN, SEAT_TOKEN_OPTIONAL, bearer_token, json_response, wants_sse
 from api.resources.events.schemas import EventsHeadersSchema, EventsPageSchema, EventsQuerySchema, TicketSchema
 from api.service.events import event_cursor
 
@@ -44,6 +44,7 @@ PAGE_EXAMPLE = {
 @blp.route("/<string:game_id>/events")
 @blp.doc(
     operationId="getGameEvents",
+    **STREAMING,
     security=SEAT_TOKEN_OPTIONAL,
     responses={
         200: {

@@ -5,11 +5,12 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.callers import required_app
+from api.callers import calling_app, required_app
 from api.service.errors import InvalidRequest
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body, optional_body
 from api.ratelimit import client_id
 from api.resources.common import (
+    APP_KEY,
     IF_MATCH,
     SEAT_TOKEN,
     VIEW_HEADERS,
@@ -19,9 +20,11 @@ from api.resources.common import (
     view_headers,
 )
 from api.resources.games.schemas import VIEW_EXAMPLE, GameViewSchema
-from api.resources.seats.schemas import ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema
+from api.resources.seats.schemas import (
+    ClaimedSeatSchema, ClaimSeatSchema, LobbyPageSchema, LobbyQuerySchema, ResignSchema,
+)  # fmt: skip
 
-blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="The lobby, open seats, resigning.")
+blp = Blueprint("seats", __name__, url_prefix="/v1/games", description="The lobby, open seats, resigning, aborting.")
 
 LOBBY_EXAMPLE = {
     "games": [
@@ -54,6 +57,8 @@ def list_games(
     owner: str | None = None,
     status: str | None = None,
     player: str | None = None,
+    to_move: bool | None = None,
+    cursor: str | None = None,
 ) -> flask.Response:
     """The lobby (listed games with an open seat), or with `owner=me` the calling app's games; newest first
 
@@ -64,7 +69,17 @@ def list_games(
     one `status` or with a seat naming `player`; each entry adds `round`, `scores`, `winners` and the game's
     `metadata`. A page filtered by `status` may hold fewer than `limit` games while `next` is not null.
     Another app's games are never listed. Expired games drop out. Without `owner`, `status` is `waiting` and
-    `player` is not allowed (422)."""
+    `player` is not allowed (422).
+
+    `owner=me&player=X&to_move=true` lists the app's games in which it is X's turn (waiting and finished games
+    never are), soonest `deadline` first, games without a deadline after them, oldest first; follow `next`
+    (an opaque `cursor`; `next_before` is null). It looks at the player's 1,000 newest games."""
+    if to_move or cursor is not None:
+        if owner is None or player is None or not to_move or status is not None or before is not None:
+            why = "only with owner=me, player and to_move=true (no status, no before)"
+            wrong = "cursor" if to_move else "to_move"
+            raise InvalidRequest(f"`to_move` and `cursor` go {why}.", errors={"query": {wrong: [why]}})
+        return _to_move_page(player, cursor, limit)
     if owner is None:
         if status not in (None, "waiting") or player is not None:
             raise InvalidRequest(
@@ -81,6 +96,13 @@ def list_games(
     next_url = None if next_before is None else f"/v1/games?{query}&before={next_before!r}"
     headers = {"Cache-Control": "no-cache"} if owner is None else {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
     return json_response({"games": games, "next_before": next_before, "next": next_url}, headers=headers)
+
+
+def _to_move_page(player: str, cursor: str | None, limit: int) -> flask.Response:
+    games, after = current_service().games_to_move(required_app(), player, cursor, limit)
+    next_url = None if after is None else f"/v1/games?owner=me&player={player}&to_move=true&limit={limit}&cursor={after}"
+    headers = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
+    return json_response({"games": games, "next_before": None, "next": next_url}, headers=headers)
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])
@@ -117,18 +139,43 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
 
 
 @blp.route("/<string:game_id>/resign", methods=["POST"])
-@blp.doc(operationId="resignGame", security=SEAT_TOKEN, parameters=[IF_MATCH])
+@blp.doc(operationId="resignGame", security=[*SEAT_TOKEN, *APP_KEY], parameters=[IF_MATCH])
+@blp.arguments(ResignSchema(), required=False, example={"seat": 1})
 @blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "finished", "winners": [1]}, headers=VIEW_HEADERS)
 @blp.problems(
-    *BODY_PROBLEMS, E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
-    path="/v1/games/h4k2mzq7c3x9b2rt/resign",
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.GAME_OVER, E.NOT_STARTED, E.VERSION_MISMATCH,
+    E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/resign",
 )  # fmt: skip
-@no_body
-def resign(game_id: str) -> flask.Response:
-    """Resign for the token's seat: the game ends and the other side (seat or team) wins
+@optional_body
+def resign(body: dict[str, Any], game_id: str) -> flask.Response:
+    """Resign a seat: the game ends and the other side (seat or team) wins
 
-    No body is needed. The events are `resigned` and `game_ended` (reason `resigned`). With `If-Match` the
+    With a seat token: that seat resigns; no body is needed (the answer is its view). With the key of the app
+    that owns the game: the body names the seat, `{"seat": 1}` (a seat the game does not have is a 422; the
+    answer is the spectator's view); another app's key is a 403, a game not started yet a 409 `not-started`
+    (abort it instead). The events are `resigned` and `game_ended` (reason `resigned`). With `If-Match` the
     resignation lands only on that version (else 412)."""
     expected = parse_if_match(flask.request.headers.get("If-Match"))
-    view, version = current_service().resign(game_id, bearer_token(), expected)
+    view, version = current_service().resign(game_id, bearer_token(), expected, calling_app(), body.get("seat"))
+    return json_response(view, headers=view_headers(version, view["seat"]))
+
+
+@blp.route("/<string:game_id>/abort", methods=["POST"])
+@blp.doc(operationId="abortGame", security=APP_KEY, parameters=[IF_MATCH])
+@blp.response(200, GameViewSchema, example={**VIEW_EXAMPLE, "status": "aborted"}, headers=VIEW_HEADERS)
+@blp.problems(
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
+    path="/v1/games/h4k2mzq7c3x9b2rt/abort",
+)  # fmt: skip
+@no_body
+def abort(game_id: str) -> flask.Response:
+    """Call off a game the calling app owns, waiting or playing: it ends `aborted`
+
+    Only with the key of the app that created the game (no key: 401; another app's: 403). No body is needed
+    (or `{}`). Nobody wins and nothing is rated; the event is `game_ended` (reason `aborted`), the app hears
+    `game.ended`, and the game frees its slot of the app's cap. A game already over is a 409 `game-over`
+    naming its `game_status`. With `If-Match` the abort lands only on that version (else 412). The answer is
+    the spectator's view."""
+    expected = parse_if_match(flask.request.headers.get("If-Match"))
+    view, version = current_service().abort(game_id, calling_app(), expected)
     return json_response(view, headers=view_headers(version, view["seat"]))

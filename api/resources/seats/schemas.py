@@ -12,6 +12,16 @@ class ClaimSeatSchema(ma.Schema):
     name = name_field("the claimant's name, 1-40 characters, no control characters", "Bo", required=True)
 
 
+class ResignSchema(ma.Schema):
+    seat = ma.fields.Integer(
+        strict=True,
+        metadata={
+            "description": "with the owning app's key: the seat it resigns (required then); a seat token resigns its "
+            "own seat and sends no body"
+        },
+    )
+
+
 class ClaimedSeatSchema(ma.Schema):
     game = ma.fields.Nested(GameViewSchema, required=True, metadata={"description": "the claimed seat's view"})
     seat = ma.fields.Integer(required=True)
@@ -42,6 +52,17 @@ class LobbyQuerySchema(ma.Schema):
         },
     )
     player = player_field("with `owner=me` only (422 without it): the games in which a seat names this player")
+    to_move = ma.fields.Boolean(
+        metadata={
+            "description": "with `owner=me` and `player` only (422 otherwise): only the games in which it is that "
+            "player's turn, soonest deadline first (games without one after them, oldest first); pages follow "
+            "`cursor`"
+        }
+    )
+    cursor = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=400),
+        metadata={"description": "with `to_move`: where the next page starts (from the previous page's `next`)"},
+    )
     limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
     before = ma.fields.Float(
         validate=ma.validate.Range(min=0, max=1e12),
@@ -79,6 +100,12 @@ class LobbyGameSchema(ma.Schema):
     winners = ma.fields.List(ma.fields.Integer(), metadata={"description": "`owner=me` only: seats; empty until the end"})
     metadata = ma.fields.Dict(
         allow_none=True, metadata={"description": "`owner=me` only: the game's metadata (null: none)"}
+    )
+    turn = ma.fields.Integer(
+        allow_none=True, metadata={"description": "`owner=me` only: the seat to move (null: waiting or over)"}
+    )
+    deadline = ma.fields.Float(
+        allow_none=True, metadata={"description": "`owner=me` only: Unix time by which it moves (null: no clock)"}
     )
 
 

@@ -10,7 +10,7 @@ from apispec import APISpec
 
 from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, HistorySeatSchema, LastRoundSchema
 from api.resources.moves.schemas import MoveSchema
-from api.service.app_events import EVENT_TYPES
+from api.service.app_events import EVENT_TYPES, TURN_REMINDER, TURN_STARTED
 
 
 class TurnDeliverySchema(ma.Schema):
@@ -74,6 +74,28 @@ class AppEventSchema(ma.Schema):
     data = ma.fields.Nested(AppEventDataSchema, required=True)
 
 
+class AppTurnDataSchema(ma.Schema):
+    game_id = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True, metadata={"description": "the game's version whose turn this is"})
+    variant = ma.fields.String(required=True)
+    seat = ma.fields.Integer(required=True, metadata={"description": "the human seat to move"})
+    name = ma.fields.String(required=True, allow_none=True)
+    player = ma.fields.String(required=True, allow_none=True, metadata={"description": "the app's id of the seat's user"})
+    deadline = ma.fields.Float(
+        required=True, allow_none=True, metadata={"description": "Unix time by which the seat moves (null: no clock)"}
+    )
+    metadata = ma.fields.Dict(required=True, allow_none=True, metadata={"description": "the game's metadata"})
+
+
+class AppTurnEventSchema(ma.Schema):
+    """What an app's webhook receives when a human seat of one of its games is to move (`turn.started`), and
+    once when that turn's time is running out (`turn.reminder`)."""
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf([TURN_STARTED, TURN_REMINDER]))
+    timestamp = ma.fields.String(required=True, metadata={"description": "ISO 8601, UTC: when it was sent first"})
+    data = ma.fields.Nested(AppTurnDataSchema, required=True)
+
+
 def _header(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "in": "header", "required": True, "description": description, "schema": schema}
 
@@ -92,6 +114,9 @@ APP_EVENT_WHEN = {
     "game.started": "a game of the app starts: created with no open seat, or when its last open seat is taken",
     "round.ended": "a round of one of the app's games ends (also the last one, just before `game.ended`)",
     "game.ended": "one of the app's games ends (`data.outcome`, `data.winners`, the final `data.scores`)",
+    TURN_STARTED: "a human seat of one of the app's games is to move (only when the app subscribes to it)",
+    TURN_REMINDER: "once per turn of at least `DOMINO_REMINDER_MIN_TURN` (600 s), when `DOMINO_REMINDER_FRACTION` "
+    "(0.2) of its time is left and the seat has not moved (only when the app subscribes to it)",
 }
 
 
@@ -110,11 +135,15 @@ def _app_event(event_type: str) -> dict[str, Any]:
             "parameters": HEADERS,
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppEvent"}}},
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/" + _schema(event_type)}}},
             },
             "responses": {"2XX": {"description": "Delivered"}},
         }
     }
+
+
+def _schema(event_type: str) -> str:
+    return "AppTurnEvent" if event_type in (TURN_STARTED, TURN_REMINDER) else "AppEvent"
 
 
 def document(spec: APISpec) -> None:
@@ -122,8 +151,9 @@ def document(spec: APISpec) -> None:
     lifecycle events POSTed to an app's."""
     spec.components.schema("TurnDelivery", schema=TurnDeliverySchema)
     spec.components.schema("AppEvent", schema=AppEventSchema)
+    spec.components.schema("AppTurnEvent", schema=AppTurnEventSchema)
     spec.options["webhooks"] = {
-        **{event_type: _app_event(event_type) for event_type in EVENT_TYPES},
+        **{event_type: _app_event(event_type) for event_type in (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER)},
         "turn": {
             "post": {
                 "operationId": "hostedBotTurn",
