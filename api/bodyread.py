@@ -3,11 +3,14 @@ request (its headers have arrived; gunicorn gives the headers ``--keep-alive`` s
 
 Nothing else bounds a body's read: a client that sends its headers and then a byte of body every few seconds
 would hold its connection, its greenlet or sync worker, and a file descriptor, for as long as it liked, and
-a few thousand of them took every descriptor of the server processes (issue 32). Under gunicorn each read
-waits on the client's socket (``environ["gunicorn.socket"]``) for at most what is left of the deadline; past
-it the body guard answers 408 ``request-timeout`` and the socket's reading side is shut, so that gunicorn
-does not go on reading the rest of the body as the next request. Without gunicorn's socket (the test client,
-another server) the deadline is checked between reads only.
+a few thousand of them took every descriptor of the server processes (issue 32). On gunicorn's gevent
+workers (domino-serve, the streaming server) a timer ends the read at the deadline, however the bytes
+trickle; on its sync workers each ``recv`` on the client's socket (``environ["gunicorn.socket"]``) waits at
+most what is left of it, which ends a body that stops but not one sent a byte at a time (docker-compose's
+nginx reads every body in full before it reaches them). Past the deadline the body guard answers 408
+``request-timeout`` and the socket's reading side is shut, so that gunicorn does not go on reading the rest
+of the body as the next request. Without gunicorn's socket (the test client, another server) the deadline is
+checked between reads only.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 import flask
+import gevent  # type: ignore[import-untyped]  # gevent ships no types
+from gevent import monkey
 
 from api import errors
 from api.config import Settings
@@ -51,6 +56,8 @@ class DeadlineInput:
             raise self._expired()
         if self.sock is None:
             return read(size)
+        if monkey.is_module_patched("socket"):
+            return self._within_greenlet(read, size, left)
         previous = self.sock.gettimeout()
         self.sock.settimeout(left)
         try:
@@ -59,6 +66,20 @@ class DeadlineInput:
             raise self._expired() from None
         finally:
             self.sock.settimeout(previous)
+
+    def _within_greenlet(self, read: Callable[[int], bytes], size: int, left: float) -> bytes:
+        """On gevent, one timer for the whole read: gunicorn's reader calls ``recv`` until it has ``size`` bytes,
+        and a socket timeout would bound each call, not their sum (a byte every 5 s never ends)."""
+        timer = gevent.Timeout(left)
+        timer.start()
+        try:
+            return read(size)
+        except gevent.Timeout as exc:
+            if exc is not timer:
+                raise  # someone else's
+            raise self._expired() from None
+        finally:
+            timer.close()
 
     def _expired(self) -> BodyTimeout:
         if self.sock is not None:

@@ -51,8 +51,24 @@ class Settings:
     # is ended by the sweep (`expired`, or `aborted` if it never started); its keys live at least until its
     # deadline (or that end) plus expiry_margin, so that the sweep always finds it.
     game_ttl: int = 24 * 3600
-    finished_ttl: int = 7 * 24 * 3600
+    finished_ttl: int = 7 * 24 * 3600  # ratings' and arenas' records (a finished game stays until archived)
     idempotency_ttl: int = 24 * 3600
+
+    # The archive (api/archive/, api/service/archiving.py): finished games in SQL, SQLite in a file (a path
+    # relative to the working folder) or PostgreSQL (postgresql+psycopg://user:password@host/db). A finished
+    # game stays in Redis, without expiry, until a job on archive_queue has written it; its keys then expire in
+    # archived_ttl. A batch is leased for archive_lease seconds (a job that died gives it back then); the
+    # archive down, its games are tried again archive_retry seconds later. The sweep keeps up to archive_jobs
+    # jobs queued while games are due, each archive_delay seconds after the game's end.
+    archive_url: str = "sqlite:///var/archive.sqlite3"
+    archived_ttl: int = 3600
+    archive_queue: str = "archive"
+    archive_batch: int = 500
+    archive_delay: float = 0.0
+    archive_lease: float = 60.0
+    archive_retry: float = 5.0
+    archive_jobs: int = 4
+    archive_job_timeout: int = 300
 
     # Computer players.
     bot_due_delay: float = 2.0  # a bot turn not played within this is re-enqueued by the sweep

@@ -13,6 +13,7 @@ from typing import Any
 import domino
 from domino.errors import describe
 
+from api.archive import ArchiveUnavailable
 from api.service.errors import (
     ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames,
@@ -223,6 +224,8 @@ def _detail(exc: BaseException) -> str:
         return exc.detail
     if isinstance(exc, StoreFull):
         return "The game store is full; nothing was changed. Retry later."
+    if isinstance(exc, ArchiveUnavailable):
+        return "The archive of finished games did not answer; live games are not affected. Retry later."
     if isinstance(exc, StoreUnavailable):
         return (
             "The game store did not answer in time. A change you asked for may have been applied before it "
@@ -264,6 +267,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     SeatLimit: SEAT_LIMIT,
     # store
     StoreUnavailable: UNAVAILABLE,
+    ArchiveUnavailable: UNAVAILABLE,
 }
 
 

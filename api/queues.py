@@ -22,6 +22,7 @@ BOTS = "bots"  # latency: computer players' turns in live games, and turn timeou
 BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot_games_queue; api.service.bot_games)
 SIMULATIONS = "simulations"  # throughput
 WEBHOOKS = "webhooks"  # hosted bots' turns and apps' lifecycle events (the name is Settings.webhooks_queue)
+ARCHIVE = "archive"  # batches of finished games to the archive (Settings.archive_queue; api.service.archiving)
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
 FAILURE_TTL = 24 * 3600
@@ -63,6 +64,10 @@ def _chunk_timeout(s: Settings) -> int:
     return s.simulation_job_timeout
 
 
+def _archive_timeout(s: Settings) -> int:
+    return s.archive_job_timeout
+
+
 # ``bot_turn(game_id, version)``: on the bot-games queue for a game of computer players only, so that live games
 # never wait behind one. ``timeout_turn(game_id, version)``: the seat to move is past its deadline. Both do
 # nothing once the game has moved on.
@@ -82,7 +87,13 @@ RUN_CHUNK = JobKind(
     "workers.jobs.run_chunk", SIMULATIONS, "sim", _chunk_timeout, on_failure="workers.jobs.chunk_failed"
 )
 
-JOB_KINDS: tuple[JobKind, ...] = (BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK)
+# ``archive_games()``: archive one batch of the finished games due. Any number may run at once (each leases its
+# own batch; one with nothing due does nothing), so each is enqueued as its own attempt: the enqueue time in ns.
+ARCHIVE_BATCH = JobKind("workers.jobs.archive_games", ARCHIVE, "archive", _archive_timeout)
+
+JOB_KINDS: tuple[JobKind, ...] = (
+    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH,
+)  # fmt: skip
 
 
 def job_paths() -> frozenset[str]:
@@ -102,11 +113,13 @@ class Queues:
         self.bot_games = Queue(s.bot_games_queue, connection=conn, serializer=SERIALIZER)
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
+        self.archive = Queue(s.archive_queue, connection=conn, serializer=SERIALIZER)
         self._by_purpose = {
             BOTS: self.bots,
             BOT_GAMES: self.bot_games,
             SIMULATIONS: self.simulations,
             WEBHOOKS: self.webhooks,
+            ARCHIVE: self.archive,
         }
 
     def by_purpose(self) -> dict[str, Queue]:
@@ -128,6 +141,11 @@ class Queues:
             failure_ttl=FAILURE_TTL,
             description=f"{kind.name} {' '.join(map(str, call))} ({job_id})",
         )
+
+    def queued(self, purpose: str) -> int:
+        """Jobs waiting on the queue of ``purpose``."""
+        with translated():
+            return int(self._by_purpose[purpose].count)
 
     # -- simulations ----------------------------------------------------------------------------------------
 
@@ -195,7 +213,7 @@ class Queues:
     # -- observing --------------------------------------------------------------------------------------------
 
     def worker_counts(self) -> dict[str, int]:
-        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``);
+        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``, ``archive``);
         StoreUnavailable when the queue Redis does not answer."""
         conn = self.store.rq_connection()
         with translated():

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from api.config import Settings
-from api.queues import BOT_GAMES, BOTS, SIMULATIONS
+from api.queues import ARCHIVE, BOT_GAMES, BOTS, SIMULATIONS
 from support import work_burst
 
 # CI runs the same examples every time (derandomize: a seed from each test's own source), so a red run is
@@ -52,6 +52,51 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def sqlite_archive_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The archive of the whole run: a SQLite file in a temporary folder, migrated once. Game ids are random,
+    so tests share it as they share Redis (each finds only its own games)."""
+    from api.archive import Archive
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('archive') / 'archive.sqlite3'}"
+    archive = Archive(url)
+    archive.migrate()
+    archive.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():  # type: ignore[no-untyped-def]
+    """A private PostgreSQL cluster for the whole run (tests/postgres_cluster.py), its archive migrated; started
+    by the first test that asks for it. Without PostgreSQL installed the tests that need it are skipped, unless
+    ``CI`` is set: then they fail (CI installs it: .ci/run)."""
+    from api.archive import Archive
+    from postgres_cluster import PostgresCluster, binaries
+
+    found = binaries()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is not installed (initdb, pg_ctl): CI must run the archive tests on it")
+        pytest.skip("PostgreSQL is not installed (initdb, pg_ctl in /usr/lib/postgresql/<version>/bin or on the PATH)")
+    cluster = PostgresCluster(found)
+    cluster.create()
+    cluster.start()
+    archive = Archive(cluster.url)
+    archive.migrate()
+    archive.dispose()
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture
+def archive_url(sqlite_archive_url: str) -> str:
+    """Where the test's service archives finished games (the run's SQLite file; tests/archive also use the
+    private PostgreSQL)."""
+    return sqlite_archive_url
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +128,9 @@ def backend() -> str:
 
 
 @pytest.fixture
-def settings(backend: str, redis_url: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Settings:
+def settings(
+    backend: str, redis_url: str, archive_url: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Settings:
     """Settings private to one test (own key prefix and bots queue), with millisecond intervals.
 
     Exported to the environment too, so ``workers.jobs`` (which reads ``DOMINO_*``) agrees."""
@@ -99,6 +146,8 @@ def settings(backend: str, redis_url: str, request: pytest.FixtureRequest, monke
         bot_games_queue=f"bot-games-{tag}",
         simulations_queue=f"simulations-{tag}",
         webhooks_queue=f"webhooks-{tag}",
+        archive_queue=f"archive-{tag}",
+        archive_url=archive_url,
         bot_due_delay=0.2,
         sweep_interval=0.05,
         keepalive_interval=0.2,
@@ -110,6 +159,7 @@ def settings(backend: str, redis_url: str, request: pytest.FixtureRequest, monke
     for field in (
         "redis_url", "key_prefix", "bots_queue", "bot_games_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
         "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff", "webhook_allow_private",
+        "archive_queue", "archive_url",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
     if queue_url:
@@ -162,6 +212,12 @@ def app_key(make_app) -> str:  # type: ignore[no-untyped-def]
 def run_bots(service):  # type: ignore[no-untyped-def]
     """run_bots(max_jobs=None): run the bots and bot-games queues to empty (``work_burst``); returns jobs run."""
     return functools.partial(work_burst, service, (BOTS, BOT_GAMES))
+
+
+@pytest.fixture
+def run_archive(service):  # type: ignore[no-untyped-def]
+    """run_archive(max_jobs=None): run the archive queue to empty (``work_burst``); returns jobs run."""
+    return functools.partial(work_burst, service, (ARCHIVE,))
 
 
 @pytest.fixture

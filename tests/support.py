@@ -31,7 +31,7 @@ class BurstWorker(SimpleWorker):
 
 
 def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) -> bool:  # type: ignore[no-untyped-def]
-    """Run this test's queues of ``purposes`` (``api.queues`` names: bots, bot-games, simulations, webhooks) to
+    """Run this test's queues of ``purposes`` (``api.queues`` names: bots, bot-games, simulations, webhooks, archive) to
     empty with a real RQ worker in burst mode, at most ``max_jobs`` jobs; returns whether it ran any."""
     by_purpose = Queues(service.store).by_purpose()
     names = [by_purpose[purpose].name for purpose in purposes]

@@ -198,6 +198,11 @@ def test_only_the_store_imports_redis() -> None:
     assert _offenders(("api", "domino", "workers"), ("redis",), allowed=("api.store",)) == []
 
 
+def test_only_the_archive_imports_sqlalchemy_and_alembic() -> None:
+    assert _offenders(("api", "domino", "workers"), ("sqlalchemy", "alembic", "psycopg"), allowed=("api.archive",)) == []
+    assert "sqlalchemy" in {_top(t) for t in _imported("api.archive")}  # the reader sees the archive's own imports
+
+
 def test_only_the_queues_and_the_workers_import_rq() -> None:
     assert _offenders(("api", "domino", "workers"), ("rq",), allowed=("api.queues", "workers")) == []
 

@@ -4,6 +4,10 @@
 ``domino-admin apps create NAME [--webhook URL] [--rate-limit 6000/60] [--max-games N] [--events a,b]`` prints the
 app's key (and its webhook secret) once; ``apps update APP --events a,b`` changes what its webhook hears; ``apps list``, ``apps rotate APP`` (a new key and secret; the old key stops
 working at once) and ``apps revoke APP`` (the key stops working at once) take an app's id or name.
+
+``domino-admin archive migrate`` brings the archive's schema (``DOMINO_ARCHIVE_URL``) to the newest migration:
+run it once per release before the API and workers start (``domino-serve`` does it itself for its SQLite);
+``archive status`` prints the migration the archive is at and how many games it holds.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from api.archive import ArchiveUnavailable
 from api.config import Settings
 from api.service.errors import InvalidRequest
 from api.service.app_events import LIFECYCLE_EVENTS, WEBHOOK_EVENTS
@@ -36,6 +41,10 @@ def _parser() -> argparse.ArgumentParser:
     apps.add_parser("list", help="every app: id, name, limits, webhook, whether revoked (never keys)")
     for command, text in (("rotate", "a new key and webhook secret; the old key stops working"), ("revoke", "the key stops working")):
         apps.add_parser(command, help=text).add_argument("app", help="the app's id or name")
+    archive = groups.add_parser("archive", help="the archive of finished games (DOMINO_ARCHIVE_URL)")
+    archive_commands = archive.add_subparsers(dest="command", required=True)
+    archive_commands.add_parser("migrate", help="bring the schema to the newest migration (safe to run again)")
+    archive_commands.add_parser("status", help="the migration it is at, and how many games it holds")
     return parser
 
 
@@ -48,8 +57,19 @@ def _issued(issued: Issued, verb: str) -> None:
     print("The key and secret are shown only now: store them safely.")
 
 
+def _archive(service: Service, command: str) -> None:
+    if command == "migrate":
+        print(f"archive {service.archive.dialect}: at migration {service.migrate_archive()}")
+    else:
+        ping = service.archive.ping()
+        print(f"archive {ping['dialect']}: at migration {ping['revision']} (newest {service.archive.head()}), "
+              f"{service.archive.count()} games")  # fmt: skip
+
+
 def _run(service: Service, args: argparse.Namespace) -> None:
-    if args.command == "create":
+    if args.group == "archive":
+        _archive(service, args.command)
+    elif args.command == "create":
         _issued(service.create_app(args.name, args.webhook, args.rate_limit, args.max_games, args.events), "created")
     elif args.command == "update":
         app = service.update_app(args.app, args.events)
@@ -76,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except StoreUnavailable:
         print("domino-admin: Redis does not answer (DOMINO_REDIS_URL)", file=sys.stderr)
+        return 1
+    except ArchiveUnavailable as exc:
+        print(f"domino-admin: {exc} (DOMINO_ARCHIVE_URL)", file=sys.stderr)
         return 1
     return 0
 

@@ -21,7 +21,8 @@ from rq.exceptions import StopRequested
 from rq.worker import BaseWorker
 
 from api.config import Settings
-from api.queues import BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+from api.archive import Archive
+from api.queues import ARCHIVE, BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 from api.service.service import Service
 from workers import jobs
 from workers import sweep as sweep_mod
@@ -88,7 +89,18 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--simulation-workers", type=int, default=1, help="RQ workers on the simulations queue (default 1)"
     )
+    parser.add_argument(
+        "--archive-workers", type=int, default=1, help="RQ workers on the archive queue, finished games to SQL (default 1)"
+    )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
+    parser.add_argument(
+        "--archive",
+        default=os.environ.get("DOMINO_ARCHIVE_URL", Settings.archive_url),
+        metavar="URL",
+        help="where finished games go (DOMINO_ARCHIVE_URL; default sqlite:///var/archive.sqlite3, a file under the "
+        "working folder, migrated at start; postgresql+psycopg://... for PostgreSQL, migrated by "
+        "`domino-admin archive migrate`)",
+    )
     return parser
 
 
@@ -126,6 +138,7 @@ def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[subpro
     commands += [["bot-games", "--nice", "10"]] * args.bot_game_workers
     commands += [["simulations"]] * args.simulation_workers
     commands += [["webhooks"]] * args.webhook_workers
+    commands += [["archive"]] * args.archive_workers
     return [
         subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", *command], env=env, start_new_session=True)
         for command in commands
@@ -146,7 +159,7 @@ def _supervise(children: list[subprocess.Popen[bytes]], stopping: threading.Even
 
 def serve(argv: list[str] | None = None) -> int:
     """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
-    computer players only, a simulations worker and a webhooks worker; stop on Ctrl-C."""
+    computer players only, a simulations worker, a webhooks worker and an archive worker; stop on Ctrl-C."""
     args = _serve_parser().parse_args(argv)
     if not _port_free(args.host, args.port):
         print(f"domino-serve: port {args.port} on {args.host} is taken; use --port or DOMINO_PORT", file=sys.stderr)
@@ -161,6 +174,11 @@ def serve(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
 
     env = dict(os.environ)
+    env["DOMINO_ARCHIVE_URL"] = args.archive
+    if args.archive.startswith("sqlite"):  # our own file: its schema is ours to bring up to date
+        print(f"domino-serve: archive {args.archive} at migration {Archive(args.archive).migrate()}")
+    else:
+        print(f"domino-serve: archive {args.archive.split('@')[-1]} (migrated by `domino-admin archive migrate`)")
     if not env.get("PROMETHEUS_MULTIPROC_DIR"):
         # GET /metrics sums the counters of every API process and of the workers (prometheus-client's
         # multiprocess mode): a fresh folder per run, since the files of a previous run would be counted.
@@ -201,12 +219,13 @@ def _worker_options() -> argparse.ArgumentParser:
         default=["bots"],
         help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
         "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
-        "webhooks",
+        "webhooks, archive (finished games to the archive, by batches)",
     )
     parser.add_argument(
         "--sweep",
         action="store_true",
-        help="also run the sweep: stalled bot turns, turn timeouts, webhook retries, chunks of dead simulation workers",
+        help="also run the sweep: stalled bot turns, turn timeouts, webhook retries, chunks of dead simulation "
+        "workers, archive jobs for the finished games due",
     )
     parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
     parser.add_argument(
@@ -243,6 +262,7 @@ def worker(argv: list[str] | None = None) -> NoReturn:
         BOT_GAMES: settings.bot_games_queue,
         SIMULATIONS: settings.simulations_queue,
         WEBHOOKS: settings.webhooks_queue,
+        ARCHIVE: settings.archive_queue,
     }
     names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]

@@ -58,6 +58,10 @@ def deliver_app_event(delivery_id: str, attempt: int) -> str:
     return service().deliver_app_event(delivery_id, attempt)
 
 
+def archive_games() -> str:
+    return service().archive_games()
+
+
 def run_chunk(sim_id: str, chunk: int) -> str:
     return service().run_chunk(sim_id, chunk)
 

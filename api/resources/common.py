@@ -166,7 +166,10 @@ IDEMPOTENCY_KEY = header_parameter(
     "A retry with the same key from the same caller (address and `Authorization`) gets the first answer.",
 )
 VIEW_HEADERS = {
-    "ETag": {"description": 'Strong: `"<version>"`', "schema": {"type": "string"}},
+    "ETag": {
+        "description": 'Strong: `"<version>"`, or `"<version>.a"` once the archive holds the finished game',
+        "schema": {"type": "string"},
+    },
     "Vary": {"description": "`Authorization`", "schema": {"type": "string"}},
     "Cache-Control": {"description": "`private, no-store` on a seat's view", "schema": {"type": "string"}},
 }
@@ -185,8 +188,10 @@ def idempotency_key(req: flask.Request | None = None) -> str | None:
     return key
 
 
-def etag(version: int) -> str:
-    return f'"{version}"'
+def etag(version: int, archived: bool = False) -> str:
+    """``"<version>"``; ``"<version>.a"`` once the archive holds the game (which changes a view with no new
+    version: ``archived`` becomes true)."""
+    return f'"{version}.a"' if archived else f'"{version}"'
 
 
 IF_MATCH_PATTERN = r'^(\*|"[0-9]{1,16}")$'
@@ -211,12 +216,12 @@ def parse_if_match(header: str | None) -> int | None:
     )
 
 
-def if_none_match_hits(version: int) -> bool:
+def if_none_match_hits(version: int, archived: bool = False) -> bool:
     header = flask.request.headers.get("If-None-Match")
     if not header:
         return False
     tags = {t.strip().removeprefix("W/") for t in header.split(",")}
-    return "*" in tags or etag(version) in tags
+    return "*" in tags or etag(version, archived) in tags
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> flask.Response:
@@ -229,8 +234,8 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     return resp
 
 
-def view_headers(version: int, seat: int | None) -> dict[str, str]:
-    headers = {"ETag": etag(version), "Vary": "Authorization"}
+def view_headers(version: int, seat: int | None, archived: bool = False) -> dict[str, str]:
+    headers = {"ETag": etag(version, archived), "Vary": "Authorization"}
     if seat is not None:
         headers["Cache-Control"] = "private, no-store"
     else:

@@ -48,7 +48,7 @@ class Change:
     state: domino.State  # the new state (also in ``doc``)
     events: list[StoredEvent]
     seat: int | None  # whose change it is (its view is the answer)
-    ttl: int | None = None  # the expiry of an ended game's keys; a live game's follow its deadline (Commits.apply)
+    ttl: int | None = None  # a live game's expiry if not its deadline's (an ended game's keys stay until archived)
     auto: bool = False  # made by the server for a seat past its deadline
     answer: Answer | None = None
     rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # round records leaving the live state
@@ -131,7 +131,10 @@ class Commits:
             idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
         # an app's lifecycle deliveries are noted before the commit, as the turn's due entry is
         deliveries = self.lifecycle.prepare(change.doc, new_version, change.state, change.events, events)
-        ttl = self._live_ttl(change.doc) if change.ttl is None else change.ttl
+        if change.state.finished:
+            ttl = 0  # an ended game's keys stay, without expiry, until the archive holds it
+        else:
+            ttl = self._live_ttl(change.doc) if change.ttl is None else change.ttl
         result = self.store.games.commit(
             game_id, version, new_version, change.doc, events, ttl, idem, turn=notice(plan), rounds=change.rounds
         )

@@ -48,6 +48,7 @@ class GameRequest:
     seed: str | None = None
     unlisted: bool = False
     turn_timeout_s: float | None = None
+    clock: dict[str, float] | None = None  # Fischer: initial_s, increment_s (never with turn_timeout_s)
     metadata: dict[str, Any] | None = None  # the game's; a seat's are in its dict, with its `player`
     rated: bool = False  # its end updates its players' ratings (api/service/ratings.py)
 
@@ -79,7 +80,8 @@ class Creation:
         if app is None and self.settings.require_app_key:
             raise Unauthorized("Creating a game needs an app key: `Authorization: Bearer dsk_app_...`.")
         fp = fingerprint(
-            "create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.metadata, req.rated
+            "create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.metadata, req.rated,
+            req.clock,
         )
         key_hash = None
         if idempotency_key:
@@ -301,6 +303,12 @@ class Creation:
         }
         if req.metadata is not None:
             doc["metadata"] = req.metadata
+        if req.clock is not None:
+            initial, increment = float(req.clock["initial_s"]), float(req.clock.get("increment_s", 0.0))
+            doc["clock"] = {
+                "initial_s": initial, "increment_s": increment, "remaining": [initial] * len(seats),
+                "turn_started_at": None, "seat": None,
+            }  # fmt: skip
         if req.rated:
             doc["rated"] = True
         return doc, state, tokens

@@ -38,7 +38,7 @@ class Endings:
         new_doc: GameRecord = {**game.doc, "state": live}
         stored = [stored_event(e) for e in events]
         rounds = leaving_rounds(game.doc["state"], live)
-        return Change(new_doc, new_state, stored, None, self.settings.finished_ttl, rounds=rounds)
+        return Change(new_doc, new_state, stored, None, rounds=rounds)
 
     def expire(self, game: Game) -> bool:
         """End ``game``, left idle as read (``aborted`` if it never started): False when a commit came first

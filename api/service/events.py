@@ -3,11 +3,13 @@
 Stream ids are ``<version>-<n>``; ``after=V`` means the events of versions greater than V (the XREAD id
 ``V-<max>``), ``Last-Event-ID`` resumes after exactly that event. Waiting is a blocking XREAD on the store's
 blocking connection (no lock held, nothing polled). Private details (the tile a seat drew) reach only
-their seat: a seat token (or a stream ticket) gets its own, everyone else the public events.
+their seat: a seat token (or a stream ticket) gets its own, everyone else the public events. A game read
+from the archive is over: its events come from there, with the same ids, and nothing is waited for.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 from collections.abc import Iterator
@@ -57,6 +59,25 @@ def parse_last_event_id(value: str) -> str:
     return value
 
 
+def stream_order(stream_id: str) -> tuple[int, int]:
+    version, _, n = stream_id.partition("-")
+    return int(version), int(n)
+
+
+def after(entries: list[tuple[str, dict[str, Any]]], cursor: str) -> list[tuple[str, dict[str, Any]]]:
+    """The entries with stream ids greater than ``cursor`` (what an XREAD after it reads)."""
+    start = stream_order(cursor)
+    return [(sid, e) for sid, e in entries if stream_order(sid) > start]
+
+
+@dataclasses.dataclass(frozen=True)
+class Reader:
+    seat: int | None  # the caller's, or None
+    finished: bool  # the game is over
+    waits: bool  # it waits for seats
+    archived_events: list[tuple[str, dict[str, Any]]] | None  # every event, when the game was read from the archive
+
+
 def sse_frame(event: dict[str, Any]) -> bytes:
     return b"id: %s\nevent: %s\ndata: %s\n\n" % (event["id"].encode(), event["type"].encode(), orjson.dumps(event))
 
@@ -92,22 +113,23 @@ class Events:
         self.store.games.put_ticket(game_id, ticket_hash(ticket), seat, ttl)
         return {"ticket": ticket, "seat": seat, "expires_in": ttl, "url": f"/v1/games/{game_id}/events?ticket={ticket}"}
 
-    def reader(self, game_id: str, token: str | None, ticket: str | None) -> tuple[int | None, bool, bool]:
-        """(the caller's seat or None, whether the game is over, whether it waits for seats). Raises 404 for no
-        game, 401 for a bad token or an unknown or expired ticket."""
-        doc = self.games.read(game_id).doc
+    def reader(self, game_id: str, token: str | None, ticket: str | None) -> Reader:
+        """Who reads, and what state the game is in. Raises 404 for no game, 401 for a bad token or an unknown
+        or expired ticket."""
+        game = self.games.read(game_id)
+        doc = game.doc
         finished = domino.codec.is_finished(doc["state"])  # a long poll must not decode the whole game
-        waits = waiting(doc)
+        stored = None if game.stored is None else game.stored.events
+        seat = None
         if token is not None:
-            return authenticate(doc, token), finished, waits
-        if ticket is not None:
+            seat = authenticate(doc, token)
+        elif ticket is not None:
             seat = self.store.games.take_ticket(game_id, ticket_hash(ticket))
             if seat is None:
                 raise Unauthorized(
                     "This stream ticket is unknown, used or expired; get a new one with POST .../events/ticket."
                 )
-            return seat, finished, waits
-        return None, finished, waits
+        return Reader(seat, finished, waiting(doc), stored)
 
     def long_poll(
         self, game_id: str, token: str | None, ticket: str | None, cursor: str, wait: float, client: str
@@ -115,25 +137,26 @@ class Events:
         """The events after the stream id ``cursor`` (:func:`event_cursor`), waiting up to ``wait`` seconds for
         the first; [] if none came. A poll that may wait holds a stream slot of ``client`` (and of the game,
         or of the caller's seat) meanwhile."""
-        seat, finished, waits = self.reader(game_id, token, ticket)
-        slot = self._slot(client, game_id, seat) if wait else None  # no wait: a plain read
+        r = self.reader(game_id, token, ticket)
+        slot = self._slot(client, game_id, r.seat) if wait else None  # no wait: a plain read
         try:
-            return self._poll(game_id, seat, finished, waits, cursor, wait)
+            return self._poll(game_id, r, cursor, wait)
         finally:
             if slot is not None:
                 slot.release()
 
-    def _poll(
-        self, game_id: str, seat: int | None, finished: bool, waits: bool, cursor: str, wait: float
-    ) -> dict[str, Any]:
-        block_ms = 0 if finished else int(min(wait, self.settings.max_wait) * 1000)
-        entries = self.store.games.read_events(game_id, cursor)
+    def _poll(self, game_id: str, r: Reader, cursor: str, wait: float) -> dict[str, Any]:
+        block_ms = 0 if r.finished else int(min(wait, self.settings.max_wait) * 1000)
+        if r.archived_events is not None:
+            entries = after(r.archived_events, cursor)
+        else:
+            entries = self.store.games.read_events(game_id, cursor)
         if not entries and block_ms:
             entries = self.store.games.read_events(game_id, cursor, block_ms=block_ms)
-        events, _ = rendered(entries, seat, waits)
+        events, _ = rendered(entries, r.seat, r.waits)
         last_version = events[-1]["version"] if events else version_before(cursor)
-        ended = finished or any(e["type"] == "game_ended" for e in events)
-        return {"events": events, "last_version": last_version, "ended": ended, "seat": seat}
+        ended = r.finished or any(e["type"] == "game_ended" for e in events)
+        return {"events": events, "last_version": last_version, "ended": ended, "seat": r.seat}
 
     def stream(
         self,
@@ -146,12 +169,22 @@ class Events:
         """Server-Sent Events for the caller after the stream id ``cursor`` (:func:`event_cursor`), holding a
         stream slot of ``client`` (and of the game, or of the caller's seat) while open. The caller is checked
         now, before the stream starts (a 401, 404 or 429 is an answer, not a stream)."""
-        seat, finished, waits = self.reader(game_id, token, ticket)
-        slot = self._slot(client, game_id, seat)
-        return held(slot, self._frames(game_id, seat, cursor, finished, waits))
+        r = self.reader(game_id, token, ticket)
+        slot = self._slot(client, game_id, r.seat)
+        if r.archived_events is not None:
+            return held(slot, self._archived_frames(after(r.archived_events, cursor), r.seat))
+        return held(slot, self._frames(game_id, r.seat, cursor, r.finished, r.waits))
 
     def _slot(self, client: str, game_id: str, seat: int | None) -> StreamSlot:
         return StreamSlot.take(self.store.streams, self.settings, client, game_id, seat)
+
+    @staticmethod
+    def _archived_frames(entries: list[tuple[str, dict[str, Any]]], seat: int | None) -> Iterator[bytes]:
+        """An archived game's events after the cursor, then the end of the stream (the game is over)."""
+        yield b"retry: 2000\n\n"
+        events, _ = rendered(entries, seat, False)
+        if events:
+            yield b"".join(sse_frame(event) for event in events)
 
     def _frames(self, game_id: str, seat: int | None, cursor: str, finished: bool, waits: bool) -> Iterator[bytes]:
         """One frame per event (``id:`` the stream id), a keep-alive comment when nothing happened for

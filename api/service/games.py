@@ -2,8 +2,10 @@
 is gone) give a :class:`Game`, its version and record, whose engine state is decoded only when asked for, and
 then once per process and version (:class:`api.service.states.States`).
 
-Every use case reads a game through here, so where a game lives (Redis while it is live, the archive once it
-has moved there) is decided in one place.
+Every use case reads a game through here, so where a game lives is decided in one place: Redis first (live
+games, and finished ones until their grace expiry after archiving), then the archive. A game read from the
+archive carries what the archive keeps of it (``stored``: its record and events), and ``archived`` says
+that the archive holds it, wherever it was read.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import functools
 from typing import Any
 
 import domino
+from api.archive import Archive, Archived
 from api.config import Settings
 from api.service.errors import GameNotFound
 from api.service.records import GameRecord, game_record
@@ -26,6 +29,8 @@ class Game:
     version: int
     doc: GameRecord
     states: States = dataclasses.field(repr=False, compare=False)
+    archived: bool = False  # the archive holds it
+    stored: Archived | None = dataclasses.field(default=None, repr=False, compare=False)  # read from the archive
 
     @functools.cached_property
     def state(self) -> domino.State:
@@ -39,15 +44,22 @@ def gone(game_id: str) -> GameNotFound:
 
 
 class Games:
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings, archive: Archive) -> None:
         self.store = store
+        self.archive = archive
         self.states = States(settings.state_cache_size)
 
     def find(self, game_id: str) -> Game | None:
         found = self.store.games.load(game_id)
         if found is None:
+            return self._archived(game_id)
+        return Game(game_id, found.version, game_record(found.doc), self.states, found.archived)
+
+    def _archived(self, game_id: str) -> Game | None:
+        stored = self.archive.find(game_id)
+        if stored is None:
             return None
-        return Game(game_id, found.version, game_record(found.doc), self.states)
+        return Game(game_id, stored.version, game_record(stored.doc), self.states, True, stored)
 
     def read(self, game_id: str) -> Game:
         """The game, or GameNotFound (404) when it is gone."""
@@ -61,9 +73,9 @@ class Games:
         what the history needs."""
         found = self.store.games.load_with_rounds(game_id)
         if found is None:
-            raise gone(game_id)
+            return self.read(game_id), []  # from the archive, which keeps the whole record
         stored, rounds = found
-        return Game(game_id, stored.version, game_record(stored.doc), self.states), rounds
+        return Game(game_id, stored.version, game_record(stored.doc), self.states, stored.archived), rounds
 
     def version(self, game_id: str) -> int:
         """The current version only (no document read), or GameNotFound."""

@@ -68,9 +68,8 @@ class Moves:
         live = domino.to_live(new_state)
         new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
         new_doc["away"] = away_after(self.settings, doc, seat, auto)
-        ttl = self.settings.finished_ttl if new_state.finished else None
         stored = [stored_event(e) for e in events]
-        return Change(new_doc, new_state, stored, seat, ttl, auto=auto, rounds=leaving_rounds(doc["state"], live))
+        return Change(new_doc, new_state, stored, seat, auto=auto, rounds=leaving_rounds(doc["state"], live))
 
     def _played(self, committed: Committed) -> None:
         change = committed.change
@@ -186,9 +185,7 @@ class Moves:
             live = domino.to_live(new_state)
             new_doc: GameRecord = {**doc, "state": live}
             stored = [stored_event(e) for e in events]
-            return Change(
-                new_doc, new_state, stored, seat, self.settings.finished_ttl, rounds=leaving_rounds(doc["state"], live)
-            )
+            return Change(new_doc, new_state, stored, seat, rounds=leaving_rounds(doc["state"], live))
 
         committed = self.commits.run(game_id, decide, self._kept_changing(game_id))
         self.store.lobby.remove(game_id)

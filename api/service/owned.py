@@ -1,21 +1,25 @@
-"""An app's games (``GET /v1/games?owner=me``): newest first, any status, optionally of one player; or those in
-which it is one player's turn (``&player=X&to_move=true``), soonest deadline first, by an opaque cursor.
+"""An app's games (``GET /v1/games?owner=me``): newest first by (created_at, id), any status, optionally of one
+player, from two sources merged: the app's Redis index (games waiting, playing, or finished and not yet
+archived) and the archive (finished games; a game leaves the Redis index once the archive holds it). Or those
+in which it is one player's turn (``&player=X&to_move=true``), soonest deadline first, by an opaque cursor.
 
-The ownership index (:class:`api.store.AppStore`) holds every game the app created; the status is read from
-each game as it is met, so a filter by status reads past the games it skips (at most ``SCAN_FACTOR`` times
-the page size per request: a page may then hold fewer games than asked, and ``next`` goes on from where the
-scan stopped). Entries of games that expired are dropped as they are met.
+In Redis the status is read from each game as it is met, so a filter by status reads past the games it skips
+(at most ``SCAN_FACTOR`` times the page size per request); the archive filters in its query. A page holds
+only what both sources have read down to, so it may hold fewer games than asked while ``next`` is not null.
+Index entries of games that expired are dropped as they are met.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import math
 from typing import Any
 
 import orjson
 
+from api.archive import Archive, Key
 from api.service.apps import App
 from api.service.errors import InvalidRequest
 from api.service.games import Games
@@ -26,23 +30,27 @@ from api.store import Store
 SCAN_FACTOR = 5
 
 
-def list_owned(
-    store: Store, games_: Games, app: App, status: str | None, player: str | None, before: float | None, limit: int
-) -> tuple[list[dict[str, Any]], float | None]:
-    """(games, the cursor of the next page or None)."""
-    games: list[dict[str, Any]] = []
+@dataclasses.dataclass
+class Read:
+    """What one source read: (key, list entry) newest first, and how far down it read (None: to its end)."""
+
+    entries: list[tuple[Key, dict[str, Any]]]
+    reached: Key | None
+
+
+def _live(store: Store, games: Games, app: App, status: str | None, player: str | None, before: Key | None, limit: int) -> Read:
+    entries: list[tuple[Key, dict[str, Any]]] = []
     gone: list[str] = []
     cursor = before
     budget = SCAN_FACTOR * limit
     exhausted = False
-    while len(games) < limit and budget > 0 and not exhausted:
-        want = min(limit - len(games), budget)
-        rows = store.apps.page(app.id, player, cursor, want)
-        exhausted = len(rows) < want
+    while len(entries) < limit and budget > 0 and not exhausted:
+        want = min(limit - len(entries), budget)
+        rows, exhausted = store.apps.page(app.id, player, cursor, want)
         budget -= len(rows)
         for game_id, created_at in rows:
-            cursor = created_at
-            found = games_.find(game_id)
+            cursor = (created_at, game_id)
+            found = games.find(game_id)
             if found is None:
                 gone.append(game_id)
                 continue
@@ -50,10 +58,35 @@ def list_owned(
                 continue
             summary = game_summary(found.doc, found.version, found.state)
             if status is None or summary["status"] == status:
-                games.append(summary)
+                entries.append((cursor, summary))
     store.apps.disown(app.id, gone, [player] if player else None)
-    more = not exhausted and bool(store.apps.page(app.id, player, cursor, 1))
-    return games, cursor if more else None
+    return Read(entries, None if exhausted else cursor)
+
+
+def _archived(archive: Archive, app: App, status: str | None, player: str | None, before: Key | None, limit: int) -> Read:
+    if status in ("waiting", "playing"):
+        return Read([], None)  # the archive holds only games that are over
+    entries = archive.owned(app.id, status, player, before, limit)
+    return Read(entries, entries[-1][0] if len(entries) == limit else None)
+
+
+def list_owned(
+    store: Store, games: Games, app: App, status: str | None, player: str | None, before: Key | None, limit: int
+) -> tuple[list[dict[str, Any]], Key | None]:
+    """(games, the cursor of the next page or None)."""
+    reads = [_live(store, games, app, status, player, before, limit), _archived(games.archive, app, status, player, before, limit)]
+    horizons = [r.reached for r in reads if r.reached is not None]
+    horizon = max(horizons) if horizons else None  # below it, a source has not read yet
+    merged: dict[str, tuple[Key, dict[str, Any]]] = {}
+    for r in reads:  # the archive's copy last: a game archived during this read is listed once, from there
+        for key, entry in r.entries:
+            if horizon is None or key >= horizon:
+                merged[key[1]] = (key, entry)
+    ordered = sorted(merged.values(), key=lambda item: item[0], reverse=True)
+    page = ordered[:limit]
+    if len(ordered) > limit:
+        return [e for _, e in page], page[-1][0]
+    return [e for _, e in page], horizon  # every entry down to the horizon is on this page
 
 
 TO_MOVE_SCAN = 1000  # a player's newest games looked at for ``to_move`` (an app's player has few games at once)
@@ -67,7 +100,8 @@ def list_to_move(
     after = _position(cursor) if cursor else None
     found: list[tuple[tuple[float, float, str], dict[str, Any]]] = []
     gone: list[str] = []
-    for game_id, _created in store.apps.page(app.id, player, None, TO_MOVE_SCAN):
+    rows, _ = store.apps.page(app.id, player, None, TO_MOVE_SCAN)
+    for game_id, _created in rows:
         game = games_.find(game_id)
         if game is None:
             gone.append(game_id)

@@ -63,8 +63,19 @@ class GameRecord(TypedDict):
     away: NotRequired[dict[str, int]]  # who attends the game (api/service/bot_games.py)
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
+    clock: NotRequired[Clock]  # a time bank per seat instead of a fixed `turn_timeout_s`
     touched_at: NotRequired[float]  # the last commit's time: idle for game_ttl with no deadline, the game ends
     state: dict[str, Any]  # domino.to_live of the engine's state
+
+
+class Clock(TypedDict):
+    """A Fischer clock: each seat's time bank at the last commit, and whose turn started when."""
+
+    initial_s: float
+    increment_s: float
+    remaining: list[float]  # by seat, as of the last commit
+    turn_started_at: float | None  # when the seat to move began its turn (None: no clock runs)
+    seat: int | None  # whose clock runs
 
 
 class StoredEvent(TypedDict):

@@ -11,11 +11,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import domino
+from api.archive import Archive, ArchiveUnavailable, Key
 from api.config import Settings
 from api.service.errors import GameNotOver, InvalidRequest
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
+from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaRequest
 from api.service.bot_events import BotEvents
@@ -36,17 +38,19 @@ from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
 from api.service.turns import Turns
-from api.service.views import render_history, render_view
+from api.service.views import from_archive, render_history, render_view
 from api.service.webhooks import Webhooks
 from api.store import Store, StoreUnavailable
 
 
 class Service:
-    def __init__(self, settings: Settings, store: Store | None = None) -> None:
+    def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
+        self.archive = archive or Archive(settings.archive_url)
         self.queues = Queues(self.store)
-        self.games = Games(self.store, settings)
+        self.games = Games(self.store, settings, self.archive)
+        self.archiving = Archiving(self.store, settings, self.archive, self.queues)
         turns = Turns(self.store, settings, self.queues)
         lifecycle = Lifecycle(self.store, settings, self.queues)
         self.commits = Commits(self.store, settings, self.games, turns, lifecycle)
@@ -57,7 +61,9 @@ class Service:
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
         self.endings = Endings(self.store, settings, self.commits)
-        self.sweeper = Sweep(self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle)
+        self.sweeper = Sweep(
+            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving
+        )
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
@@ -118,22 +124,25 @@ class Service:
         return self.creation.create(request, client, idempotency_key, token, app)
 
     def view(
-        self, game_id: str, token: str | None = None, unchanged: Callable[[int], bool] = lambda version: False
-    ) -> tuple[dict[str, Any] | None, int, int | None]:
-        """(view, version, seat): the token's seat's view, or the spectator's without a token; no view (None)
-        when ``unchanged(version)`` (a 304 for ``If-None-Match``: the token is still checked)."""
+        self, game_id: str, token: str | None = None, unchanged: Callable[[int, bool], bool] = lambda v, a: False
+    ) -> tuple[dict[str, Any] | None, int, int | None, bool]:
+        """(view, version, seat, archived): the token's seat's view, or the spectator's without a token; no view
+        (None) when ``unchanged(version, archived)`` (a 304 for ``If-None-Match``: the token is still checked).
+        ``archived``: the archive holds the game (its ETag says so)."""
         game = self.games.read(game_id)
         seat = authenticate(game.doc, token)
-        if unchanged(game.version):
-            return None, game.version, seat
-        return render_view(game.doc, game.version, game.state, seat), game.version, seat
+        if unchanged(game.version, game.archived):
+            return None, game.version, seat, game.archived
+        return render_view(game.doc, game.version, game.state, seat, game.archived), game.version, seat, game.archived
 
     def history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         """Rounds, moves and results. Before the end: what the caller's seat may see; after: everything."""
         game, earlier_rounds = self.games.read_with_rounds(game_id)
         seat = authenticate(game.doc, token)
+        if game.stored is not None:
+            return from_archive(game.stored.record, seat)
         state = whole_state(game.doc, earlier_rounds)
-        return render_history(game.doc, game.version, state, seat, self.store.games.events(game_id))
+        return render_history(game.doc, game.version, state, seat, self.store.games.events(game_id), game.archived)
 
     def record(self, game_id: str) -> dict[str, Any]:
         """A game's record (docs/notation.md): its history as everyone reads it once the game is over (every
@@ -141,6 +150,7 @@ class Service:
         history = self.history(game_id)
         if history["status"] in ("waiting", "playing"):
             raise GameNotOver(f"Game {game_id!r} is not over: its record would reveal the hands.")
+        del history["archived"]  # the record is the same wherever it is kept
         return history
 
     def play_move(
@@ -183,13 +193,15 @@ class Service:
         seats of a listed game."""
         return self.moves.claim_seat(game_id, seat, name, client, expected_version)
 
-    def lobby(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
+    def lobby(self, before: Key | None, limit: int) -> tuple[list[dict[str, Any]], Key | None]:
+        """Listed games with an open seat, newest first, before the cursor (created_at, id); the next cursor."""
         return list_waiting(self.store, self.games, before, limit)
 
     def owned_games(
-        self, app: App, status: str | None, player: str | None, before: float | None, limit: int
-    ) -> tuple[list[dict[str, Any]], float | None]:
-        """The games ``app`` created, newest first (of any status, or of ``status``; of ``player``, if given)."""
+        self, app: App, status: str | None, player: str | None, before: Key | None, limit: int
+    ) -> tuple[list[dict[str, Any]], Key | None]:
+        """The games ``app`` created, newest first (of any status, or of ``status``; of ``player``, if given),
+        live and archived, before the cursor (created_at, id); the next cursor."""
         return list_owned(self.store, self.games, app, status, player, before, limit)
 
     def games_to_move(
@@ -270,6 +282,14 @@ class Service:
         """POST an app's lifecycle event (kept under ``delivery_id``) to its webhook."""
         return self.webhooks.deliver_app_event(delivery_id, attempt)
 
+    def archive_games(self) -> str:
+        """Archive one batch of the finished games due (api/service/archiving.py)."""
+        return self.archiving.drain()
+
+    def migrate_archive(self) -> str:
+        """Bring the archive's schema to the newest migration; returns the revision."""
+        return self.archive.migrate()
+
     def sweep(self, now: float | None = None) -> SweepReport:
         return self.sweeper.run(now)
 
@@ -319,8 +339,13 @@ class Service:
     # -- operations ---------------------------------------------------------------------------------------------
 
     def readiness(self) -> tuple[bool, str, dict[str, Any]]:
-        """(ready, why not, checks): Redis answers and a worker listens on the bots queue."""
+        """(ready, why not, checks): Redis answers and a worker listens on the bots queue. The archive is
+        reported, never a reason to be unready: live play goes on without it (finished games wait in Redis)."""
         checks: dict[str, Any] = {}
+        try:
+            checks["archive"] = {"ok": True, **self.archive.ping()}
+        except ArchiveUnavailable as exc:
+            checks["archive"] = {"ok": False, "error": str(exc)}
         try:
             checks["redis"] = {"ok": True, **self.store.ping()}
             workers = self.queues.worker_counts()

@@ -7,6 +7,8 @@ enqueued again. Several sweeps may run at once: a duplicate job is a harmless no
 ``game_ttl`` with no deadline is ended here (:meth:`api.service.endings.Endings.expire`, a compare-and-set on
 the version looked at: a move that comes first wins, and the game lives on). Each running arena is
 moved on (:meth:`api.service.arenas.runner.Arenas.advance_running`), so a game lost between steps is started.
+Finished games due for the archive are not judged one by one: jobs on the archive queue lease them by batches,
+and the sweep keeps enough of those jobs queued (:meth:`api.service.archiving.Archiving.jobs_wanted`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from api.config import Settings
 from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, TIMEOUT_TURN, WEBHOOK, Queues
 from api.service.app_events import Lifecycle, commit_digest, delivery_game
+from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
 from api.service.bot_games import attended, held
 from api.service.computer import bot_to_move
@@ -52,13 +55,14 @@ class SweepReport:
     arenas: list[str] = dataclasses.field(default_factory=list)  # arenas that started games
     expired: list[Job] = dataclasses.field(default_factory=list)  # idle games ended
     reminders: list[Job] = dataclasses.field(default_factory=list)  # apps' turn reminders sent
+    archive_jobs: int = 0  # archive jobs enqueued for the finished games due
 
     def __len__(self) -> int:
         parts = (
             self.bots, self.timeouts, self.hooks, self.chunks, self.app_events, self.ratings, self.arenas, self.expired,
             self.reminders,
         )  # fmt: skip
-        return sum(len(p) for p in parts)
+        return sum(len(p) for p in parts) + self.archive_jobs
 
 
 class Sweep:
@@ -71,6 +75,7 @@ class Sweep:
         arenas: Arenas,
         endings: Endings,
         lifecycle: Lifecycle,
+        archiving: Archiving,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -79,6 +84,7 @@ class Sweep:
         self.arenas = arenas
         self.endings = endings
         self.lifecycle = lifecycle
+        self.archiving = archiving
 
     def run(self, now: float | None = None) -> SweepReport:
         """One sweep, as at ``now`` (a Unix time; default: now)."""
@@ -93,7 +99,15 @@ class Sweep:
             arenas=self.arenas.advance_running(),
             expired=self._over(self.store.idle_due, self._idle, now),
             reminders=self._over(self.store.reminders_due, self._reminder, now),
+            archive_jobs=self._archive(now),
         )
+
+    def _archive(self, now: float) -> int:
+        """Enough archive jobs queued for the finished games due (each job leases its own batch)."""
+        wanted = self.archiving.jobs_wanted(now)
+        for _ in range(wanted):
+            self.archiving.enqueue()
+        return wanted
 
     @staticmethod
     def _over(due: DueSet, judge: Judge, now: float) -> list[Job]:

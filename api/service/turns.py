@@ -32,7 +32,8 @@ from api.config import Settings
 from api.queues import BOT_GAME_TURN, BOT_TURN, RATING, WEBHOOK, Queues
 from api.service.bot_games import attended
 from api.service.notices import Notices
-from api.service.records import BOT, HOSTED, REGISTERED, GameRecord, StoredEvent, waiting
+from api.service.records import BOT, HOSTED, REGISTERED, Clock, GameRecord, StoredEvent, waiting
+from api.service.views import public_clock
 from api.store import Store
 
 log = logging.getLogger("api.service.turns")
@@ -50,6 +51,17 @@ class Plan:
     seat: int | None = None  # the seat to move (None: nobody, the game is waiting or over)
     legal_moves: tuple[dict[str, Any], ...] = ()  # its legal moves, for a seat a client moves
     rate: bool = False  # a rated game has ended: enqueue the update of its ratings
+    clock: dict[str, Any] | None = None  # a Fischer clock's banks as this commit leaves them
+
+
+def clock_stopped(clock: Clock, now: float) -> Clock:
+    """The clock after the turn that ran until ``now`` (a new dict: the older record may be kept): its seat's
+    bank loses the time used (down to 0) and gains the increment; no clock runs until the next turn starts."""
+    remaining = list(clock["remaining"])
+    seat, started = clock["seat"], clock["turn_started_at"]
+    if seat is not None and started is not None:
+        remaining[seat] = round(max(0.0, remaining[seat] - (now - started)) + clock["increment_s"], 3)
+    return {**clock, "remaining": remaining, "seat": None, "turn_started_at": None}
 
 
 def webhook_member(game_id: str, version: int) -> str:
@@ -71,6 +83,10 @@ class Turns:
         doc["touched_at"] = round(now, 3)
         if version == 0 and not state.finished:  # looked at when idle; the sweep moves the mark on while it is not
             self.store.idle_due.mark(game_id, now + self.settings.game_ttl)
+        if state.finished:  # to the archive, after its ratings are counted when it is rated
+            self.store.archive_due.mark(game_id, now + self.settings.archive_delay)
+        if "clock" in doc:
+            doc["clock"] = clock_stopped(doc["clock"], now)
         if state.finished and doc.get("rated"):
             doc["deadline"] = None
             self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay)
@@ -86,6 +102,9 @@ class Turns:
             return Plan(bot=True, unattended=not attended(s, doc.get("away") or {}), seat=seat)
         deadline = None
         timeout = doc.get("turn_timeout_s") or (s.bot_turn_timeout if kind == REGISTERED else None)
+        if "clock" in doc:  # the seat's own bank (a seat at 0 is moved for at once, then gets its increment)
+            clock = doc["clock"] = {**doc["clock"], "seat": seat, "turn_started_at": round(now, 3)}
+            timeout = max(clock["remaining"][seat], 0.001)
         if timeout:
             deadline = round(now + float(timeout), 3)
             self.store.turns_due.mark(game_id, deadline)
@@ -101,7 +120,10 @@ class Turns:
             delays = s.webhook_delays or (s.bot_due_delay,)
             self.store.hooks_due.mark(webhook_member(game_id, version), now + s.webhook_timeout + delays[0], attempt=1)
         legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
-        return Plan(hosted=hosted, stream_turn=stream_turn, deadline=deadline, seat=seat, legal_moves=legal_moves)
+        return Plan(
+            hosted=hosted, stream_turn=stream_turn, deadline=deadline, seat=seat, legal_moves=legal_moves,
+            clock=public_clock(doc),
+        )  # fmt: skip
 
     def start(
         self, game_id: str, version: int, plan: Plan, doc: GameRecord, state: domino.State, events: list[StoredEvent]
@@ -147,6 +169,8 @@ def notice(plan: Plan) -> dict[str, Any] | None:
     public: dict[str, Any] = {"type": TURN_STARTED, "seat": plan.seat}
     if plan.deadline is not None:
         public["deadline"] = plan.deadline
+    if plan.clock is not None:
+        public["clock"] = plan.clock
     turn: dict[str, Any] = {"public": public}
     if plan.legal_moves:
         turn["private_to"] = plan.seat

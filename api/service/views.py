@@ -15,7 +15,7 @@ from api.service.records import GameRecord, public_seats, waiting
 _VIEW_ORDER = (
     "id", "variant", "rules", "status", "version", "round", "turn", "seat", "seats", "scores", "team_scores",
     "boneyard_count", "out_of_play_count", "board", "log", "hand", "legal_moves", "last_round", "winners",
-    "seed_commitment", "client_seeded", "rated", "turn_timeout_s", "deadline",
+    "seed_commitment", "client_seeded", "rated", "turn_timeout_s", "clock", "deadline",
 )  # fmt: skip
 _VIEW_DROP = ("hand_counts", "finished")  # shown as seats[].hand_count and status
 MINIMAL_VIEW = ("id", "variant", "version", "seat", "status")  # a move's answer with Prefer: return=minimal
@@ -28,12 +28,23 @@ def game_status(state: domino.State, doc: GameRecord | None = None) -> str:
     return "aborted" if state.outcome.reason == "aborted" else "finished"
 
 
+def public_clock(doc: GameRecord) -> dict[str, Any] | None:
+    """A Fischer clock as views and turn notices show it: the banks at the last commit, when this turn began."""
+    clock = doc.get("clock")
+    if clock is None:
+        return None
+    return {k: clock[k] for k in ("initial_s", "increment_s", "remaining", "turn_started_at")}
+
+
 def minimal_view(doc: GameRecord, version: int, state: domino.State, seat: int | None) -> dict[str, Any]:
     return {"id": doc["id"], "variant": doc["variant"], "version": version, "seat": seat, "status": game_status(state, doc)}
 
 
-def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | None) -> dict[str, Any]:
-    """``seat``'s view (None: the spectator's): its hand and, on its turn, its legal moves; nobody else's."""
+def render_view(
+    doc: GameRecord, version: int, state: domino.State, seat: int | None, archived: bool = False
+) -> dict[str, Any]:
+    """``seat``'s view (None: the spectator's): its hand and, on its turn, its legal moves; nobody else's.
+    ``archived``: the archive holds the game (the one thing in a view that changes without a commit)."""
     v = domino.view(state, seat).to_dict()
     hand_counts = v.get("hand_counts") or [None] * len(doc["seats"])
     extra = {
@@ -47,6 +58,7 @@ def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | 
         "client_seeded": doc["client_seeded"],
         "rated": doc.get("rated", False),
         "turn_timeout_s": doc.get("turn_timeout_s"),
+        "clock": public_clock(doc),
         "deadline": doc.get("deadline"),
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
     }
@@ -63,6 +75,7 @@ def render_view(doc: GameRecord, version: int, state: domino.State, seat: int | 
     for k, val in merged.items():
         if k not in out and k not in _VIEW_DROP:
             out[k] = val
+    out["archived"] = archived
     return out
 
 
@@ -75,10 +88,16 @@ def render_event(stream_id: str, stored: Mapping[str, Any], seat: int | None, re
 
 
 def render_history(
-    doc: GameRecord, version: int, state: domino.State, seat: int | None, events: list[tuple[str, dict[str, Any]]]
+    doc: GameRecord,
+    version: int,
+    state: domino.State,
+    seat: int | None,
+    events: list[tuple[str, dict[str, Any]]],
+    archived: bool = False,
 ) -> dict[str, Any]:
     """Rounds, moves and results. Before the end: what ``seat`` may see (while the game waits for seats, what
-    everyone sees: see :func:`render_view`); after: everything."""
+    everyone sees: see :func:`render_view`); after: everything, the same for every seat but ``seat``, which is
+    why the archive keeps it rendered (:func:`from_archive`)."""
     finished = bool(state.finished)
     sees = None if waiting(doc) else seat
     out: dict[str, Any] = {
@@ -106,7 +125,14 @@ def render_history(
         out["seed"] = state.seed
         out["salt"] = doc["salt"]
         out["deal_version"] = state.deal_version
+    out["archived"] = archived
     return out
+
+
+def from_archive(record: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The history of an archived game as :func:`render_history` renders it from Redis, for ``seat``: the same
+    document (keys in the same order) but ``archived``."""
+    return {**record, "seat": seat, "archived": True}
 
 
 def lobby_entry(doc: GameRecord, version: int, state: domino.State) -> dict[str, Any]:

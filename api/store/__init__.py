@@ -7,7 +7,7 @@ lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
 ``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,
 notice streams), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
-not yet counted), and ``arenas``.
+not yet counted), ``archive_due`` (finished games not yet archived), and ``arenas``.
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 """
@@ -24,7 +24,7 @@ from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet
-from api.store.games import CommitResult, EventFollower, GameStore, StoredGame
+from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
@@ -36,7 +36,8 @@ from api.store.streams import StreamSlots
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
     "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "ping_url", "shutdown_url", "translated",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
+    "translated",
 ]  # fmt: skip
 
 
@@ -50,6 +51,7 @@ class Store:
         self.queue_redis = queue = self.connections.queue_redis
         self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
         self.bots_due = DueSet(queue, prefix, "bots")
+        self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet
         self.turns_due = DueSet(queue, prefix, "turns")
         self.idle_due = DueSet(queue, prefix, "idle")  # live games, due when idle for game_ttl
         self.reminders_due = DueSet(queue, prefix, "reminders")  # apps' turn reminders, by <game id>:<version>
@@ -86,7 +88,8 @@ class Store:
         return self.connections.ping()
 
     def due_counts(self) -> dict[str, int]:
-        """Entries of the due sets (bot turns, turn deadlines, webhooks, apps' deliveries, rated games to count)."""
+        """Entries of the due sets (bot turns, turn deadlines, webhooks, apps' deliveries, rated games to count,
+        finished games to archive)."""
         return {
             "bots_due": self.bots_due.size(),
             "turns_due": self.turns_due.size(),
@@ -95,4 +98,5 @@ class Store:
             "hooks_due": self.hooks_due.size(),
             "app_hooks_due": self.app_hooks_due.size(),
             "ratings_due": self.ratings_due.size(),
+            "archive_due": self.archive_due.size(),
         }

@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import redis
 
-from api.store.connections import scored, translating
+from api.store.connections import newest_before, translating
 
 # KEYS: the key index, then the app's hash prefix (``<prefix>:app:``).  The record of the app a key hash
 # names, in one round trip (a flat HGETALL reply; empty when the key is unknown).  Built from the key prefix
@@ -119,11 +119,13 @@ class AppStore:
         pipe.execute()
 
     @translating
-    def page(self, app_id: str, player: str | None, before: float | None, limit: int) -> list[tuple[str, float]]:
-        """Newest first: the app's games (of ``player``) created strictly before ``before``."""
+    def page(
+        self, app_id: str, player: str | None, before: tuple[float, str] | None, limit: int
+    ) -> tuple[list[tuple[str, float]], bool]:
+        """Newest first: the app's games (of ``player``) created strictly before the cursor (created_at, id);
+        and whether there are no more. Finished games leave this index once archived (the archive lists them)."""
         key = self.games_key(app_id) if player is None else self.player_key(app_id, player)
-        top = "+inf" if before is None else f"({before!r}"
-        return scored(self.conn.zrevrangebyscore(key, top, "-inf", start=0, num=limit, withscores=True))
+        return newest_before(self.conn, key, before, limit)
 
     @translating
     def disown(self, app_id: str, game_ids: list[str], players: list[str] | None = None) -> None:

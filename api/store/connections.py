@@ -93,6 +93,22 @@ def scored(rows: Any) -> list[tuple[str, float]]:
     return [(member.decode(), float(score)) for member, score in cast(Scored, rows)]
 
 
+TIES = 16  # entries sharing the cursor's time that a page reads past (ids break the tie)
+
+
+def newest_before(conn: Any, key: str, before: tuple[float, str] | None, limit: int) -> tuple[list[tuple[str, float]], bool]:
+    """A page of the sorted set ``key`` (member: a game id, score: its creation time), newest first by (time,
+    id), strictly before the cursor ``before``: (rows, whether the set has no more). A sorted set orders equal
+    scores by member, so the cursor's own time is read again and the ids at or after the cursor's dropped."""
+    if before is None:
+        rows = scored(conn.zrevrangebyscore(key, "+inf", "-inf", start=0, num=limit, withscores=True))
+        return rows, len(rows) < limit
+    at, after_id = before
+    rows = scored(conn.zrevrangebyscore(key, repr(at), "-inf", start=0, num=limit + TIES, withscores=True))
+    kept = [(m, s) for m, s in rows if s < at or m < after_id]
+    return kept[:limit], len(rows) < limit + TIES and len(kept) <= limit
+
+
 class Connections:
     """The connections of one process. Made lazily: creating them does no I/O (``create_app`` needs none)."""
 

@@ -5,7 +5,9 @@ Per game (hash-tagged, so a game lives on one Cluster slot), on the game connect
 - ``<prefix>:{<id>}:state``   hash ``v`` (version), ``doc`` (the game document, JSON: the live state, whose
   size does not grow with the match), ``n`` (the nonce of the last commit), ``r`` (the finished rounds'
   records but the latest, which the live state holds: JSON lines, appended when a round ends, read only by
-  the history) and, while a seat is to move, ``t``: the turn notice ``[<stream id>, turn_started event]``,
+  the history), ``a`` (``1`` once the archive holds the finished game: its keys then live only
+  ``DOMINO_ARCHIVED_TTL``; until then a finished game's keys do not expire) and, while a seat is to move,
+  ``t``: the turn notice ``[<stream id>, turn_started event]``,
   read together with ``events`` (only the latest is kept: an old one serves nobody, and a stream costs 4 KiB
   even for one entry)
 - ``<prefix>:{<id>}:events``  stream, ids ``<version>-<n>``, field ``e`` (one event, JSON)
@@ -31,9 +33,10 @@ from api.store.cluster import ReplicaWait
 from api.store.connections import Connections, Entries, translated, translating
 from api.store.wire import Held, packed
 
-# KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl,
-# idem field ("" for none), idem value, a nonce of this call, the idempotency records' ttl (at most the
-# game's: a finished game is kept for days, its per-move answers only as long as a retry makes sense), the
+# KEYS: state, events, idem.  ARGV: expected version (-1: must not exist), new version, doc, ttl (0: no
+# expiry: a finished game's keys stay until the archive holds it), idem field ("" for none), idem value, a
+# nonce of this call, the idempotency records' ttl (at most the game's: a finished game is kept until it is
+# archived, its per-move answers only as long as a retry makes sense), the
 # turn notice ("" for none), round records to append to ``r`` ("" for none), then the events' payloads.
 # Returns {1, new version} on success, {0, current version} on a conflict, {-1, -1} if the game is gone.
 # The nonce makes a retry safe: when redis-py retries a call whose first try landed but whose answer was
@@ -68,11 +71,23 @@ if ARGV[5] ~= '' then
 end
 local ttl = tonumber(ARGV[4])
 for i = 1, 2 do
-  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ttl) end
+  if ttl > 0 then redis.call('EXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
 end
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], math.min(ttl, tonumber(ARGV[8]))) end
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('EXPIRE', KEYS[3], ttl > 0 and math.min(ttl, tonumber(ARGV[8])) or tonumber(ARGV[8]))
+end
 return {1, tonumber(ARGV[2])}
 """
+
+# KEYS: state, events, idem.  ARGV: ttl.  Flags a game that is still here as archived, and sets the expiry of
+# each of its keys (one script: a game is never flagged without its expiry).
+_MARK_ARCHIVED = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'a', '1')
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
+return 1
+"""
+
 
 def _id_order(stream_id: str) -> tuple[int, int]:
     version, _, n = stream_id.partition("-")
@@ -153,6 +168,17 @@ class EventFollower:
 class StoredGame:
     version: int
     doc: dict[str, Any]
+    archived: bool = False  # the archive holds it (its keys are in their grace expiry)
+
+
+@dataclasses.dataclass(frozen=True)
+class WholeGame:
+    """Everything Redis holds of a game, read at once for the archive."""
+
+    version: int
+    doc: dict[str, Any]
+    rounds: list[dict[str, Any]]
+    events: list[tuple[str, dict[str, Any]]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,20 +227,56 @@ class GameStore:
     @translating
     def load(self, game_id: str) -> StoredGame | None:
         if self.connections.cluster:
-            version, doc = self.redis.hmget(self.state_key(game_id), ["v", "doc"])
+            version, doc, archived = self.redis.hmget(self.state_key(game_id), ["v", "doc", "a"])
         else:
-            ((version, doc),) = self.connections.roundtrip(("HMGET", self.state_key(game_id), "v", "doc"))
+            ((version, doc, archived),) = self.connections.roundtrip(("HMGET", self.state_key(game_id), "v", "doc", "a"))
         if version is None or doc is None:
             return None
-        return StoredGame(int(version), orjson.loads(doc))
+        return StoredGame(int(version), orjson.loads(doc), archived is not None)
 
     @translating
     def load_with_rounds(self, game_id: str) -> tuple[StoredGame, list[dict[str, Any]]] | None:
         """The game and its finished rounds' records but the latest (which its live state holds), oldest first."""
-        version, doc, rounds = self.redis.hmget(self.state_key(game_id), ["v", "doc", "r"])
+        version, doc, rounds, archived = self.redis.hmget(self.state_key(game_id), ["v", "doc", "r", "a"])
         if version is None or doc is None:
             return None
-        return StoredGame(int(version), orjson.loads(doc)), [orjson.loads(line) for line in (rounds or b"").splitlines()]
+        game = StoredGame(int(version), orjson.loads(doc), archived is not None)
+        return game, [orjson.loads(line) for line in (rounds or b"").splitlines()]
+
+    @translating
+    def load_whole(self, game_ids: Sequence[str]) -> dict[str, WholeGame]:
+        """The games of ``game_ids`` still here, each with its finished rounds and every event: one pipeline
+        (each game's two reads on its own slot)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(self.state_key(game_id), ["v", "doc", "r"])
+            pipe.xrange(self.events_key(game_id), min="-", max="+")
+        replies = pipe.execute()
+        out = {}
+        for i, game_id in enumerate(game_ids):
+            (version, doc, rounds), entries = replies[2 * i], replies[2 * i + 1]
+            if version is None or doc is None:
+                continue
+            out[game_id] = WholeGame(
+                int(version),
+                orjson.loads(doc),
+                [orjson.loads(line) for line in (rounds or b"").splitlines()],
+                [(raw_id.decode(), orjson.loads(fields[b"e"])) for raw_id, fields in cast(Entries, entries)],
+            )
+        return out
+
+    @translating
+    def mark_archived(self, game_ids: Sequence[str], ttl: int) -> None:
+        """The archive holds these games: flag them (views say so) and let their keys expire in ``ttl``."""
+        keyed = [(self.state_key(g), self.events_key(g), self.idem_key(g)) for g in game_ids]
+        if self.connections.cluster:  # a cluster pipeline takes no scripts: one call per game, on its node
+            for keys in keyed:
+                self.redis.eval(_MARK_ARCHIVED, 3, *keys, ttl)
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for keys in keyed:
+            pipe.eval(_MARK_ARCHIVED, 3, *keys, ttl)
+        pipe.execute()
 
     @translating
     def version(self, game_id: str) -> int | None:

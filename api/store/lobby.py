@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import redis
 
-from api.store.connections import scored, translating
+from api.store.connections import newest_before, translating
 
 
 class Lobby:
@@ -23,7 +23,7 @@ class Lobby:
             self.conn.zrem(self.key, *game_ids)
 
     @translating
-    def page(self, before: float | None, limit: int) -> list[tuple[str, float]]:
-        """Newest first: games created strictly before ``before`` (None: from the newest)."""
-        top = "+inf" if before is None else f"({before!r}"
-        return scored(self.conn.zrevrangebyscore(self.key, top, "-inf", start=0, num=limit, withscores=True))
+    def page(self, before: tuple[float, str] | None, limit: int) -> tuple[list[tuple[str, float]], bool]:
+        """Newest first: games created strictly before the cursor (created_at, id) (None: from the newest);
+        and whether there are no more."""
+        return newest_before(self.conn, self.key, before, limit)

@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = {"api", "streams", "worker", "bot-games", "simulations", "webhooks"}
+APP_SERVICES = {"api", "streams", "worker", "bot-games", "simulations", "webhooks", "archive", "archive-migrate"}
+ARCHIVE = "postgresql+psycopg://domino:domino@postgres:5432/domino"
 NODES = {f"redis-node-{n}" for n in range(1, 7)}
 
 
@@ -66,16 +67,19 @@ def _command(service: dict[str, Any]) -> str:
 
 def test_the_default_profile_is_one_redis_for_games_and_queues(compose):
     services = _config(compose)["services"]
-    assert set(services) == APP_SERVICES | {"redis", "proxy"}
+    assert set(services) == APP_SERVICES | {"redis", "proxy", "postgres"}
     assert "--appendonly yes" in _command(services["redis"])
     for name in APP_SERVICES:
         env = services[name]["environment"]
         assert env["DOMINO_REDIS_URL"] == env["DOMINO_QUEUE_URL"] == "redis://redis:6379/0", name
+        assert env["DOMINO_ARCHIVE_URL"] == ARCHIVE, name
+    assert _command(services["archive-migrate"]) == "domino-admin archive migrate"
+    assert services["archive"]["depends_on"]["archive-migrate"]["condition"] == "service_completed_successfully"
 
 
 def test_the_cluster_profile_is_six_nodes_joined_by_an_init_job_and_the_queues_stay_on_redis(compose):
     services = _config(compose, "cluster", DOMINO_REDIS_URL="redis://redis-node-1:6379/0")["services"]
-    assert set(services) == APP_SERVICES | {"redis", "proxy", "cluster-init"} | NODES
+    assert set(services) == APP_SERVICES | {"redis", "proxy", "postgres", "cluster-init"} | NODES
     for name in NODES:
         command = _command(services[name])
         assert "--cluster-enabled yes" in command and "--appendonly yes" in command, name

@@ -1,5 +1,6 @@
 """Expiry follows the game (issues 8 and 31): a live game's keys outlive its deadline, or the moment an idle
-game is ended by the sweep, by a margin; a game never just disappears; nothing else is left behind."""
+game is ended by the sweep, by a margin; a game never just disappears; a finished game stays until archived,
+then Redis lets it go; nothing else is left behind."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def _client(settings, **changes):  # type: ignore[no-untyped-def]
 
 def test_an_idle_game_is_ended_by_the_sweep_never_dropped(settings, stored_keys):
     """Untouched for game_ttl with no deadline, a playing game ends `expired` (a waiting one `aborted`), found by
-    the sweep before its keys could expire; then its keys take the finished game's expiry."""
-    app, client = _client(settings, game_ttl=1, finished_ttl=60)
+    the sweep before its keys could expire; then its keys stay until the archive holds it."""
+    app, client = _client(settings, game_ttl=1)
     service = app.extensions["domino.service"]
     playing = client.post("/v1/games", json={"variant": "draw", "seats": TWO}).get_json()["game"]["id"]
     waiting = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"open": True}]})
@@ -41,7 +42,8 @@ def test_an_idle_game_is_ended_by_the_sweep_never_dropped(settings, stored_keys)
     assert history["events"][-1]["type"] == "game_ended"
     assert domino.replay(client.get(f"/v1/games/{playing}/record").get_json()).outcome.reason == "expired"
     store = service.store
-    assert store.redis.ttl(store.games.state_key(playing)) > 2, "the finished game's expiry"
+    assert store.redis.ttl(store.games.state_key(playing)) == -1, "kept until the archive holds it"
+    assert store.archive_due.pending([playing, waiting_id]) == {playing, waiting_id}, "both due for the archive"
     assert not service.sweep().expired, "ended once"
     assert store.idle_due.size() == 0
     assert waiting_id.encode() not in store.queue_redis.zrange(store.lobby.key, 0, -1)
@@ -114,8 +116,8 @@ def test_a_move_racing_the_expiry_exactly_one_wins(settings):
 
 
 @pytest.mark.slow
-def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(settings, create_game, service):
-    app, client = _client(settings, game_ttl=30, finished_ttl=1)
+def test_a_move_refreshes_the_idle_time_and_a_finished_game_stays_until_archived(settings, create_game, service):
+    app, client = _client(settings, game_ttl=30, archived_ttl=1)
     resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO})
     game_id = resp.get_json()["game"]["id"]
     tokens = {t["seat"]: t["token"] for t in resp.get_json()["tokens"]}
@@ -133,8 +135,12 @@ def test_a_move_refreshes_the_idle_time_and_a_finished_game_keeps_its_own_ttl(se
         assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
         assert idle < store.redis.pttl(state_key) <= 60_000, "the move refreshed the idle time (and its margin)"
     assert client.post(f"/v1/games/{game_id}/resign", headers=auth).status_code == 200
-    assert store.redis.ttl(state_key) <= 1
-    eventually(lambda: client.get(f"/v1/games/{game_id}").status_code == 404, "the finished game expired", interval=0.05)
+    assert store.redis.ttl(state_key) == -1, "a finished game's keys stay until the archive holds it"
+    assert "archived 1" in app.extensions["domino.service"].archive_games()
+    assert 0 < store.redis.ttl(state_key) <= 1, "then a short grace"
+    eventually(lambda: not store.redis.exists(state_key), "the archived game left Redis", interval=0.05)
+    view = client.get(f"/v1/games/{game_id}")
+    assert view.status_code == 200 and view.get_json()["archived"] is True, "read from the archive"
 
 
 def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, run_bots):
@@ -152,6 +158,7 @@ def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, ru
         run_bots()
         if all(client.get(f"/v1/games/{g}").get_json()["status"] == "finished" for g in ids):
             break
+    assert "archived 3" in service.archive_games()  # the finished games' keys expire once archived
     service.sweep(now=time.time() + 3600)  # what a later sweep sees
     store = service.store
     q = store.queue_redis
@@ -165,3 +172,47 @@ def test_nothing_leaks_after_bot_games_finish(settings, create_game, service, ru
     assert not without_ttl, without_ttl
     jobs = [k for k in q.scan_iter(match="rq:job:bot-*") if any(g.encode() in k for g in ids)]
     assert jobs and all(0 < q.ttl(k) <= settings.bot_result_ttl for k in jobs)
+
+
+def test_a_fischer_clock_runs_down_each_seats_bank_and_adds_its_increment(client, service, run_bots):
+    """Each seat's bank as of the last commit and when the turn began, in the view and the turn notice; a seat
+    whose bank is spent is moved for as its turn starts, then gets its increment; bad clocks are refused."""
+    body = {"variant": "draw", "seats": TWO, "clock": {"initial_s": 60, "increment_s": 5}}
+    resp = client.post("/v1/games", json=body)
+    assert resp.status_code == 201
+    game_id = resp.get_json()["game"]["id"]
+    tokens = {t["seat"]: t["token"] for t in resp.get_json()["tokens"]}
+    view = client.get(f"/v1/games/{game_id}").get_json()
+    first, clock = view["turn"], view["clock"]
+    second = 1 - first
+    assert clock["remaining"] == [60, 60] and clock["increment_s"] == 5 and view["turn_timeout_s"] is None
+    assert view["deadline"] == pytest.approx(clock["turn_started_at"] + 60)
+    # The second seat's bank is spent (as if it had used it all on earlier turns).
+    found = service.games.find(game_id)
+    remaining = [0.0 if seat == second else 60.0 for seat in range(2)]
+    spent = {**found.doc, "clock": {**found.doc["clock"], "remaining": remaining}}
+    assert service.store.games.commit(game_id, found.version, found.version + 1, spent, [], 3600).ok
+    auth = {"Authorization": f"Bearer {tokens[first]}"}
+    move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
+    assert move["type"] == "play", "the opening is a play"
+    after = client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).get_json()
+    used = after["clock"]["turn_started_at"] - clock["turn_started_at"]
+    assert after["turn"] == second
+    assert after["clock"]["remaining"][first] == pytest.approx(60 - used + 5, abs=0.01)
+    assert after["deadline"] == pytest.approx(after["clock"]["turn_started_at"], abs=0.01), "due as it starts"
+    events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    assert events[-1]["type"] == "turn_started" and events[-1]["clock"] == after["clock"]
+    eventually(lambda: game_id in [j[0] for j in service.sweep().timeouts], "the spent seat's turn is due")
+    run_bots()
+    moved = client.get(f"/v1/games/{game_id}").get_json()
+    assert moved["version"] == after["version"] + 1 and moved["clock"]["remaining"][second] == 5
+    assert client.get(f"/v1/games/{game_id}/events?after={after['version']}").get_json()["events"][0]["auto"] is True
+    for bad in (
+        {**body, "turn_timeout_s": 60},
+        {**body, "clock": {"initial_s": 5}},
+        {**body, "clock": {"initial_s": 15 * 86400}},
+        {**body, "clock": {"initial_s": 60, "increment_s": 86401}},
+        {**body, "clock": {"increment_s": 5}},
+    ):
+        refused = client.post("/v1/games", json=bad)
+        assert refused.status_code == 422 and "clock" in str(refused.get_json()["errors"]), bad

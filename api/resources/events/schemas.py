@@ -252,6 +252,12 @@ class TurnStartedEventSchema(_EventSchema):
 
     type = _type("turn_started")
     seat = _seat("the seat to move")
+    clock = ma.fields.Dict(
+        metadata={
+            "description": "games with a Fischer `clock`: each seat's bank at this commit (`remaining`) and "
+            "`turn_started_at`, as in the view"
+        }
+    )
     legal_moves = ma.fields.List(
         ma.fields.Nested(MoveSchema),
         metadata={

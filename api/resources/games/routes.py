@@ -98,6 +98,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         seed=body.get("seed"),
         unlisted=body.get("unlisted", False),
         turn_timeout_s=body.get("turn_timeout_s"),
+        clock=body.get("clock"),
         rated=body.get("rated", False),
         metadata=body.get("metadata"),
     )
@@ -117,10 +118,10 @@ def get_game(game_id: str) -> flask.Response:
     """Read a game: a seat's view with its seat token, else the spectator's
 
     A seat's view shows its hand and, on its turn, its legal moves; nobody sees another seat's tiles."""
-    view, version, seat = current_service().view(game_id, bearer_token(), if_none_match_hits)
+    view, version, seat, archived = current_service().view(game_id, bearer_token(), if_none_match_hits)
     if view is None:
-        return flask.Response(status=304, headers=view_headers(version, seat))
-    return json_response(view, headers=view_headers(version, seat))
+        return flask.Response(status=304, headers=view_headers(version, seat, archived))
+    return json_response(view, headers=view_headers(version, seat, archived))
 
 
 @blp.route("/<string:game_id>/history")
@@ -159,7 +160,7 @@ def get_history(game_id: str) -> flask.Response:
     Once it is over: every deal, the boneyard order, every draw, the seed and the salt, so anyone can check
     the `seed_commitment` and replay the game."""
     history = current_service().history(game_id, bearer_token())
-    headers = view_headers(history["version"], history["seat"])
+    headers = view_headers(history["version"], history["seat"], history["archived"])
     return json_response(history, headers=headers)
 
 

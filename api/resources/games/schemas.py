@@ -8,6 +8,7 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
+from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema, ClockViewSchema
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
 from api.resources.variants.schemas import RULES_REF
@@ -16,7 +17,6 @@ from api.service.webhooks import check_url
 
 
 SEAT_KINDS = ["human", "bot", "hosted", "registered", "open"]
-MAX_TURN_TIMEOUT = 14 * 24 * 3600  # correspondence play: the longest of Lichess's days per move
 
 
 def _bot(**kwargs: Any) -> ma.fields.String:
@@ -190,6 +190,20 @@ class CreateGameSchema(ma.Schema):
             }
         },
     )
+    clock = ma.fields.Nested(
+        ClockSchema,
+        allow_none=True,
+        metadata={
+            "description": "a Fischer clock instead of `turn_timeout_s` (not both: 422): each human or hosted seat has a "
+            "time bank; its turn's `deadline` is when the bank runs out, then the server moves for it; after each "
+            "turn the seat gets `increment_s`"
+        },
+    )
+
+    @ma.validates_schema
+    def _one_clock(self, data: dict[str, Any], **kwargs: object) -> None:
+        if data.get("clock") is not None and data.get("turn_timeout_s") is not None:
+            raise ma.ValidationError("a game has a `clock` or a `turn_timeout_s`, not both", "clock")
 
 
 class ViewSeatSchema(ma.Schema):
@@ -217,6 +231,12 @@ class LastRoundSchema(ma.Schema):
 
 GAME_STATUSES = ["waiting", "playing", "finished", "aborted"]
 STATUS_DOC = {"$ref": REF + "GameStatus"}
+
+
+ARCHIVED = (
+    "the archive holds the finished game (the only change to a view without a new version: the `ETag` then ends "
+    "in `.a`); a finished game is read from the archive once Redis has let it go (`DOMINO_ARCHIVED_TTL`)"
+)
 
 
 class GameViewSchema(ma.Schema):
@@ -265,10 +285,17 @@ class GameViewSchema(ma.Schema):
         metadata={"description": "its end updates its players' ratings (`GET /v1/ratings/{variant}`)"},
     )
     turn_timeout_s = ma.fields.Float(required=True, allow_none=True, metadata={"description": "seconds per move, or null"})
+    clock = ma.fields.Nested(
+        ClockViewSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "a Fischer clock's banks as of the last commit (null: none); clients count down"},
+    )
     deadline = ma.fields.Float(
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
+    archived = ma.fields.Boolean(required=True, metadata={"description": ARCHIVED})
 
 
 class TokenSchema(ma.Schema):
@@ -354,6 +381,9 @@ class HistorySchema(ma.Schema):
     arena = ma.fields.Nested(
         HistoryArenaSchema, metadata={"description": "an arena's game: the arena (`id`) and the game's number in it (`game`)"}
     )
+    archived = ma.fields.Boolean(
+        metadata={"description": f"the history only (a record is the same wherever it is kept): {ARCHIVED}"}
+    )
 
 
 def line_games_seat_at_most_four(member: str) -> dict[str, Any]:
@@ -411,7 +441,9 @@ VIEW_EXAMPLE = {
     "winners": [],
     "deadline": None,
     "turn_timeout_s": None,
+    "clock": None,
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
+    "archived": False,
 }

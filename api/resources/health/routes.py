@@ -32,6 +32,8 @@ def healthz() -> flask.Response:
             "bot_games_workers": 1,
             "simulations_workers": 2,
             "webhooks_workers": 1,
+            "archive_workers": 1,
+            "archive": {"ok": True, "dialect": "postgresql", "revision": "0001", "migrated": True},
         },
     },
 )
@@ -41,7 +43,10 @@ def readyz() -> flask.Response:
 
     `checks` also counts the workers on the `bot-games` (games of computer players only), `simulations` and
     `webhooks` queues, for information only: readiness never fails when they are 0, since a deployment may
-    run without games of computer players only, simulations or hosted bots."""
+    run without games of computer players only, simulations or hosted bots. `checks.archive` reports the
+    archive of finished games (`ok`, its dialect and migration, or the error): never a reason for a 503, since
+    live play goes on without it (finished games wait in Redis until it is back). `archive_workers` counts
+    the workers on the `archive` queue."""
     ready, why, checks = current_service().readiness()
     if not ready:
         return problem_response(E.UNAVAILABLE, why, {"checks": checks}, {"Cache-Control": "no-store"})

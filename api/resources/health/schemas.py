@@ -23,6 +23,16 @@ class ReadyChecksSchema(ma.Schema):
     webhooks_workers = ma.fields.Integer(required=True, 
         metadata={"description": "workers listening on `webhooks` (information only: 0 is still ready)"}
     )
+    archive_workers = ma.fields.Integer(
+        required=True, metadata={"description": "workers listening on `archive` (information only: 0 is still ready)"}
+    )
+    archive = ma.fields.Dict(
+        required=True,
+        metadata={
+            "description": "the archive of finished games: `ok`, `dialect`, `revision` and `migrated`, or `error`; "
+            "reported only: an archive that is down leaves the service ready (finished games wait in Redis)"
+        },
+    )
 
 
 class ReadySchema(ma.Schema):

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import flask
@@ -42,6 +43,7 @@ LOBBY_EXAMPLE = {
         }
     ],
     "next_before": None,
+    "next_cursor": None,
     "next": None,
 }
 
@@ -54,55 +56,73 @@ LOBBY_EXAMPLE = {
 def list_games(
     limit: int,
     before: float | None = None,
+    cursor: str | None = None,
     owner: str | None = None,
     status: str | None = None,
     player: str | None = None,
     to_move: bool | None = None,
-    cursor: str | None = None,
 ) -> flask.Response:
     """The lobby (listed games with an open seat), or with `owner=me` the calling app's games; newest first
 
-    Paginated: `limit` games (at most 100) per page; follow `next`. The lobby: games created with
+    Paginated: `limit` games (at most 100) per page, newest first by creation time and id; follow `next` (or
+    pass `next_cursor` as `cursor`; `before`, a time, works too). The lobby: games created with
     `"unlisted": true` never appear; a game leaves it when its last seat is taken, it ends or it expires.
 
     `owner=me` (with the app key) lists every game the app created, of any status, optionally only those of
     one `status` or with a seat naming `player`; each entry adds `round`, `scores`, `winners` and the game's
-    `metadata`. A page filtered by `status` may hold fewer than `limit` games while `next` is not null.
-    Another app's games are never listed. Expired games drop out. Without `owner`, `status` is `waiting` and
+    `metadata`. Finished games are read from the archive once it holds them, in the same order. A page may hold
+    fewer than `limit` games while `next` is not null (a `status` filter skips games). Another app's games are
+    never listed. Games that expired before they ended drop out. Without `owner`, `status` is `waiting` and
     `player` is not allowed (422).
 
     `owner=me&player=X&to_move=true` lists the app's games in which it is X's turn (waiting and finished games
     never are), soonest `deadline` first, games without a deadline after them, oldest first; follow `next`
     (an opaque `cursor`; `next_before` is null). It looks at the player's 1,000 newest games."""
-    if to_move or cursor is not None:
-        if owner is None or player is None or not to_move or status is not None or before is not None:
-            why = "only with owner=me, player and to_move=true (no status, no before)"
-            wrong = "cursor" if to_move else "to_move"
-            raise InvalidRequest(f"`to_move` and `cursor` go {why}.", errors={"query": {wrong: [why]}})
+    if to_move:
+        if owner is None or player is None or status is not None or before is not None:
+            why = "only with owner=me and player (no status, no before)"
+            raise InvalidRequest(f"`to_move` goes {why}.", errors={"query": {"to_move": [why]}})
         return _to_move_page(player, cursor, limit)
+    if before is not None and cursor is not None:
+        raise InvalidRequest("Give `cursor` or `before`, not both.", errors={"query": {"cursor": ["not with before"]}})
+    start = parse_cursor(cursor) if cursor is not None else None if before is None else (before, "")
     if owner is None:
         if status not in (None, "waiting") or player is not None:
             raise InvalidRequest(
                 "Without `owner=me` this is the lobby: `status` is `waiting`, and there is no `player`.",
                 errors={"query": {"status" if player is None else "player": ["only with owner=me"]}},
             )
-        games, next_before = current_service().lobby(before, limit)
+        games, next_key = current_service().lobby(start, limit)
         query = f"status=waiting&limit={limit}"
     else:
-        games, next_before = current_service().owned_games(required_app(), status, player, before, limit)
+        games, next_key = current_service().owned_games(required_app(), status, player, start, limit)
         query = "&".join(
             f"{k}={v}" for k, v in (("owner", owner), ("status", status), ("player", player), ("limit", limit)) if v is not None
         )
-    next_url = None if next_before is None else f"/v1/games?{query}&before={next_before!r}"
+    next_cursor = None if next_key is None else f"{next_key[0]!r}_{next_key[1]}"
+    next_url = None if next_cursor is None else f"/v1/games?{query}&cursor={next_cursor}"
     headers = {"Cache-Control": "no-cache"} if owner is None else {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
-    return json_response({"games": games, "next_before": next_before, "next": next_url}, headers=headers)
+    page = {"games": games, "next_before": None if next_key is None else next_key[0], "next_cursor": next_cursor, "next": next_url}
+    return json_response(page, headers=headers)
+
+
+CURSOR = re.compile(r"^([0-9]{1,13}(?:\.[0-9]{1,9})?)_([a-z2-7]{16})$")
+
+
+def parse_cursor(cursor: str) -> tuple[float, str]:
+    """``<created_at>_<id>`` as the key it names; anything else is a 422."""
+    found = CURSOR.fullmatch(cursor)
+    if found is None:
+        why = "`next_cursor` of a page of this listing, as it was given"
+        raise InvalidRequest(f"This is not a cursor: use {why}.", errors={"query": {"cursor": [why]}})
+    return float(found[1]), found[2]
 
 
 def _to_move_page(player: str, cursor: str | None, limit: int) -> flask.Response:
     games, after = current_service().games_to_move(required_app(), player, cursor, limit)
     next_url = None if after is None else f"/v1/games?owner=me&player={player}&to_move=true&limit={limit}&cursor={after}"
     headers = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
-    return json_response({"games": games, "next_before": None, "next": next_url}, headers=headers)
+    return json_response({"games": games, "next_before": None, "next_cursor": after, "next": next_url}, headers=headers)
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])

@@ -61,12 +61,15 @@ class LobbyQuerySchema(ma.Schema):
     )
     cursor = ma.fields.String(
         validate=ma.validate.Length(min=1, max=400),
-        metadata={"description": "with `to_move`: where the next page starts (from the previous page's `next`)"},
+        metadata={
+            "description": "where the next page starts: `next_cursor` of the previous page, as given (opaque; exact "
+            "where games share a creation time, which `before` is not). Not with `before`."
+        },
     )
     limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
     before = ma.fields.Float(
         validate=ma.validate.Range(min=0, max=1e12),
-        metadata={"description": "the cursor of the next page (`next_before` of the previous one): a Unix time"},
+        metadata={"description": "the games created strictly before this Unix time (`next_before` of the previous page)"},
     )
 
 
@@ -113,5 +116,8 @@ class LobbyPageSchema(ma.Schema):
     games = ma.fields.List(ma.fields.Nested(LobbyGameSchema), required=True, metadata={"description": "newest first"})
     next_before = ma.fields.Float(
         required=True, allow_none=True, metadata={"description": "pass as `before` for the next page; null on the last page"}
+    )
+    next_cursor = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "pass as `cursor` for the next page; null on the last page"}
     )
     next = ma.fields.String(required=True, allow_none=True, metadata={"description": "the next page's URL, or null"})

@@ -1,0 +1,242 @@
+"""The archive: finished games in a SQL database, SQLite in a file or PostgreSQL, through SQLAlchemy Core (one
+code path for both) with Alembic migrations. The only package that imports SQLAlchemy or Alembic.
+
+:class:`Archive` writes batches of finished games (one transaction, idempotent by game id: a game already
+there is skipped), and reads them back: one game, or an app's games newest first by ``(created_at, id)``.
+Every read is one indexed query, so an API process waits on it as briefly as on Redis.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.dialects import postgresql, sqlite
+
+from api.archive.schema import games, metadata, seats
+
+__all__ = ["Archive", "ArchiveUnavailable", "Archived", "Entry", "Key", "metadata"]
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+Key = tuple[float, str]  # (created_at, game id): the order of the lists, newest first
+
+
+class ArchiveUnavailable(Exception):
+    """The database does not answer (stopped, locked, unreachable) or is not migrated."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One finished game as the archive keeps it (JSON as bytes, written as they are)."""
+
+    id: str
+    app: str | None
+    variant: str
+    status: str
+    rated: bool
+    created_at: float
+    ended_at: float
+    version: int
+    doc: bytes
+    record: bytes
+    events: bytes
+    summary: bytes
+    seats: list[dict[str, Any]]  # seat, name, kind, player, bot
+
+
+@dataclasses.dataclass(frozen=True)
+class Archived:
+    """A game read from the archive: its last live document now, its record and events when asked for."""
+
+    id: str
+    version: int
+    doc: dict[str, Any]
+    raw_record: str
+    raw_events: str
+
+    @functools.cached_property
+    def record(self) -> dict[str, Any]:
+        value: dict[str, Any] = orjson.loads(self.raw_record)
+        return value
+
+    @functools.cached_property
+    def events(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(sid, event) for sid, event in orjson.loads(self.raw_events)]
+
+
+def _engine(url: str) -> sa.Engine:
+    if url.startswith("sqlite"):
+        # A file shared by the API and the workers: WAL lets readers go on while a batch is written, and a
+        # writer waits (up to the timeout) for another instead of failing at once.
+        engine = sa.create_engine(url, connect_args={"timeout": 15})
+
+        @sa.event.listens_for(engine, "connect")
+        def _pragmas(conn: Any, _record: Any) -> None:
+            cursor = conn.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint; WAL keeps it consistent
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def _insert(dialect: str, table: sa.Table) -> Any:
+    """INSERT ... ON CONFLICT DO NOTHING, the same statement on both dialects."""
+    make = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return make(table).on_conflict_do_nothing()
+
+
+def _sqlite_folder(url: str) -> None:
+    """``sqlite:///var/archive.sqlite3``: make ``var/`` (SQLite makes the file, not its folder)."""
+    database = sa.make_url(url).database
+    if url.startswith("sqlite") and database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+
+class Archive:
+    """The archive at ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``). No I/O until first used."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.dialect = sa.make_url(url).get_backend_name()
+        self._engine: sa.Engine | None = None
+
+    @property
+    def engine(self) -> sa.Engine:
+        if self._engine is None:
+            _sqlite_folder(self.url)
+            self._engine = _engine(self.url)
+        return self._engine
+
+    def dispose(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    # -- migrations -------------------------------------------------------------------------------------------
+
+    def migrate(self) -> str:
+        """Bring the schema to the newest migration (idempotent); returns the revision it is at."""
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with self._connect() as conn, conn.begin():
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+        return self.revision() or ""
+
+    def revision(self) -> str | None:
+        with self._connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    @staticmethod
+    def head() -> str:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        return str(ScriptDirectory.from_config(config).get_current_head())
+
+    def ping(self) -> dict[str, Any]:
+        """What ``/readyz`` shows: the dialect and the migration the database is at (raises when down)."""
+        revision = self.revision()
+        return {"dialect": self.dialect, "revision": revision, "migrated": revision == self.head()}
+
+    # -- writes -------------------------------------------------------------------------------------------------
+
+    def write(self, entries: Sequence[Entry]) -> list[str]:
+        """Write ``entries`` in one transaction; a game already archived is left as it is (a retried batch
+        writes nothing twice). Returns the ids of every entry, now all in the archive."""
+        if not entries:
+            return []
+        now = time.time()
+        rows = [
+            {
+                "id": e.id, "app": e.app, "variant": e.variant, "status": e.status, "rated": e.rated,
+                "created_at": e.created_at, "ended_at": e.ended_at, "archived_at": now, "version": e.version,
+                "doc": e.doc.decode(), "record": e.record.decode(), "events": e.events.decode(), "summary": e.summary.decode(),
+            }
+            for e in entries
+        ]  # fmt: skip
+        seat_rows = [
+            {"game_id": e.id, "app": e.app, "created_at": e.created_at, **{k: s.get(k) for k in ("seat", "name", "kind", "player", "bot")}}
+            for e in entries
+            for s in e.seats
+        ]
+        with self._connect() as conn, conn.begin():
+            conn.execute(_insert(self.dialect, games), rows)
+            if seat_rows:
+                conn.execute(_insert(self.dialect, seats), seat_rows)
+        return [e.id for e in entries]
+
+    # -- reads --------------------------------------------------------------------------------------------------
+
+    def find(self, game_id: str) -> Archived | None:
+        query = sa.select(games.c.version, games.c.doc, games.c.record, games.c.events).where(games.c.id == game_id)
+        with self._connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            return None
+        return Archived(game_id, row.version, orjson.loads(row.doc), row.record, row.events)
+
+    def holds(self, game_ids: Iterable[str]) -> set[str]:
+        """Which of ``game_ids`` the archive holds."""
+        ids = list(game_ids)
+        if not ids:
+            return set()
+        with self._connect() as conn:
+            return set(conn.execute(sa.select(games.c.id).where(games.c.id.in_(ids))).scalars())
+
+    def owned(
+        self, app: str, status: str | None, player: str | None, before: Key | None, limit: int
+    ) -> list[tuple[Key, dict[str, Any]]]:
+        """An app's archived games (with a seat of ``player``; of ``status``) strictly before ``before``,
+        newest first: ((created_at, id), its list entry)."""
+        if player is None:
+            key = (games.c.created_at, games.c.id)
+            query = sa.select(*key, games.c.summary).where(games.c.app == app)
+        else:
+            key = (seats.c.created_at, seats.c.game_id)
+            query = (
+                sa.select(*key, games.c.summary)
+                .join(games, games.c.id == seats.c.game_id)
+                .where(seats.c.app == app, seats.c.player == player)
+            )
+        if status is not None:
+            query = query.where(games.c.status == status)
+        if before is not None:
+            query = query.where(sa.tuple_(*key) < sa.tuple_(sa.literal(before[0]), sa.literal(before[1])))
+        query = query.order_by(key[0].desc(), key[1].desc()).limit(limit)
+        with self._connect() as conn:
+            rows = conn.execute(query).all()
+        out: list[tuple[Key, dict[str, Any]]] = []
+        seen: set[str] = set()
+        for created_at, game_id, summary in rows:
+            if game_id not in seen:  # a player in two seats of one game
+                seen.add(game_id)
+                out.append(((created_at, game_id), orjson.loads(summary)))
+        return out
+
+    def count(self) -> int:
+        with self._connect() as conn:
+            return int(conn.execute(sa.select(sa.func.count()).select_from(games)).scalar_one())
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sa.Connection]:
+        """A connection; any database error (down, locked, not migrated) as :class:`ArchiveUnavailable`."""
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except sa.exc.DBAPIError as exc:
+            raise ArchiveUnavailable(f"the archive ({self.dialect}) failed: {exc.orig or exc}") from exc

@@ -1,0 +1,1 @@
+"""The archive's Alembic migrations (env.py, versions/)."""

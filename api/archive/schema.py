@@ -1,0 +1,53 @@
+"""The archive's tables (SQLAlchemy Core), one definition for SQLite and PostgreSQL; the migrations in
+``migrations/versions`` create exactly these (a test compares them).
+
+``games``: one row per finished (or aborted) game. ``doc`` is the game's last live document (its seats with
+their token hashes, so a seat still reads its own view), ``record`` the history document everyone reads once
+the game is over (the game's JSON record, docs/notation.md, without the caller's ``seat`` and ``archived``),
+``events`` every stored event as ``[stream id, event]`` pairs, ``summary`` its entry in its owner's list. All
+four are JSON kept as text, byte for byte as written: the archive serves the same bytes Redis did.
+``seats``: one row per seat, for the owner's list by ``player``.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("app", sa.Text, nullable=True),
+    sa.Column("variant", sa.String(32), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("ended_at", sa.Float, nullable=False),
+    sa.Column("archived_at", sa.Float, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("doc", sa.Text, nullable=False),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("events", sa.Text, nullable=False),
+    sa.Column("summary", sa.Text, nullable=False),
+    # an app's games, newest first, by (created_at, id); with a status filter; every game in archive order
+    sa.Index("games_by_app", "app", "created_at", "id"),
+    sa.Index("games_by_app_status", "app", "status", "created_at", "id"),
+    sa.Index("games_by_archive_order", "archived_at", "id"),
+)
+
+seats = sa.Table(
+    "seats",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("app", sa.Text, nullable=True),
+    sa.Column("player", sa.Text, nullable=True),
+    sa.Column("name", sa.Text, nullable=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("bot", sa.Text, nullable=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    # an app's games with a seat of one player, newest first
+    sa.Index("seats_by_app_player", "app", "player", "created_at", "game_id"),
+)

@@ -1,0 +1,133 @@
+"""Archiving throughput: finished two-player draw games moved from Redis to the archive, one worker.
+
+Starts a private redis-server (127.0.0.1, a free port, no persistence) and the archive: a SQLite file in a
+temporary folder and, when PostgreSQL is installed, a private cluster (tests/postgres_cluster.py). Plays a
+few one-round games of two human seats through ``Service`` to their end (as the API stores them), then makes
+``--games`` finished games by copying their Redis keys under new ids (the same document, rounds and events:
+the bytes a real game leaves), each marked due as an ending commit marks it. Then one process drains the due
+set with ``Service.archive_games`` (the job's code: lease a batch, read the games, render their records,
+write the batch in one transaction, flag them and set their grace expiry, clear the entries) until nothing is
+due. Each run uses fresh games; prints games per second per run, the median and the range over ``--runs``.
+
+    python bench/archive.py [--games 2001] [--runs 3] [--batch 500] [--dialects sqlite,postgresql]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import domino  # noqa: E402
+from api.archive import Archive  # noqa: E402
+from api.config import Settings  # noqa: E402
+from api.service.create import GameRequest  # noqa: E402
+from api.service.security import new_id  # noqa: E402
+from api.service.service import Service  # noqa: E402
+from workers.redis_server import RedisServer  # noqa: E402
+
+TEMPLATES = 8
+
+
+def play_one(service: Service) -> str:
+    request = GameRequest("draw", [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 1})
+    _view, tokens, _v, game_id = service.create_game(request, "127.0.0.1")
+    by_seat = {t["seat"]: t["token"] for t in tokens}
+    while True:
+        game = service.games.read(game_id)
+        if game.state.finished:
+            return game_id
+        move = domino.legal_moves(game.state)[0]
+        service.play_move(game_id, move.to_dict(), by_seat[game.state.to_move])
+
+
+def copies(service: Service, templates: list[str], n: int) -> None:
+    """``n`` finished games copied from ``templates`` under new ids, each marked due for the archive."""
+    store = service.store
+    whole = store.games.load_whole(templates)
+    pipe = store.redis.pipeline(transaction=False)
+    ids = []
+    for i in range(n):
+        source = whole[templates[i % len(templates)]]
+        game_id = new_id()
+        ids.append(game_id)
+        doc = {**source.doc, "id": game_id}
+        state = store.games.state_key(game_id)
+        pipe.hset(state, mapping={"v": source.version, "doc": orjson.dumps(doc), "r": b"".join(orjson.dumps(r) + b"\n" for r in source.rounds)})
+        for sid, event in source.events:
+            pipe.xadd(store.games.events_key(game_id), {"e": orjson.dumps(event)}, id=sid)
+        if len(pipe) > 5000:
+            pipe.execute()
+    pipe.execute()
+    store.archive_due.mark_many(ids, 0.0)
+
+
+def one_dialect(name: str, url: str, redis_url: str, args: argparse.Namespace) -> list[float]:
+    archive = Archive(url)
+    archive.migrate()
+    settings = Settings(redis_url=redis_url, key_prefix=f"bench-{name}", archive_url=url, archive_batch=args.batch)
+    service = Service(settings, archive=archive)
+    templates = [play_one(service) for _ in range(TEMPLATES)]
+    service.store.archive_due.clear_many(templates)
+    rates = []
+    for run in range(args.runs):
+        copies(service, templates, args.games)
+        before = archive.count()
+        start = time.perf_counter()
+        while service.store.archive_due.count_due() > 0:
+            service.archiving.drain()
+        elapsed = time.perf_counter() - start
+        assert archive.count() - before == args.games, "every game archived once"
+        rates.append(args.games / elapsed)
+        print(f"{name}: run {run + 1}: {args.games} games in {elapsed:.2f} s = {rates[-1]:,.0f} games/s", flush=True)
+    archive.dispose()
+    return rates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=2001)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--dialects", default="sqlite,postgresql")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="domino-bench-archive-"))
+    redis = RedisServer(folder / "redis", persistent=False)
+    redis_url = redis.start()
+    cluster = None
+    try:
+        results = {}
+        for name in args.dialects.split(","):
+            if name == "sqlite":
+                url = f"sqlite:///{folder / 'archive.sqlite3'}"
+            else:
+                from postgres_cluster import PostgresCluster, binaries
+
+                found = binaries()
+                if found is None:
+                    print("postgresql: not installed, skipped")
+                    continue
+                cluster = PostgresCluster(found)
+                cluster.create()
+                url = cluster.start()
+            results[name] = one_dialect(name, url, redis_url, args)
+        print(f"\n{args.games} finished one-round draw games per run, batches of {args.batch}, one process, {args.runs} runs:")
+        for name, rates in results.items():
+            print(f"  {name:10s} median {statistics.median(rates):,.0f} games/s  [min {min(rates):,.0f}, max {max(rates):,.0f}]")
+    finally:
+        if cluster is not None:
+            cluster.remove()
+        redis.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Finished games move to the archive and read the same from either store: every test here runs on SQLite and
+on the suite's private PostgreSQL."""
+
+from __future__ import annotations
+
+import time
+
+import orjson
+import pytest
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from api.archive import Archive, metadata
+from api.service.archiving import entry
+from conftest import Player
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def archive_url(request: pytest.FixtureRequest, sqlite_archive_url: str) -> str:
+    if request.param == "sqlite":
+        return sqlite_archive_url
+    return str(request.getfixturevalue("postgres_cluster").url)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def finished_game(client, key: str, player: str = "user:1", rounds: int = 2):  # type: ignore[no-untyped-def]
+    """An app's two-player draw game played to its end by first legal moves (``rounds`` fixed rounds): (its id,
+    its two players, a spectator)."""
+    body = {
+        "variant": "draw", "rules": {"match_end": "fixed_rounds", "rounds": rounds},
+        "seats": [{"name": "Ana", "player": player}, {"name": "Bo", "metadata": {"table": 7}}],
+    }  # fmt: skip
+    created = client.post("/v1/games", json=body, headers=bearer(key))
+    assert created.status_code == 201, created.get_json()
+    game_id = created.get_json()["game"]["id"]
+    players = {t["seat"]: Player(client, game_id, t["token"]) for t in created.get_json()["tokens"]}
+    spectator = Player(client, game_id, None)
+    for _ in range(2000):
+        view = spectator.view().get_json()
+        if view["status"] != "playing":
+            return game_id, players, spectator
+        mover = players[view["turn"]]
+        assert mover.move(mover.view().get_json()["legal_moves"][0]).status_code == 200
+    raise AssertionError("the game did not end")
+
+
+def reads(client, game_id: str, players: dict[int, Player], spectator: Player) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    """Every read of a finished game, as bytes: each seat's and the spectator's view and history, the events by
+    long poll and by SSE."""
+    out: dict[str, bytes] = {}
+    for who, reader in [*((str(s), p) for s, p in players.items()), ("spectator", spectator)]:
+        for what, resp in (("view", reader.view()), ("history", reader.history())):
+            assert resp.status_code == 200, (who, what, resp.get_json())
+            out[f"{who} {what}"] = resp.data
+        poll = client.get(f"/v1/games/{game_id}/events?after=-1", headers=reader.headers)
+        out[f"{who} events"] = poll.data
+        sse = client.get(f"/v1/games/{game_id}/events?after=3", headers={**reader.headers, "Accept": "text/event-stream"})
+        out[f"{who} sse"] = sse.data
+    return out
+
+
+def without_archived(body: bytes) -> bytes:
+    if not body.startswith(b"{"):
+        return body
+    doc = orjson.loads(body)
+    assert doc.get("archived") in (True, False, None)
+    doc.pop("archived", None)
+    return orjson.dumps(doc)
+
+
+def test_a_finished_game_moves_to_the_archive_and_reads_the_same(client, service, app_key, run_archive) -> None:  # type: ignore[no-untyped-def]
+    game_id, players, spectator = finished_game(client, app_key)
+    store = service.store
+    assert store.archive_due.due_at(game_id) is not None, "marked before the ending commit"
+    assert store.redis.ttl(store.games.state_key(game_id)) == -1, "kept without expiry until archived"
+    before = reads(client, game_id, players, spectator)
+    assert orjson.loads(before["0 view"])["archived"] is False
+    assert spectator.view().headers["ETag"] == f'"{orjson.loads(before["0 view"])["version"]}"'
+
+    service.archiving.enqueue()
+    assert run_archive()
+    assert service.archive.holds([game_id]) == {game_id}
+    assert store.archive_due.due_at(game_id) is None
+    ttl = store.redis.ttl(store.games.state_key(game_id))
+    assert 0 < ttl <= service.settings.archived_ttl, "the grace expiry"
+    in_grace = reads(client, game_id, players, spectator)
+    version = orjson.loads(in_grace["0 view"])["version"]
+    assert orjson.loads(in_grace["0 view"])["archived"] is True
+    assert orjson.loads(in_grace["spectator history"])["archived"] is True
+    assert {k: without_archived(v) for k, v in in_grace.items()} == {k: without_archived(v) for k, v in before.items()}
+
+    store.games.delete(game_id)  # the grace has passed: only the archive has it
+    archived = reads(client, game_id, players, spectator)
+    assert archived == in_grace, "the same bytes from the archive as from Redis"
+    resp = players[0].view()
+    assert resp.headers["ETag"] == f'"{version}.a"' and "hand" in resp.get_json(), "a seat still reads its own view"
+    assert players[0].view(**{"If-None-Match": f'"{version}.a"'}).status_code == 304
+    assert players[0].view(**{"If-None-Match": f'"{version}"'}).status_code == 200, "no cache serves the old body"
+    assert client.get(f"/v1/games/{game_id}", headers=bearer("not-a-token")).status_code == 401
+    record = client.get(f"/v1/games/{game_id}/record", headers={"Accept": "text/x-domino-record"})
+    assert record.status_code == 200 and f"[id \"{game_id}\"]" in record.get_data(as_text=True)
+    assert players[0].move({"type": "draw"}).status_code == 409, "over is over"
+
+
+def test_a_batch_written_twice_writes_each_game_once(client, service, app_key) -> None:  # type: ignore[no-untyped-def]
+    ids = [finished_game(client, app_key, rounds=1)[0] for _ in range(3)]
+    whole = service.store.games.load_whole(ids)
+    entries = [entry(game_id, whole[game_id], time.time()) for game_id in ids]
+    archive = service.archive
+    counted = archive.count()
+    archive.write([e for e in entries if e is not None][:2])  # a job that died after writing, before clearing
+    assert "archived 3" in service.archive_games()
+    service.store.archive_due.mark_many(ids, 0.0)  # a duplicated job, or the sweep after a lost lease
+    assert "archived 3" in service.archive_games()
+    assert archive.count() == counted + 3 and archive.holds(ids) == set(ids)
+
+
+def test_a_game_not_over_is_dropped_and_a_rated_one_waits_for_its_ratings(client, service, app_key) -> None:  # type: ignore[no-untyped-def]
+    live = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}, headers=bearer(app_key))
+    live_id = live.get_json()["game"]["id"]
+    service.store.archive_due.mark(live_id, 0.0)  # a commit that marked it, then lost its race
+    game_id = finished_game(client, app_key, rounds=1)[0]
+    service.store.ratings_due.mark(game_id, time.time() + 3600)  # as a rated game's end marks it
+    assert "dropped 1, waiting for ratings 1" in service.archive_games()
+    assert service.archive.holds([live_id, game_id]) == set()
+    assert service.store.archive_due.due_at(live_id) is None and service.store.archive_due.due_at(game_id) is not None
+    service.store.ratings_due.clear(game_id)
+    service.store.archive_due.mark(game_id, 0.0)  # its lease, passed
+    assert "archived 1" in service.archive_games()
+
+
+def test_the_owner_list_pages_through_live_and_archived_games_by_cursor(client, service, app_key) -> None:  # type: ignore[no-untyped-def]
+    finished = [finished_game(client, app_key, player=f"user:{i % 2}", rounds=1)[0] for i in range(4)]
+    live = [client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A", "player": "user:0"}, {"name": "B"}]},
+                        headers=bearer(app_key)).get_json()["game"]["id"] for _ in range(2)]  # fmt: skip
+    service.archive_games()
+    assert service.archive.holds(finished) == set(finished)
+    newest_first = [*live[::-1], *finished[::-1]]
+
+    def listed(query: str, limit: int) -> list[str]:
+        seen, url = [], f"/v1/games?owner=me&limit={limit}{query}"
+        while url:
+            page = client.get(url, headers=bearer(app_key)).get_json()
+            assert len(page["games"]) <= limit
+            seen += [g["id"] for g in page["games"]]
+            url = page["next"]
+            assert (url is None) == (page["next_cursor"] is None)
+        return seen
+
+    for limit in (1, 2, 3, 100):
+        assert listed("", limit) == newest_first
+    assert listed("&status=finished", 2) == finished[::-1]
+    assert listed("&status=playing", 2) == live[::-1]
+    assert listed("&player=user:0", 2) == [*live[::-1], finished[2], finished[0]]
+    assert listed("&player=user:1&status=finished", 1) == [finished[3], finished[1]]
+    summary = client.get("/v1/games?owner=me&status=finished&limit=1", headers=bearer(app_key)).get_json()["games"][0]
+    assert summary["id"] == finished[3] and summary["status"] == "finished" and summary["seats"][1]["metadata"] == {"table": 7}
+    old_style = client.get("/v1/games?owner=me&limit=2", headers=bearer(app_key)).get_json()
+    after = client.get(f"/v1/games?owner=me&limit=10&before={old_style['next_before']!r}", headers=bearer(app_key)).get_json()
+    assert [g["id"] for g in after["games"]] == newest_first[2:], "`before` keeps working"
+    both = client.get("/v1/games?owner=me&before=1&cursor=1_aaaaaaaaaaaaaaaa", headers=bearer(app_key))
+    assert both.status_code == 422
+
+
+def test_the_schema_the_migrations_make_is_the_one_the_code_uses(archive_url: str) -> None:
+    archive = Archive(archive_url)
+    try:
+        with archive.engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        assert archive.ping()["migrated"] is True
+    finally:
+        archive.dispose()
+
+
+def test_domino_serve_s_archive_is_made_and_migrated_where_it_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    archive = Archive(f"sqlite:///{tmp_path / 'var' / 'archive.sqlite3'}")
+    try:
+        assert archive.migrate() == archive.head() and archive.migrate() == archive.head(), "idempotent"
+        assert (tmp_path / "var" / "archive.sqlite3").exists() and archive.count() == 0
+    finally:
+        archive.dispose()
+
+
+@pytest.mark.slow
+def test_postgresql_stopped_while_archiving_loses_nothing_and_writes_nothing_twice(client, service, app_key, postgres_cluster):  # type: ignore[no-untyped-def]
+    if service.archive.dialect != "postgresql":
+        pytest.skip("stops the PostgreSQL server")
+    ids = [finished_game(client, app_key, rounds=1)[0] for _ in range(3)]
+    counted = service.archive.count()
+    postgres_cluster.stop()
+    try:
+        assert service.archive_games().startswith("archive down")
+        ready = client.get("/readyz").get_json()
+        assert ready["checks"]["archive"]["ok"] is False, "/readyz says the archive is down in its body"
+        for game_id in ids:  # still whole in Redis, without expiry
+            assert client.get(f"/v1/games/{game_id}/history").get_json()["archived"] is False
+            assert service.store.redis.ttl(service.store.games.state_key(game_id)) == -1
+        assert client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}).status_code == 201
+    finally:
+        postgres_cluster.start()
+    service.store.archive_due.mark_many(ids, 0.0)  # its retry time, passed
+    assert "archived 3" in service.archive_games()
+    assert service.archive.count() == counted + 3 and service.archive.holds(ids) == set(ids)
