@@ -9,6 +9,11 @@ per bot move (median, p95, max; only moves with a choice).
     python bench/bot_strength.py                         # every setup, node budgets (deterministic)
     python bench/bot_strength.py --setup block2 --deals 200 --bot expert --opp greedy
     python bench/bot_strength.py --timed --deals 20      # wall-clock budgets: latency at the default 100 ms
+    python bench/bot_strength.py --setup mexican4 --bot expert --opp club   # the train search vs the planner
+
+In Mexican Train (``mexican4``: one bot seat against three, the lowest penalty wins the round) ``club``
+plays with the train planner, as ``expert`` did before its train search: ``--opp club`` measures the new
+``expert`` against the old one.
 
 Node budgets (each search bot's ``bench_nodes``, calibrated to cost about its default time on the bench
 machine) make the strength runs reproducible and independent of machine load; ``--timed`` gives each bot

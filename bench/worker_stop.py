@@ -1,17 +1,19 @@
 """Workers stop (issue 36): start and SIGTERM ``domino-worker`` processes of every kind, half of them busy, beside
 two CPU-bound processes, and print how long each took to exit, the worst, and every failure.
 
-    python bench/worker_stop.py [--stops 100] [--hogs 2]
+    python bench/worker_stop.py [--rounds 20] [--hogs 2]
 
 Method: a private Redis; ``--hogs`` processes spinning on the CPU (on this 2-core machine, the workers get what
-the scheduler leaves them); then ``--stops`` rounds, cycling through the kinds as domino-serve runs them
-(``bots --sweep``, ``bots``, ``bot-games`` at nice 10, ``webhooks``, ``simulations``), busy on every other
-round. A round starts the process, waits until it is registered on its queue and catches SIGTERM, makes it
-busy (short jobs of 0.3 s on the non-forking kinds; a 120 s job on ``simulations``), sends SIGTERM and times
-the exit (tests/workers/worker_stops.py). A round fails when the worker is still running 10 s after SIGTERM,
-exits with a code other than 0, stays registered, leaves a work horse or a started job behind, did not finish
-its short job, or did not put its long job back at the front of its queue. Figures: median, 90th percentile
-and worst of the stop times, per kind and overall; the load average is printed with them.
+the scheduler leaves them); then ``--rounds`` rounds of one worker of each kind as domino-serve runs them
+(``bots --sweep``, ``bots``, ``bot-games`` at nice 10, ``webhooks``, ``simulations``, ``archive``: 6 stops a
+round, 120 by default), each kind busy in every other round. A round starts the processes together, waits
+until each is registered on its queue and catches SIGTERM, makes the busy ones busy (short jobs of 0.3 s on the
+non-forking kinds; a 120 s job on ``simulations``), sends SIGTERM to all and times each exit, watching all
+every 5 ms (tests/workers/worker_stops.py, as test_worker_stop.py does). Default settings (a long job's grace:
+3 s). A stop fails when the worker is still running 10 s after SIGTERM, exits with a code other than 0, stays
+registered, leaves a work horse or a started job behind, did not finish its short job, or did not put its long
+job back at the front of its queue. Figures: median, 90th percentile and worst of the stop times, per kind and
+overall; the load average is printed with them.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "workers")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "workers")]
 
 import redis  # noqa: E402
-from worker_stops import KINDS, Outcome, cpu_hogs, end_hogs, environment, stop_once  # noqa: E402
+from worker_stops import KINDS, Outcome, cpu_hogs, end_hogs, stop_together  # noqa: E402
 
 from workers.redis_server import RedisServer  # noqa: E402
 
@@ -47,7 +49,7 @@ def summary(label: str, outcomes: list[Outcome]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stops", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=20, help="rounds of one worker of each kind (default 20)")
     parser.add_argument(
         "--hogs",
         type=int,
@@ -61,19 +63,13 @@ def main() -> int:
         hogs = cpu_hogs(args.hogs)
         outcomes: list[Outcome] = []
         try:
-            env = environment(url)
             conn = redis.Redis.from_url(url)
-            kinds = list(KINDS)
-            for i in range(args.stops):
-                outcome = stop_once(
-                    env,
-                    kinds[i % len(kinds)],
-                    busy=(i // len(kinds)) % 2 == 0,
-                    conn=conn,
-                )
-                outcomes.append(outcome)
-                if not outcome.ok:
-                    print(f"FAILED {outcome}", flush=True)
+            for i in range(args.rounds):
+                plan = [(kind, (i + j) % 2 == 0) for j, kind in enumerate(KINDS)]
+                for outcome in stop_together(url, conn, plan):
+                    outcomes.append(outcome)
+                    if not outcome.ok:
+                        print(f"FAILED {outcome}", flush=True)
         finally:
             end_hogs(hogs)
             server.stop()

@@ -25,7 +25,7 @@ from hypothesis import settings as hypothesis_settings
 
 from api.config import Settings
 from api.queues import ARCHIVE, BOT_GAMES, BOTS, SIMULATIONS
-from support import work_burst
+from support import stop_process, work_burst
 
 # CI runs the same examples every time (derandomize: a seed from each test's own source), so a red run is
 # the code's doing and reproduces; a developer's runs vary, and find new examples. No deadlines: a shared
@@ -342,10 +342,11 @@ def served(settings: Settings) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
-        worker.terminate()
-        worker.wait(10)
-        server.shutdown()
-        thread.join(10)
+        try:
+            stop_process(worker)
+        finally:
+            server.shutdown()
+            thread.join(10)
 
 
 @pytest.fixture

@@ -8,11 +8,13 @@ import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import httpx
 from rq import SimpleWorker
 
 from api.queues import SERIALIZER, WEBHOOKS, Queues
+from api.service import deliveries
 
 
 class BurstWorker(SimpleWorker):
@@ -40,8 +42,11 @@ def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) 
 
 
 def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]
-    """Run this test's webhooks queue (hosted bots' turns, apps' lifecycle events) to empty (``work_burst``)."""
-    return work_burst(service, (WEBHOOKS,))
+    """Run this test's webhooks queue (hosted bots' turns, apps' lifecycle events) to empty (``work_burst``),
+    then wait for the deliveries the jobs handed to this process's delivery threads to end."""
+    ran = work_burst(service, (WEBHOOKS,))
+    assert deliveries.wait_idle(60), "the webhook deliveries did not end"
+    return ran
 
 
 def wait_until(condition, seconds: float = 30.0, interval: float = 0.01):  # type: ignore[no-untyped-def]
@@ -116,14 +121,51 @@ def serving(base_url: str, process=None, seconds: float = 60.0) -> bool:  # type
 def end_server(process, grace: float = 30.0) -> None:  # type: ignore[no-untyped-def]
     """Stop a server process started for a test (gunicorn, domino-serve, a redis-server): SIGTERM, then after
     ``grace`` seconds SIGKILL (its whole process group when it leads one), and reap it."""
+    _terminate(process, grace)
+
+
+def stop_process(process, seconds: float = 10.0) -> int:  # type: ignore[no-untyped-def]
+    """Stop a worker process a test started (``python -m workers.cli worker ...``) and return its exit code:
+    SIGTERM, and fail the test if it is still running ``seconds`` later (a worker stops within 10 s of SIGTERM,
+    busy or not: workers/stopping.py). Never left behind: then SIGKILL (its process group when it leads one)."""
+    return stop_processes([process], seconds)[0]
+
+
+def stop_processes(processes, seconds: float = 10.0) -> list[int]:  # type: ignore[no-untyped-def]
+    """``stop_process`` for several at once (SIGTERM to all, then each waited for): every one is stopped or
+    killed before the test fails for any."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    late = [process.args for process in processes if not _terminate(process, seconds)]
+    if late:
+        raise AssertionError(f"{late!r} still running {seconds:g} s after SIGTERM (killed)")
+    return [int(process.returncode) for process in processes]
+
+
+def _terminate(process, grace: float) -> bool:  # type: ignore[no-untyped-def]
+    """SIGTERM, and SIGKILL after ``grace`` seconds; whether it exited on SIGTERM (or had exited already)."""
     if process.poll() is not None:
-        return
+        return True
     process.terminate()
     try:
         process.wait(grace)
+        return True
     except subprocess.TimeoutExpired:
         if os.getpgid(process.pid) == process.pid:
             os.killpg(process.pid, signal.SIGKILL)
         else:
             process.kill()
         process.wait()
+        return False
+
+
+def catches_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for SIGTERM (its bit in /proc's caught-signals mask): a
+    worker installs its own once it listens, before which SIGTERM would just end it."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))

@@ -80,7 +80,8 @@ def _engine(url: str) -> sa.Engine:
     if url.startswith("sqlite"):
         # A file shared by the API and the workers: WAL lets readers go on while a batch is written, and a
         # writer waits (up to the timeout) for another instead of failing at once.
-        engine = sa.create_engine(url, connect_args={"timeout": 15})
+        # (at most 5 s: an archive job must end within a worker's 10 s to stop)
+        engine = sa.create_engine(url, connect_args={"timeout": 5})
 
         @sa.event.listens_for(engine, "connect")
         def _pragmas(conn: Any, _record: Any) -> None:
@@ -91,7 +92,8 @@ def _engine(url: str) -> sa.Engine:
             cursor.close()
 
         return engine
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    # An unreachable server fails a read within seconds (a 503 for that read; the archive job tries again).
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, connect_args={"connect_timeout": 5})
 
 
 def _insert(dialect: str, table: sa.Table) -> Any:

@@ -19,10 +19,11 @@ import time
 
 import orjson
 
+import domino.codec
 from api.archive import Archive, ArchiveUnavailable, Entry
 from api.config import Settings
 from api.queues import ARCHIVE, ARCHIVE_BATCH, Queues
-from api.service.records import game_record, state_of, whole_state
+from api.service.records import game_record, whole_state
 from api.service.views import game_status, game_summary, render_history
 from api.store import Store, WholeGame
 
@@ -34,15 +35,15 @@ ENTRY_SEAT = ("seat", "name", "kind", "player", "bot")
 def entry(game_id: str, whole: WholeGame, now: float) -> Entry | None:
     """What the archive keeps of a game, or None while it is not over (a commit marked it, then lost its race)."""
     doc = game_record(whole.doc)
-    live = state_of(doc)
-    if not live.finished:
+    if not domino.codec.is_finished(doc["state"]):
         return None
-    record = render_history(doc, whole.version, whole_state(doc, whole.rounds), None, whole.events)
+    state = whole_state(doc, whole.rounds)  # plays and views as the live state does, with every round's record
+    record = render_history(doc, whole.version, state, None, whole.events)
     return Entry(
         id=game_id,
         app=doc.get("app"),
         variant=doc["variant"],
-        status=game_status(live, doc),
+        status=game_status(state, doc),
         rated=bool(doc.get("rated")),
         created_at=doc["created_at"],
         ended_at=now,
@@ -50,7 +51,7 @@ def entry(game_id: str, whole: WholeGame, now: float) -> Entry | None:
         doc=orjson.dumps(doc),
         record=orjson.dumps(record),
         events=orjson.dumps(whole.events),
-        summary=orjson.dumps(game_summary(doc, whole.version, live)),
+        summary=orjson.dumps(game_summary(doc, whole.version, state)),
         seats=[{k: s.get(k) for k in ENTRY_SEAT} for s in doc["seats"]],
     )
 

@@ -16,7 +16,7 @@ CLUB = SearchBot(
     "30 ms a move by default. Mexican Train: a train planner.",
     strength=("vs greedy, duplicate deals, node budget ~30 ms (bench/bot_strength.py): 4p team block 72% "
     "(95% CI 64-79), 2p block 62% (54-71), 2p draw 67% (58-75), 4p All Fives teams 77% (68-83); "
-    "Mexican Train (the planner) 4p lowest total 52% (47-57)"),
+    "Mexican Train (the planner) 4p lowest total 56% (51-61, n=400)"),
     default_ms=30.0,
     eps=0.1,
     win_bonus=30.0,
@@ -30,7 +30,8 @@ EXPERT = SearchBot(
     "from who passed and who drew when which trains were open.",
     strength=("vs greedy, duplicate deals, node budget ~100 ms (bench/bot_strength.py): 4p team block 76% "
     "(95% CI 70-82), 2p block 64% (60-66, n=1000), 2p draw 69% (63-75), 4p All Fives teams 79% (72-85), "
-    "Mexican Train 4p lowest total 64% (55-73, n=100; the planner 52%); vs club: team block 50% (42-59), 2p block 56% (48-63); "
+    "Mexican Train 4p lowest total 62% (56-67, n=300); vs club: team block 50% (42-59), 2p block 56% (48-63), "
+    "Mexican Train 25% (21-30, n=400; one seat against three, 25% is equal strength); "
     "p95 96 ms a move at the default 100 ms"),
     default_ms=100.0,
     eps=0.1,

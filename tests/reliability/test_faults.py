@@ -23,7 +23,7 @@ import domino
 from api.app import create_app
 from api.service.records import game_record, whole_state
 from gunicorn_server import ROOT, env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
-from support import eventually, returns_within
+from support import eventually, returns_within, stop_processes
 from workers.redis_server import find_redis_server, free_port
 
 pytestmark = pytest.mark.slow
@@ -77,13 +77,7 @@ def test_a_worker_killed_mid_turn_the_game_continues(settings, service):
         print(f"\nfault: worker SIGKILLed mid-turn at version {version}; the game moved on after {elapsed:.2f} s")
     finally:
         stop.set()
-        for proc in (first, second):
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        stop_processes([proc for proc in (first, second) if proc is not None])
 
 
 # -- a simulation worker killed, work horse and all, in the middle of a chunk ---------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from support import stop_process
 
 from api.config import Settings
 
@@ -110,14 +111,9 @@ def live_server_without_bots(settings: Settings) -> Iterator[LiveServer]:
     try:
         yield live
     finally:
-        if live.worker is not None and live.worker.poll() is None:
-            live.worker.terminate()
-            try:
-                live.worker.wait(10)
-            except subprocess.TimeoutExpired:
-                live.worker.kill()
-                live.worker.wait()
         live.http.close()
+        if live.worker is not None:
+            stop_process(live.worker)
         server.shutdown()
         thread.join(10)
 

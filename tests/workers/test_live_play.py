@@ -16,7 +16,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from workers import sweep as sweep_mod
-from support import eventually, run_webhooks
+from support import eventually, run_webhooks, stop_process
 from local_endpoint import LocalEndpoint
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
@@ -156,8 +156,7 @@ def worker_process(settings):  # type: ignore[no-untyped-def]
         [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL, cwd=ROOT
     )
     yield proc
-    proc.terminate()
-    proc.wait(10)
+    stop_process(proc)
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from local_endpoint import LocalEndpoint
-from support import eventually
+from support import eventually, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_ROUND = {"match_end": "fixed_rounds", "rounds": 1}
@@ -30,8 +30,7 @@ def webhooks_worker(settings):  # type: ignore[no-untyped-def]
     env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
     proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "webhooks"], env=env, stdin=subprocess.DEVNULL, cwd=ROOT)
     yield proc
-    proc.terminate()
-    proc.wait(10)
+    stop_process(proc)
 
 
 class WebhookBot(LocalEndpoint):

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import time
 import zlib
-from pathlib import Path
 
 import domino
 import pytest
@@ -18,7 +16,7 @@ from rq.job import Job
 
 from workers import jobs
 from api.queues import BOT_TURN, SERIALIZER, Queues
-from support import eventually, wait_until
+from support import catches_sigterm, eventually, stop_process, wait_until
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
@@ -124,12 +122,10 @@ def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-d
     worker = subprocess.Popen(
         [sys.executable, "-m", "workers.cli", "worker", "bots", "bot-games", "--sweep"], env=env, stdin=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 30
-    while Worker.count(connection=store.rq_connection(), queue=Queues(store).bots) < 1:
-        if time.monotonic() > deadline or worker.poll() is not None:
-            stop_worker(worker)
-            raise AssertionError("the worker did not start")
-        time.sleep(0.05)
+    started = wait_until(lambda: worker.poll() is not None or Worker.count(connection=store.rq_connection(), queue=Queues(store).bots) >= 1, 30)
+    if not started or worker.poll() is not None:
+        stop_process(worker)
+        raise AssertionError("the worker did not start")
     return worker
 
 
@@ -172,45 +168,20 @@ def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
             f" wait for 3 bot replies p50 {statistics.median(waits) * 1000:.1f} ms, max {max(waits) * 1000:.1f} ms"
         )
     finally:
-        stop_worker(worker)
+        assert stop_process(worker) == 0
 
 
-def stop_worker(worker: subprocess.Popen[bytes]) -> None:
-    """SIGTERM (RQ's warm shutdown), then SIGKILL after 10 s: cleanup must not fail the test it follows. How
-    promptly a worker stops is test_an_idle_worker_stops_promptly_on_sigterm's question (once, in CI, one
-    busy to the last moment did not stop within 10 s, and we have not seen it since)."""
-    worker.terminate()
-    try:
-        worker.wait(10)
-    except subprocess.TimeoutExpired:
-        worker.kill()
-        worker.wait(10)
-
-
-def catches_sigterm(pid: int) -> bool:
-    """Whether the process has a handler of its own for SIGTERM (its bit in /proc's caught-signals mask)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
-    return bool(caught & (1 << (signal.SIGTERM - 1)))
-
-
-def test_an_idle_worker_stops_promptly_on_sigterm(settings):
+def test_an_idle_worker_stops_on_sigterm_and_deregisters(settings):
+    """Once: how every kind stops, idle and busy, beside busy CPUs, is test_worker_stop.py's (slow tier)."""
     from rq import Worker
 
     from api.service.service import Service
 
     store = Service(settings).store
-    for _ in range(3):
-        worker = start_worker(store)
-        try:
-            # RQ registers the worker a moment before it installs its signal handlers: wait for SIGTERM's.
-            assert wait_until(lambda: catches_sigterm(worker.pid), 30), "no SIGTERM handler"
-            t0 = time.monotonic()
-            worker.terminate()
-            assert worker.wait(5) == 0, "a warm shutdown, not the default SIGTERM action"
-            assert time.monotonic() - t0 < 2
-            assert Worker.count(connection=store.rq_connection(), queue=Queues(store).bots) == 0, "it deregistered"
-        finally:
-            if worker.poll() is None:
-                worker.kill()
-                worker.wait()
+    worker = start_worker(store)
+    try:
+        # RQ registers the worker a moment before it installs its signal handlers: wait for SIGTERM's.
+        assert wait_until(lambda: catches_sigterm(worker.pid), 30), "no SIGTERM handler"
+    finally:
+        assert stop_process(worker) == 0, "a warm shutdown, not the default SIGTERM action"
+    assert Worker.count(connection=store.rq_connection(), queue=Queues(store).bots) == 0, "it deregistered"

@@ -18,7 +18,7 @@ from api.service.simulations.spec import Spec, make_spec
 from api.config import Settings
 from workers import jobs
 from api.queues import RUN_CHUNK, SERIALIZER, Queues
-from support import wait_until
+from support import stop_processes, wait_until
 
 # What must agree between two runs of one seeded simulation (not ids, times or speeds).
 SAME = ("status", "games_done", "deals_done", "chunks_done", "results", "draws", "rounds", "lineups", "seed")
@@ -61,10 +61,8 @@ def test_a_seeded_simulation_gives_the_same_results_with_one_and_two_workers(cli
         assert two["chunks_total"] >= 10
         assert wait_until(lambda: _get(client, two["id"])["status"] == "finished", 300)
     finally:
-        for p in procs:
-            p.terminate()
-    for p in procs:
-        assert p.wait(timeout=60) == 0, "a warm shutdown"
+        codes = stop_processes(procs)
+    assert codes == [0, 0], "a warm shutdown"
     second = _get(client, two["id"])
     assert {k: first[k] for k in SAME} == {k: second[k] for k in SAME}
     # Both processes took chunks.
