@@ -146,6 +146,12 @@ class Settings:
     webhook_host_backoff: str = "5,30,120,600"
     webhook_backoff: str = "1,5,15,60"  # seconds before retry 1, 2, ...; then no more tries
     webhook_job_timeout: int = 30
+    # Deliveries in flight per webhooks worker process, and of one owner (the app or client that created the
+    # game) among them, served owner by owner in turn (api/service/deliveries.py); a host never seen answering
+    # gets this read timeout instead of webhook_timeout (seconds).
+    webhook_concurrency: int = 64
+    webhook_per_owner: int = 4
+    webhook_first_timeout: float = 1.0
     # Webhooks reach only public addresses unless allowed (a game's creator must not make our workers call
     # into our own network); tests and a private deployment set it.
     webhook_allow_private: bool = False

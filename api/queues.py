@@ -68,9 +68,9 @@ def _archive_timeout(s: Settings) -> int:
     return s.archive_job_timeout
 
 
-# ``bot_turn(game_id, version)``: on the bot-games queue for a game of computer players only, so that live games
-# never wait behind one. ``timeout_turn(game_id, version)``: the seat to move is past its deadline. Both do
-# nothing once the game has moved on.
+# ``bot_turn(game_id, version)``: on the bot-games queue for a game nobody attends (api/service/bot_games.py), so
+# that live games never wait behind one. ``timeout_turn(game_id, version)``: the seat to move is past its
+# deadline. Both do nothing once the game has moved on.
 BOT_TURN = JobKind("workers.jobs.bot_turn", BOTS, "bot", _turn_timeout)
 BOT_GAME_TURN = JobKind("workers.jobs.bot_turn", BOT_GAMES, "bot", _turn_timeout)
 TIMEOUT_TURN = JobKind("workers.jobs.timeout_turn", BOTS, "timeout", _turn_timeout)

@@ -14,6 +14,7 @@ import httpx
 from rq import SimpleWorker
 
 from api.queues import SERIALIZER, WEBHOOKS, Queues
+from api.service import deliveries
 
 
 class BurstWorker(SimpleWorker):
@@ -41,8 +42,11 @@ def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) 
 
 
 def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]
-    """Run this test's webhooks queue (hosted bots' turns, apps' lifecycle events) to empty (``work_burst``)."""
-    return work_burst(service, (WEBHOOKS,))
+    """Run this test's webhooks queue (hosted bots' turns, apps' lifecycle events) to empty (``work_burst``),
+    then wait for the deliveries the jobs handed to this process's delivery threads to end."""
+    ran = work_burst(service, (WEBHOOKS,))
+    assert deliveries.wait_idle(60), "the webhook deliveries did not end"
+    return ran
 
 
 def wait_until(condition, seconds: float = 30.0, interval: float = 0.01):  # type: ignore[no-untyped-def]

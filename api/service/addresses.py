@@ -138,6 +138,7 @@ class Pinned:
     host: str  # the host name: TLS's server name and certificate check
     host_header: str  # the URL's host[:port], sent as ``Host``
     address: Address
+    port: int
 
 
 def resolve(host: str, port: int, deadline: float, owner: str = "") -> list[Address]:
@@ -199,7 +200,7 @@ def pin(url: str, allow_private: bool, deadline: float, owner: str = "") -> Pinn
     if parts.port is not None:
         netloc += f":{parts.port}"
     host_header = parts.netloc.rpartition("@")[2]
-    return Pinned(urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, "")), host, host_header, address)
+    return Pinned(urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, "")), host, host_header, address, port)
 
 
 def host_key(address: Address) -> str:

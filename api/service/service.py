@@ -271,7 +271,8 @@ class Service:
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
-        return self.webhooks.deliver(game_id, version, attempt)
+        """The job: hand the turn's delivery to this process's deliveries (fair per owner)."""
+        return self.webhooks.dispatch(game_id, version, attempt)
 
     def rate_game(self, game_id: str) -> str:
         """A rated game has ended: update its players' ratings once; an arena's game is also counted in its
@@ -280,7 +281,7 @@ class Service:
 
     def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
         """POST an app's lifecycle event (kept under ``delivery_id``) to its webhook."""
-        return self.webhooks.deliver_app_event(delivery_id, attempt)
+        return self.webhooks.dispatch_app_event(delivery_id, attempt)
 
     def archive_games(self) -> str:
         """Archive one batch of the finished games due (api/service/archiving.py)."""

@@ -7,13 +7,15 @@ Signed as Standard Webhooks (https://www.standardwebhooks.com), with the ``stand
 ``whsec_<base64>``, returned once when the game is created (a registered bot's: once, when it is registered).
 The bot answers through the move endpoint with its seat token (a registered bot: its bot token).
 
-Deliveries run on the ``webhooks`` queue (the job calls :meth:`Webhooks.deliver`). Redirects are never
-followed, the timeouts are short (connect ``webhook_connect_timeout``, read ``webhook_timeout``), only
-``http``/``https`` URLs are accepted, and only public addresses are called (unless
+Deliveries run on the ``webhooks`` queue: the job prepares the delivery (:meth:`Webhooks.dispatch`) and hands
+it to the worker process's threads, many at once and fair per owner (:mod:`api.service.deliveries`), which
+POST it (:meth:`Webhooks.send`). Redirects are never followed, the timeouts are short (connect
+``webhook_connect_timeout``, read ``webhook_timeout``, and ``webhook_first_timeout`` for a host never seen
+answering), only ``http``/``https`` URLs are accepted, and only public addresses are called (unless
 ``DOMINO_WEBHOOK_ALLOW_PRIVATE``), the address judged being the one connected to
 (:mod:`api.service.addresses`). A host that does not answer is backed off (``webhook_host_delays``, counted
-in Redis per host name for DNS and per address for connections): while it is, its deliveries return at
-once instead of holding the worker, so other hosts' deliveries do not queue behind it. A failed delivery
+in Redis per host name for DNS and per address and port for connections): while it is, its deliveries
+return at once instead of holding a thread. A failed delivery
 is tried again by the sweep (:mod:`api.service.sweep`) after ``Settings.webhook_delays`` (the due times
 live in Redis, so they survive restarts); a bot that never answers is covered by the game's turn timeout.
 """
@@ -21,9 +23,11 @@ live in Redis, so they survive restarts); a bot that never answers is covered by
 from __future__ import annotations
 
 import base64
+import dataclasses
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,10 +37,11 @@ import orjson
 from standardwebhooks.webhooks import Webhook
 
 from api.config import Settings
+from api.service import deliveries
 from api.service.addresses import Refused, host_key, pin
 from api.service.games import Games
 from api.service.notices import turn_notice
-from api.service.records import HOSTED, REGISTERED, SeatRecord
+from api.service.records import HOSTED, REGISTERED, GameRecord, SeatRecord
 from api.service.turns import webhook_member
 from api.store import DueSet, Store
 
@@ -82,15 +87,61 @@ def signed_request(secret: str, msg_id: str, body: bytes, timestamp: float | Non
     }
 
 
+@dataclasses.dataclass(frozen=True)
+class Outgoing:
+    """A delivery ready to POST: whose it is (its turn in :mod:`api.service.deliveries`), its due entry, what
+    to send, and what to do once it is delivered."""
+
+    owner: str
+    due: DueSet
+    member: str
+    url: str
+    body: bytes
+    headers: dict[str, str]
+    attempt: int
+    label: str
+    lane: str  # its game: a game's deliveries go one at a time, in order
+    turn: tuple[str, int] | None = None  # a turn's (game, version): not sent once the game has moved on
+    delivered: Callable[[], None] | None = None
+
+
+def turn_owner(game_id: str, doc: GameRecord) -> str:
+    """Whose a turn delivery is, for fairness: the game's app, else the client that created it, else itself."""
+    if doc.get("app"):
+        return f"app:{doc.get('app')}"
+    if doc.get("creator"):
+        return f"client:{doc.get('creator')}"
+    return f"game:{game_id}"
+
+
 class Webhooks:
     def __init__(self, store: Store, settings: Settings, games: Games) -> None:
         self.store = store
         self.settings = settings
         self.games = games
 
+    def dispatch(self, game_id: str, version: int, attempt: int) -> str:
+        """The job: prepare the turn's delivery and hand it to this process's deliveries, fair per owner."""
+        return self._hand_over(self.prepare_turn(game_id, version, attempt))
+
+    def dispatch_app_event(self, delivery_id: str, attempt: int) -> str:
+        return self._hand_over(self.prepare_app_event(delivery_id, attempt))
+
     def deliver(self, game_id: str, version: int, attempt: int) -> str:
-        """POST the turn of ``version`` to the hosted bot to move. ``delivered`` clears the due entry; a
-        failure leaves it for the sweep, which tries again after the back-off."""
+        """Deliver the turn of ``version`` here and now (what a delivery thread does): its outcome."""
+        prepared = self.prepare_turn(game_id, version, attempt)
+        return prepared if isinstance(prepared, str) else self.send(prepared)
+
+    def _hand_over(self, prepared: Outgoing | str) -> str:
+        if isinstance(prepared, str):
+            return prepared
+        s = self.settings
+        return deliveries.pool(s.webhook_concurrency, s.webhook_per_owner).submit(
+            prepared.owner, prepared.member, lambda: self.send(prepared), prepared.lane
+        )
+
+    def prepare_turn(self, game_id: str, version: int, attempt: int) -> Outgoing | str:
+        """The turn of ``version`` for the hosted bot to move, signed; or why there is nothing to send."""
         member = webhook_member(game_id, version)
         found = self.games.find(game_id)
         if found is None:
@@ -110,16 +161,11 @@ class Webhooks:
         body = orjson.dumps(notice)
         headers = signed_request(secret, message_id(game_id, version), body)
         headers["webhook-attempt"] = str(attempt + 1)
-        outcome = self._post(url, body, headers)
-        if outcome == "delivered":
-            self.store.hooks_due.clear(member)
-            if bot:
-                self.store.bots.answered(bot)  # a bot that answers is available
-            return outcome
-        log.info("webhook %s@%s attempt %s failed: %s", game_id, version, attempt + 1, outcome)
-        if not outcome.startswith("failed: points to"):  # a refused address is not tried again sooner
-            self._retry_after_failure(self.store.hooks_due, member, attempt)
-        return outcome
+        answered = (lambda: self.store.bots.answered(bot)) if bot else None  # a bot that answers is available
+        label = f"webhook {game_id}@{version}"
+        owner = turn_owner(game_id, doc)
+        due = self.store.hooks_due
+        return Outgoing(owner, due, member, url, body, headers, attempt, label, game_id, (game_id, version), answered)
 
     def _target(self, seat: SeatRecord) -> tuple[str, str, str]:
         """(URL, signing secret, registered bot's name or "") of the seat's deliveries: a hosted seat's own, a
@@ -130,8 +176,9 @@ class Webhooks:
         found = self.store.bots.get(name)
         record = found[0] if found is not None else {}
         return record.get("webhook") or "", record.get("webhook_secret") or "", name
-    def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
-        """POST an app's lifecycle event (:mod:`api.service.app_events`) to the app's webhook, signed with its
+
+    def prepare_app_event(self, delivery_id: str, attempt: int) -> Outgoing | str:
+        """An app's lifecycle event (:mod:`api.service.app_events`) for the app's webhook, signed with its
         current secret; retried like a turn. Dropped when the app is gone, revoked or has no webhook."""
         due = self.store.app_hooks_due
         record = self.store.app_deliveries.get(delivery_id)
@@ -143,38 +190,53 @@ class Webhooks:
         body = record["body"].encode()
         headers = signed_request(app.get("webhook_secret", ""), delivery_id, body)
         headers["webhook-attempt"] = str(attempt + 1)
-        outcome = self._post(app["webhook"], body, headers)
-        if outcome == "delivered":
-            due.clear(delivery_id)
-            self.store.app_deliveries.delete(delivery_id)
-            return outcome
-        log.info("app event %s attempt %s failed: %s", delivery_id, attempt + 1, outcome)
-        if not outcome.startswith("failed: points to"):
-            self._retry_after_failure(due, delivery_id, attempt)
-        return outcome
+        done = lambda: self.store.app_deliveries.delete(delivery_id)  # noqa: E731
+        label = f"app event {delivery_id}"
+        owner, lane = f"app:{record['app']}", str(record["game"])
+        return Outgoing(owner, due, delivery_id, app["webhook"], body, headers, attempt, label, lane, None, done)
 
     def _no_game(self, record: dict[str, Any]) -> bool:
         return self.store.games.version(record["game"]) is None
 
-    def _post(self, url: str, body: bytes, headers: dict[str, str]) -> str:
+    def send(self, out: Outgoing) -> str:
+        """POST a prepared delivery. ``delivered`` clears its due entry; a failure leaves it for the sweep,
+        which tries again after the back-off. A turn the game has moved past since is not sent."""
+        if out.turn is not None and self.store.games.version(out.turn[0]) != out.turn[1]:
+            out.due.clear(out.member)
+            return "stale"
+        outcome = self._post(out.url, out.body, out.headers, out.owner)
+        if outcome == "delivered":
+            out.due.clear(out.member)
+            if out.delivered is not None:
+                out.delivered()
+            return outcome
+        log.info("%s attempt %s failed: %s", out.label, out.attempt + 1, outcome)
+        if not outcome.startswith("failed: points to"):  # a refused address is not tried again sooner
+            self._retry_after_failure(out.due, out.member, out.attempt)
+        return outcome
+
+    def _post(self, url: str, body: bytes, headers: dict[str, str], owner: str) -> str:
         """POST to the address the URL's host was judged by; a host that does not answer (DNS, connect,
-        read) is backed off, and while it is, nothing waits on it: the sweep retries after its delay."""
+        read) is backed off, and while it is, nothing waits on it: the sweep retries after its delay. A host
+        never seen answering gets the short first-contact timeout (``webhook_first_timeout``)."""
         s = self.settings
         parts = urlsplit(url)
         name = f"name:{parts.hostname}"
         if self.store.hook_hosts.backoff_left(name) > 0:
             return "deferred: host backed off"
         try:
-            target = pin(url, s.webhook_allow_private, s.webhook_connect_timeout)
+            target = pin(url, s.webhook_allow_private, s.webhook_connect_timeout, owner)
         except Refused as exc:
             if str(exc).startswith("does not resolve"):
                 self.store.hook_hosts.failed(name, s.webhook_host_delays)
             return f"failed: {exc}"
-        host = f"addr:{host_key(target.address)}"
+        # An address and port: a black hole on one port of a machine does not back off its other services.
+        host = f"addr:{host_key(target.address)}:{target.port}"
         if self.store.hook_hosts.backoff_left(host) > 0:
             return "deferred: host backed off"
         extensions = {"sni_hostname": target.host} if parts.scheme == "https" and target.host != str(target.address) else {}
-        timeout = httpx.Timeout(s.webhook_timeout, connect=s.webhook_connect_timeout)
+        read = s.webhook_timeout if self.store.hook_hosts.known(host) else min(s.webhook_timeout, s.webhook_first_timeout)
+        timeout = httpx.Timeout(read, connect=min(s.webhook_connect_timeout, read))
         try:
             with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
                 resp = client.post(

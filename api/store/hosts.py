@@ -1,6 +1,7 @@
 """Webhook hosts in back-off: ``<prefix>:hooks:host:<host>`` (consecutive failures, kept a day) and
-``<prefix>:hooks:down:<host>`` (present while the host is backed off), on the queue connection so every
-webhooks worker sees them."""
+``<prefix>:hooks:down:<host>`` (present while the host is backed off); and hosts that answered lately,
+``<prefix>:hooks:ok:<host>`` (kept a week: they get the full timeout, others the first-contact one). On the
+queue connection so every webhooks worker sees them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import redis
 from api.store.connections import translating
 
 DAY_MS = 24 * 3600 * 1000
+KNOWN_SECONDS = 7 * 24 * 3600
 
 # KEYS: the failure counter, the back-off marker.  ARGV: the back-off steps in ms (after failure 1, 2, ...;
 # the last repeats).  Returns the back-off now in force, ms.
@@ -50,7 +52,18 @@ class WebhookHosts:
         args = [max(1, int(step * 1000)) for step in steps]
         return int(self._failed(keys=[self.failures_key(host), self.down_key(host)], args=args)) / 1000
 
+    def known_key(self, host: str) -> str:
+        return f"{self.prefix}:hooks:ok:{host}"
+
+    @translating
+    def known(self, host: str) -> bool:
+        """``host`` answered within the last week."""
+        return bool(self.conn.exists(self.known_key(host)))
+
     @translating
     def answered(self, host: str) -> None:
-        """``host`` answered: no more back-off."""
-        self.conn.delete(self.failures_key(host), self.down_key(host))
+        """``host`` answered: no more back-off, and it is known."""
+        pipe = self.conn.pipeline(transaction=False)
+        pipe.delete(self.failures_key(host), self.down_key(host))
+        pipe.set(self.known_key(host), 1, ex=KNOWN_SECONDS)
+        pipe.execute()

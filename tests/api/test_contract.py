@@ -130,7 +130,7 @@ def test_9_a_failed_delivery_is_retried_one_backoff_step_after_the_failure(setti
     assert data["game"]["turn"] == 0, "seeded so that the hosted bot moves first"
     with caplog.at_level(logging.INFO, logger="api.service.webhooks"):
         failed_at = time.time()
-        assert slow.deliver_webhook(game_id, version, 0).startswith("failed")
+        assert slow.webhooks.deliver(game_id, version, 0).startswith("failed")
     assert "attempt 1 failed" in caplog.text and "attempt 0" not in caplog.text
     member = f"{game_id}:{version}"
     assert member in dict(slow.store.hooks_due.overdue(failed_at + 1.5))

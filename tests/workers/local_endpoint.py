@@ -1,9 +1,11 @@
-"""A webhook endpoint for tests: a threaded HTTP server on 127.0.0.1 that hands each POST (headers with
-lower-case names, body) to ``answer`` and replies with the status it returns, with no body."""
+"""Webhook endpoints for tests: a threaded HTTP server on 127.0.0.1 that hands each POST (headers with
+lower-case names, body) to ``answer`` and replies with the status it returns, with no body; and a host that
+never answers (:class:`BlackHole`)."""
 
 from __future__ import annotations
 
 import http.server
+import socket
 import threading
 
 
@@ -32,3 +34,26 @@ class LocalEndpoint:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class BlackHole:
+    """Accepts connections and never answers (nor closes them)."""
+
+    def __init__(self, host: str) -> None:
+        self.listener = socket.create_server((host, 0))
+        self.port = self.listener.getsockname()[1]
+        self.accepted: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.accepted.append(conn)
+
+    def close(self) -> None:
+        self.listener.close()
+        for conn in self.accepted:
+            conn.close()
