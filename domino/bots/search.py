@@ -134,7 +134,7 @@ def _pick(sim: LineSim, rng: random.Random, eps: float, block_w: float = 0.0) ->
                     if not nxt & (others | val[nv]):
                         sc += block_w
                 if fives:
-                    c = sim.count_after(t, e)
+                    c = sim.count(e, nv, dbl[t])  # the count after this play
                     if c % 5 == 0 and c > 0:
                         sc += 2.0 * c
                 sc += rng.random()

@@ -210,33 +210,22 @@ class LineSim:
         can_draw = cfg.draws and len(self.bone) - self.bpos > cfg.reserve
         return cfg.options[self.extra << 3 | (not self.drawn) << 2 | (not plays) << 1 | can_draw]
 
-    def count(self) -> int:
+    def count(self, at: int = -1, value: int = 0, double: bool = False) -> int:
         """The All Fives count C of the open ends (docs/rules.md#counting-the-ends): the rule's one home. A lone
         tile counts its pips; otherwise each end its value, a double across it twice; a spinner's arm counts
-        once a tile covers it."""
+        once a tile covers it. With ``at``: as if end ``at`` showed ``value`` (a double across it when
+        ``double``), i.e. the count after a play there on a board already opened (the arms the play might
+        open count only once covered, so they do not change it)."""
         ev = self.ev
-        if self.ntiles == 1:
+        if self.ntiles == 1 and at < 0:
             return ev[0] + ev[1]
         dbl, has = self.dbl, self.has
         c = 0
         for k in range(self.nopen):
-            if k < 2 or has[k]:
+            if k == at:
+                c += 2 * value if double else value
+            elif k < 2 or has[k]:
                 c += 2 * ev[k] if dbl[k] else ev[k]
-        return c
-
-    def count_after(self, t: int, e: int) -> int:
-        """The All Fives count if tile t were laid at end e (:meth:`count` of that position; the spinner's
-        arms, which the play might open, count only once covered, so they do not change it)."""
-        tb = self.tb
-        if self.ntiles == 0:
-            return tb.pips[t]
-        ev, dbl, has = self.ev, self.dbl, self.has
-        kept = ev[e], dbl[e], has[e]
-        ev[e], dbl[e], has[e] = tb.pips[t] - ev[e], tb.double[t], True
-        self.ntiles += 1
-        c = self.count()
-        self.ntiles -= 1
-        ev[e], dbl[e], has[e] = kept
         return c
 
     # -- moves ---------------------------------------------------------------------------------------
@@ -339,15 +328,13 @@ class LineSim:
         self.bpos += 1
         self.hands[self.turn] |= 1 << t
         self.drawn += 1
-        self._after()
+        if self.blocked():
+            self._end(None)
 
     def pass_(self) -> None:
         self.turn = (self.turn + 1) % self.cfg.players
         self.drawn = 0
         self.extra = False
-        self._after()
-
-    def _after(self) -> None:
         if self.blocked():
             self._end(None)
 

@@ -14,8 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import domino
 from domino import state as state_module
 from domino.state import FIELDS, State, _Draft, _draft, _Slots, evolve, successor
