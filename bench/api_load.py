@@ -244,7 +244,7 @@ def main() -> int:
         )  # fmt: skip
         env["DOMINO_KEEPALIVE_INTERVAL"] = "1"  # seats still waiting when the time is up notice within a second
         env["PYTHONPATH"] = str(ROOT)
-        bots_worker = subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep", "--log-level", "WARNING"],
+        bots_worker = subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bots", "bot-games", "--sweep", "--log-level", "WARNING"],
                                        env=env, cwd=ROOT, start_new_session=True)  # fmt: skip
         shared = {"Redis": redis_pid, "bots worker": bots_worker.pid}
         served: list[Served] = []

@@ -319,7 +319,7 @@ def create_game(client):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def served(settings: Settings) -> Iterator[str]:
     """The app served on 127.0.0.1:<free port> (threaded WSGI server), rate limits off and long polls capped
-    at 50 ms, with a real worker on the bots queue (so `/readyz` is ready and computer players move)."""
+    at 50 ms, with a real worker on the bots and bot-games queues (so `/readyz` is ready and computer players move)."""
     import subprocess
     import sys
     import threading
@@ -337,7 +337,10 @@ def served(settings: Settings) -> Iterator[str]:
     env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
     root = Path(__file__).resolve().parents[1]
     worker = subprocess.Popen(
-        [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL, cwd=root
+        [sys.executable, "-m", "workers.cli", "worker", "bots", "bot-games", "--sweep"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        cwd=root,
     )
     try:
         yield f"http://127.0.0.1:{server.server_port}"

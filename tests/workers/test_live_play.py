@@ -153,7 +153,10 @@ def live_server(app):  # type: ignore[no-untyped-def]
 def worker_process(settings):  # type: ignore[no-untyped-def]
     env = {**os.environ, "DOMINO_RQ_LOG_LEVEL": "WARNING", "DOMINO_LOG_LEVEL": "WARNING"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workers.cli", "worker", "bots", "--sweep"], env=env, stdin=subprocess.DEVNULL, cwd=ROOT
+        [sys.executable, "-m", "workers.cli", "worker", "bots", "bot-games", "--sweep"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        cwd=ROOT,
     )
     yield proc
     stop_process(proc)
