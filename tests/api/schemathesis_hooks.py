@@ -125,10 +125,19 @@ def map_case(context: Any, case: Any) -> Any:
     # `GET /v1/games` without `owner=me` is the lobby: `status` only `waiting` and no `player` (both documented on
     # the parameters; the document cannot tie one query parameter to another).
     query = case.query if isinstance(case.query, dict) else {}
-    if positive and case.operation.path == "/v1/games" and case.method.upper() == "GET" and "owner" not in query:
-        query.pop("player", None)
-        if query.get("status") not in (None, "waiting"):
-            query.pop("status")
+    if positive and case.operation.path == "/v1/games" and case.method.upper() == "GET":
+        if "owner" not in query:
+            query.pop("player", None)
+            if query.get("status") not in (None, "waiting"):
+                query.pop("status")
+        # A `cursor` is a previous page's `next_cursor`, never made up (the document says so: opaque), and goes
+        # without `before`; `to_move` goes with `owner=me` and `player` only, without `status` or `before`.
+        query.pop("cursor", None)
+        if query.get("to_move") and ("owner" not in query or "player" not in query):
+            query.pop("to_move")
+        if query.get("to_move"):
+            query.pop("status", None)
+            query.pop("before", None)
     return case
 
 
