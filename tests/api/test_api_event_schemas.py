@@ -124,8 +124,10 @@ def play_to_the_end(run_bots, humans: dict[int, Player], followers: dict[int | N
 def test_real_games_send_exactly_the_documented_events(client, create_game, run_bots, service):  # type: ignore[no-untyped-def]
     games: list[tuple[dict[int, Player], dict[int | None, Follower]]] = []
 
-    # A 2-player draw game: seat 1 open, claimed; both human, on a clock that never runs out.
-    _, humans, spectator = create_game([{"name": "Ana"}, {"open": True}], seed="events-draw", turn_timeout_s=3600)
+    # A 2-player draw game: seat 1 open, claimed; both human, on a Fischer clock that never runs out.
+    _, humans, spectator = create_game(
+        [{"name": "Ana"}, {"open": True}], seed="events-draw", clock={"initial_s": 3600, "increment_s": 0}
+    )
     claimed = client.post(f"/v1/games/{spectator.game_id}/seats/1", json={"name": "Bo"})
     assert claimed.status_code == 201, claimed.get_json()
     humans[1] = Player(client, spectator.game_id, claimed.get_json()["token"])
