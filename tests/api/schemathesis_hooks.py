@@ -39,6 +39,9 @@ def map_body(context: Any, body: Any) -> Any:
         # Duplicate mode plays every deal once per rotation of the strategies (documented under `games`):
         # a count that is a multiple of every possible number of rotations (1-10 seats).
         body = {**body, "games": 2520 * max(1, min(int(games), 10_000_000) // 2520)}
+    if isinstance(body, dict) and body.get("clock") is not None and body.get("turn_timeout_s") is not None:
+        # A game has a Fischer clock or a time per turn, not both (documented under `clock`: 422).
+        body = {k: v for k, v in body.items() if k != "turn_timeout_s"}
     seats = body.get("seats") if isinstance(body, dict) else None
     if isinstance(body, dict):
         body = _small_metadata(body)
