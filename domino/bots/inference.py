@@ -71,12 +71,8 @@ class Knowledge:
         return m & self.hidden
 
 
-def infer(view: Any) -> Knowledge:
-    """What ``view.seat`` can deduce about the other hands (line games and, coarsely, Mexican Train)."""
-    rules: dict[str, Any] = view.rules
-    tb = tables(int(rules["set_max_pips"]))
-    me = int(view.seat)
-    players = len(view.hand_counts)
+def knowledge_from_view(view: Any, tb: Tables) -> Knowledge:
+    """What the seat knows before replaying the log: every tile neither in its hand nor on the table is hidden."""
     mine = 0
     for t in view.hand or ():
         mine |= 1 << tb.index_of[t]
@@ -84,7 +80,17 @@ def infer(view: Any) -> Knowledge:
     for t in view.tiles_on_board:
         seen |= 1 << tb.index_of[t]
     hidden = tb.all_mask & ~mine & ~seen
-    know = Knowledge(me, tb, hidden, boneyard=view.boneyard_count, rest=view.boneyard_count + view.out_of_play_count)
+    rest = view.boneyard_count + view.out_of_play_count
+    return Knowledge(int(view.seat), tb, hidden, boneyard=view.boneyard_count, rest=rest)
+
+
+def infer(view: Any) -> Knowledge:
+    """What ``view.seat`` can deduce about the other hands (line games and, coarsely, Mexican Train)."""
+    rules: dict[str, Any] = view.rules
+    tb = tables(int(rules["set_max_pips"]))
+    me = int(view.seat)
+    players = len(view.hand_counts)
+    know = knowledge_from_view(view, tb)
     slots: dict[int, list[int]] = {}
     ok = rules.get("variant") != "mexican_train" and _replay(view, rules, tb, slots)
     know.exact = ok
@@ -98,7 +104,7 @@ def infer(view: Any) -> Knowledge:
                 know.exact = False
         groups: dict[int, int] = {}
         for f in sl:
-            f &= hidden
+            f &= know.hidden
             groups[f] = groups.get(f, 0) + 1
         # oldest (most forbidding) first
         know.groups[s] = sorted(groups.items(), key=lambda g: -bin(g[0]).count("1"))

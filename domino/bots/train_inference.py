@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domino.bots.inference import Knowledge, bits
+from domino.bots.inference import Knowledge, bits, knowledge_from_view
 from domino.core.tables import Tables, tables
 from domino.core.trains import COVER, FOLLOW, SEQUENCE, START, TrainConfig, TrainSim, train_index
 from domino.rules import Rules
@@ -88,14 +88,7 @@ def infer_trains(view: Any) -> Knowledge:
     tb = tables(rules.set_max_pips)
     me = int(view.seat)
     n = rules.players
-    mine = 0
-    for t in view.hand or ():
-        mine |= 1 << tb.index_of[t]
-    seen = 0
-    for t in view.tiles_on_board:
-        seen |= 1 << tb.index_of[t]
-    hidden = tb.all_mask & ~mine & ~seen
-    know = Knowledge(me, tb, hidden, boneyard=view.boneyard_count, rest=view.boneyard_count + view.out_of_play_count)
+    know = knowledge_from_view(view, tb)
     slots = _replay(view, rules, tb)
     know.exact = slots is not None
     for s in range(n):
@@ -107,7 +100,7 @@ def infer_trains(view: Any) -> Knowledge:
             know.exact = False
         groups: dict[int, int] = {}
         for f in sl:
-            f &= hidden
+            f &= know.hidden
             groups[f] = groups.get(f, 0) + 1
         know.groups[s] = sorted(groups.items(), key=lambda g: -g[0].bit_count())  # oldest (most forbidding) first
     return know
