@@ -125,11 +125,12 @@ class Pab:
             else:
                 moves.append((d.Domino(entry.tile.high, entry.tile.low), entry.end == "left"))
         ends = view.board["ends"]
-        board = d.SkinnyBoard(ends["left"], ends["right"], len(line))
+        board = d.SkinnyBoard(ends["left"], ends["right"], len(line)) if line else d.SkinnyBoard()
         valid = tuple(
             (d.Domino(m.tile.high, m.tile.low), m.end == "left") for m in view.legal_moves if isinstance(m, domino.Play)
         )
-        return d.Game(board, hands, moves, view.seat, valid, view.log[0].seat, None)
+        first = view.log[0].seat if view.log else view.seat
+        return d.Game(board, hands, moves, view.seat, valid, first, None)
 
     @staticmethod
     def _ours(move: Any, legal: tuple[Any, ...]) -> Any:

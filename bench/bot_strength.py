@@ -177,6 +177,9 @@ def main(argv: list[str] | None = None) -> None:
     for setup in setups:
         if setup == "mexican4" and "mexican_train" not in domino.PRESETS:
             continue
+        if "pab" in (args.bot, args.opp) and setup != "team_block":
+            print(f"{setup:11s} skipped: pab plays only the 4-player team block game", flush=True)
+            continue
         nodes = args.nodes  # None: each search bot its own ``bench_nodes`` (about its default time)
         t0 = time.monotonic()
         try:
