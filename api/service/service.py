@@ -315,7 +315,7 @@ class Service:
 
     def match_pool(self, pool: str, ticket_id: str) -> str:
         """A ticket arrived in ``pool``: form the table it may join."""
-        return f"{self.matchmaking.match(pool, ticket_id)} tables"
+        return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 

@@ -5,17 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tickets_support import TICKETS, read, seek
 
-TICKETS = "/v1/matchmaking/tickets"
-
-
-def seek(client: Any, body: dict[str, Any], headers: dict[str, str] | None = None, address: str = "127.0.0.1") -> Any:
-    return client.post(TICKETS, json=body, headers=headers or {}, environ_base={"REMOTE_ADDR": address})
-
-
-def read(client: Any, answer: dict[str, Any], **query: Any) -> Any:
-    ticket = answer["ticket"]
-    return client.get(f"{TICKETS}/{ticket['id']}", query_string=query, headers={"Authorization": f"Bearer {answer['token']}"})
 
 
 def test_two_compatible_tickets_make_one_game_and_each_reads_its_seat(client, run_bots) -> None:

@@ -47,13 +47,14 @@ class Matcher:
         """A ticket arrived in ``pool``: a pass for the table it may join, on a worker."""
         self.queues.enqueue(MATCH_POOL, pool, first)
 
-    def run(self, pool: str, first: str | None = None) -> int:
-        """Passes over ``pool`` while the lock is ours and more are asked for; the tables formed."""
+    def run(self, pool: str, first: str | None = None, now: float | None = None) -> int:
+        """Passes over ``pool`` (as at ``now``; default: now) while the lock is ours and more are asked for; the
+        tables formed."""
         owner = new_id()
         formed = 0
         while self.store.tickets.lock(pool, owner, LOCK_MS):
             try:
-                formed += self._pass(pool, first)
+                formed += self._pass(pool, first, time.time() if now is None else now)
             finally:
                 again = self.store.tickets.unlock(pool, owner)
             if not again:
@@ -61,13 +62,12 @@ class Matcher:
             first = None  # asked for by others: the whole pool
         return formed
 
-    def _pass(self, pool: str, first: str | None) -> int:
+    def _pass(self, pool: str, first: str | None, now: float) -> int:
         waiting = self.store.tickets.waiting(pool)
         if not waiting or (first is not None and first not in waiting):
             return 0
         seekers = [_seeker(ticket_id, entry) for ticket_id, entry in waiting.items()]
         shape = next(iter(waiting.values()))
-        now = time.time()
         formed = tables(seekers, shape["size"], shape["teams"], now, self.settings.match_widen, first)
         return sum(self._claim(pool, table, now) for table in formed)
 
@@ -132,7 +132,7 @@ class Matcher:
             match = self.store.tickets.match(match_id)
             if match is not None:
                 self.finish(match_id, match)
-        return sum(self.run(pool) for pool in self.store.tickets.pools())
+        return sum(self.run(pool, now=now) for pool in self.store.tickets.pools())
 
 
 def _seeker(ticket_id: str, entry: dict[str, Any]) -> Seeker:
