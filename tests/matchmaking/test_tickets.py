@@ -33,11 +33,17 @@ def test_tickets_for_other_rules_or_sizes_wait_apart(client, run_bots) -> None:
     assert {read(client, t).json["status"] for t in (one, other, bigger)} == {"waiting"}
 
 
-def test_one_holder_is_never_matched_with_itself(client, run_bots) -> None:
-    first = seek(client, {"variant": "draw", "players": 2}).json
-    second = seek(client, {"variant": "draw", "players": 2}).json
+def test_one_player_is_never_matched_with_itself_but_one_address_may_seat_two_people(client, run_bots, app_key) -> None:
+    key = {"Authorization": f"Bearer {app_key}"}
+    first = seek(client, {"variant": "draw", "players": 2, "player": "u1"}, headers=key).json
+    second = seek(client, {"variant": "draw", "players": 2, "player": "u1"}, headers=key).json
     run_bots()
     assert read(client, first).json["status"] == read(client, second).json["status"] == "waiting"
+    one = seek(client, {"variant": "draw", "players": 3}).json
+    two = seek(client, {"variant": "draw", "players": 3}).json  # the same address: two people behind one router
+    three = seek(client, {"variant": "draw", "players": 3}, address="127.0.0.7").json
+    run_bots()
+    assert {read(client, t).json["status"] for t in (one, two, three)} == {"matched"}
 
 
 def test_a_cancelled_ticket_is_never_matched_and_a_matched_one_cannot_be_cancelled(client, run_bots) -> None:
