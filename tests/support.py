@@ -15,6 +15,7 @@ from rq import SimpleWorker
 
 from api.queues import SERIALIZER, WEBHOOKS, Queues
 from api.service import deliveries
+from api.service.records import game_record, whole_state
 
 
 class BurstWorker(SimpleWorker):
@@ -47,6 +48,12 @@ def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]
     ran = work_burst(service, (WEBHOOKS,))
     assert deliveries.wait_idle(60), "the webhook deliveries did not end"
     return ran
+
+
+def whole_game_state(service, game_id: str):  # type: ignore[no-untyped-def]
+    """(version, the whole state: the live one with every finished round's record)."""
+    rec, earlier_rounds = service.store.games.load_with_rounds(game_id)
+    return rec.version, whole_state(game_record(rec.doc), earlier_rounds)
 
 
 def wait_until(condition, seconds: float = 30.0, interval: float = 0.01):  # type: ignore[no-untyped-def]
