@@ -24,6 +24,7 @@ from api.resources.games import schemas as game_schemas
 from api.resources.health import routes as health
 from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
+from api.resources.players import routes as players
 from api.resources.ratings import routes as ratings
 from api.resources.seats import routes as seats
 from api.resources.simulations import routes as simulations
@@ -35,7 +36,7 @@ from api.service.service import Service
 
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
-RESOURCES = (variants, bots, bot_events, games, seats, moves, events, apps, simulations, ratings, arenas, health)
+RESOURCES = (variants, bots, bot_events, games, seats, moves, events, apps, players, simulations, ratings, arenas, health)
 
 API_DESCRIPTION = """\
 Dominoes as a service: create a game, seat humans and computer players, play moves and read scores.

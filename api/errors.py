@@ -15,7 +15,7 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, BotNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames,
     TooManyGames, TooManySimulations, TooManyStreams, Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
@@ -265,6 +265,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAppGames: TOO_MANY_APP_GAMES,
     SeatLimit: SEAT_LIMIT,
+    GameBusy: UNAVAILABLE,  # a game that kept changing under an erasure: retrying is all there is to do
     # store
     StoreUnavailable: UNAVAILABLE,
     ArchiveUnavailable: UNAVAILABLE,

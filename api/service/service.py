@@ -26,6 +26,7 @@ from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.endings import Endings
+from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
@@ -68,6 +69,7 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.erasure = Erasure(self.store, self.archive, self.commits)
 
     # -- reference data -----------------------------------------------------------------------------------
 
@@ -209,6 +211,11 @@ class Service:
     ) -> tuple[list[dict[str, Any]], str | None]:
         """``app``'s games in which it is ``player``'s turn, soonest deadline first, after ``cursor``."""
         return list_to_move(self.store, self.games, app, player, cursor, limit)
+
+    def erase_player(self, app: App, player: str) -> int:
+        """Erase ``player`` from every game of ``app``, live or archived (its id and its seats' names become the
+        tombstone; moves and scores stay); how many games named it."""
+        return self.erasure.erase(app, player)
 
     # -- apps -------------------------------------------------------------------------------------------------
 
