@@ -215,8 +215,7 @@ class Service:
         return list_to_move(self.store, self.games, app, player, cursor, limit)
 
     def erase_player(self, app: App, player: str) -> int:
-        """Erase ``player`` from every game of ``app``, live or archived (its id and its seats' names become the
-        tombstone; moves and scores stay); how many games named it."""
+        """Erase ``player`` from every game of ``app``, live or archived; how many games named it."""
         return self.erasure.erase(app, player)
 
     # -- apps -------------------------------------------------------------------------------------------------
