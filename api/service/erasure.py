@@ -6,6 +6,9 @@ its ``player`` and its name and loses its ``metadata``; the events that named th
 A game in play gets a new version for it (see :meth:`Erasure._erase_in_redis`), and its past events are
 rewritten in place; a finished game is rewritten in place, in Redis while it is there and in the archive. The player's own index of the app's games goes: the tombstone
 lists nothing (``GET /v1/games?owner=me&player=`` finds no game of an erased player).
+
+Not closed: an archive job that read a finished game from Redis before the erasure and writes it after the
+erasure's archive step (a batch takes well under a second) archives the names; erasing again clears them.
 """
 
 from __future__ import annotations
