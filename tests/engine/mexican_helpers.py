@@ -6,7 +6,7 @@ from typing import Callable
 
 import domino
 from domino import Deal, Tile, full_set
-from engine_helpers import T, hand
+from engine_helpers import T, hand, position
 
 Pred = Callable[[Tile], bool]
 
@@ -47,3 +47,31 @@ def step(state: domino.State, move: domino.Move) -> tuple[domino.State, list[str
 
 def train(state: domino.State, seat: int) -> dict[str, object]:
     return domino.view(state, None).board["trains"][seat]  # type: ignore[no-any-return]
+
+
+def w19_deal(r: domino.Rules) -> Deal:
+    return build_deal(
+        r,
+        {0: "12-0 4-0", 1: "12-7 7-7", 2: "12-12 12-5 9-5 9-9 9-1 12-3 7-4"},
+        {
+            0: lambda t: t.has(12) or t.has(7),
+            1: lambda t: t.has(7) or t.has(12),
+            2: lambda t: t.has(12) or t.has(9) or t.has(5) or t.has(1) or t.has(7) or t.has(3),
+            3: lambda t: t.has(12),
+        },
+    )
+
+
+W21_TRAINS = ["[12-0]", "[12-7][7-7][7-4]", "[12-3][3-1]", ""]
+
+
+def w21(p3: str, top: str = "") -> domino.State:
+    return position(
+        rules(4),
+        hands=["1-0 9-0", "2-2 6-6", "1-1 5-1 12-8 10-10", p3],
+        boneyard=top,
+        trains=W21_TRAINS,
+        markers=[3],
+        to_move=2,
+        rest="boneyard",
+    )

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 import domino
-from domino import Deal, Tile
+from domino import Tile
 from domino.errors import IllegalMoveError, InvalidDealError
 from domino.variants import mexican_train as mt
 from domino.variants import train_rounds
 from engine_helpers import DRAW, PASS, P, T, legal, position
-from mexican_helpers import build_deal, rules, step, train
+from mexican_helpers import build_deal, rules, step, train, w19_deal, w21
 
 
 # -- W18 ---------------------------------------------------------------------------------------------
@@ -69,19 +69,6 @@ def test_engine_in_hand_and_set_aside() -> None:
 # -- W19, W20 ----------------------------------------------------------------------------------------
 
 
-def w19_deal(r: domino.Rules) -> Deal:
-    return build_deal(
-        r,
-        {0: "12-0 4-0", 1: "12-7 7-7", 2: "12-12 12-5 9-5 9-9 9-1 12-3 7-4"},
-        {
-            0: lambda t: t.has(12) or t.has(7),
-            1: lambda t: t.has(7) or t.has(12),
-            2: lambda t: t.has(12) or t.has(9) or t.has(5) or t.has(1) or t.has(7) or t.has(3),
-            3: lambda t: t.has(12),
-        },
-    )
-
-
 def test_w19_first_turns_and_w20_deferred_cover() -> None:
     r = rules(4)
     s = domino.new_game(r, deal=w19_deal(r))
@@ -129,7 +116,6 @@ def test_w19_first_turns_and_w20_deferred_cover() -> None:
     assert domino.view(s, None).board["pending_doubles"] == []
 
 
-W21_TRAINS = ["[12-0]", "[12-7][7-7][7-4]", "[12-3][3-1]", ""]
 
 
 def test_w20_no_cover_draws_then_passes_on() -> None:
@@ -151,18 +137,6 @@ def test_w20_no_cover_draws_then_passes_on() -> None:
 
 
 # -- W21 ---------------------------------------------------------------------------------------------
-
-
-def w21(p3: str, top: str = "") -> domino.State:
-    return position(
-        rules(4),
-        hands=["1-0 9-0", "2-2 6-6", "1-1 5-1 12-8 10-10", p3],
-        boneyard=top,
-        trains=W21_TRAINS,
-        markers=[3],
-        to_move=2,
-        rest="boneyard",
-    )
 
 
 def test_w21_double_cover_obligations() -> None:

@@ -8,7 +8,7 @@ import domino
 from domino import Deal, Play
 from domino.errors import AmbiguousMoveError, InvalidDealError
 from engine_helpers import DRAW, PASS, P, T, legal, position
-from mexican_helpers import build_deal, rules, step
+from mexican_helpers import build_deal, rules, step, w19_deal, w21
 
 
 # -- more of §3.4 --------------------------------------------------------------------------------------
