@@ -40,8 +40,13 @@ class Settings:
     # --api-connections requests at once, and each open event stream holds a connection of its own.
     redis_max_connections: int = 2000
     # domino-serve's own Redis (workers/redis_server.py): its maxmemory, with the noeviction policy, so a full
-    # Redis refuses writes (503 `unavailable`) instead of evicting games. docker-compose sets the same.
+    # Redis refuses writes (503 `storage-full`, Retry-After: storage_full_retry_after) instead of evicting
+    # games. docker-compose sets the same. A worker whose job or whose RQ bookkeeping finds Redis full waits
+    # full_backoff seconds, doubling up to full_backoff_max, and tries again (workers/full.py).
     redis_maxmemory: str = "1gb"
+    storage_full_retry_after: int = 5
+    full_backoff: float = 0.1
+    full_backoff_max: float = 2.0
 
     # Decoded game states kept per process (api/service/states.py), by game and version; 0 keeps none.
     state_cache_size: int = 512

@@ -287,9 +287,17 @@ def worker(argv: list[str] | None = None) -> NoReturn:
             serializer=SERIALIZER,
             job_monitoring_interval=settings.worker_stop_check,
             stop_grace=settings.worker_stop_grace,
+            full_backoff=settings.full_backoff,
+            full_backoff_max=settings.full_backoff_max,
         )
     else:
-        rq_worker = NonForkingWorker(queues, connection=conn, serializer=SERIALIZER)
+        rq_worker = NonForkingWorker(
+            queues,
+            connection=conn,
+            serializer=SERIALIZER,
+            full_backoff=settings.full_backoff,
+            full_backoff_max=settings.full_backoff_max,
+        )
     code = 0
     try:
         rq_worker.work(burst=args.burst, logging_level=os.environ.get("DOMINO_RQ_LOG_LEVEL", "WARNING"))

@@ -21,7 +21,9 @@ from api.config import Settings
 from api.store.apps import AppStore
 from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
-from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.connections import (
+    Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
+)
 from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
@@ -36,7 +38,8 @@ from api.store.streams import StreamSlots
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
     "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "WholeGame", "out_of_memory", "ping_url",
+    "shutdown_url",
     "translated",
 ]  # fmt: skip
 
