@@ -175,9 +175,10 @@ SMALL_MAXMEMORY = 64 * 1024 * 1024  # a private Redis's limit in the tests of a 
 
 
 def fill_redis(conn) -> None:  # type: ignore[no-untyped-def]
-    """A private Redis (never a shared one) at its limit, as if a flood had filled it: its ``maxmemory`` lowered
-    under what it holds, so that it refuses every write (policy ``noeviction``)."""
-    conn.config_set("maxmemory", int(conn.info("memory")["used_memory"]) - 4096)
+    """A private Redis (never a shared one) past its limit, as if a flood had filled it: its ``maxmemory``
+    lowered to a byte, far under what it holds whatever its buffers do, so that it refuses every write
+    (policy ``noeviction``)."""
+    conn.config_set("maxmemory", 1)
 
 
 def free_redis(conn) -> None:  # type: ignore[no-untyped-def]
