@@ -93,6 +93,10 @@ class Settings:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
     # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).
     games_per_client: int = 20
+    # Finished games the archive has not taken yet (each stays in Redis until it has): one client's (or one
+    # app's) at most this many, so that when the archive falls behind no client can fill Redis with finished
+    # games; a new game beyond is a 429 until the archive catches up.
+    finished_games_per_client: int = 100
     simulations_per_client: int = 4  # queued or running
     seats_per_client: int = 1
     capacity_retry_after: int = 30

@@ -68,6 +68,7 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.client_finished = ClientSlots(queue, prefix, "finished")  # finished games not yet archived, by owner
         self.ratings = RatingStore(queue, prefix, settings.finished_ttl)
         self.ratings_due = DueSet(queue, prefix, "ratings")
         self.arenas = ArenaStore(queue, prefix, settings.finished_ttl)
