@@ -5,11 +5,13 @@ own) and ``domino-serve`` on it (``bench/abuse.py``'s ``Served``), with the rate
 client raised for the flood. Each of ``--runs`` runs:
 
 1. the flood: ``--flooders`` connections create games of two humans (``POST /v1/games``, ~7 KB each in Redis)
-   until Redis refuses writes (503 ``storage-full``);
+   until Redis refuses writes (503 ``storage-full``), and go on meanwhile (a create that finds a moment's
+   room gets in);
 2. while it is full, a human in a game against a ``greedy`` computer player posts its move ``--moves``
    times: each answer's time and status (503 ``storage-full`` expected), and the game's view (a read: 200);
    ``/readyz`` (503 expected);
-3. memory freed (the flood's games deleted from Redis, as an operator, their expiry or the archive would):
+3. the flood stopped, memory freed (its games deleted from Redis, as an operator, their expiry or the
+   archive would):
    the time until the same move is accepted, the client trying it again every 50 ms, and until the computer
    player's reply is seen on the game's events.
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -56,85 +59,100 @@ def children(pid: int) -> dict[int, str]:
     return out
 
 
-def flood(port: int, flooders: int) -> tuple[list[str], float]:
-    """Games of two humans from ``flooders`` connections until each is refused with 503: (their ids, seconds)."""
-    made: list[str] = []
-    lock = threading.Lock()
-    body = {"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}
+class Flood:
+    """Games of two humans from ``flooders`` connections, each until it is refused (503 ``storage-full``), then
+    on (the attack goes on, and Redis stays at its limit) until ``stop``."""
 
-    def one() -> None:
-        conn = http.client.HTTPConnection(HOST, port, timeout=30)
-        while True:
-            status, data = call(port, "POST", "/v1/games", body, conn=conn)
-            if status == 503:
-                assert data["type"] == "/problems/storage-full", data
-                break
-            assert status == 201, (status, data)
-            with lock:
-                made.append(data["game"]["id"])
+    def __init__(self, port: int, flooders: int) -> None:
+        self.port, self.made, self.lock = port, [], threading.Lock()
+        self.refused = threading.Barrier(flooders + 1)
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self.one) for _ in range(flooders)]
+        t0 = time.perf_counter()
+        for t in self.threads:
+            t.start()
+        self.refused.wait()  # every connection refused once: Redis is full
+        self.took = time.perf_counter() - t0
+
+    def one(self) -> None:
+        conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
+        body = {"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}
+        waited = False
+        while not self.stopping.is_set():
+            status, data = call(self.port, "POST", "/v1/games", body, conn=conn)
+            if status == 201:
+                with self.lock:
+                    self.made.append(data["game"]["id"])
+                continue
+            assert status == 503 and data["type"] == "/problems/storage-full", (status, data)
+            if not waited:
+                waited = True
+                self.refused.wait()
         conn.close()
 
-    t0 = time.perf_counter()
-    threads = [threading.Thread(target=one) for _ in range(flooders)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return made, time.perf_counter() - t0
+    def stop(self) -> None:
+        self.stopping.set()
+        for t in self.threads:
+            t.join()
 
 
-def human_to_move(port: int) -> dict[str, Any]:
-    """A game of a human and a ``greedy`` computer player, at the human's turn: id, auth, the view."""
-    created = new_game(port, [{"name": "Ana"}, {"bot": "greedy"}])
-    game = {"id": created["game"]["id"], "auth": {"Authorization": f"Bearer {created['tokens'][0]['token']}"}}
-    for _ in range(600):
+def human_to_move(port: int, game: dict[str, Any] | None = None, seconds: float = 60.0) -> dict[str, Any]:
+    """A game of a human and a ``greedy`` computer player (a new one unless given), once it is the human's
+    turn (or over): id, auth, its view."""
+    if game is None:
+        created = new_game(port, [{"name": "Ana"}, {"bot": "greedy"}])
+        game = {"id": created["game"]["id"], "auth": {"Authorization": f"Bearer {created['tokens'][0]['token']}"}}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         _, view = call(port, "GET", f"/v1/games/{game['id']}", headers=game["auth"])
-        if view["turn"] == 0:
+        if view["turn"] == 0 or view["status"] != "playing":
             return {**game, "view": view}
-        time.sleep(0.05)
+        time.sleep(0.01)
     raise RuntimeError("the computer player did not move")
 
 
-def while_full(port: int, game: dict[str, Any], moves: int) -> tuple[list[float], list[float], dict[int, int]]:
-    """The human's move posted ``moves`` times, and the view read as often: (move times, read times, statuses)."""
-    conn = http.client.HTTPConnection(HOST, port, timeout=30)
+def try_move(port: int, game: dict[str, Any], conn: Any = None) -> int:
+    """The human's first legal move, at the version it last read; its status."""
     view = game["view"]
     move = {**view["legal_moves"][0], "expected_version": view["version"]}
+    return call(port, "POST", f"/v1/games/{game['id']}/moves", move, game["auth"], conn=conn)[0]
+
+
+def while_full(port: int, game: dict[str, Any], moves: int) -> tuple[list[float], list[float], dict[int, int]]:
+    """The human's move posted ``moves`` times, its view read after each: (move times, read times, statuses).
+    A move that got in (Redis had a moment's room) is counted as such, and the next one is from the new view."""
+    conn = http.client.HTTPConnection(HOST, port, timeout=30)
     writes, reads, statuses = [], [], {}
     for _ in range(moves):
         t0 = time.perf_counter()
-        status, _ = call(port, "POST", f"/v1/games/{game['id']}/moves", move, game["auth"], conn=conn)
+        status = try_move(port, game, conn)
         writes.append(time.perf_counter() - t0)
         statuses[status] = statuses.get(status, 0) + 1
         t0 = time.perf_counter()
-        status, _ = call(port, "GET", f"/v1/games/{game['id']}", headers=game["auth"], conn=conn)
+        read, view = call(port, "GET", f"/v1/games/{game['id']}", headers=game["auth"], conn=conn)
         reads.append(time.perf_counter() - t0)
-        assert status == 200, status
+        assert read == 200, read
+        game["view"] = view
+        if view["status"] != "playing" or view["turn"] != 0:
+            game.update(human_to_move(port, game))  # a move got in: the next from the human's next turn
     conn.close()
     return writes, reads, statuses
 
 
 def resume(port: int, game: dict[str, Any], conn: redis.Redis, flooded: list[str]) -> tuple[float, float]:
-    """Free the flood's memory; seconds until the human's move is accepted, and until the reply is seen."""
-    view = game["view"]
-    move = {**view["legal_moves"][0], "expected_version": view["version"]}
-    for i in range(0, len(flooded), 500):
-        keys = [k for gid in flooded[i : i + 500] for k in conn.scan_iter(match=f"{PREFIX}:{{{gid}}}:*", count=1000)]
-        conn.unlink(*keys) if keys else None
+    """Free the flood's memory; seconds until the human's move is accepted (tried every 50 ms), and until the
+    computer player's reply is seen."""
+    ids = {f"{{{gid}}}".encode() for gid in flooded}
+    keys = [k for k in conn.scan_iter(match=f"{PREFIX}:{{*", count=5000) if k.split(b":")[1] in ids]
+    for i in range(0, len(keys), 1000):
+        conn.unlink(*keys[i : i + 1000])
     freed = time.perf_counter()
-    while True:
-        status, answer = call(port, "POST", f"/v1/games/{game['id']}/moves", move, game["auth"])
-        if status == 200:
-            break
+    while try_move(port, game, None) != 200:
         time.sleep(0.05)
+        game.update(human_to_move(port, game))
     accepted = time.perf_counter() - freed
-    cursor = answer["version"] if "version" in answer else answer["game"]["version"]
-    while True:
-        _, page = call(port, "GET", f"/v1/games/{game['id']}/events?after={cursor - 1}&wait=10", headers=game["auth"])
-        turns = [e for e in page["events"] if e["type"] == "turn_started"]
-        if page["ended"] or (turns and turns[-1]["seat"] == 0):
-            return accepted, time.perf_counter() - freed
-        cursor = page["last_version"] + 1
+    game.update(human_to_move(port, game))  # the reply: the human to move again, or the game over
+    return accepted, time.perf_counter() - freed
 
 
 def line(label: str, runs: list[list[float]]) -> str:
@@ -163,6 +181,7 @@ def main() -> int:
         DOMINO_FINISHED_GAMES_PER_CLIENT="0", DOMINO_LOG_LEVEL="WARNING", DOMINO_ARCHIVE_URL=f"sqlite:///{folder}/a.sqlite3",
     )  # fmt: skip
     started = time.monotonic()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # a timeout's SIGTERM still stops the servers
     served = Served(env)
     port = served.port
     writes, reads, figures = [], [], []
@@ -170,13 +189,14 @@ def main() -> int:
         before = children(served.proc.pid)
         for _ in range(args.runs):
             game = human_to_move(port)
-            flooded, took = flood(port, args.flooders)
+            attack = Flood(port, args.flooders)
             w, r, statuses = while_full(port, game, args.moves)
             ready = call(port, "GET", "/readyz")[0]
-            accepted, replied = resume(port, game, conn, flooded)
+            attack.stop()
+            accepted, replied = resume(port, game, conn, attack.made)
             writes.append(w)
             reads.append(r)
-            figures.append((len(flooded), took, statuses, ready, accepted, replied))
+            figures.append((len(attack.made), attack.took, statuses, ready, accepted, replied))
         after = children(served.proc.pid)
     finally:
         served.stop()
