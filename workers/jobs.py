@@ -81,6 +81,11 @@ def deliver_app_event(delivery_id: str, attempt: int) -> str:
 
 
 @outlasting_full
+def match_pool(pool: str, ticket_id: str) -> str:
+    return service().match_pool(pool, ticket_id)
+
+
+@outlasting_full
 def archive_games() -> str:
     return service().archive_games()
 
