@@ -9,10 +9,10 @@ finished games) goes away when memory is freed, and the worker must be there to 
   second run after a refused write does what the first did not. It gives up only when the worker is asked
   to stop (or at the job's timeout); then its due entry (bot turns, deliveries, archive) or the sweep
   (simulation chunks) brings it back.
-- RQ's own bookkeeping (registering the worker, heartbeats, taking a job, marking it started) writes too,
-  and RQ ends its work loop on any error it does not expect. Our worker classes wait and try again where
-  nothing was done yet (taking a job, starting it), and skip what can be missed (a heartbeat: the worker's
-  key lives minutes; the periodic maintenance).
+- RQ's own bookkeeping (registering the worker, heartbeats, taking a job, marking it started and ended)
+  writes too, and RQ ends its work loop on any error it does not expect. Our worker classes wait and try
+  again where nothing was done yet (taking a job, starting it), and skip what can be missed (a heartbeat:
+  the worker's key lives minutes; the periodic maintenance; the record of a job's end).
 """
 
 from __future__ import annotations
@@ -105,6 +105,17 @@ class OutlastingFull:
     def prepare_job_execution(self, job: Any, *args: Any) -> None:
         self._outlast(f"starting job {job.id}", partial(super().prepare_job_execution, job, *args))  # type: ignore[misc]
 
+    def perform_job(self, job: Any, *args: Any) -> bool:
+        # Past its start (waited for above), only RQ's record of the end can be refused: the job has run or
+        # failed, and its record is skipped (the job stays "started" until RQ's cleanup; jobs are idempotent).
+        try:
+            return bool(super().perform_job(job, *args))  # type: ignore[misc]
+        except Exception as exc:
+            if not out_of_memory(exc):
+                raise
+            log.warning("redis is full: the end of job %s was not recorded", job.id)
+            return False
+
     def heartbeat(self, *args: Any, **kwargs: Any) -> None:
         skipping("a heartbeat", partial(super().heartbeat, *args, **kwargs))  # type: ignore[misc]
 
@@ -113,6 +124,10 @@ class OutlastingFull:
 
     def set_state(self, *args: Any, **kwargs: Any) -> None:
         skipping("the worker's state", partial(super().set_state, *args, **kwargs))  # type: ignore[misc]
+
+    def check_for_suspension(self, *args: Any) -> None:
+        # RQ's check sends a heartbeat with it.
+        skipping("the check for a suspension", partial(super().check_for_suspension, *args))  # type: ignore[misc]
 
     def run_maintenance_tasks(self) -> None:
         skipping("RQ's maintenance", super().run_maintenance_tasks)  # type: ignore[misc]

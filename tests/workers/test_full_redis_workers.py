@@ -16,7 +16,7 @@ import redis
 from api.app import create_app
 from api.store import StoreFull
 from workers import full, jobs
-from support import eventually, fill_redis, free_redis, stop_process
+from support import eventually, fill_redis, free_redis, stop_process, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,7 +122,8 @@ def test_a_worker_started_on_a_full_redis_waits_and_plays_the_turns_queued_meanw
         assert refused.status_code == 503 and refused.get_json()["type"] == "/problems/storage-full"
         free_redis(conn)
         assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
-        eventually(lambda: _version(client, game_id) > view["version"] + 1, "the computer player answered")
+        answered = wait_until(lambda: _version(client, game_id) > view["version"] + 1)
+        assert answered, f"the computer player did not answer; the worker's log:\n{log.read_text()[-3000:]}"
         assert worker.poll() is None
     finally:
         free_redis(conn)
