@@ -13,13 +13,13 @@ from typing import Any
 import domino
 from api.archive import Archive, ArchiveUnavailable, Key
 from api.config import Settings
-from api.service.errors import GameNotOver, InvalidRequest
+from api.service.errors import GameNotOver, InvalidRequest, Unauthorized
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
-from api.service.arenas.spec import ArenaRequest
+from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
 from api.service.apps import App, Apps, Issued
@@ -33,7 +33,7 @@ from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
-from api.service.security import authenticate
+from api.service.security import BOT_TOKEN_PREFIX, authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
@@ -300,12 +300,28 @@ class Service:
         """The bots rated in ``variant`` (or ``app``'s players), best first (by ordinal)."""
         return self.ratings.leaderboard(variant, limit, app.id if app is not None else None)
 
-    def create_arena(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
+    def arena_owner(self, app: App | None, token: str | None) -> ArenaOwner:
+        """Who calls about arenas: the app of its key, else the registered bot of its token; 401 otherwise."""
+        if app is not None:
+            return ArenaOwner.of_app(app.id)
+        if token is None or not token.startswith(BOT_TOKEN_PREFIX):
+            raise Unauthorized("Arenas need an app key or a bot token: `Authorization: Bearer dsk_app_...`.")
+        return ArenaOwner.of_bot(self.registry.caller(token))
+
+    def create_arena(self, request: ArenaRequest, owner: ArenaOwner) -> tuple[str, dict[str, Any]]:
         """(its id, the arena with its first games started)."""
-        return self.arenas.create(request)
+        return self.arenas.create(request, owner)
 
     def arena(self, arena_id: str) -> dict[str, Any]:
         return self.arenas.get(arena_id)
+
+    def owned_arenas(
+        self, owner: ArenaOwner, before: tuple[float, str] | None, limit: int
+    ) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+        return self.arenas.owned(owner, before, limit)
+
+    def cancel_arena(self, arena_id: str, owner: ArenaOwner) -> dict[str, Any]:
+        return self.arenas.cancel(arena_id, owner)
 
     # -- simulations -----------------------------------------------------------------------------------------
 
