@@ -215,8 +215,7 @@ class Creation:
         app's), the rules. ``entered``: the registered bots an arena entered (consent given when it was
         created). Returns the rules and the records of the registered bots."""
         check_variant(req.variant, req.rules, "seats")
-        if req.rated:
-            check_rated(req.seats, req.seed, app_id)
+
         def consented(record: dict[str, Any]) -> bool:
             return record["owner"] == app_id or record["name"] in entered
 
@@ -224,7 +223,9 @@ class Creation:
             i: self.bots.seatable(seat["bot"], req.variant, i, consented)
             for i, seat in enumerate(req.seats)
             if "bot" in seat and seat["bot"] not in domino.bots.ids()
-        }
+        }  # consent (403) is judged before the rest of the seats
+        if req.rated:
+            check_rated(req.seats, req.seed, app_id)
         registered: dict[str, dict[str, Any]] = {}
         for i, record in records.items():
             registered[record["name"]] = self._registered(req, i, record, registered)

@@ -99,6 +99,7 @@ class Service:
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
+        self.ratings.unlist_bot(name)
 
     def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
         """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
@@ -142,7 +143,8 @@ class Service:
         if game.stored is not None:
             return from_archive(game.stored.record, seat)
         state = whole_state(game.doc, earlier_rounds)
-        return render_history(game.doc, game.version, state, seat, self.store.games.events(game_id), game.archived)
+        events = self.store.games.events(game_id)
+        return render_history(game.doc, game.version, state, seat, events, game.archived, self.arenas.sealed(game.doc))
 
     def record(self, game_id: str) -> dict[str, Any]:
         """A game's record (docs/notation.md): its history as everyone reads it once the game is over (every
@@ -150,6 +152,8 @@ class Service:
         history = self.history(game_id)
         if history["status"] in ("waiting", "playing"):
             raise GameNotOver(f"Game {game_id!r} is not over: its record would reveal the hands.")
+        if "seed" not in history:
+            raise GameNotOver(f"Game {game_id!r} is over, but its arena still plays its deals: its record comes when the arena ends.")
         del history["archived"]  # the record is the same wherever it is kept
         return history
 
@@ -187,11 +191,12 @@ class Service:
         return self.endings.abort(app, game_id, expected_version)
 
     def claim_seat(
-        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
+        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None, app: App | None = None
     ) -> tuple[dict[str, Any], str, int]:
         """(that seat's view, its token, version). ``client`` (the caller's address) may hold only so many
-        seats of a listed game."""
-        return self.moves.claim_seat(game_id, seat, name, client, expected_version)
+        seats of a listed game; a seat naming a ``player`` is claimed only with its ``app``'s key."""
+        app_id = app.id if app is not None else None
+        return self.moves.claim_seat(game_id, seat, name, client, expected_version, app_id)
 
     def lobby(self, before: Key | None, limit: int) -> tuple[list[dict[str, Any]], Key | None]:
         """Listed games with an open seat, newest first, before the cursor (created_at, id); the next cursor."""
@@ -296,9 +301,12 @@ class Service:
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 
-    def leaderboard(self, variant: str, limit: int, app: App | None = None) -> dict[str, Any]:
-        """The bots rated in ``variant`` (or ``app``'s players), best first (by ordinal)."""
-        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None)
+    def leaderboard(
+        self, variant: str, limit: int, app: App | None = None, after: tuple[float, str] | None = None
+    ) -> tuple[dict[str, Any], tuple[float, str] | None]:
+        """A page of the bots rated in ``variant`` (or ``app``'s players), best first (by ordinal), and the
+        position of the next page."""
+        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None, after)
 
     def arena_owner(self, app: App | None, token: str | None) -> ArenaOwner:
         """Who calls about arenas: the app of its key, else the registered bot of its token; 401 otherwise."""

@@ -169,6 +169,10 @@ class ArenaStore:
         return sorted(m.decode() for m in cast("set[bytes]", self.conn.smembers(self.running_key)))
 
     @translating
+    def is_running(self, arena_id: str) -> bool:
+        return bool(self.conn.sismember(self.running_key, arena_id))
+
+    @translating
     def forget(self, arena_id: str) -> None:
         """Drop an arena whose record has expired from the running set."""
         self.conn.srem(self.running_key, arena_id)

@@ -229,3 +229,22 @@ def test_each_arena_has_its_own_cap_and_none_waits_for_another_with_the_same_bot
             most_at_once[arena_id] = max(most_at_once[arena_id], _get(client, arena_id)["games_playing"])
     assert [_get(client, a["id"])["status"] for a in (first, second)] == ["finished", "finished"]
     assert set(most_at_once.values()) == {1}
+
+
+def test_a_duplicate_deal_is_revealed_only_when_the_whole_arena_is_over(client, run_bots):
+    arena = _arena(client, bots=["greedy", "random"], deals=1)
+    while _get(client, arena["id"])["games_done"] < 1:  # one game in play at once: the first ends, its twin waits
+        assert run_bots(max_jobs=1)
+    first, twin = _get(client, arena["id"])["games"]
+    assert first["status"] == "finished" and twin["status"] == "playing"
+    history = client.get(f"/v1/games/{first['id']}/history").get_json()
+    assert history["status"] == "finished"
+    assert not {"seed", "salt", "deals"} & set(history), "the seed would tell every hand of the twin in play"
+    assert all("lead" not in e for e in history["events"]), "nor the private part of its events"
+    record = client.get(f"/v1/games/{first['id']}/record")
+    assert record.status_code == 409 and "arena" in record.get_json()["detail"]
+    run_bots()
+    assert _get(client, arena["id"])["status"] == "finished"
+    revealed = client.get(f"/v1/games/{first['id']}/history").get_json()
+    assert revealed["seed"] == client.get(f"/v1/games/{twin['id']}/history").get_json()["seed"]
+    assert client.get(f"/v1/games/{first['id']}/record").status_code == 200

@@ -16,8 +16,10 @@ blp = Blueprint(
     "arenas", __name__, url_prefix="/v1/arenas", description="Rated games between bots, played on the workers, with standings."
 )
 
-GREEDY = {"name": "greedy", "kind": "builtin", "mu": 27.9, "sigma": 5.1, "ordinal": 12.6, "games": 8}
-RANDOM = {"name": "random", "kind": "builtin", "mu": 22.1, "sigma": 5.1, "ordinal": 6.8, "games": 8}
+GREEDY = {"name": "greedy", "kind": "builtin", "mu": 27.9, "sigma": 5.1, "ordinal": 12.6, "games": 8,
+          "last_game_at": 1735732803.1}  # fmt: skip
+RANDOM = {"name": "random", "kind": "builtin", "mu": 22.1, "sigma": 5.1, "ordinal": 6.8, "games": 8,
+          "last_game_at": 1735732803.1}  # fmt: skip
 EXAMPLE = {
     "id": "a7x2mzk4c3n9b2rt",
     "status": "finished",

@@ -21,7 +21,12 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
         "kind": "builtin",
         "description": "Plays the heaviest legal tile.",
         "strength": "beats random",
-        "ratings": {"draw": {"name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48}},
+        "ratings": {
+            "draw": {
+                "name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48,
+                "last_game_at": 1764614400.0,
+            },
+        },  # fmt: skip
     },
     {
         "id": "mybot",

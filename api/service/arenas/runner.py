@@ -103,6 +103,11 @@ class Arenas:
         spec = ArenaSpec.from_json(fields["spec"])
         return render(arena_id, spec, fields, now, self.ratings.of_bots(spec.variant, spec.bots))
 
+    def sealed(self, doc: GameRecord) -> bool:
+        """An arena's game whose arena is still running: its deals (the seed) are played in other games of the
+        arena, so its history reveals them only when the whole arena is over (finished, failed or cancelled)."""
+        return "arena" in doc and self.records.is_running(doc["arena"]["id"])
+
     def advance(self, arena_id: str) -> int:
         """Start the arena's next games, in order, while their bots have slots free. Returns how many. When a
         game cannot be created (a registered bot retired, or unavailable after missing its deadlines), the arena
