@@ -5,7 +5,7 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, WholeNumber
-from api.resources.simulations.schemas import CURSOR_PATTERN, Cursor
+from api.resources.simulations.schemas import before_field
 from api.resources.games.schemas import line_games_seat_at_most_four
 from api.resources.variants.schemas import RULES_REF
 from api.resources.ratings.schemas import RatingSchema
@@ -143,13 +143,7 @@ class ArenaListQuerySchema(ma.Schema):
     limit = ma.fields.Integer(
         load_default=20, validate=ma.validate.Range(min=1, max=100), metadata={"description": "arenas per page"}
     )
-    before = Cursor(
-        metadata={
-            "type": "string",
-            "pattern": CURSOR_PATTERN,
-            "description": "the cursor of the next page: `next_before` of the previous one, as it came",
-        }
-    )
+    before = before_field()
 
 
 class ArenaPageSchema(ma.Schema):
