@@ -16,8 +16,9 @@ from domino.errors import describe
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
     ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames, TooManyArenas,
-    TooManyGames, TooManySimulations, TooManyStreams, Unauthorized, VariantNotFound, VersionMismatch,
+    InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    TicketNotFound, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
+    Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
 
@@ -153,6 +154,20 @@ TOO_MANY_ARENAS = ProblemType(
     "The caller (its app key or bot token) has as many arenas running as one owner may "
     "(`DOMINO_ARENAS_PER_OWNER`); wait for one to end or cancel one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_TICKETS = ProblemType(
+    429,
+    "too-many-tickets",
+    "Too many tickets",
+    "This holder (an address, an app's player, a registered bot) has as many open matchmaking tickets as it may "
+    "(`DOMINO_MAX_TICKETS`, 3 by default); cancel one or wait for a match, or retry after `Retry-After` seconds.",
+)
+OFFER_CLOSED = ProblemType(
+    409,
+    "offer-closed",
+    "Offer closed",
+    "The ticket, challenge or rematch is no longer open: matched, answered, cancelled or expired (`ticket_status` "
+    "says which, for a ticket).",
+)
 SEAT_LIMIT = ProblemType(
     409,
     "seat-limit",
@@ -185,6 +200,7 @@ PROBLEM_TYPES = [
     GAME_NOT_OVER,
     SEAT_TAKEN,
     SEAT_LIMIT,
+    OFFER_CLOSED,
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     REQUEST_TIMEOUT,
@@ -200,6 +216,7 @@ PROBLEM_TYPES = [
     TOO_MANY_SIMULATIONS,
     TOO_MANY_APP_GAMES,
     TOO_MANY_ARENAS,
+    TOO_MANY_TICKETS,
     UNAVAILABLE,
     INTERNAL,
 ]
@@ -212,7 +229,7 @@ BY_STATUS = {
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
         TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, TOO_MANY_ARENAS,
-        IDEMPOTENCY_KEY_REUSED,
+        TOO_MANY_TICKETS, IDEMPOTENCY_KEY_REUSED,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -274,6 +291,9 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAppGames: TOO_MANY_APP_GAMES,
     TooManyArenas: TOO_MANY_ARENAS,
+    TooManyTickets: TOO_MANY_TICKETS,
+    TicketNotFound: NOT_FOUND,
+    OfferClosed: OFFER_CLOSED,
     SeatLimit: SEAT_LIMIT,
     # store
     StoreUnavailable: UNAVAILABLE,
