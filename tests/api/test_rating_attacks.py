@@ -106,3 +106,12 @@ def test_a_rated_seat_naming_a_player_is_unlisted_and_claimed_only_with_its_apps
     assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "waiting"
     claimed = client.post(f"/v1/games/{game_id}/seats/0", json={"name": "Seven"}, headers=auth(app.key))
     assert claimed.status_code == 201, claimed.get_json()
+
+
+def test_who_takes_the_loss_alone() -> None:
+    from api.service.ratings import forfeited
+
+    doc: Any = {"turns": {"0": [7, 4], "1": [7, 0], "2": [6, 3]}}
+    assert forfeited(doc) == {0}, "more than half of its turns played by the server; exactly half is not"
+    assert forfeited({**doc, "resigned": 1}) == {0, 1}
+    assert forfeited({}) == set()
