@@ -136,3 +136,28 @@ def test_a_reminder_comes_once_with_one_id_even_when_the_sweep_dies_before_clear
     assert {h["webhook-id"] for h, _ in receiver.deliveries} == {f"msg_{game_id}_0_turn_reminder"}, "one id"
     assert payloads[0]["data"]["deadline"] == deadline
     assert short_id != game_id
+
+
+def test_a_clock_game_reminds_the_seat_whose_bank_is_long_enough(client, service) -> None:  # type: ignore[no-untyped-def]
+    """On a Fischer clock the turn's time is the seat's bank as its turn starts: at least reminder_min_turn
+    (600 s by default), it is reminded when reminder_fraction (0.2) of that bank is left; a shorter bank is not."""
+    receiver = Receiver()
+    try:
+        issued = service.create_app(f"corr-{uuid.uuid4().hex[:8]}", receiver.url, None, None, "turn.reminder")
+        auth = {"Authorization": f"Bearer {issued.key}"}
+        ids = {}
+        for bank in (1000, 599):
+            body = {"variant": "draw", "seats": TWO, "clock": {"initial_s": bank, "increment_s": 5}}
+            resp = client.post("/v1/games", json=body, headers=auth)
+            assert resp.status_code == 201, resp.get_json()
+            ids[bank] = resp.get_json()["game"]["id"]
+        deadline = client.get(f"/v1/games/{ids[1000]}").get_json()["deadline"]
+        assert service.sweep(now=deadline - 250).reminders == [], "a quarter of the bank left: not yet"
+        assert [j[0] for j in service.sweep(now=deadline - 150).reminders] == [ids[1000]]
+        eventually(lambda: run_webhooks(service) or receiver.deliveries, "the reminder")
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [(p["type"], p["data"]["game_id"]) for p in payloads] == [("turn.reminder", ids[1000])]
+    assert payloads[0]["data"]["deadline"] == deadline
+    assert service.store.reminders_due.size() == 0, "none was marked for the short bank"
