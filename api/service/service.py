@@ -37,6 +37,7 @@ from api.service.security import authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
+from api.service.timer import Timed
 from api.service.turns import Turns
 from api.service.views import from_archive, render_history, render_view
 from api.service.webhooks import Webhooks
@@ -61,8 +62,9 @@ class Service:
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
         self.endings = Endings(self.store, settings, self.commits)
+        self.timed = Timed(self.store, settings, self.games, self.queues, lifecycle)
         self.sweeper = Sweep(
-            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving
+            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving, self.timed
         )
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
@@ -293,6 +295,15 @@ class Service:
 
     def sweep(self, now: float | None = None) -> SweepReport:
         return self.sweeper.run(now)
+
+    def sweep_due(self, now: float | None = None) -> SweepReport:
+        """Only the turn deadlines and apps' reminders due by ``now``: what the sweep's timer runs."""
+        timeouts, reminders = self.timed.drain(now)
+        return SweepReport(bots=[], timeouts=timeouts, hooks=[], chunks=[], reminders=reminders)
+
+    def wait_due(self) -> None:
+        """Until the next deadline or reminder is due (or a sooner one is marked), at most ``timer_max_wait``."""
+        self.timed.wait()
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.deliveries import AppDeliveries
-from api.store.due import DueSet
+from api.store.due import DueSet, DueTimer
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
@@ -34,7 +34,7 @@ from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 
 __all__ = [
-    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
+    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
     "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
     "translated",
@@ -52,9 +52,10 @@ class Store:
         self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
         self.bots_due = DueSet(queue, prefix, "bots")
         self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet
-        self.turns_due = DueSet(queue, prefix, "turns")
+        self.due_timer = DueTimer(self.connections.blocking_queue, prefix)  # wakes the sweep's timer
+        self.turns_due = DueSet(queue, prefix, "turns", wake=self.due_timer)
         self.idle_due = DueSet(queue, prefix, "idle")  # live games, due when idle for game_ttl
-        self.reminders_due = DueSet(queue, prefix, "reminders")  # apps' turn reminders, by <game id>:<version>
+        self.reminders_due = DueSet(queue, prefix, "reminders", wake=self.due_timer)  # apps' turn reminders, by <game id>:<version>
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)

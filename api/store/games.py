@@ -235,6 +235,18 @@ class GameStore:
         return StoredGame(int(version), orjson.loads(doc), archived is not None)
 
     @translating
+    def load_many(self, game_ids: Sequence[str]) -> dict[str, StoredGame]:
+        """The games of ``game_ids`` still here: one pipeline (on a cluster, one per node)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(self.state_key(game_id), ["v", "doc", "a"])
+        out = {}
+        for game_id, (version, doc, archived) in zip(game_ids, pipe.execute()):
+            if version is not None and doc is not None:
+                out[game_id] = StoredGame(int(version), orjson.loads(doc), archived is not None)
+        return out
+
+    @translating
     def load_with_rounds(self, game_id: str) -> tuple[StoredGame, list[dict[str, Any]]] | None:
         """The game and its finished rounds' records but the latest (which its live state holds), oldest first."""
         version, doc, rounds, archived = self.redis.hmget(self.state_key(game_id), ["v", "doc", "r", "a"])
@@ -331,13 +343,19 @@ class GameStore:
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
 
-    @translating
     def keep(self, game_id: str, ttl: float) -> None:
         """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
+        self.keep_many([game_id], ttl)
+
+    @translating
+    def keep_many(self, game_ids: Sequence[str], ttl: float) -> None:
+        """:meth:`keep` for each of ``game_ids``, in one pipeline."""
         pipe = self.redis.pipeline(transaction=False)
-        for key in (self.state_key(game_id), self.events_key(game_id)):
-            pipe.expire(key, max(1, round(ttl)), gt=True)
-        pipe.execute()
+        for game_id in game_ids:
+            for key in (self.state_key(game_id), self.events_key(game_id)):
+                pipe.expire(key, max(1, round(ttl)), gt=True)
+        if game_ids:
+            pipe.execute()
 
     @translating
     def delete(self, game_id: str) -> None:
