@@ -53,6 +53,7 @@ def run(service: Service, stop: threading.Event, interval: float | None = None) 
     interval = service.settings.sweep_interval if interval is None else interval
     timer = threading.Thread(target=run_timer, args=(service, stop, interval), name="domino-timer", daemon=True)
     timer.start()
+    _guarded(service.adopt_idle_games)
     while not stop.is_set():
         _guarded(lambda: sweep_once(service))
         stop.wait(interval)

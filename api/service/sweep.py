@@ -27,6 +27,7 @@ from api.service.bot_games import attended
 from api.service.computer import bot_to_move
 from api.service.endings import Endings
 from api.service.games import Games
+from api.service.idle import IdleChecks, idle_at
 from api.service.timer import Timed
 from api.store import DueSet, Store
 
@@ -79,6 +80,7 @@ class Sweep:
         lifecycle: Lifecycle,
         archiving: Archiving,
         timed: Timed,
+        idle: IdleChecks,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -89,6 +91,7 @@ class Sweep:
         self.lifecycle = lifecycle
         self.archiving = archiving
         self.timed = timed
+        self.idle = idle
 
     def run(self, now: float | None = None) -> SweepReport:
         """One sweep, as at ``now`` (a Unix time; default: now)."""
@@ -164,10 +167,10 @@ class Sweep:
         found = self.games.find(game_id)
         if found is None or found.state.finished:
             return None
-        doc = found.doc
-        touched = max(doc.get("touched_at") or doc["created_at"], doc.get("deadline") or 0.0)
-        if touched + self.settings.game_ttl > now:
-            return Verdict(due_at=touched + self.settings.game_ttl)
+        idle = idle_at(found.doc, self.settings.game_ttl)
+        if idle > now:
+            self.idle.hold_until(found.doc, idle)  # the game lives on: so does its slot of its creator's cap
+            return Verdict(due_at=idle)
         return Verdict(
             due_at=now + self.settings.sweep_interval,  # the next sweep drops it, or sees the move that came first
             job=(game_id, found.version, 0),

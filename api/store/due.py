@@ -159,6 +159,15 @@ class DueSet:
         return [int(a) for a in cast("list[int]", self._next_attempts(keys=[self.attempt_key], args=args))]
 
     @translating
+    def done(self, step: str) -> bool:
+        """Whether a one-off ``step`` over this set (a migration) has been completed."""
+        return bool(self.conn.exists(f"{self.due_key}:done:{step}"))
+
+    @translating
+    def complete(self, step: str) -> None:
+        self.conn.set(f"{self.due_key}:done:{step}", 1)
+
+    @translating
     def soonest(self) -> float | None:
         """The due time of the soonest entry (None: the set is empty)."""
         first = scored(self.conn.zrange(self.due_key, 0, 0, withscores=True))

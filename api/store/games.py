@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
 import orjson
@@ -245,6 +245,19 @@ class GameStore:
             if version is not None and doc is not None:
                 out[game_id] = StoredGame(int(version), orjson.loads(doc), archived is not None)
         return out
+
+    def scan_ids(self, batch: int) -> Iterator[list[str]]:
+        """Every game here, by batches of about ``batch`` ids (a SCAN of each node: no long-blocking command)."""
+        ids: list[str] = []
+        prefix = f"{self.prefix}:{{"
+        with translated():
+            for key in self.redis.scan_iter(match=f"{prefix}*}}:state", count=batch):
+                ids.append(key.decode()[len(prefix) : -len("}:state")])
+                if len(ids) >= batch:
+                    yield ids
+                    ids = []
+        if ids:
+            yield ids
 
     @translating
     def load_with_rounds(self, game_id: str) -> tuple[StoredGame, list[dict[str, Any]]] | None:
