@@ -1,7 +1,7 @@
 """Deadline lateness: how late the sweep enforces turn deadlines when many fall due together.
 
     python bench/deadlines.py [--games 10000] [--window 60] [--sweep-interval 2.0] [--timer-batch 200]
-                              [--timer-max-wait 1.0]
+                              [--timer-max-wait 1.0] [--setup SECONDS]
 
 Method: a private Redis; ``--games`` two-human games created through the service, each with a
 ``turn_timeout_s`` chosen so that the deadlines fall evenly within ``--window`` seconds after the setup;
@@ -76,6 +76,7 @@ def main() -> int:
     parser.add_argument("--sweep-interval", type=float, default=Settings().sweep_interval)
     parser.add_argument("--timer-batch", type=int, default=Settings().timer_batch)
     parser.add_argument("--timer-max-wait", type=float, default=Settings().timer_max_wait)
+    parser.add_argument("--setup", type=float, help="seconds before the first deadline (default: 30, or 10 ms a game)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deadlines-") as folder:
         server = RedisServer(folder, persistent=False)
@@ -88,7 +89,7 @@ def main() -> int:
             )  # fmt: skip
             service = Service(settings)
             started = time.time()
-            setup = max(30.0, args.games * 0.01)  # time to create them (the first deadline comes after)
+            setup = args.setup or max(30.0, args.games * 0.01)  # to create them (the first deadline comes after)
             deadlines = create_games(service, args.games, started + setup, args.window)
             made = time.time() - started
             if made > setup:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 
@@ -51,3 +52,42 @@ def test_games_without_an_idle_check_are_given_one_once_and_are_ended_when_idle(
     assert service.adopt_idle_games() == 0, "done once"
     assert [j[0] for j in service.sweep(now=time.time() + 3600).expired] == [old_id]
     assert client.get(f"/v1/games/{old_id}/history").get_json()["outcome"]["reason"] == "expired"
+
+
+def test_a_move_racing_the_idle_end_at_the_same_moment_exactly_one_wins(settings) -> None:  # type: ignore[no-untyped-def]
+    """The sweep ends an idle game on the version it looked at while a seat's move lands at the same moment:
+    either the game ended (and the move is refused as over) or the move counts (and the game lives on)."""
+    app = create_app({"DOMINO": replace(settings, game_ttl=60), "TESTING": True})
+    service = app.extensions["domino.service"]
+    outcomes = set()
+    for _ in range(8):
+        client = app.test_client()
+        created = client.post("/v1/games", json={"variant": "draw", "seats": TWO}).get_json()
+        game_id = created["game"]["id"]
+        found = service.games.find(game_id)
+        seat = found.doc["state"]["turn"]
+        auth = {"Authorization": f"Bearer {created['tokens'][seat]['token']}"}
+        move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
+        start = threading.Barrier(2)
+        got: dict[str, object] = {}
+
+        def end() -> None:
+            start.wait()
+            got["ended"] = service.endings.expire(found)
+
+        def play() -> None:
+            start.wait()
+            got["move"] = app.test_client().post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code
+
+        threads = [threading.Thread(target=end), threading.Thread(target=play)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        view = client.get(f"/v1/games/{game_id}").get_json()
+        if got["ended"]:
+            assert got["move"] == 409 and view["status"] == "finished" and view["version"] == 1
+        else:
+            assert got["move"] == 200 and view["status"] == "playing" and view["version"] == 1
+        outcomes.add(bool(got["ended"]))
+    print(f"the end won in {sorted(outcomes)}")  # which of them won varies with the scheduling
