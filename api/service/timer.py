@@ -20,7 +20,8 @@ from api.config import Settings
 from api.queues import TIMEOUT_TURN, Queues
 from api.service.app_events import Lifecycle
 from api.service.bot_games import held
-from api.service.games import Games
+from api.service.games import Game, Games
+from api.service.records import BOT
 from api.store import Store
 
 Job = tuple[str, int, int]  # (game id, version, attempt)
@@ -74,8 +75,7 @@ class Timed:
                 due.mark(game_id, deadline)
                 continue
             kept.append(game_id)  # while its move is late (or held), the game stays
-            seat = game.state.to_move
-            if seat is not None and held(s, game.doc, game.state.rules, seat):
+            if self._held(game):
                 # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended by the
                 # sweep, so its keys must outlive that.
                 due.clear_if(game_id, leased_until)
@@ -86,6 +86,14 @@ class Timed:
         jobs = [(game_id, version, attempt) for (game_id, version), attempt in zip(late, attempts)]
         self.queues.enqueue_many(TIMEOUT_TURN, (((game_id, version), attempt) for game_id, version, attempt in jobs))
         return jobs, len(taken) == s.timer_batch
+
+    def _held(self, game: Game) -> bool:
+        """Whether the server must not move for the late seat (:func:`api.service.bot_games.held`). Only a game
+        with computer players can be held: the state of any other is not decoded here (its job decodes it)."""
+        if not any(seat["kind"] == BOT for seat in game.doc["seats"]):
+            return False
+        seat = game.state.to_move
+        return seat is not None and held(self.settings, game.doc, game.state.rules, seat)
 
     def _reminders(self, now: float) -> tuple[list[Job], bool]:
         """One batch of apps' turn reminders: those sent (the game still at the turn), and whether it was full."""
