@@ -228,12 +228,12 @@ class Settings:
     @property
     def webhook_delays(self) -> tuple[float, ...]:
         """The back-off before each retry of a webhook (``DOMINO_WEBHOOK_BACKOFF="1,5,15,60"``)."""
-        return tuple(float(x) for x in self.webhook_backoff.split(",") if x.strip())
+        return _delays(self.webhook_backoff)
 
     @property
     def webhook_host_delays(self) -> tuple[float, ...]:
         """A dead webhook host's back-off by consecutive failures (``DOMINO_WEBHOOK_HOST_BACKOFF``)."""
-        return tuple(float(x) for x in self.webhook_host_backoff.split(",") if x.strip())
+        return _delays(self.webhook_host_backoff)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -255,3 +255,8 @@ class Settings:
                 values[field.name] = raw
         values.update(overrides)
         return cls(**values)
+
+
+def _delays(text: str) -> tuple[float, ...]:
+    """Seconds, comma-separated (``"1,5,15,60"``)."""
+    return tuple(float(x) for x in text.split(",") if x.strip())

@@ -15,7 +15,7 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, BotNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
     TicketNotFound, TooManyAppGames, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets, Unauthorized,
     VariantNotFound, VersionMismatch,
@@ -285,6 +285,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     TicketNotFound: NOT_FOUND,
     OfferClosed: OFFER_CLOSED,
     SeatLimit: SEAT_LIMIT,
+    GameBusy: UNAVAILABLE,  # a game that kept changing under an erasure: retrying is all there is to do
     # store
     StoreUnavailable: UNAVAILABLE,
     ArchiveUnavailable: UNAVAILABLE,

@@ -275,31 +275,10 @@ class Creation:
         state = domino.new_game(rules, seed=seed, deal_version=deal_version)
         salt = secrets.token_hex(16)
         tokens: list[dict[str, Any]] = []
-        seats: list[SeatRecord] = []
-        for i, seat in enumerate(req.seats):
-            if seat.get("bot") in registered:
-                name = seat["bot"]
-                bot_key = registered[name]["token_hash"]
-                record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
-            elif "bot" in seat:
-                record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
-                if "think_ms" in seat:
-                    record["think_ms"] = seat["think_ms"]
-            elif seat.get("open"):
-                record = {"seat": i, "name": None, "kind": OPEN}
-            else:
-                token = (chosen[i] if chosen else None) or new_token()
-                record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
-                if seat.get("webhook"):
-                    secret = webhooks.new_secret()  # shown once, like the token
-                    record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
-                    tokens.append({"seat": i, "token": token, "webhook_secret": secret})
-                else:
-                    tokens.append({"seat": i, "token": token})
-            for extra in SEAT_EXTRAS:
-                if extra in seat:
-                    record[extra] = seat[extra]  # type: ignore[literal-required]
-            seats.append(record)
+        seats = [
+            _seat_record(game_id, i, seat, registered, tokens, chosen[i] if chosen else None)
+            for i, seat in enumerate(req.seats)
+        ]
         doc: GameRecord = {
             "format": 1,
             "id": game_id,
@@ -326,3 +305,38 @@ class Creation:
         if req.rated:
             doc["rated"] = True
         return doc, state, tokens
+
+
+def _seat_record(
+    game_id: str,
+    i: int,
+    seat: dict[str, Any],
+    registered: dict[str, dict[str, Any]],
+    tokens: list[dict[str, Any]],
+    chosen: str | None,
+) -> SeatRecord:
+    """Seat ``i``'s record as dealt; a human's or hosted bot's token (``chosen``, when one was chosen already)
+    and webhook secret, shown once, go to ``tokens``."""
+    if seat.get("bot") in registered:
+        name = seat["bot"]
+        bot_key = registered[name]["token_hash"]
+        record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
+    elif "bot" in seat:
+        record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
+        if "think_ms" in seat:
+            record["think_ms"] = seat["think_ms"]
+    elif seat.get("open"):
+        record = {"seat": i, "name": None, "kind": OPEN}
+    else:
+        token = chosen or new_token()
+        record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
+        if seat.get("webhook"):
+            secret = webhooks.new_secret()  # shown once, like the token
+            record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
+            tokens.append({"seat": i, "token": token, "webhook_secret": secret})
+        else:
+            tokens.append({"seat": i, "token": token})
+    for extra in SEAT_EXTRAS:
+        if extra in seat:
+            record[extra] = seat[extra]  # type: ignore[literal-required]
+    return record

@@ -65,7 +65,7 @@ class IdleChecks:
                     continue
                 at = idle_at(game.doc, self.settings.game_ttl)
                 due.mark(game.id, at, only_new=True)
-                self.store.games.keep(game.id, at - time.time() + self.settings.expiry_margin)
+                self.store.expiry.keep(game.id, at - time.time() + self.settings.expiry_margin)
                 self.hold_until(game.doc, at)
                 adopted += 1
         due.complete(ADOPTED)

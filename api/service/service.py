@@ -26,6 +26,7 @@ from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.endings import Endings
+from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
@@ -74,6 +75,7 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.erasure = Erasure(self.store, self.archive, self.commits)
         self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
 
     # -- reference data -----------------------------------------------------------------------------------
@@ -216,6 +218,10 @@ class Service:
     ) -> tuple[list[dict[str, Any]], str | None]:
         """``app``'s games in which it is ``player``'s turn, soonest deadline first, after ``cursor``."""
         return list_to_move(self.store, self.games, app, player, cursor, limit)
+
+    def erase_player(self, app: App, player: str) -> int:
+        """Erase ``player`` from every game of ``app``, live or archived; how many games named it."""
+        return self.erasure.erase(app, player)
 
     # -- apps -------------------------------------------------------------------------------------------------
 

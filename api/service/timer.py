@@ -81,7 +81,7 @@ class Timed:
                 due.clear_if(game_id, leased_until)
                 continue
             late.append((game_id, game.version))
-        self.store.games.keep_many(kept, s.expiry_margin)
+        self.store.expiry.keep_many(kept, s.expiry_margin)
         attempts = due.next_attempts(late, first=0)
         jobs = [(game_id, version, attempt) for (game_id, version), attempt in zip(late, attempts)]
         self.queues.enqueue_many(TIMEOUT_TURN, (((game_id, version), attempt) for game_id, version, attempt in jobs))

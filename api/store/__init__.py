@@ -1,6 +1,7 @@
 """Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
 
-:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), five
+:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets),
+``expiry`` (how long a game's keys outlive its last commit), ``rewrites`` (a player's erasure), five
 :class:`DueSet` (``bots_due``, ``turns_due``, ``idle_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
 lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
@@ -24,11 +25,13 @@ from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet, DueTimer
+from api.store.expiry import GameExpiry
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
 from api.store.ratings import RatingStore
+from api.store.rewrites import GameRewrites
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
@@ -36,8 +39,9 @@ from api.store.tickets import TicketStore
 
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
-    "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
+    "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame", "ping_url",
+    "shutdown_url",
     "translated",
 ]  # fmt: skip
 
@@ -51,6 +55,8 @@ class Store:
         self.connections = Connections(settings)
         self.queue_redis = queue = self.connections.queue_redis
         self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
+        self.expiry = GameExpiry(self.games)
+        self.rewrites = GameRewrites(self.games)
         self.bots_due = DueSet(queue, prefix, "bots")
         self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet
         self.due_timer = DueTimer(self.connections.blocking_queue, prefix)  # wakes the sweep's timer

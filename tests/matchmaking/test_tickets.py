@@ -9,6 +9,7 @@ from tickets_support import TICKETS, read, seek
 
 
 
+@pytest.mark.cluster
 def test_two_compatible_tickets_make_one_game_and_each_reads_its_seat(client, run_bots) -> None:
     first = seek(client, {"variant": "draw", "players": 2, "name": "Ada"}, address="127.0.0.2")
     assert first.status_code == 201, first.json
@@ -33,11 +34,17 @@ def test_tickets_for_other_rules_or_sizes_wait_apart(client, run_bots) -> None:
     assert {read(client, t).json["status"] for t in (one, other, bigger)} == {"waiting"}
 
 
-def test_one_holder_is_never_matched_with_itself(client, run_bots) -> None:
-    first = seek(client, {"variant": "draw", "players": 2}).json
-    second = seek(client, {"variant": "draw", "players": 2}).json
+def test_one_player_is_never_matched_with_itself_but_one_address_may_seat_two_people(client, run_bots, app_key) -> None:
+    key = {"Authorization": f"Bearer {app_key}"}
+    first = seek(client, {"variant": "draw", "players": 2, "player": "u1"}, headers=key).json
+    second = seek(client, {"variant": "draw", "players": 2, "player": "u1"}, headers=key).json
     run_bots()
     assert read(client, first).json["status"] == read(client, second).json["status"] == "waiting"
+    one = seek(client, {"variant": "draw", "players": 3}).json
+    two = seek(client, {"variant": "draw", "players": 3}).json  # the same address: two people behind one router
+    three = seek(client, {"variant": "draw", "players": 3}, address="127.0.0.7").json
+    run_bots()
+    assert {read(client, t).json["status"] for t in (one, two, three)} == {"matched"}
 
 
 def test_a_cancelled_ticket_is_never_matched_and_a_matched_one_cannot_be_cancelled(client, run_bots) -> None:
@@ -53,6 +60,7 @@ def test_a_cancelled_ticket_is_never_matched_and_a_matched_one_cannot_be_cancell
     assert late.status_code == 409 and late.json["type"].endswith("/offer-closed") and late.json["ticket_status"] == "matched"
 
 
+@pytest.mark.cluster
 def test_the_table_is_filled_with_computer_players_after_the_wait(client, run_bots, service) -> None:
     alone = seek(client, {"variant": "draw", "players": 3, "bots_after_s": 0, "bot": "random"}).json
     run_bots()

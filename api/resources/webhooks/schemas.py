@@ -8,7 +8,8 @@ from typing import Any
 import marshmallow as ma
 from apispec import APISpec
 
-from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, HistorySeatSchema, LastRoundSchema
+from api.resources.games.history import HistorySeatSchema
+from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, LastRoundSchema
 from api.resources.moves.schemas import MoveSchema
 from api.service.app_events import EVENT_TYPES, MATCH_FOUND, TURN_REMINDER, TURN_STARTED
 

@@ -112,7 +112,7 @@ class Matcher:
     def _tell(self, game_id: str, seats: list[str | None], specs: dict[str, dict[str, Any]], app_id: str | None) -> None:
         """A registered bot hears ``match`` on its stream; an app hears ``match.found`` for its players."""
         notices = [
-            (specs[t]["holder"]["name"], {"type": "match", "ticket": t, "game_id": game_id, "seat": i})
+            (specs[t]["holder"]["name"], {"type": "match", "ticket": t, "game_id": game_id, "seat": i, "version": 0})
             for i, t in enumerate(seats)
             if t is not None and specs[t]["holder"]["kind"] == BOT
         ]

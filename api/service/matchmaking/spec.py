@@ -31,10 +31,15 @@ class Holder:
 
     @property
     def key(self) -> str:
-        """Its identity for the caps and for "once per table"."""
+        """Its identity for the cap on open tickets."""
         if self.kind == PLAYER:
             return f"player:{self.app}:{self.name}"
         return f"{self.kind}:{self.name}"
+
+    def seat_key(self, ticket_id: str) -> str:
+        """Its identity at a table, which seats it once: an app's player or a bot is one; anonymous tickets are
+        each their own (two people behind one address may play each other)."""
+        return f"ticket:{ticket_id}" if self.kind == ANONYMOUS else self.key
 
 
 @dataclasses.dataclass(frozen=True)

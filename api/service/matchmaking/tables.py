@@ -10,6 +10,7 @@ matched only once both partners wait, seated as partners (seats 0 and 2, or 1 an
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Iterable, Sequence
 
@@ -124,23 +125,50 @@ def table_for(
     return seat(chosen, size, teams)
 
 
+class ByRating:
+    """Units indexed by their members' ordinals, so that an anchor looks only at the units its range holds
+    (each kept in arrival order): a pass costs the window, not the pool. Unrated units are in every window."""
+
+    def __init__(self, pending: Sequence[Unit]) -> None:
+        rated = sorted(
+            ((s.ordinal, i) for i, u in enumerate(pending) for s in u if s.ordinal is not None), key=lambda p: p[0]
+        )
+        self.pending = pending
+        self.ordinals = [o for o, _ in rated]
+        self.indices = [i for _, i in rated]
+        self.unrated = [i for i, u in enumerate(pending) if all(s.ordinal is None for s in u)]
+
+    def window(self, anchor: Unit, now: float, widen: float) -> Sequence[Unit]:
+        """The units ``anchor`` may accept by rating, oldest first."""
+        lo, hi = float("-inf"), float("inf")
+        for s in anchor:
+            if s.lo is not None and s.hi is not None:
+                grown = widen * max(0.0, now - s.arrived)
+                lo, hi = max(lo, s.lo - grown), min(hi, s.hi + grown)
+        if lo == float("-inf") and hi == float("inf"):
+            return self.pending
+        found = set(self.indices[bisect.bisect_left(self.ordinals, lo) : bisect.bisect_right(self.ordinals, hi)])
+        return [self.pending[i] for i in sorted(found.union(self.unrated))]
+
+
 def tables(seekers: Sequence[Seeker], size: int, teams: bool, now: float, widen: float, first: str | None = None) -> list[Table]:
     """The tables to form now. With ``first`` (a ticket that just arrived), only the one table it may join;
-    otherwise every table, anchoring the oldest unit first (a pass over a pool: each unit is anchored once, so
-    the cost is at most the units times the candidates scanned until a table is full)."""
+    otherwise every table, anchoring the oldest unit first. Each anchor scans the units its rating range holds
+    (all of them when it has none) until its table is full."""
     pending = units(seekers)
+    index = ByRating(pending)
     if first is not None:
         anchor = next((u for u in pending if any(s.id == first for s in u)), None)
         if anchor is None:
             return []
-        found = table_for(anchor, pending, size, teams, now, widen)
+        found = table_for(anchor, index.window(anchor, now, widen), size, teams, now, widen)
         return [found] if found is not None else []
     formed: list[Table] = []
     used: set[str] = set()
     for anchor in pending:
         if anchor[0].id in used:
             continue
-        found = table_for(anchor, pending, size, teams, now, widen, used)
+        found = table_for(anchor, index.window(anchor, now, widen), size, teams, now, widen, used)
         if found is not None:
             formed.append(found)
             used.update(found.tickets)

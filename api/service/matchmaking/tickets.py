@@ -68,7 +68,7 @@ class Tickets:
         ordinal = self._ordinal(req, holder) if req.rated else None
         lo, hi = req.rating_range if req.rating_range is not None else (None, None)
         seeker = {
-            "arrived": now, "holder": holder.key, "app": holder.app if holder.kind == PLAYER else None,
+            "arrived": now, "holder": holder.seat_key(ticket_id), "app": holder.app if holder.kind == PLAYER else None,
             "ordinal": ordinal, "lo": lo, "hi": hi, "party": party,
             "bots_at": None if req.bots_after_s is None else now + req.bots_after_s,
             "size": req.players, "teams": rules.has_teams,
