@@ -40,8 +40,13 @@ class Settings:
     # --api-connections requests at once, and each open event stream holds a connection of its own.
     redis_max_connections: int = 2000
     # domino-serve's own Redis (workers/redis_server.py): its maxmemory, with the noeviction policy, so a full
-    # Redis refuses writes (503 `unavailable`) instead of evicting games. docker-compose sets the same.
+    # Redis refuses writes (503 `storage-full`, Retry-After: storage_full_retry_after) instead of evicting
+    # games. docker-compose sets the same. A worker whose job or whose RQ bookkeeping finds Redis full waits
+    # full_backoff seconds, doubling up to full_backoff_max, and tries again (workers/full.py).
     redis_maxmemory: str = "1gb"
+    storage_full_retry_after: int = 5
+    full_backoff: float = 0.1
+    full_backoff_max: float = 2.0
 
     # Decoded game states kept per process (api/service/states.py), by game and version; 0 keeps none.
     state_cache_size: int = 512
@@ -93,6 +98,10 @@ class Settings:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
     # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).
     games_per_client: int = 20
+    # Finished games the archive has not taken yet (each stays in Redis until it has): one client's (or one
+    # app's) at most this many, so that when the archive falls behind no client can fill Redis with finished
+    # games; a new game beyond is a 429 until the archive catches up.
+    finished_games_per_client: int = 100
     simulations_per_client: int = 4  # queued or running
     seats_per_client: int = 1
     capacity_retry_after: int = 30

@@ -101,9 +101,11 @@ class Creation:
             raise
 
     def _take_slot(self, game_id: str, client: str, app: App | None) -> None:
-        """One of the app's slots (its own cap), else one of the address's."""
+        """One of the app's slots (its own cap), else one of the address's; neither while it has as many
+        finished games as it may waiting for the archive."""
         # until its first idle check and the margin; each idle check renews it (api/service/idle.py)
         lease = math.ceil((self.settings.game_ttl + self.settings.expiry_margin) * 1000)
+        self._check_finished(f"app:{app.id}" if app is not None else client, app is not None)
         if app is not None:
             if not self.store.app_games.take(app.id, game_id, app.max_games, lease):
                 raise TooManyAppGames(
@@ -118,6 +120,13 @@ class Creation:
                 f"This client has {cap} games waiting or playing, as many as it may; finish or resign one first.",
                 self.settings.capacity_retry_after,
             )
+
+    def _check_finished(self, held_by: str, by_app: bool) -> None:
+        cap = self.settings.finished_games_per_client
+        if cap and self.store.client_finished.count(held_by) >= cap:
+            who = "This app" if by_app else "This client"
+            detail = f"{who} has {cap} finished games waiting for the archive, as many as it may; retry later."
+            raise (TooManyAppGames if by_app else TooManyGames)(detail, self.settings.capacity_retry_after)
 
     def _undo(self, game_id: str, client: str, app: App | None, req: GameRequest) -> None:
         """Remove what a failed create may have written (deletes are allowed in a full Redis)."""

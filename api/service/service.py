@@ -44,7 +44,7 @@ from api.service.timer import Timed
 from api.service.turns import Turns
 from api.service.views import from_archive, render_history, render_view
 from api.service.webhooks import Webhooks
-from api.store import Store, StoreUnavailable
+from api.store import Store, StoreFull, StoreUnavailable
 
 
 class Service:
@@ -392,8 +392,10 @@ class Service:
     # -- operations ---------------------------------------------------------------------------------------------
 
     def readiness(self) -> tuple[bool, str, dict[str, Any]]:
-        """(ready, why not, checks): Redis answers and a worker listens on the bots queue. The archive is
-        reported, never a reason to be unready: live play goes on without it (finished games wait in Redis)."""
+        """(ready, why not, checks): ready while Redis (games and queues) takes reads and writes, and only
+        Redis decides. The workers on each queue and the archive are reported, never a reason to be unready:
+        a worker that is missing delays play without refusing anything, and live play goes on without the
+        archive (finished games wait in Redis)."""
         checks: dict[str, Any] = {}
         try:
             checks["archive"] = {"ok": True, **self.archive.ping()}
@@ -402,12 +404,13 @@ class Service:
         try:
             checks["redis"] = {"ok": True, **self.store.ping()}
             workers = self.queues.worker_counts()
+        except StoreFull:
+            checks["redis"] = {"ok": False, "full": True, "error": "out of memory"}
+            return False, "Redis is full: it refuses writes (reads still answer).", checks
         except StoreUnavailable as exc:
             checks.setdefault("redis", {"ok": False, "error": str(exc)})
             return False, "Redis does not answer.", checks
         checks.update({f"{purpose.replace('-', '_')}_workers": n for purpose, n in workers.items()})
-        if workers["bots"] < 1:
-            return False, "No worker listens on the bots queue.", checks
         return True, "", checks
 
     def queue_depths(self) -> dict[str, int]:

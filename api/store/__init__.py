@@ -22,7 +22,9 @@ from api.config import Settings
 from api.store.apps import AppStore
 from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
-from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.connections import (
+    Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
+)
 from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet, DueTimer
 from api.store.expiry import GameExpiry
@@ -40,8 +42,8 @@ from api.store.tickets import TicketStore
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
     "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame", "ping_url",
-    "shutdown_url",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame",
+    "out_of_memory", "ping_url", "shutdown_url",
     "translated",
 ]  # fmt: skip
 
@@ -73,6 +75,7 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.client_finished = ClientSlots(queue, prefix, "finished")  # finished games not yet archived, by owner
         self.ratings = RatingStore(queue, prefix, settings.finished_ttl)
         self.ratings_due = DueSet(queue, prefix, "ratings")
         self.arenas = ArenaStore(queue, prefix, settings.finished_ttl)

@@ -53,6 +53,11 @@ class ClientSlots:
         return int(self._take(keys=[self.key(client)], args=[slot, lease_ms, cap])) == 0
 
     @translating
+    def count(self, client: str) -> int:
+        """How many slots ``client`` holds (those past their lease included until the next take drops them)."""
+        return int(self.conn.zcard(self.key(client)))
+
+    @translating
     def held(self, client: str) -> list[str]:
         return [m.decode() for m in cast("list[bytes]", self.conn.zrange(self.key(client), 0, -1))]
 
