@@ -78,6 +78,11 @@ class Settings:
     # Computer players.
     bot_due_delay: float = 2.0  # a bot turn not played within this is re-enqueued by the sweep
     sweep_interval: float = 2.0
+    # The sweep's timer (api/service/timer.py): turn deadlines and apps' turn reminders are taken as they come
+    # due, timer_batch at a time; between them it waits for the soonest, woken at once when a nearer one is
+    # marked, and looks again at least every timer_max_wait seconds.
+    timer_batch: int = 200
+    timer_max_wait: float = 1.0
     bot_job_timeout: int = 30
     bot_result_ttl: int = 60
     # Games of computer players only (api/service/bot_games.py): their own queue and worker, and caps (422 beyond).

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import secrets
 import time
 from typing import Any
@@ -102,7 +103,8 @@ class Creation:
     def _take_slot(self, game_id: str, client: str, app: App | None) -> None:
         """One of the app's slots (its own cap), else one of the address's; neither while it has as many
         finished games as it may waiting for the archive."""
-        lease = self.settings.game_ttl * 1000
+        # until its first idle check and the margin; each idle check renews it (api/service/idle.py)
+        lease = math.ceil((self.settings.game_ttl + self.settings.expiry_margin) * 1000)
         self._check_finished(f"app:{app.id}" if app is not None else client, app is not None)
         if app is not None:
             if not self.store.app_games.take(app.id, game_id, app.max_games, lease):

@@ -39,6 +39,8 @@ from api.service.security import BOT_TOKEN_PREFIX, authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
+from api.service.idle import IdleChecks
+from api.service.timer import Timed
 from api.service.turns import Turns
 from api.service.views import from_archive, render_history, render_view
 from api.service.webhooks import Webhooks
@@ -63,9 +65,12 @@ class Service:
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
         self.endings = Endings(self.store, settings, self.commits)
+        self.timed = Timed(self.store, settings, self.games, self.queues, lifecycle)
+        self.idle = IdleChecks(self.store, settings, self.games)
         self.sweeper = Sweep(
-            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving
-        )
+            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving,
+            self.timed, self.idle,
+        )  # fmt: skip
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
@@ -332,6 +337,19 @@ class Service:
     def match_pool(self, pool: str, ticket_id: str) -> str:
         """A ticket arrived in ``pool``: form the table it may join."""
         return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
+
+    def sweep_due(self, now: float | None = None) -> SweepReport:
+        """Only the turn deadlines and apps' reminders due by ``now``: what the sweep's timer runs."""
+        timeouts, reminders = self.timed.drain(now)
+        return SweepReport(bots=[], timeouts=timeouts, hooks=[], chunks=[], reminders=reminders)
+
+    def adopt_idle_games(self) -> int:
+        """Once per deployment: give live games created before idle checks existed their idle check."""
+        return self.idle.adopt()
+
+    def wait_due(self) -> None:
+        """Until the next deadline or reminder is due (or a sooner one is marked), at most ``timer_max_wait``."""
+        self.timed.wait()
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 
