@@ -78,6 +78,11 @@ class Settings:
     # Computer players.
     bot_due_delay: float = 2.0  # a bot turn not played within this is re-enqueued by the sweep
     sweep_interval: float = 2.0
+    # The sweep's timer (api/service/timer.py): turn deadlines and apps' turn reminders are taken as they come
+    # due, timer_batch at a time; between them it waits for the soonest, woken at once when a nearer one is
+    # marked, and looks again at least every timer_max_wait seconds.
+    timer_batch: int = 200
+    timer_max_wait: float = 1.0
     bot_job_timeout: int = 30
     bot_result_ttl: int = 60
     # Games of computer players only (api/service/bot_games.py): their own queue and worker, and caps (422 beyond).
@@ -119,9 +124,11 @@ class Settings:
     simulation_ttl: int = 7 * 24 * 3600
 
     # Arenas (api/service/arenas/): rated games between bots on the workers, through the real game path. An
-    # arena plays at most arena_max_games games of at most arena_max_deals deals (422 beyond); a bot plays at
-    # most arena_games_per_bot arena games at once, across every arena.
+    # arena plays at most arena_max_games games of at most arena_max_deals deals (422 beyond), at most
+    # arena_games_per_bot of them at once (each seats every bot: that many for each bot, in this arena only);
+    # an owner (app key or bot token) has at most arenas_per_owner arenas running (429 beyond).
     arena_games_per_bot: int = 4
+    arenas_per_owner: int = 4
     arena_max_deals: int = 100
     arena_max_games: int = 1000
 
