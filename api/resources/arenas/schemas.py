@@ -5,8 +5,7 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, WholeNumber
-from api.resources.games.schemas import line_games_seat_at_most_four
-from api.resources.variants.schemas import RULES_REF
+from api.resources.variants.schemas import RULES_REF, rules_by_variant
 from api.resources.ratings.schemas import RatingSchema
 
 ARENA_STATUSES = ["running", "finished", "failed"]
@@ -128,4 +127,4 @@ class ArenaSchema(ma.Schema):
 
 
 def document(spec: APISpec) -> None:
-    spec.components.schemas["CreateArena"]["allOf"] = [line_games_seat_at_most_four("bots")]
+    rules_by_variant(spec, "CreateArena", "bots")
