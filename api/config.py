@@ -118,6 +118,13 @@ class Settings:
 
     # Events (api/service/events.py): long polls and Server-Sent Events on a blocking connection of their own.
     max_wait: float = 30.0  # the longest `wait` a long poll may ask for, seconds
+
+    # Matchmaking (api/service/matchmaking): open tickets per holder (an address, an app's player, a registered
+    # bot); a waiting ticket nobody reads for ticket_idle seconds expires; a rated ticket's rating range widens
+    # by match_widen ordinal points per second waited, on each side.
+    max_tickets: int = 3
+    ticket_idle: float = 30.0
+    match_widen: float = 0.5
     keepalive_interval: float = 15.0  # an SSE comment at least this often
     stream_ticket_ttl: int = 60  # a stream ticket for EventSource (`?ticket=`) lives this long, seconds
     # Open event streams (SSE, and long polls that wait) at once, counted in Redis across API processes
@@ -216,12 +223,12 @@ class Settings:
     @property
     def webhook_delays(self) -> tuple[float, ...]:
         """The back-off before each retry of a webhook (``DOMINO_WEBHOOK_BACKOFF="1,5,15,60"``)."""
-        return tuple(float(x) for x in self.webhook_backoff.split(",") if x.strip())
+        return _delays(self.webhook_backoff)
 
     @property
     def webhook_host_delays(self) -> tuple[float, ...]:
         """A dead webhook host's back-off by consecutive failures (``DOMINO_WEBHOOK_HOST_BACKOFF``)."""
-        return tuple(float(x) for x in self.webhook_host_backoff.split(",") if x.strip())
+        return _delays(self.webhook_host_backoff)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -243,3 +250,8 @@ class Settings:
                 values[field.name] = raw
         values.update(overrides)
         return cls(**values)
+
+
+def _delays(text: str) -> tuple[float, ...]:
+    """Seconds, comma-separated (``"1,5,15,60"``)."""
+    return tuple(float(x) for x in text.split(",") if x.strip())

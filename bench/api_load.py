@@ -43,7 +43,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -118,6 +117,20 @@ class Served:
         return own | {name: [pid] for name, pid in self.shared.items()}
 
 
+def run_tables(target: Target, stats: Stats, tables: int, seconds: float, match_seconds: float) -> float:
+    """``tables`` tables start matches for ``seconds``, those in play then end within ``match_seconds``; the
+    seconds it took."""
+    t0 = time.monotonic()
+    last_start = t0 + seconds
+    stop = last_start + match_seconds
+    threads = [threading.Thread(target=play_tables, args=(target, stats, stop, i, last_start)) for i in range(tables)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(stop - t0 + 30)
+    return min(time.monotonic() - t0, stop - t0)  # no move or view starts after the stop
+
+
 def play_games(served: Served, args: argparse.Namespace, variant: str) -> dict[str, float]:
     """Clients play matches for ``args.seconds``; prints what they saw and returns the run's figures."""
     stats = Stats()
@@ -127,18 +140,8 @@ def play_games(served: Served, args: argparse.Namespace, variant: str) -> dict[s
     target = Target(served.port, served.streams_port, args.wait, variant, args.vs_bot)
     seats = SCENARIOS[variant][0] - (1 if args.vs_bot else 0)
     whole = SCENARIOS[variant][1].get("rounds") != 1  # matches of several rounds are played to their end
-    t0 = time.monotonic()
-    last_start = t0 + args.seconds
-    stop = last_start + (args.match_seconds if whole else 0)
-    tables = [
-        threading.Thread(target=play_tables, args=(target, stats, stop, i, last_start))
-        for i in range(max(1, args.clients // seats))
-    ]
-    for t in tables:
-        t.start()
-    for t in tables:
-        t.join(stop - t0 + 30)
-    elapsed = min(time.monotonic() - t0, stop - t0)  # no move or view starts after the stop
+    tables = max(1, args.clients // seats)
+    elapsed = run_tables(target, stats, tables, args.seconds, args.match_seconds if whole else 0)
     load = os.getloadavg()[0]
     part_cpu = {name: cpu_seconds(pids) - part0[name] for name, pids in parts.items()}
     machine, client = busy_share(machine0, machine_busy()), os.times()
@@ -147,7 +150,7 @@ def play_games(served: Served, args: argparse.Namespace, variant: str) -> dict[s
     server_cpu = sum(part_cpu.values())
     moves_s = len(stats.moves) / elapsed
 
-    print(f"{served.name}: {variant}, {len(tables)} tables of {seats} clients{f' and a {args.vs_bot} bot' if args.vs_bot else ''}, "
+    print(f"{served.name}: {variant}, {tables} tables of {seats} clients{f' and a {args.vs_bot} bot' if args.vs_bot else ''}, "
           f"{args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
     print(f"  clients wait by {args.wait}; matches finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, "
           f"views {len(stats.views)}, {'events received' if args.wait == 'sse' else 'long polls'} {stats.polls}, "
@@ -208,7 +211,31 @@ def print_medians(figures: list[dict[str, float]]) -> None:
         print(f"  {name}: {med:.2f} [{low:.2f}, {high:.2f}]")
 
 
-def main() -> int:
+def one_run(served: list[Served], args: argparse.Namespace, run: int, bare_port: int, bare_pids: list[int]) -> dict[str, float]:
+    """One run: the clients against each server, then the bare requests; the run's figures."""
+    run_figures: dict[str, float] = {}
+    # API then floor, then floor then API: a machine getting busier or quieter weighs on both alike.
+    for s in served if run % 2 else served[::-1]:
+        got = play_games(s, args, args.variant)
+        prefix = "floor " if s.name.startswith("floor") and args.compare_floor else ""
+        run_figures.update({prefix + k: v for k, v in got.items()})
+    if args.compare_floor:
+        run_figures["API/floor moves/s"] = run_figures["moves/s"] / run_figures["floor moves/s"]
+        # What the ratio would be were the server's CPU all that limits it (others' load aside).
+        run_figures["floor/API server CPU"] = (
+            run_figures["floor server CPU ms/move"] / run_figures["server CPU ms/move"]
+        )
+        if "REST CPU ms/move" in run_figures and "floor REST CPU ms/move" in run_figures:
+            run_figures["API/floor REST CPU"] = run_figures["REST CPU ms/move"] / run_figures["floor REST CPU ms/move"]
+        print(f"API moves/s / floor moves/s = {run_figures['API/floor moves/s']:.2f}; "
+              f"floor / API server CPU per move = {run_figures['floor/API server CPU']:.2f}")
+    if args.bare_seconds > 0:
+        run_figures.update(play_bare(bare_port, bare_pids, args))
+        print(f"moves/s / bare requests/s = {run_figures['moves/s'] / run_figures['bare requests/s']:.2f}")
+    return run_figures
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", choices=tuple(SCENARIOS), default="draw")
     parser.add_argument("--clients", type=int, default=32, help="client seats (tables of the variant's size)")
@@ -227,6 +254,11 @@ def main() -> int:
     args = parser.parse_args()
     if (args.floor or args.compare_floor) and (args.wait != "sse" or args.variant != "draw" or args.vs_bot):
         parser.error("the floor serves 2-seat draw games followed by Server-Sent Events only")
+    return args
+
+
+def main() -> int:
+    args = parse_args()
 
     from workers.redis_server import RedisServer, free_port
 
@@ -264,26 +296,7 @@ def main() -> int:
             for run in range(1, args.runs + 1):
                 if args.runs > 1:
                     print(f"-- run {run} of {args.runs}")
-                run_figures: dict[str, float] = {}
-                # API then floor, then floor then API: a machine getting busier or quieter weighs on both alike.
-                for s in served if run % 2 else served[::-1]:
-                    got = play_games(s, args, args.variant)
-                    prefix = "floor " if s.name.startswith("floor") and args.compare_floor else ""
-                    run_figures.update({prefix + k: v for k, v in got.items()})
-                if args.compare_floor:
-                    run_figures["API/floor moves/s"] = run_figures["moves/s"] / run_figures["floor moves/s"]
-                    # What the ratio would be were the server's CPU all that limits it (others' load aside).
-                    run_figures["floor/API server CPU"] = (
-                        run_figures["floor server CPU ms/move"] / run_figures["server CPU ms/move"]
-                    )
-                    if "REST CPU ms/move" in run_figures and "floor REST CPU ms/move" in run_figures:
-                        run_figures["API/floor REST CPU"] = run_figures["REST CPU ms/move"] / run_figures["floor REST CPU ms/move"]
-                    print(f"API moves/s / floor moves/s = {run_figures['API/floor moves/s']:.2f}; "
-                          f"floor / API server CPU per move = {run_figures['floor/API server CPU']:.2f}")
-                if args.bare_seconds > 0:
-                    run_figures.update(play_bare(bare_port, bare_pids, args))
-                    print(f"moves/s / bare requests/s = {run_figures['moves/s'] / run_figures['bare requests/s']:.2f}")
-                figures.append(run_figures)
+                figures.append(one_run(served, args, run, bare_port, bare_pids))
             if args.runs > 1:
                 print_medians(figures)
             return 0 if not any(f.get("errors") or f.get("floor errors") or f.get("bare errors") for f in figures) else 1

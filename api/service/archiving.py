@@ -97,7 +97,7 @@ class Archiving:
     def _archived(self, entries: list[Entry]) -> None:
         """The archive holds ``entries``: flag them in Redis with their grace expiry, and take them out of
         their apps' Redis indexes (the archive lists them now)."""
-        self.store.games.mark_archived([e.id for e in entries], self.settings.archived_ttl)
+        self.store.expiry.mark_archived([e.id for e in entries], self.settings.archived_ttl)
         for e in entries:
             if e.app is not None:
                 players = [p for p in (seat.get("player") for seat in e.seats) if p]

@@ -176,6 +176,17 @@ class Creation:
         doc["arena"] = arena
         return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
 
+    def create_for_match(self, game_id: str, req: GameRequest, tokens: list[str | None], app_id: str | None) -> bool:
+        """A matched table's game under the id its match reserved, with the seat tokens it chose (its tickets show
+        them), owned by ``app_id`` when every ticket was that app's; False when it exists already (a match
+        finished twice). Like an arena's, it holds no client's slot: tickets are capped instead."""
+        rules, registered = self.check(req, app_id)
+        doc, state, _ = self._first_record(game_id, req, rules, registered, chosen=tokens)
+        if app_id is not None:
+            doc["app"] = app_id
+            self.store.apps.own(app_id, game_id, doc["created_at"], players(req))
+        return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
+
     def _commit_first(
         self, game_id: str, doc: GameRecord, state: domino.State, variant: str, exists_ok: bool = False
     ) -> Committed | None:
@@ -252,40 +263,20 @@ class Creation:
         registered: dict[str, dict[str, Any]],
         server_seed: str | None = None,
         deal_version: int = domino.DEAL_VERSION,
+        chosen: list[str | None] | None = None,
     ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
         """The game as dealt (version 0) from the client's seed, else ``server_seed``, else a random one: its
-        record, its state, and the tokens (and webhook secrets) shown once. A registered bot's seat gets no
-        token: the bot moves with its own."""
+        record, its state, and the tokens (and webhook secrets) shown once (``chosen``: tokens chosen already, by seat).
+        A registered bot's seat gets no token: the bot moves with its own."""
         client_seeded = req.seed is not None
         seed = req.seed if req.seed is not None else server_seed or secrets.token_hex(16)  # 128 random bits
         state = domino.new_game(rules, seed=seed, deal_version=deal_version)
         salt = secrets.token_hex(16)
         tokens: list[dict[str, Any]] = []
-        seats: list[SeatRecord] = []
-        for i, seat in enumerate(req.seats):
-            if seat.get("bot") in registered:
-                name = seat["bot"]
-                bot_key = registered[name]["token_hash"]
-                record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
-            elif "bot" in seat:
-                record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
-                if "think_ms" in seat:
-                    record["think_ms"] = seat["think_ms"]
-            elif seat.get("open"):
-                record = {"seat": i, "name": None, "kind": OPEN}
-            else:
-                token = new_token()
-                record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
-                if seat.get("webhook"):
-                    secret = webhooks.new_secret()  # shown once, like the token
-                    record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
-                    tokens.append({"seat": i, "token": token, "webhook_secret": secret})
-                else:
-                    tokens.append({"seat": i, "token": token})
-            for extra in SEAT_EXTRAS:
-                if extra in seat:
-                    record[extra] = seat[extra]  # type: ignore[literal-required]
-            seats.append(record)
+        seats = [
+            _seat_record(game_id, i, seat, registered, tokens, chosen[i] if chosen else None)
+            for i, seat in enumerate(req.seats)
+        ]
         doc: GameRecord = {
             "format": 1,
             "id": game_id,
@@ -312,3 +303,38 @@ class Creation:
         if req.rated:
             doc["rated"] = True
         return doc, state, tokens
+
+
+def _seat_record(
+    game_id: str,
+    i: int,
+    seat: dict[str, Any],
+    registered: dict[str, dict[str, Any]],
+    tokens: list[dict[str, Any]],
+    chosen: str | None,
+) -> SeatRecord:
+    """Seat ``i``'s record as dealt; a human's or hosted bot's token (``chosen``, when one was chosen already)
+    and webhook secret, shown once, go to ``tokens``."""
+    if seat.get("bot") in registered:
+        name = seat["bot"]
+        bot_key = registered[name]["token_hash"]
+        record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
+    elif "bot" in seat:
+        record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
+        if "think_ms" in seat:
+            record["think_ms"] = seat["think_ms"]
+    elif seat.get("open"):
+        record = {"seat": i, "name": None, "kind": OPEN}
+    else:
+        token = chosen or new_token()
+        record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
+        if seat.get("webhook"):
+            secret = webhooks.new_secret()  # shown once, like the token
+            record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
+            tokens.append({"seat": i, "token": token, "webhook_secret": secret})
+        else:
+            tokens.append({"seat": i, "token": token})
+    for extra in SEAT_EXTRAS:
+        if extra in seat:
+            record[extra] = seat[extra]  # type: ignore[literal-required]
+    return record

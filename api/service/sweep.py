@@ -165,11 +165,11 @@ class Sweep:
         if seat is not None and held(self.settings, found.doc, found.state.rules, seat):
             # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended (_idle),
             # so its keys must outlive that.
-            self.store.games.keep(game_id, self.settings.expiry_margin)
+            self.store.expiry.keep(game_id, self.settings.expiry_margin)
             return None
         version = found.version
         attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
-        self.store.games.keep(game_id, self.settings.expiry_margin)  # while its move is late, the game stays
+        self.store.expiry.keep(game_id, self.settings.expiry_margin)  # while its move is late, the game stays
         return Verdict(
             due_at=now + self.settings.bot_due_delay,  # a lost job is enqueued again
             job=(game_id, version, attempt),

@@ -1,12 +1,13 @@
 """Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
 
-:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), five
+:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets),
+``expiry`` (how long a game's keys outlive its last commit), ``rewrites`` (a player's erasure), five
 :class:`DueSet` (``bots_due``, ``turns_due``, ``idle_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
 lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
 ``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,
-notice streams), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
+notice streams), ``tickets`` (matchmaking tickets, pools and matches), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
 not yet counted), ``archive_due`` (finished games not yet archived), and ``arenas``.
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
@@ -24,19 +25,23 @@ from api.store.bots import BotStore
 from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
 from api.store.deliveries import AppDeliveries
 from api.store.due import DueSet
+from api.store.expiry import GameExpiry
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
 from api.store.ratings import RatingStore
+from api.store.rewrites import GameRewrites
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
+from api.store.tickets import TicketStore
 
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
-    "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
+    "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame", "ping_url",
+    "shutdown_url",
     "translated",
 ]  # fmt: skip
 
@@ -50,6 +55,8 @@ class Store:
         self.connections = Connections(settings)
         self.queue_redis = queue = self.connections.queue_redis
         self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
+        self.expiry = GameExpiry(self.games)
+        self.rewrites = GameRewrites(self.games)
         self.bots_due = DueSet(queue, prefix, "bots")
         self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet
         self.turns_due = DueSet(queue, prefix, "turns")
@@ -71,6 +78,7 @@ class Store:
         self.apps = AppStore(queue, prefix)
         self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
         self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
+        self.tickets = TicketStore(queue, self.connections.blocking_queue, prefix)  # matchmaking
 
     @property
     def redis(self) -> Redis | RedisCluster:

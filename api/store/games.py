@@ -79,16 +79,6 @@ end
 return {1, tonumber(ARGV[2])}
 """
 
-# KEYS: state, events, idem.  ARGV: ttl.  Flags a game that is still here as archived, and sets the expiry of
-# each of its keys (one script: a game is never flagged without its expiry).
-_MARK_ARCHIVED = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'a', '1')
-for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
-return 1
-"""
-
-
 def _id_order(stream_id: str) -> tuple[int, int]:
     version, _, n = stream_id.partition("-")
     return int(version), int(n)
@@ -266,19 +256,6 @@ class GameStore:
         return out
 
     @translating
-    def mark_archived(self, game_ids: Sequence[str], ttl: int) -> None:
-        """The archive holds these games: flag them (views say so) and let their keys expire in ``ttl``."""
-        keyed = [(self.state_key(g), self.events_key(g), self.idem_key(g)) for g in game_ids]
-        if self.connections.cluster:  # a cluster pipeline takes no scripts: one call per game, on its node
-            for keys in keyed:
-                self.redis.eval(_MARK_ARCHIVED, 3, *keys, ttl)
-            return
-        pipe = self.redis.pipeline(transaction=False)
-        for keys in keyed:
-            pipe.eval(_MARK_ARCHIVED, 3, *keys, ttl)
-        pipe.execute()
-
-    @translating
     def version(self, game_id: str) -> int | None:
         v = self.redis.hget(self.state_key(game_id), "v")
         return None if v is None else int(v)
@@ -330,14 +307,6 @@ class GameStore:
                 self._replica_wait(cast(RedisCluster, self.redis), self.state_key(game_id))
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
-
-    @translating
-    def keep(self, game_id: str, ttl: float) -> None:
-        """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for key in (self.state_key(game_id), self.events_key(game_id)):
-            pipe.expire(key, max(1, round(ttl)), gt=True)
-        pipe.execute()
 
     @translating
     def delete(self, game_id: str) -> None:

@@ -6,18 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from api.app import create_app
+from support import assert_problem
 
 BODY = {"variant": "draw", "seats": [{"name": "Ana", "webhook": "http://127.0.0.1:9/hook"}, {"bot": "greedy"}]}
 ALICE = {"REMOTE_ADDR": "10.0.0.1"}
 MALLORY = {"REMOTE_ADDR": "10.0.0.66"}
-
-
-def assert_problem(resp, status: int, slug: str) -> dict:
-    assert resp.status_code == status, resp.get_json()
-    assert resp.mimetype == "application/problem+json"
-    body = resp.get_json()
-    assert body["type"] == f"/problems/{slug}"
-    return body
 
 
 def test_another_caller_repeating_a_key_gets_a_game_of_its_own_never_the_first_callers_secrets(client):
