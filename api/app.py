@@ -11,7 +11,7 @@ import flask
 
 from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
-from api.extensions import Api, AsciiIntegerConverter
+from api.extensions import Api, AsciiIntegerConverter, document_storage_full
 from api.resources.apps import routes as apps
 from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
@@ -188,6 +188,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     ratelimit.document(api.spec, settings)
     inflight.document(api.spec)
     bodyread.document(api.spec)
+    document_storage_full(api.spec)
     hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

@@ -213,3 +213,18 @@ def catches_sigterm(pid: int) -> bool:
         return False
     caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
     return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+SMALL_MAXMEMORY = 64 * 1024 * 1024  # a private Redis's limit in the tests of a full Redis
+
+
+def fill_redis(conn) -> None:  # type: ignore[no-untyped-def]
+    """A private Redis (never a shared one) past its limit, as if a flood had filled it: its ``maxmemory``
+    lowered to a byte, far under what it holds whatever its buffers do, so that it refuses every write
+    (policy ``noeviction``)."""
+    conn.config_set("maxmemory", 1)
+
+
+def free_redis(conn) -> None:  # type: ignore[no-untyped-def]
+    """Memory freed: the private Redis's limit back to ``SMALL_MAXMEMORY``."""
+    conn.config_set("maxmemory", SMALL_MAXMEMORY)

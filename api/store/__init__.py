@@ -22,9 +22,11 @@ from api.config import Settings
 from api.store.apps import AppStore
 from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
-from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.connections import (
+    Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
+)
 from api.store.deliveries import AppDeliveries
-from api.store.due import DueSet
+from api.store.due import DueSet, DueTimer
 from api.store.expiry import GameExpiry
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
@@ -38,10 +40,10 @@ from api.store.streams import StreamSlots
 from api.store.tickets import TicketStore
 
 __all__ = [
-    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
+    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
     "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame", "ping_url",
-    "shutdown_url",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame",
+    "out_of_memory", "ping_url", "shutdown_url",
     "translated",
 ]  # fmt: skip
 
@@ -59,9 +61,10 @@ class Store:
         self.rewrites = GameRewrites(self.games)
         self.bots_due = DueSet(queue, prefix, "bots")
         self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet
-        self.turns_due = DueSet(queue, prefix, "turns")
+        self.due_timer = DueTimer(self.connections.blocking_queue, prefix)  # wakes the sweep's timer
+        self.turns_due = DueSet(queue, prefix, "turns", wake=self.due_timer)
         self.idle_due = DueSet(queue, prefix, "idle")  # live games, due when idle for game_ttl
-        self.reminders_due = DueSet(queue, prefix, "reminders")  # apps' turn reminders, by <game id>:<version>
+        self.reminders_due = DueSet(queue, prefix, "reminders", wake=self.due_timer)  # apps' turn reminders, by <game id>:<version>
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
@@ -72,6 +75,7 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.client_finished = ClientSlots(queue, prefix, "finished")  # finished games not yet archived, by owner
         self.ratings = RatingStore(queue, prefix, settings.finished_ttl)
         self.ratings_due = DueSet(queue, prefix, "ratings")
         self.arenas = ArenaStore(queue, prefix, settings.finished_ttl)

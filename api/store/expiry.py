@@ -25,13 +25,19 @@ class GameExpiry:
     def __init__(self, games: GameStore) -> None:
         self.games = games
 
-    @translating
     def keep(self, game_id: str, ttl: float) -> None:
         """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
+        self.keep_many([game_id], ttl)
+
+    @translating
+    def keep_many(self, game_ids: Sequence[str], ttl: float) -> None:
+        """:meth:`keep` for each of ``game_ids``, in one pipeline."""
         pipe = self.games.redis.pipeline(transaction=False)
-        for key in (self.games.state_key(game_id), self.games.events_key(game_id)):
-            pipe.expire(key, max(1, round(ttl)), gt=True)
-        pipe.execute()
+        for game_id in game_ids:
+            for key in (self.games.state_key(game_id), self.games.events_key(game_id)):
+                pipe.expire(key, max(1, round(ttl)), gt=True)
+        if game_ids:
+            pipe.execute()
 
     @translating
     def mark_archived(self, game_ids: Sequence[str], ttl: int) -> None:

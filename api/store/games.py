@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
 import orjson
@@ -223,6 +223,31 @@ class GameStore:
         if version is None or doc is None:
             return None
         return StoredGame(int(version), orjson.loads(doc), archived is not None)
+
+    @translating
+    def load_many(self, game_ids: Sequence[str]) -> dict[str, StoredGame]:
+        """The games of ``game_ids`` still here: one pipeline (on a cluster, one per node)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(self.state_key(game_id), ["v", "doc", "a"])
+        out = {}
+        for game_id, (version, doc, archived) in zip(game_ids, pipe.execute()):
+            if version is not None and doc is not None:
+                out[game_id] = StoredGame(int(version), orjson.loads(doc), archived is not None)
+        return out
+
+    def scan_ids(self, batch: int) -> Iterator[list[str]]:
+        """Every game here, by batches of about ``batch`` ids (a SCAN of each node: no long-blocking command)."""
+        ids: list[str] = []
+        prefix = f"{self.prefix}:{{"
+        with translated():
+            for key in self.redis.scan_iter(match=f"{prefix}*}}:state", count=batch):
+                ids.append(key.decode()[len(prefix) : -len("}:state")])
+                if len(ids) >= batch:
+                    yield ids
+                    ids = []
+        if ids:
+            yield ids
 
     @translating
     def load_with_rounds(self, game_id: str) -> tuple[StoredGame, list[dict[str, Any]]] | None:

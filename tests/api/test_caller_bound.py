@@ -64,6 +64,30 @@ def test_games_waiting_or_playing_are_capped_per_client_and_an_ended_game_frees_
     assert client.post("/v1/games", json=body, environ_base=ALICE).status_code == 201
 
 
+def test_finished_games_are_capped_per_client_until_the_archive_takes_them(settings, service, run_archive):
+    s = replace(settings, games_per_client=0, finished_games_per_client=2, capacity_retry_after=7)
+    client = create_app({"DOMINO": s, "TESTING": True}).test_client()
+    body = {"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}]}
+
+    def finished() -> str:
+        game = client.post("/v1/games", json=body, environ_base=ALICE).get_json()
+        auth = {"Authorization": f"Bearer {game['tokens'][0]['token']}"}
+        assert client.post(f"/v1/games/{game['game']['id']}/resign", headers=auth).get_json()["status"] == "finished"
+        return str(game["game"]["id"])
+
+    ended = [finished(), finished()]
+    refused = client.post("/v1/games", json=body, environ_base=ALICE)
+    assert_problem(refused, 429, "too-many-games")
+    assert "archive" in refused.get_json()["detail"] and refused.headers["Retry-After"] == "7"
+    assert client.post("/v1/games", json=body, environ_base=MALLORY).status_code == 201  # another client
+
+    service.archiving.enqueue()  # as the sweep does for the games due
+    assert run_archive()  # the archive takes them: they no longer count
+    for game_id in ended:
+        assert client.get(f"/v1/games/{game_id}").get_json()["archived"] is True
+    assert client.post("/v1/games", json=body, environ_base=ALICE).status_code == 201
+
+
 def test_a_client_seeded_game_is_never_listed_and_claiming_its_seat_says_so(client):
     seeded = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"open": True}], "seed": "12345"})
     plain = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Cy"}, {"open": True}]})
