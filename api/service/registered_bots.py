@@ -6,6 +6,10 @@ or on its stream (:mod:`api.service.notices`, :mod:`api.service.bot_events`).
 A bot that misses ``Settings.bot_max_misses`` turn deadlines in a row (the server moved for it) is
 *unavailable*: not seated in new games until it is back (it moves, its stream reconnects, its webhook
 answers a delivery, or its owner updates it). A retired bot is never seated again; its name stays taken.
+
+Its owner rotates its token (``POST /v1/bots/{name}/token``): the old one stops at once, or after a grace.
+Retiring a bot, or revoking its app, stops its tokens at once (their index entries go: a token names its bot
+only through them, :func:`api.service.security.token_bot`), and the server moves for its seats from then on.
 """
 
 from __future__ import annotations
@@ -137,11 +141,35 @@ class RegisteredBots:
         shown = self.entry(record, 0)
         return {**shown, "webhook_secret": secret} if secret else shown
 
+    def rotate_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
+        """A new token for the bot (its entry with ``token``, shown this once); the old one stops at once, or
+        after ``grace_s`` seconds (``previous_token_expires_at``). Rotating again ends the earlier grace."""
+        record, misses = self._owned(owner, name)
+        if record.get("retired"):
+            raise InvalidRequest(f"The bot {name!r} is retired; register a new one.")
+        token = new_bot_token()
+        current, earlier = record["token_hash"], record.get("old_token_hash")
+        until = round(time.time() + grace_s, 3) if grace_s else None
+        record = {**record, "token_hash": bot_key(token), "old_token_hash": current if grace_s else None, "old_token_until": until}
+        retired = [h for h in (earlier,) if h and h != current] + ([] if grace_s else [current])
+        self.store.bots.rotate_token(name, record, retired, current if grace_s else "", grace_s)
+        return {**self.entry(record, misses), "token": token, "previous_token_expires_at": until}
+
     def retire(self, owner: str, name: str) -> None:
-        """Never seated again (the games it sits in go on); its name stays taken."""
+        """Never seated again, and its tokens stop at once; the server moves for it in the games it sits in
+        until they end (:mod:`api.service.turns`). Its name stays taken."""
         record, _ = self._owned(owner, name)
-        if not record.get("retired"):
-            self.store.bots.put(name, {**record, "retired": True})
+        self._retire(record)
+
+    def retire_owned(self, owner: str) -> int:
+        """Retire every bot of the app ``owner`` (its app is revoked): how many were not yet."""
+        records = [record for record, _ in self.store.bots.all() if record["owner"] == owner and not record.get("retired")]
+        for record in records:
+            self._retire(record)
+        return len(records)
+
+    def _retire(self, record: dict[str, Any]) -> None:
+        self.store.bots.retire(record["name"], {**record, "retired": True}, [record["token_hash"], record.get("old_token_hash") or ""])
 
     # -- the game path -------------------------------------------------------------------------------------
 

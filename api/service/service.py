@@ -33,7 +33,7 @@ from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
-from api.service.security import authenticate
+from api.service.security import authenticate, token_bot
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
@@ -100,6 +100,10 @@ class Service:
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
 
+    def rotate_bot_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
+        """Only the app ``owner`` that registered it: a new token, the old one kept ``grace_s`` seconds."""
+        return self.ratings.with_ratings([self.registry.rotate_token(owner, name, grace_s)])[0]
+
     def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
         """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
         return self.bot_events.long_poll(token, cursor, wait, client)
@@ -130,7 +134,7 @@ class Service:
         (None) when ``unchanged(version, archived)`` (a 304 for ``If-None-Match``: the token is still checked).
         ``archived``: the archive holds the game (its ETag says so)."""
         game = self.games.read(game_id)
-        seat = authenticate(game.doc, token)
+        seat = authenticate(game.doc, token, token_bot(self.store, token))
         if unchanged(game.version, game.archived):
             return None, game.version, seat, game.archived
         return render_view(game.doc, game.version, game.state, seat, game.archived), game.version, seat, game.archived
@@ -138,7 +142,7 @@ class Service:
     def history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         """Rounds, moves and results. Before the end: what the caller's seat may see; after: everything."""
         game, earlier_rounds = self.games.read_with_rounds(game_id)
-        seat = authenticate(game.doc, token)
+        seat = authenticate(game.doc, token, token_bot(self.store, token))
         if game.stored is not None:
             return from_archive(game.stored.record, seat)
         state = whole_state(game.doc, earlier_rounds)
@@ -238,7 +242,10 @@ class Service:
         return self.apps.rotate_secret(id_or_name, grace_s)
 
     def revoke_app(self, id_or_name: str) -> App:
-        return self.apps.revoke(id_or_name)
+        """Its keys stop at once, and its bots are retired (their tokens stop too)."""
+        app = self.apps.revoke(id_or_name)
+        self.registry.retire_owned(app.id)
+        return app
 
     # -- events ---------------------------------------------------------------------------------------------
 

@@ -7,8 +7,10 @@ import flask
 
 from api import errors as E
 from api.callers import required_app
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service
-from api.resources.bots.schemas import BotSchema, RegisteredBotSchema, RegisterBotSchema, UpdateBotSchema
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, optional_body
+from api.resources.bots.schemas import (
+    BotSchema, RegisteredBotSchema, RegisterBotSchema, RotatedTokenSchema, RotateTokenSchema, UpdateBotSchema,
+)  # fmt: skip
 from api.resources.common import APP_KEY, json_response
 
 blp = Blueprint(
@@ -118,10 +120,33 @@ def update_bot(body: dict[str, Any], name: str) -> flask.Response:
 @blp.response(204, description="Retired (also when it already was)")
 @blp.problems(E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
 def retire_bot(name: str) -> flask.Response:
-    """Retire a bot (its owner's app key only): never seated again
+    """Retire a bot (its owner's app key only): never seated again, its tokens stop at once
 
-    The games it sits in go on (it still moves there with its token); it is no longer listed nor seatable
-    (422), and its name is never given to another bot. Another app's key: 403."""
+    The games it sits in go on, the server moving for it (`auto: true`) until they end; its token is a 401
+    from now on (moves, views, its stream). It is no longer listed nor seatable (422), and its name is never
+    given to another bot. Another app's key: 403. Revoking an app retires its bots."""
     app = required_app()
     current_service().retire_bot(app.id, name)
     return flask.Response(status=204)
+
+
+@blp.route("/<string:name>/token", methods=["POST"])
+@blp.doc(operationId="rotateBotToken", security=APP_KEY)
+@blp.arguments(RotateTokenSchema(), required=False, example={"grace_s": 3600})
+@blp.response(
+    200,
+    RotatedTokenSchema,
+    example={**REGISTERED, "previous_token_expires_at": 1764618000.0},
+)
+@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot/token")
+@optional_body
+def rotate_bot_token(body: dict[str, Any], name: str) -> flask.Response:
+    """Give a bot a new token (its owner's app key only); the old one stops at once, or after a grace
+
+    The answer's `token` is shown only here. Without a body (or with `grace_s` 0) the old token is a 401 from
+    the next request on; with `{"grace_s": n}` it keeps working `n` seconds more (`previous_token_expires_at`),
+    time to restart the bot with the new one. The new token moves in every game the bot sits in, those it was
+    seated in before too. Rotating again ends the previous grace. Another app's key: 403; a retired bot: 422."""
+    app = required_app()
+    bot = current_service().rotate_bot_token(app.id, name, body.get("grace_s") or 0)
+    return json_response(bot, headers={"Cache-Control": "no-store"})

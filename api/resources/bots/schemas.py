@@ -6,9 +6,10 @@ from typing import Any
 import marshmallow as ma
 
 import domino
-from api.resources.common import NAME_PATTERN
+from api.resources.common import NAME_PATTERN, WholeNumber
 from api.resources.games.schemas import WEBHOOK_PATTERN
 from api.resources.ratings.schemas import RatingSchema
+from api.service.apps import MAX_GRACE_S
 from api.service.registered_bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
@@ -131,4 +132,22 @@ class RegisteredBotSchema(BotSchema):
     )
     webhook_secret = ma.fields.String(
         metadata={"description": "shown once, when a webhook is set where there was none: `whsec_...`, verifies deliveries"}
+    )
+
+
+class RotateTokenSchema(ma.Schema):
+    grace_s = WholeNumber(
+        validate=ma.validate.Range(min=0, max=MAX_GRACE_S),
+        metadata={
+            "description": "seconds the old token keeps working (at most 30 days); without it, or 0, it stops at once",
+            "example": 3600,
+        },
+    )
+
+
+class RotatedTokenSchema(RegisteredBotSchema):
+    previous_token_expires_at = ma.fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Unix time the old token stops working (null: it already has)"},
     )
