@@ -15,7 +15,7 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames,
     TooManyGames, TooManySimulations, TooManyStreams, Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
@@ -250,6 +250,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     ArenaNotFound: NOT_FOUND,
     VariantNotFound: NOT_FOUND,
     BotNotFound: NOT_FOUND,
+    DeliveryNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,

@@ -23,7 +23,6 @@ import domino.bots
 from api.config import Settings
 from api.service.errors import BotNotFound, Forbidden, InvalidRequest, Unauthorized
 from api.service import webhooks
-from api.service.addresses import literal_target
 from api.service.security import BOT_TOKEN_PREFIX, bot_key, new_bot_token
 from api.service.validation import unknown_strategy
 from api.store import Store
@@ -31,6 +30,8 @@ from api.store import Store
 BOT_NAME_PATTERN = r"^[a-z][a-z0-9_-]{2,31}$"  # 3-32 characters: a-z, digits, `_`, `-`; a letter first
 _BOT_NAME = re.compile(BOT_NAME_PATTERN)
 REGISTERED_KIND, BUILTIN_KIND = "registered", "builtin"
+SCAN_PAGES = 5  # a listing page reads at most this many times its limit of registered bots
+Position = tuple[float, str]  # (registered at, name) of a listing's last entry; computer players are at 0
 
 
 def _field_error(field: str, message: str, detail: str) -> InvalidRequest:
@@ -66,10 +67,29 @@ class RegisteredBots:
             "created_at": record["created_at"],
         }
 
-    def catalog(self) -> list[dict[str, Any]]:
-        """The computer players (``kind: builtin``), then the registered bots not retired."""
-        registered = [self.entry(record, misses) for record, misses in self.store.bots.all() if not record.get("retired")]
-        return _builtin_entries() + registered
+    def catalog(self, after: Position | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], Position | None]:
+        """A page of the computer players (``kind: builtin``, at time 0), then the registered bots not retired, in
+        registration order (of the app ``owner`` only, if given: no computer player then), strictly after the
+        position ``after`` (registered at, name); and the position of the next page (None: no more). A page reads
+        at most ``SCAN_PAGES`` x ``limit`` registered bots, so one full of skipped ones may come short."""
+        shown: list[dict[str, Any]] = []
+        position = after
+        if owner is None and (after is None or after[0] == 0):
+            builtins = _builtin_entries()
+            start = 0 if after is None else next((i + 1 for i, b in enumerate(builtins) if b["id"] == after[1]), len(builtins))
+            shown = builtins[start : start + limit]
+            if shown:
+                position = (0.0, shown[-1]["id"])
+            if start + limit < len(builtins):
+                return shown, position
+        read, done = 0, False
+        while len(shown) < limit and not done and read < SCAN_PAGES * limit:
+            rows, done = self.store.bots.page(position if position and position[0] else None, limit - len(shown))
+            for name, at, record, misses in rows:
+                position, read = (at, name), read + 1
+                if not record.get("retired") and (owner is None or record["owner"] == owner):
+                    shown.append(self.entry(record, misses))
+        return shown, None if done else position
 
     def get(self, name: str) -> dict[str, Any]:
         """A bot's entry by its id, a computer player's or a registered bot's (as :meth:`catalog` lists it)."""
@@ -224,8 +244,6 @@ class RegisteredBots:
     def _check_webhook(self, webhook: str | None) -> None:
         if not webhook:
             return
-        why = webhooks.check_url(webhook)
-        if why is None and not self.settings.webhook_allow_private:
-            why = literal_target(webhook)
+        why = webhooks.refusal(webhook, self.settings.webhook_allow_private)
         if why:
             raise _field_error("webhook", why, f"The webhook {why}.")

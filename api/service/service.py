@@ -22,6 +22,7 @@ from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
+from api.service.self_service import SelfService
 from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
@@ -68,6 +69,7 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.self_service = SelfService(self.store, settings, self.queues)
 
     # -- reference data -----------------------------------------------------------------------------------
 
@@ -75,10 +77,11 @@ class Service:
     def variants() -> dict[str, Any]:
         return domino.describe_variants()
 
-    def bots(self) -> list[dict[str, Any]]:
+    def bots(self, after: tuple[float, str] | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
         """The computer players (``kind: builtin``) and the registered bots (``kind: registered``), each with its
         ratings by variant."""
-        return self.ratings.with_ratings(self.registry.catalog())
+        page, position = self.registry.catalog(after, limit, owner)
+        return self.ratings.with_ratings(page), position
 
     # -- registered bots ------------------------------------------------------------------------------------
 
@@ -229,6 +232,20 @@ class Service:
 
     def update_app(self, id_or_name: str, events: str | None) -> App:
         return self.apps.update(id_or_name, events)
+
+    def change_app(self, app: App, changes: dict[str, Any]) -> tuple[App, str | None]:
+        """The calling app's own changes (webhook, events): the app, and a new webhook secret if one was made."""
+        return self.apps.change(app, changes)
+
+    def app_deliveries(self, app: App, before: tuple[float, str] | None, limit: int) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+        """What the app's webhook was sent (the last 7 days, at most 1,000), newest first: (page, next cursor)."""
+        return self.self_service.deliveries(app, before, limit)
+
+    def redeliver(self, app: App, delivery_id: str) -> dict[str, Any]:
+        return self.self_service.redeliver(app, delivery_id)
+
+    def ping_webhook(self, app: App) -> dict[str, Any]:
+        return self.self_service.ping(app)
 
     def list_apps(self) -> list[App]:
         return self.apps.all()

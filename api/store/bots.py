@@ -19,7 +19,7 @@ from typing import Any, cast
 import orjson
 import redis
 
-from api.store.connections import translating
+from api.store.connections import oldest_after, translating
 
 # KEYS: the bot's hash, the token key, the listing. ARGV: doc, name, registered at. Returns 0 when the name
 # is taken, else 1: the record, the token and the listing are written together or not at all.
@@ -85,6 +85,18 @@ class BotStore:
                 pipe.hmget(self.key(name.decode()), ["doc", "misses"])
             rows = pipe.execute()
         return [(orjson.loads(doc), int(misses or 0)) for doc, misses in rows if doc is not None]
+
+    @translating
+    def page(self, after: tuple[float, str] | None, count: int) -> tuple[list[tuple[str, float, dict[str, Any], int]], bool]:
+        """In registration order, strictly after (registered at, name): up to ``count`` bots, retired ones too,
+        as (name, registered at, record, misses); and whether there are no more."""
+        rows, done = oldest_after(self.conn, self.listing_key(), after, count)
+        with self.conn.pipeline(transaction=False) as pipe:
+            for name, _ in rows:
+                pipe.hmget(self.key(name), ["doc", "misses"])
+            found = pipe.execute()
+        page = [(name, at, orjson.loads(doc), int(misses or 0)) for (name, at), (doc, misses) in zip(rows, found) if doc is not None]
+        return page, done
 
     @translating
     def put(self, name: str, doc: dict[str, Any]) -> None:

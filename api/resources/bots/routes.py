@@ -9,7 +9,8 @@ from api import errors as E
 from api.callers import required_app
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, optional_body
 from api.resources.bots.schemas import (
-    BotSchema, RegisteredBotSchema, RegisterBotSchema, RotatedTokenSchema, RotateTokenSchema, UpdateBotSchema,
+    BotSchema, BotsQuerySchema, RegisteredBotSchema, RegisterBotSchema, RotatedTokenSchema, RotateTokenSchema,
+    UpdateBotSchema,
 )  # fmt: skip
 from api.resources.common import APP_KEY, json_response
 
@@ -40,17 +41,40 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
 ]
 
 
+LINK = {
+    "Link": {
+        "description": 'the next page, when there is one: `</v1/bots?limit=100&cursor=...>; rel="next"`',
+        "schema": {"type": "string"},
+    }
+}
+
+
 @blp.route("")
-@blp.doc(operationId="listBots")
-@blp.response(200, BotSchema(many=True), example=LIST_EXAMPLE)
-@blp.problems(E.UNAVAILABLE, path="/v1/bots")
-def list_bots() -> flask.Response:
+@blp.doc(operationId="listBots", security=[{}, *APP_KEY])
+@blp.arguments(BotsQuerySchema(), location="query")
+@blp.response(200, BotSchema(many=True), example=LIST_EXAMPLE, headers=LINK)
+@blp.problems(E.INVALID_REQUEST, E.UNAUTHORIZED, E.UNAVAILABLE, path="/v1/bots")
+def list_bots(query: dict[str, Any]) -> flask.Response:
     """List the bots a seat can name: the computer players, then the registered bots
 
     Seat one as `{"bot": "<id>"}`. Computer players (`kind: builtin`) are run by the workers; registered
     bots (`kind: registered`) play on their owners' machines, from their webhook or their stream, and are
-    seated only in the `variants` they play and while `available`. Retired bots are not listed."""
-    return json_response(current_service().bots(), headers={"Cache-Control": "no-cache"})
+    seated only in the `variants` they play and while `available`. Retired bots are not listed.
+
+    One page at a time, in registration order (`limit`, default 100): the answer stays a JSON array, and the
+    next page's URL is in the `Link` header (`rel="next"`; none after the last page). With `owner=me` and an
+    app key, only that app's registered bots."""
+    owner = None if query.get("owner") is None else required_app().id
+    cursor = query.get("cursor")
+    after = None if cursor is None else (float(cursor.partition("_")[0]), cursor.partition("_")[2])
+    bots, position = current_service().bots(after, query["limit"], owner)
+    headers = {"Cache-Control": "no-cache" if owner is None else "private, no-cache"}
+    if position is not None:
+        mine = "&owner=me" if owner else ""
+        headers["Link"] = f'</v1/bots?limit={query["limit"]}{mine}&cursor={position[0]:.6f}_{position[1]}>; rel="next"'
+    if owner is not None:
+        headers["Vary"] = "Authorization"
+    return json_response(bots, headers=headers)
 
 
 @blp.route("/<string:name>")

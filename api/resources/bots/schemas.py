@@ -151,3 +151,21 @@ class RotatedTokenSchema(RegisteredBotSchema):
         allow_none=True,
         metadata={"description": "Unix time the old token stops working (null: it already has)"},
     )
+
+
+# A position in the listing: the registration time of the last bot shown (0 for a computer player) and its id.
+LIST_CURSOR_PATTERN = r"^[0-9]{1,12}(\.[0-9]{1,6})?_[a-z][a-z0-9_-]{1,31}$"
+
+
+class BotsQuerySchema(ma.Schema):
+    limit = ma.fields.Integer(
+        load_default=100, validate=ma.validate.Range(min=1, max=500), metadata={"description": "bots per page"}
+    )
+    cursor = ma.fields.String(
+        validate=ma.validate.Regexp(re.compile(LIST_CURSOR_PATTERN)),
+        metadata={"description": "where the page starts: from the `Link` header's `next` URL, as it came", "pattern": LIST_CURSOR_PATTERN},
+    )
+    owner = ma.fields.String(
+        validate=ma.validate.OneOf(["me"]),
+        metadata={"description": "`me`: only the registered bots of the calling app (its app key needed; 401 without)"},
+    )
