@@ -58,7 +58,7 @@ class DeliveryLog:
     def _trim(self, app_id: str, now: float) -> None:
         index = self.index_key(app_id)
         old = cast("list[bytes]", self.conn.zrangebyscore(index, "-inf", repr(now - self.ttl_s)))
-        extra = int(cast(int, self.conn.zcard(index))) - len(old) - self.max_entries
+        extra = int(self.conn.zcard(index)) - len(old) - self.max_entries
         if extra > 0:
             old += cast("list[bytes]", self.conn.zrange(index, len(old), len(old) + extra - 1))
         if old:
