@@ -50,7 +50,8 @@ class DeliveryLog:
         if tried:
             pipe.hincrby(key, "attempts", 1)
         pipe.expire(key, self.ttl_s)
-        pipe.zadd(self.index_key(app_id), {delivery_id: at}, nx=True)
+        # to the microsecond: a cursor carries the time so, and must name this very entry when read back
+        pipe.zadd(self.index_key(app_id), {delivery_id: round(at, 6)}, nx=True)
         added = pipe.execute()[-1]
         if added:
             self._trim(app_id, at)
