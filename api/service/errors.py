@@ -97,6 +97,10 @@ class TooManySimulations(AtCapacity):
     pass
 
 
+class TooManyArenas(AtCapacity):
+    """An arena owner has as many arenas running as one owner may."""
+
+
 class TooManyAppGames(AtCapacity):
     """An app has as many games waiting or playing as its cap allows."""
 

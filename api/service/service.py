@@ -13,13 +13,13 @@ from typing import Any
 import domino
 from api.archive import Archive, ArchiveUnavailable, Key
 from api.config import Settings
-from api.service.errors import GameNotOver, InvalidRequest
+from api.service.errors import GameNotOver, InvalidRequest, Unauthorized
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
-from api.service.arenas.spec import ArenaRequest
+from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
 from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
@@ -35,7 +35,7 @@ from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
-from api.service.security import authenticate
+from api.service.security import BOT_TOKEN_PREFIX, authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
@@ -108,6 +108,7 @@ class Service:
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
+        self.ratings.unlist_bot(name)
 
     def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
         """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
@@ -151,7 +152,8 @@ class Service:
         if game.stored is not None:
             return from_archive(game.stored.record, seat)
         state = whole_state(game.doc, earlier_rounds)
-        return render_history(game.doc, game.version, state, seat, self.store.games.events(game_id), game.archived)
+        events = self.store.games.events(game_id)
+        return render_history(game.doc, game.version, state, seat, events, game.archived, self.arenas.sealed(game.doc))
 
     def record(self, game_id: str) -> dict[str, Any]:
         """A game's record (docs/notation.md): its history as everyone reads it once the game is over (every
@@ -159,6 +161,8 @@ class Service:
         history = self.history(game_id)
         if history["status"] in ("waiting", "playing"):
             raise GameNotOver(f"Game {game_id!r} is not over: its record would reveal the hands.")
+        if "seed" not in history:
+            raise GameNotOver(f"Game {game_id!r} is over, but its arena still plays its deals: its record comes when the arena ends.")
         del history["archived"]  # the record is the same wherever it is kept
         return history
 
@@ -196,11 +200,12 @@ class Service:
         return self.endings.abort(app, game_id, expected_version)
 
     def claim_seat(
-        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
+        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None, app: App | None = None
     ) -> tuple[dict[str, Any], str, int]:
         """(that seat's view, its token, version). ``client`` (the caller's address) may hold only so many
-        seats of a listed game."""
-        return self.moves.claim_seat(game_id, seat, name, client, expected_version)
+        seats of a listed game; a seat naming a ``player`` is claimed only with its ``app``'s key."""
+        app_id = app.id if app is not None else None
+        return self.moves.claim_seat(game_id, seat, name, client, expected_version, app_id)
 
     def lobby(self, before: Key | None, limit: int) -> tuple[list[dict[str, Any]], Key | None]:
         """Listed games with an open seat, newest first, before the cursor (created_at, id); the next cursor."""
@@ -348,16 +353,35 @@ class Service:
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 
-    def leaderboard(self, variant: str, limit: int, app: App | None = None) -> dict[str, Any]:
-        """The bots rated in ``variant`` (or ``app``'s players), best first (by ordinal)."""
-        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None)
+    def leaderboard(
+        self, variant: str, limit: int, app: App | None = None, after: tuple[float, str] | None = None
+    ) -> tuple[dict[str, Any], tuple[float, str] | None]:
+        """A page of the bots rated in ``variant`` (or ``app``'s players), best first (by ordinal), and the
+        position of the next page."""
+        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None, after)
 
-    def create_arena(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
+    def arena_owner(self, app: App | None, token: str | None) -> ArenaOwner:
+        """Who calls about arenas: the app of its key, else the registered bot of its token; 401 otherwise."""
+        if app is not None:
+            return ArenaOwner.of_app(app.id)
+        if token is None or not token.startswith(BOT_TOKEN_PREFIX):
+            raise Unauthorized("Arenas need an app key or a bot token: `Authorization: Bearer dsk_app_...`.")
+        return ArenaOwner.of_bot(self.registry.caller(token))
+
+    def create_arena(self, request: ArenaRequest, owner: ArenaOwner) -> tuple[str, dict[str, Any]]:
         """(its id, the arena with its first games started)."""
-        return self.arenas.create(request)
+        return self.arenas.create(request, owner)
 
     def arena(self, arena_id: str) -> dict[str, Any]:
         return self.arenas.get(arena_id)
+
+    def owned_arenas(
+        self, owner: ArenaOwner, before: tuple[float, str] | None, limit: int
+    ) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+        return self.arenas.owned(owner, before, limit)
+
+    def cancel_arena(self, arena_id: str, owner: ArenaOwner) -> dict[str, Any]:
+        return self.arenas.cancel(arena_id, owner)
 
     # -- simulations -----------------------------------------------------------------------------------------
 

@@ -24,8 +24,8 @@ def _bot(**kwargs: Any) -> ma.fields.String:
         validate=ma.validate.Regexp(BOT_NAME_PATTERN),
         metadata={
             "description": f"an `id` from `GET /v1/bots`: a computer player ({', '.join(bot_ids())}) or a registered "
-            "bot's name (seated only in a variant it plays, while available, once per game; it moves with its "
-            "own token, so its seat gets none)",
+            "bot's name (seated only with its owner's app key, else 403; only in a variant it plays, while "
+            "available, once per game; it moves with its own token, so its seat gets none)",
             "pattern": BOT_NAME_PATTERN,
             "example": "greedy",
         },
