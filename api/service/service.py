@@ -30,6 +30,7 @@ from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
 from api.service.matchmaking import Matchmaking, TicketRequest
+from api.service.matchmaking.rematch import Rematches
 from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
@@ -69,6 +70,7 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.rematches = Rematches(self.store, settings, self.games, self.creation, self.commits)
         self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
 
     # -- reference data -----------------------------------------------------------------------------------
@@ -317,6 +319,17 @@ class Service:
 
     def cancel_ticket(self, ticket_id: str, token: str | None) -> dict[str, Any]:
         return self.matchmaking.cancel(ticket_id, token)
+
+    def rematch(self, game_id: str, token: str | None, timeout_s: float | None = None) -> tuple[int, dict[str, Any]]:
+        """Offer or accept the same table again (api/service/matchmaking/rematch.py): (201, the new game) or (202,
+        the offer)."""
+        return self.rematches.accept(game_id, token, timeout_s)
+
+    def decline_rematch(self, game_id: str, token: str | None) -> dict[str, Any]:
+        return self.rematches.decline(game_id, token)
+
+    def rematch_offer(self, game_id: str, token: str | None) -> dict[str, Any]:
+        return self.rematches.read(game_id, token)
 
     def match_pool(self, pool: str, ticket_id: str) -> str:
         """A ticket arrived in ``pool``: form the table it may join."""

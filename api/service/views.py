@@ -61,6 +61,7 @@ def render_view(
         "clock": public_clock(doc),
         "deadline": doc.get("deadline"),
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
+        **({"next_game_id": doc["next_game_id"]} if "next_game_id" in doc else {}),
     }
     merged = {**v, **extra}
     if extra["status"] == "waiting":

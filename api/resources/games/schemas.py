@@ -295,6 +295,9 @@ class GameViewSchema(ma.Schema):
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
+    next_game_id = ma.fields.String(
+        metadata={"description": "after it finished: the game its table plays next (`POST .../rematch`; event `rematch_created`)"}
+    )
     archived = ma.fields.Boolean(required=True, metadata={"description": ARCHIVED})
 
 
