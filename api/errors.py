@@ -15,10 +15,10 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, BotNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
-    TicketNotFound, TooManyAppGames, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets, Unauthorized,
-    VariantNotFound, VersionMismatch,
+    TicketNotFound, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
+    Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
 
@@ -147,6 +147,13 @@ TOO_MANY_APP_GAMES = ProblemType(
     "The calling app has as many games waiting or playing as its cap allows (`domino-admin apps create "
     "--max-games`); finish or resign one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_ARENAS = ProblemType(
+    429,
+    "too-many-arenas",
+    "Too many arenas",
+    "The caller (its app key or bot token) has as many arenas running as one owner may "
+    "(`DOMINO_ARENAS_PER_OWNER`); wait for one to end or cancel one, or retry after `Retry-After` seconds.",
+)
 TOO_MANY_TICKETS = ProblemType(
     429,
     "too-many-tickets",
@@ -172,9 +179,15 @@ UNAVAILABLE = ProblemType(
     503,
     "unavailable",
     "Service unavailable",
-    "Redis is unreachable, not ready or full. A full Redis changed nothing; one that stopped answering may "
-    "have applied a change before it did: retry a move with the same `Idempotency-Key` or `expected_version`, "
-    "which cannot apply it twice.",
+    "Redis is unreachable or not ready. One that stopped answering may have applied a change before it did: "
+    "retry a move with the same `Idempotency-Key` or `expected_version`, which cannot apply it twice.",
+)
+STORAGE_FULL = ProblemType(
+    503,
+    "storage-full",
+    "Storage full",
+    "The game store is full and refuses writes; nothing was changed. Reads still answer. Retry after "
+    "`Retry-After` seconds.",
 )
 INTERNAL = ProblemType(500, "internal-error", "Internal server error", "A bug: please report it with the instance.")
 
@@ -208,8 +221,10 @@ PROBLEM_TYPES = [
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
     TOO_MANY_APP_GAMES,
+    TOO_MANY_ARENAS,
     TOO_MANY_TICKETS,
     UNAVAILABLE,
+    STORAGE_FULL,
     INTERNAL,
 ]
 
@@ -220,7 +235,8 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
-        TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
+        TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, TOO_MANY_ARENAS,
+        TOO_MANY_TICKETS, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -281,12 +297,15 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAppGames: TOO_MANY_APP_GAMES,
+    TooManyArenas: TOO_MANY_ARENAS,
     TooManyTickets: TOO_MANY_TICKETS,
     TicketNotFound: NOT_FOUND,
     OfferClosed: OFFER_CLOSED,
     SeatLimit: SEAT_LIMIT,
+    GameBusy: UNAVAILABLE,  # a game that kept changing under an erasure: retrying is all there is to do
     # store
     StoreUnavailable: UNAVAILABLE,
+    StoreFull: STORAGE_FULL,
     ArchiveUnavailable: UNAVAILABLE,
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import secrets
 import time
 from typing import Any
@@ -100,8 +101,11 @@ class Creation:
             raise
 
     def _take_slot(self, game_id: str, client: str, app: App | None) -> None:
-        """One of the app's slots (its own cap), else one of the address's."""
-        lease = self.settings.game_ttl * 1000
+        """One of the app's slots (its own cap), else one of the address's; neither while it has as many
+        finished games as it may waiting for the archive."""
+        # until its first idle check and the margin; each idle check renews it (api/service/idle.py)
+        lease = math.ceil((self.settings.game_ttl + self.settings.expiry_margin) * 1000)
+        self._check_finished(f"app:{app.id}" if app is not None else client, app is not None)
         if app is not None:
             if not self.store.app_games.take(app.id, game_id, app.max_games, lease):
                 raise TooManyAppGames(
@@ -116,6 +120,13 @@ class Creation:
                 f"This client has {cap} games waiting or playing, as many as it may; finish or resign one first.",
                 self.settings.capacity_retry_after,
             )
+
+    def _check_finished(self, held_by: str, by_app: bool) -> None:
+        cap = self.settings.finished_games_per_client
+        if cap and self.store.client_finished.count(held_by) >= cap:
+            who = "This app" if by_app else "This client"
+            detail = f"{who} has {cap} finished games waiting for the archive, as many as it may; retry later."
+            raise (TooManyAppGames if by_app else TooManyGames)(detail, self.settings.capacity_retry_after)
 
     def _undo(self, game_id: str, client: str, app: App | None, req: GameRequest) -> None:
         """Remove what a failed create may have written (deletes are allowed in a full Redis)."""
@@ -171,7 +182,7 @@ class Creation:
         arena's ``seed`` for its deal (a server secret, not a client's) by the arena's deal version (every game of
         a deal must get the same hands); False when it exists already (created by an earlier run of the same
         step)."""
-        rules, registered = self.check(req)
+        rules, registered = self.check(req, entered=frozenset(s["bot"] for s in req.seats))
         doc, state, _ = self._first_record(game_id, req, rules, registered, seed, deal_version)
         doc["arena"] = arena
         return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
@@ -179,8 +190,9 @@ class Creation:
     def create_for_match(self, game_id: str, req: GameRequest, tokens: list[str | None], app_id: str | None) -> bool:
         """A matched table's game under the id its match reserved, with the seat tokens it chose (its tickets show
         them), owned by ``app_id`` when every ticket was that app's; False when it exists already (a match
-        finished twice). Like an arena's, it holds no client's slot: tickets are capped instead."""
-        rules, registered = self.check(req, app_id)
+        finished twice). Like an arena's, it holds no client's slot: tickets are capped instead. A registered bot
+        sits there only by a ticket it holds itself: its consent."""
+        rules, registered = self.check(req, app_id, entered=frozenset(s["bot"] for s in req.seats if "bot" in s))
         doc, state, _ = self._first_record(game_id, req, rules, registered, chosen=tokens)
         if app_id is not None:
             doc["app"] = app_id
@@ -218,17 +230,29 @@ class Creation:
             raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
-    def check(self, req: GameRequest, app_id: str | None = None) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
-        """What the schema cannot check: known bots (registered ones seatable, each at most once), public
-        webhooks, the shortest turn, who may play a rated game (``app_id``: the creating app's), the rules.
-        Returns the rules and the records of the registered bots."""
+    def check(
+        self, req: GameRequest, app_id: str | None = None, entered: frozenset[str] = frozenset()
+    ) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
+        """What the schema cannot check: known bots (registered ones seated with consent, seatable, each at
+        most once), public webhooks, the shortest turn, who may play a rated game (``app_id``: the creating
+        app's), the rules. ``entered``: the registered bots an arena entered (consent given when it was
+        created). Returns the rules and the records of the registered bots."""
         check_variant(req.variant, req.rules, "seats")
+
+        def consented(record: dict[str, Any]) -> bool:
+            return record["owner"] == app_id or record["name"] in entered
+
+        records = {
+            i: self.bots.seatable(seat["bot"], req.variant, i, consented)
+            for i, seat in enumerate(req.seats)
+            if "bot" in seat and seat["bot"] not in domino.bots.ids()
+        }  # consent (403) is judged before the rest of the seats
         if req.rated:
             check_rated(req.seats, req.seed, app_id)
         registered: dict[str, dict[str, Any]] = {}
+        for i, record in records.items():
+            registered[record["name"]] = self._registered(req, i, record, registered)
         for i, seat in enumerate(req.seats):
-            if "bot" in seat and seat["bot"] not in domino.bots.ids():
-                registered[seat["bot"]] = self._registered(req, i, registered)
             if seat.get("webhook") and not self.settings.webhook_allow_private:
                 why = literal_target(seat["webhook"])
                 if why:
@@ -240,11 +264,11 @@ class Creation:
         bot_games.check_limits(self.settings, req.seats, rules)
         return rules, registered
 
-    def _registered(self, req: GameRequest, i: int, seated: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """The record of the registered bot seat ``i`` names: seatable, not seated twice (a bot token moves for
-        one seat of a game), no think time (the bot thinks on its own machine)."""
+    @staticmethod
+    def _registered(req: GameRequest, i: int, record: dict[str, Any], seated: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """``record``, of the registered bot seat ``i`` names, when it is not seated twice (a bot token moves
+        for one seat of a game) and has no think time (the bot thinks on its own machine)."""
         seat = req.seats[i]
-        record = self.bots.seatable(seat["bot"], req.variant, i)
         why = None
         if seat["bot"] in seated:
             why = "a registered bot sits at most once in a game"
@@ -273,31 +297,10 @@ class Creation:
         state = domino.new_game(rules, seed=seed, deal_version=deal_version)
         salt = secrets.token_hex(16)
         tokens: list[dict[str, Any]] = []
-        seats: list[SeatRecord] = []
-        for i, seat in enumerate(req.seats):
-            if seat.get("bot") in registered:
-                name = seat["bot"]
-                bot_key = registered[name]["token_hash"]
-                record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
-            elif "bot" in seat:
-                record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
-                if "think_ms" in seat:
-                    record["think_ms"] = seat["think_ms"]
-            elif seat.get("open"):
-                record = {"seat": i, "name": None, "kind": OPEN}
-            else:
-                token = (chosen[i] if chosen else None) or new_token()
-                record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
-                if seat.get("webhook"):
-                    secret = webhooks.new_secret()  # shown once, like the token
-                    record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
-                    tokens.append({"seat": i, "token": token, "webhook_secret": secret})
-                else:
-                    tokens.append({"seat": i, "token": token})
-            for extra in SEAT_EXTRAS:
-                if extra in seat:
-                    record[extra] = seat[extra]  # type: ignore[literal-required]
-            seats.append(record)
+        seats = [
+            _seat_record(game_id, i, seat, registered, tokens, chosen[i] if chosen else None)
+            for i, seat in enumerate(req.seats)
+        ]
         doc: GameRecord = {
             "format": 1,
             "id": game_id,
@@ -324,3 +327,38 @@ class Creation:
         if req.rated:
             doc["rated"] = True
         return doc, state, tokens
+
+
+def _seat_record(
+    game_id: str,
+    i: int,
+    seat: dict[str, Any],
+    registered: dict[str, dict[str, Any]],
+    tokens: list[dict[str, Any]],
+    chosen: str | None,
+) -> SeatRecord:
+    """Seat ``i``'s record as dealt; a human's or hosted bot's token (``chosen``, when one was chosen already)
+    and webhook secret, shown once, go to ``tokens``."""
+    if seat.get("bot") in registered:
+        name = seat["bot"]
+        bot_key = registered[name]["token_hash"]
+        record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
+    elif "bot" in seat:
+        record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
+        if "think_ms" in seat:
+            record["think_ms"] = seat["think_ms"]
+    elif seat.get("open"):
+        record = {"seat": i, "name": None, "kind": OPEN}
+    else:
+        token = chosen or new_token()
+        record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
+        if seat.get("webhook"):
+            secret = webhooks.new_secret()  # shown once, like the token
+            record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
+            tokens.append({"seat": i, "token": token, "webhook_secret": secret})
+        else:
+            tokens.append({"seat": i, "token": token})
+    for extra in SEAT_EXTRAS:
+        if extra in seat:
+            record[extra] = seat[extra]  # type: ignore[literal-required]
+    return record

@@ -97,6 +97,10 @@ class TooManySimulations(AtCapacity):
     pass
 
 
+class TooManyArenas(AtCapacity):
+    """An arena owner has as many arenas running as one owner may."""
+
+
 class TooManyAppGames(AtCapacity):
     """An app has as many games waiting or playing as its cap allows."""
 
@@ -115,3 +119,7 @@ class OfferClosed(ServiceError):
 
 class SeatLimit(ServiceError):
     """This client already holds as many seats of this game as one client may."""
+
+
+class GameBusy(ServiceError):
+    """A game kept changing under an operation that had to read it first: the caller may simply try again."""

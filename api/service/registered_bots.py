@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import domino
@@ -27,6 +28,7 @@ from api.store import Store
 BOT_NAME_PATTERN = r"^[a-z][a-z0-9_-]{2,31}$"  # 3-32 characters: a-z, digits, `_`, `-`; a letter first
 _BOT_NAME = re.compile(BOT_NAME_PATTERN)
 REGISTERED_KIND, BUILTIN_KIND = "registered", "builtin"
+ARENA_ENTRY = ["closed", "open"]  # who may enter a bot in an arena: its owner only, or anyone
 
 
 def _field_error(field: str, message: str, detail: str) -> InvalidRequest:
@@ -59,6 +61,7 @@ class RegisteredBots:
             "delivery": "webhook" if record.get("webhook") else "stream",
             "available": self.available(record, misses),
             "missed_turns": misses,
+            "arenas": record.get("arenas", "closed"),
             "created_at": record["created_at"],
         }
 
@@ -111,8 +114,8 @@ class RegisteredBots:
         return shown
 
     def update(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """Change ``description``, ``variants`` or ``webhook`` (null: no webhook, the bot plays from its
-        stream). A webhook set where there was none gets a new ``webhook_secret``, shown this once; another URL
+        """Change ``description``, ``variants``, ``arenas`` (``open``: anyone may enter it in an arena) or
+        ``webhook`` (null: no webhook, the bot plays from its stream). A webhook set where there was none gets a new ``webhook_secret``, shown this once; another URL
         keeps the secret. Also clears the bot's missed
         turns: its owner says it is back."""
         record, _ = self._owned(owner, name)
@@ -123,6 +126,8 @@ class RegisteredBots:
             record["variants"] = sorted(set(changes["variants"]))
         if "description" in changes:
             record["description"] = changes["description"]
+        if "arenas" in changes:
+            record["arenas"] = changes["arenas"]
         secret = None
         if "webhook" in changes:
             webhook = changes["webhook"]
@@ -145,13 +150,21 @@ class RegisteredBots:
 
     # -- the game path -------------------------------------------------------------------------------------
 
-    def seatable(self, name: str, variant: str, index: int) -> dict[str, Any]:
+    def seatable(
+        self, name: str, variant: str, index: int, consented: Callable[[dict[str, Any]], bool]
+    ) -> dict[str, Any]:
         """The record of the bot named in seat ``index`` of a new ``variant`` game; 422 (naming the seat) when
-        it is unknown, retired, unavailable, or does not play ``variant``."""
-        found = self.store.bots.get(name)
+        it is unknown, retired, unavailable, or does not play ``variant``; 403 when its owner did not consent
+        (``consented(record)`` is false: not the owner's key, not an arena it was entered in)."""
+        found = self.store.bots.get(name) if _BOT_NAME.fullmatch(name) else None
         if found is None:
             raise unknown_strategy(name, "seats", index, inner="bot")
         record, misses = found
+        if not consented(record):
+            raise Forbidden(
+                f"Seat {index}: the bot {name!r} is seated only by its owner's app key, or in an arena its owner "
+                "created or entered it in."
+            )
         why = None
         if record.get("retired"):
             why = "is retired"

@@ -13,39 +13,43 @@ from typing import Any
 import domino
 from api.archive import Archive, ArchiveUnavailable, Key
 from api.config import Settings
-from api.service.errors import GameNotOver, InvalidRequest
+from api.service.errors import GameNotOver, InvalidRequest, Unauthorized
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
-from api.service.arenas.spec import ArenaRequest
+from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
 from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.endings import Endings
+from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
-from api.service.matchmaking import Matchmaking, TicketRequest
+from api.service.matchmaking import Matchmaking
+from api.service.matchmaking.calls import MatchmakingCalls
 from api.service.matchmaking.rematch import Rematches
 from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
-from api.service.security import authenticate
+from api.service.security import BOT_TOKEN_PREFIX, authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
+from api.service.idle import IdleChecks
+from api.service.timer import Timed
 from api.service.turns import Turns
 from api.service.views import from_archive, render_history, render_view
 from api.service.webhooks import Webhooks
-from api.store import Store, StoreUnavailable
+from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service:
+class Service(MatchmakingCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -63,14 +67,18 @@ class Service:
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
         self.endings = Endings(self.store, settings, self.commits)
+        self.timed = Timed(self.store, settings, self.games, self.queues, lifecycle)
+        self.idle = IdleChecks(self.store, settings, self.games)
         self.sweeper = Sweep(
-            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving
-        )
+            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving,
+            self.timed, self.idle,
+        )  # fmt: skip
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
         self.rematches = Rematches(self.store, settings, self.games, self.creation, self.commits)
+        self.erasure = Erasure(self.store, self.archive, self.commits)
         self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
 
     # -- reference data -----------------------------------------------------------------------------------
@@ -103,6 +111,7 @@ class Service:
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
+        self.ratings.unlist_bot(name)
 
     def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
         """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
@@ -146,7 +155,8 @@ class Service:
         if game.stored is not None:
             return from_archive(game.stored.record, seat)
         state = whole_state(game.doc, earlier_rounds)
-        return render_history(game.doc, game.version, state, seat, self.store.games.events(game_id), game.archived)
+        events = self.store.games.events(game_id)
+        return render_history(game.doc, game.version, state, seat, events, game.archived, self.arenas.sealed(game.doc))
 
     def record(self, game_id: str) -> dict[str, Any]:
         """A game's record (docs/notation.md): its history as everyone reads it once the game is over (every
@@ -154,6 +164,8 @@ class Service:
         history = self.history(game_id)
         if history["status"] in ("waiting", "playing"):
             raise GameNotOver(f"Game {game_id!r} is not over: its record would reveal the hands.")
+        if "seed" not in history:
+            raise GameNotOver(f"Game {game_id!r} is over, but its arena still plays its deals: its record comes when the arena ends.")
         del history["archived"]  # the record is the same wherever it is kept
         return history
 
@@ -191,11 +203,12 @@ class Service:
         return self.endings.abort(app, game_id, expected_version)
 
     def claim_seat(
-        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
+        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None, app: App | None = None
     ) -> tuple[dict[str, Any], str, int]:
         """(that seat's view, its token, version). ``client`` (the caller's address) may hold only so many
-        seats of a listed game."""
-        return self.moves.claim_seat(game_id, seat, name, client, expected_version)
+        seats of a listed game; a seat naming a ``player`` is claimed only with its ``app``'s key."""
+        app_id = app.id if app is not None else None
+        return self.moves.claim_seat(game_id, seat, name, client, expected_version, app_id)
 
     def lobby(self, before: Key | None, limit: int) -> tuple[list[dict[str, Any]], Key | None]:
         """Listed games with an open seat, newest first, before the cursor (created_at, id); the next cursor."""
@@ -213,6 +226,10 @@ class Service:
     ) -> tuple[list[dict[str, Any]], str | None]:
         """``app``'s games in which it is ``player``'s turn, soonest deadline first, after ``cursor``."""
         return list_to_move(self.store, self.games, app, player, cursor, limit)
+
+    def erase_player(self, app: App, player: str) -> int:
+        """Erase ``player`` from every game of ``app``, live or archived; how many games named it."""
+        return self.erasure.erase(app, player)
 
     # -- apps -------------------------------------------------------------------------------------------------
 
@@ -305,48 +322,50 @@ class Service:
         self.matchmaking.sweep(now)  # tickets unread expire; tables due to be filled are
         return report
 
-    # -- matchmaking ----------------------------------------------------------------------------------------
+    def sweep_due(self, now: float | None = None) -> SweepReport:
+        """Only the turn deadlines and apps' reminders due by ``now``: what the sweep's timer runs."""
+        timeouts, reminders = self.timed.drain(now)
+        return SweepReport(bots=[], timeouts=timeouts, hooks=[], chunks=[], reminders=reminders)
 
-    def open_ticket(
-        self, req: TicketRequest, app: App | None, token: str | None, player: str | None, client: str
-    ) -> dict[str, Any]:
-        """A matchmaking ticket for an app's ``player``, a registered bot (its ``token``) or the anonymous
-        ``client``: ``{"ticket", "token"}`` (api/service/matchmaking)."""
-        return self.matchmaking.open(req, app, token, player, client)
+    def adopt_idle_games(self) -> int:
+        """Once per deployment: give live games created before idle checks existed their idle check."""
+        return self.idle.adopt()
 
-    def ticket(self, ticket_id: str, token: str | None, wait: float = 0.0) -> dict[str, Any]:
-        return self.matchmaking.read(ticket_id, token, wait)
-
-    def cancel_ticket(self, ticket_id: str, token: str | None) -> dict[str, Any]:
-        return self.matchmaking.cancel(ticket_id, token)
-
-    def rematch(self, game_id: str, token: str | None, timeout_s: float | None = None) -> tuple[int, dict[str, Any]]:
-        """Offer or accept the same table again (api/service/matchmaking/rematch.py): (201, the new game) or (202,
-        the offer)."""
-        return self.rematches.accept(game_id, token, timeout_s)
-
-    def decline_rematch(self, game_id: str, token: str | None) -> dict[str, Any]:
-        return self.rematches.decline(game_id, token)
-
-    def rematch_offer(self, game_id: str, token: str | None) -> dict[str, Any]:
-        return self.rematches.read(game_id, token)
-
-    def match_pool(self, pool: str, ticket_id: str) -> str:
-        """A ticket arrived in ``pool``: form the table it may join."""
-        return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
+    def wait_due(self) -> None:
+        """Until the next deadline or reminder is due (or a sooner one is marked), at most ``timer_max_wait``."""
+        self.timed.wait()
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 
-    def leaderboard(self, variant: str, limit: int, app: App | None = None) -> dict[str, Any]:
-        """The bots rated in ``variant`` (or ``app``'s players), best first (by ordinal)."""
-        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None)
+    def leaderboard(
+        self, variant: str, limit: int, app: App | None = None, after: tuple[float, str] | None = None
+    ) -> tuple[dict[str, Any], tuple[float, str] | None]:
+        """A page of the bots rated in ``variant`` (or ``app``'s players), best first (by ordinal), and the
+        position of the next page."""
+        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None, after)
 
-    def create_arena(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
+    def arena_owner(self, app: App | None, token: str | None) -> ArenaOwner:
+        """Who calls about arenas: the app of its key, else the registered bot of its token; 401 otherwise."""
+        if app is not None:
+            return ArenaOwner.of_app(app.id)
+        if token is None or not token.startswith(BOT_TOKEN_PREFIX):
+            raise Unauthorized("Arenas need an app key or a bot token: `Authorization: Bearer dsk_app_...`.")
+        return ArenaOwner.of_bot(self.registry.caller(token))
+
+    def create_arena(self, request: ArenaRequest, owner: ArenaOwner) -> tuple[str, dict[str, Any]]:
         """(its id, the arena with its first games started)."""
-        return self.arenas.create(request)
+        return self.arenas.create(request, owner)
 
     def arena(self, arena_id: str) -> dict[str, Any]:
         return self.arenas.get(arena_id)
+
+    def owned_arenas(
+        self, owner: ArenaOwner, before: tuple[float, str] | None, limit: int
+    ) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+        return self.arenas.owned(owner, before, limit)
+
+    def cancel_arena(self, arena_id: str, owner: ArenaOwner) -> dict[str, Any]:
+        return self.arenas.cancel(arena_id, owner)
 
     # -- simulations -----------------------------------------------------------------------------------------
 
@@ -381,8 +400,10 @@ class Service:
     # -- operations ---------------------------------------------------------------------------------------------
 
     def readiness(self) -> tuple[bool, str, dict[str, Any]]:
-        """(ready, why not, checks): Redis answers and a worker listens on the bots queue. The archive is
-        reported, never a reason to be unready: live play goes on without it (finished games wait in Redis)."""
+        """(ready, why not, checks): ready while Redis (games and queues) takes reads and writes, and only
+        Redis decides. The workers on each queue and the archive are reported, never a reason to be unready:
+        a worker that is missing delays play without refusing anything, and live play goes on without the
+        archive (finished games wait in Redis)."""
         checks: dict[str, Any] = {}
         try:
             checks["archive"] = {"ok": True, **self.archive.ping()}
@@ -391,12 +412,13 @@ class Service:
         try:
             checks["redis"] = {"ok": True, **self.store.ping()}
             workers = self.queues.worker_counts()
+        except StoreFull:
+            checks["redis"] = {"ok": False, "full": True, "error": "out of memory"}
+            return False, "Redis is full: it refuses writes (reads still answer).", checks
         except StoreUnavailable as exc:
             checks.setdefault("redis", {"ok": False, "error": str(exc)})
             return False, "Redis does not answer.", checks
         checks.update({f"{purpose.replace('-', '_')}_workers": n for purpose, n in workers.items()})
-        if workers["bots"] < 1:
-            return False, "No worker listens on the bots queue.", checks
         return True, "", checks
 
     def queue_depths(self) -> dict[str, int]:

@@ -21,7 +21,12 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
         "kind": "builtin",
         "description": "Plays the heaviest legal tile.",
         "strength": "beats random",
-        "ratings": {"draw": {"name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48}},
+        "ratings": {
+            "draw": {
+                "name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48,
+                "last_game_at": 1764614400.0,
+            },
+        },  # fmt: skip
     },
     {
         "id": "mybot",
@@ -32,6 +37,7 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
         "delivery": "stream",
         "available": True,
         "missed_turns": 0,
+        "arenas": "closed",
         "created_at": 1764614400.0,
         "ratings": {},
     },
@@ -47,7 +53,8 @@ def list_bots() -> flask.Response:
 
     Seat one as `{"bot": "<id>"}`. Computer players (`kind: builtin`) are run by the workers; registered
     bots (`kind: registered`) play on their owners' machines, from their webhook or their stream, and are
-    seated only in the `variants` they play and while `available`. Retired bots are not listed."""
+    seated only in the `variants` they play and while `available`, by their owner's app key or in an arena they
+    were entered in (403 otherwise). Retired bots are not listed."""
     return json_response(current_service().bots(), headers={"Cache-Control": "no-cache"})
 
 
@@ -102,9 +109,11 @@ def register_bot(body: dict[str, Any]) -> flask.Response:
 @blp.response(200, RegisteredBotSchema, example=LIST_EXAMPLE[1])
 @blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
 def update_bot(body: dict[str, Any], name: str) -> flask.Response:
-    """Change a bot's description, variants or webhook (its owner's app key only)
+    """Change a bot's description, variants, arena entry or webhook (its owner's app key only)
 
-    Only the members sent change. `webhook: null` removes the webhook (turns then come on the bot's stream);
+    Only the members sent change. `arenas: open` lets any app or bot enter it in their arenas (`POST
+    /v1/arenas`); `closed` (the default) keeps it to its owner's. Outside arenas a registered bot is seated
+    only with its owner's app key. `webhook: null` removes the webhook (turns then come on the bot's stream);
     a webhook set where there was none comes with a new `webhook_secret`, shown only here. Games already
     under way keep the bot; the variants apply to new games. An update also makes an unavailable bot
     available again. Another app's key: 403; a retired bot: 422."""

@@ -9,7 +9,7 @@ import domino
 from api.resources.common import NAME_PATTERN
 from api.resources.games.schemas import WEBHOOK_PATTERN
 from api.resources.ratings.schemas import RatingSchema
-from api.service.registered_bots import BOT_NAME_PATTERN
+from api.service.registered_bots import ARENA_ENTRY, BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
 
@@ -47,6 +47,13 @@ class BotSchema(ma.Schema):
         }
     )
     missed_turns = ma.fields.Integer(metadata={"description": "registered: turn deadlines it missed in a row"})
+    arenas = ma.fields.String(
+        validate=ma.validate.OneOf(ARENA_ENTRY),
+        metadata={
+            "description": "registered: `open`: any app or bot may enter it in an arena; `closed` (the default): only "
+            "its owner's arenas"
+        },
+    )
     created_at = ma.fields.Float(metadata={"description": "registered: Unix time it was registered"})
 
 
@@ -118,6 +125,13 @@ class UpdateBotSchema(_WebhookChecked):
     description = _description()
     variants = _variants()
     webhook = _webhook(allow_none=True)
+    arenas = ma.fields.String(
+        validate=ma.validate.OneOf(ARENA_ENTRY),
+        metadata={
+            "description": "`open`: any app or bot may enter it in an arena (its rated games there are consented "
+            "to); `closed`: only its owner's arenas (games already started go on)"
+        },
+    )
 
 
 class RegisteredBotSchema(BotSchema):
