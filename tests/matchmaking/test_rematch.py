@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 
-def finished_game(client, seats: list[dict[str, Any]] | None = None) -> tuple[str, dict[int, str]]:  # type: ignore[no-untyped-def]
-    """A two-human game ended by a resignation: its id and the seat tokens."""
+def finished_game(client, seats: list[dict[str, Any]] | None = None, key: str | None = None) -> tuple[str, dict[int, str]]:  # type: ignore[no-untyped-def]
+    """A game (two humans unless told) ended by a resignation: its id and the seat tokens. ``key``: the app
+    key it is created with."""
     seats = seats or [{"name": "Ana"}, {"name": "Bo"}]
-    created = client.post("/v1/games", json={"variant": "draw", "seats": seats, "rules": {"target_score": 50}}).get_json()
+    body = {"variant": "draw", "seats": seats, "rules": {"target_score": 50}}
+    created = client.post("/v1/games", json=body, headers=auth(key) if key else {}).get_json()
     tokens = {t["seat"]: t["token"] for t in created["tokens"]}
     game_id = created["game"]["id"]
     first = min(tokens)
@@ -76,7 +78,7 @@ def test_a_declined_offer_is_closed(client) -> None:
     assert declined.status_code == 200 and declined.get_json()["status"] == "declined"
     late = client.post(f"/v1/games/{game_id}/rematch", headers=auth(tokens[1]))
     assert late.status_code == 409 and late.get_json()["rematch_status"] == "declined"
-    assert "next_game_id" not in client.get(f"/v1/games/{game_id}").get_json()
+    assert client.get(f"/v1/games/{game_id}").get_json()["next_game_id"] is None
 
 
 @pytest.mark.parametrize("body", [{"rematch_timeout_s": 0}, {"rematch_timeout_s": 601}, {"other": 1}])
@@ -104,9 +106,9 @@ def test_an_offer_answered_after_it_expired_is_closed(client, monkeypatch) -> No
     assert late.status_code == 409 and late.get_json()["rematch_status"] == "expired"
 
 
-def test_a_registered_bot_hears_the_offer_and_accepts_with_its_token(client, register_bot) -> None:
+def test_a_registered_bot_hears_the_offer_and_accepts_with_its_token(client, register_bot, app_key) -> None:
     bot = register_bot("rematcher")
-    game_id, tokens = finished_game(client, [{"name": "Ana"}, {"bot": "rematcher"}])
+    game_id, tokens = finished_game(client, [{"name": "Ana"}, {"bot": "rematcher"}], key=app_key)  # its owner seats it
     assert client.post(f"/v1/games/{game_id}/rematch", headers=auth(tokens[0])).status_code == 202
     notices = client.get("/v1/bot/events", headers=auth(bot["token"])).get_json()["events"]
     assert any(n["type"] == "rematch" and n["game_id"] == game_id and n["seat"] == 1 for n in notices)

@@ -296,7 +296,9 @@ class GameViewSchema(ma.Schema):
     )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
     next_game_id = ma.fields.String(
-        metadata={"description": "after it finished: the game its table plays next (`POST .../rematch`; event `rematch_created`)"}
+        required=True,
+        allow_none=True,
+        metadata={"description": "after it finished: the game its table plays next (`POST .../rematch`; event `rematch_created`)"},
     )
     archived = ma.fields.Boolean(required=True, metadata={"description": ARCHIVED})
 
@@ -373,5 +375,6 @@ VIEW_EXAMPLE = {
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
+    "next_game_id": None,
     "archived": False,
 }
