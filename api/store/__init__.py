@@ -26,6 +26,7 @@ from api.store.connections import (
     Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
 )
 from api.store.deliveries import AppDeliveries
+from api.store.delivery_log import DeliveryLog
 from api.store.due import DueSet, DueTimer
 from api.store.expiry import GameExpiry
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
@@ -69,6 +70,7 @@ class Store:
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
+        self.delivery_log = DeliveryLog(queue, prefix, ttl_s=7 * 86400, max_entries=1000)  # what apps were sent
         self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)
         self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
