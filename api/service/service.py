@@ -31,7 +31,9 @@ from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
-from api.service.matchmaking import Matchmaking, TicketRequest
+from api.service.matchmaking import Matchmaking
+from api.service.matchmaking.calls import MatchmakingCalls
+from api.service.matchmaking.rematch import Rematches
 from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
@@ -48,7 +50,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service:
+class Service(MatchmakingCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -76,6 +78,7 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.rematches = Rematches(self.store, settings, self.games, self.creation, self.commits)
         self.self_service = SelfService(self.store, settings, self.queues)
         self.erasure = Erasure(self.store, self.archive, self.commits)
         self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
@@ -342,25 +345,6 @@ class Service:
         report = self.sweeper.run(now)
         self.matchmaking.sweep(now)  # tickets unread expire; tables due to be filled are
         return report
-
-    # -- matchmaking ----------------------------------------------------------------------------------------
-
-    def open_ticket(
-        self, req: TicketRequest, app: App | None, token: str | None, player: str | None, client: str
-    ) -> dict[str, Any]:
-        """A matchmaking ticket for an app's ``player``, a registered bot (its ``token``) or the anonymous
-        ``client``: ``{"ticket", "token"}`` (api/service/matchmaking)."""
-        return self.matchmaking.open(req, app, token, player, client)
-
-    def ticket(self, ticket_id: str, token: str | None, wait: float = 0.0) -> dict[str, Any]:
-        return self.matchmaking.read(ticket_id, token, wait)
-
-    def cancel_ticket(self, ticket_id: str, token: str | None) -> dict[str, Any]:
-        return self.matchmaking.cancel(ticket_id, token)
-
-    def match_pool(self, pool: str, ticket_id: str) -> str:
-        """A ticket arrived in ``pool``: form the table it may join."""
-        return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
 
     def sweep_due(self, now: float | None = None) -> SweepReport:
         """Only the turn deadlines and apps' reminders due by ``now``: what the sweep's timer runs."""

@@ -38,12 +38,13 @@ from api.store.rewrites import GameRewrites
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
+from api.store.rematches import RematchStore
 from api.store.tickets import TicketStore
 
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
     "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "RematchStore", "TicketStore", "WebhookHosts", "WholeGame",
     "out_of_memory", "ping_url", "shutdown_url",
     "translated",
 ]  # fmt: skip
@@ -85,6 +86,7 @@ class Store:
         self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
         self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
         self.tickets = TicketStore(queue, self.connections.blocking_queue, prefix)  # matchmaking
+        self.rematches = RematchStore(queue, prefix)  # offers of the same table again
 
     @property
     def redis(self) -> Redis | RedisCluster:
