@@ -295,6 +295,11 @@ class GameViewSchema(ma.Schema):
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
+    next_game_id = ma.fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "after it finished: the game its table plays next (`POST .../rematch`; event `rematch_created`)"},
+    )
     archived = ma.fields.Boolean(required=True, metadata={"description": ARCHIVED})
 
 
@@ -361,5 +366,6 @@ VIEW_EXAMPLE = {
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
+    "next_game_id": None,
     "archived": False,
 }
