@@ -211,12 +211,13 @@ def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, se
     resign = client.post(f"/v1/games/{game_id}/resign", headers={"Authorization": f"Bearer {bot['token']}"})
     assert resign.status_code == 401, "a retired bot's token stops at once"
 
-    def played_out() -> bool:  # the server moves for the retired bot, at once, until the game ends
+    def played_out() -> bool:  # the server moves for the retired bot until the game ends (a turn begun before it
+        # retired at that turn's deadline, DOMINO_BOT_TURN_TIMEOUT: 30 s; its later turns at once)
         service.sweep()
         run_bots()
         return client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished"
 
-    eventually(played_out, "the server played the retired bot's seat to the end", 60)
+    eventually(played_out, "the server played the retired bot's seat to the end", 180, 0.2)
     failed = _get(client, arena["id"])
     assert failed["status"] == "failed" and "retired" in failed["error"], failed["error"]
     assert failed["games_done"] == 1 and failed["games"][1]["status"] == "pending"
