@@ -20,7 +20,7 @@ from api.service.create import Creation, GameRequest
 from api.service.errors import GameNotOver, OfferClosed, Unauthorized
 from api.service.games import Game, Games
 from api.service.records import BOT, HOSTED, HUMAN, REGISTERED, SEAT_EXTRAS
-from api.service.security import authenticate, new_id, new_token
+from api.service.security import authenticate, new_id, new_token, token_bot
 from api.service.views import game_status, render_view
 from api.store import Store
 
@@ -64,7 +64,7 @@ class Rematches:
 
     def _seat(self, game_id: str, token: str | None) -> tuple[Game, int]:
         game = self.games.read(game_id)
-        seat = authenticate(game.doc, token)
+        seat = authenticate(game.doc, token, token_bot(self.store, token))
         if seat is None:
             raise Unauthorized("A rematch is offered, accepted or declined with a seat token of the game.")
         if game_status(game.state, game.doc) != "finished":
