@@ -22,6 +22,7 @@ from api.resources.events import schemas as event_schemas
 from api.resources.games import routes as games
 from api.resources.games import schemas as game_schemas
 from api.resources.matchmaking import routes as matchmaking
+from api.resources.rematch import routes as rematch
 from api.resources.health import routes as health
 from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
@@ -38,8 +39,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, seats, moves, events, matchmaking, apps, players, simulations, ratings, arenas,
-    health,
+    variants, bots, bot_events, games, seats, moves, events, matchmaking, rematch, apps, players, simulations, ratings,
+    arenas, health,
 )  # fmt: skip
 
 API_DESCRIPTION = """\
@@ -72,6 +73,10 @@ Send `expected_version` (or `If-Match`) with a move to make it conditional: a st
 `GET /v1/games/{id}/history` reveals the seed, the salt, every deal, the boneyard order and every draw. Each
 deal follows from the seed by a published procedure (SHA-256 draws and a Fisher–Yates shuffle; the rules
 document, "Checking a deal"), so anyone can redo it.
+
+**Query parameters.** Each operation takes only the query parameters it documents: an unknown query parameter is a 422
+`invalid-request` naming it in `errors.query` (never silently ignored). An operation that needs credentials
+answers 401 to a request without `Authorization: Bearer <token>` before it checks anything else.
 
 **Errors** are RFC 9457 problem details (`application/problem+json`) with `type` `/problems/<slug>`:
 
@@ -185,7 +190,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     inflight.document(api.spec)
     bodyread.document(api.spec)
     document_storage_full(api.spec)
-    hooks.install(app, settings)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
+    hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()
 

@@ -15,7 +15,7 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
     TicketNotFound, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
@@ -283,6 +283,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     ArenaNotFound: NOT_FOUND,
     VariantNotFound: NOT_FOUND,
     BotNotFound: NOT_FOUND,
+    DeliveryNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,

@@ -102,6 +102,16 @@ def _insert(dialect: str, table: sa.Table) -> Any:
     return make(table).on_conflict_do_nothing()
 
 
+def _upsert_newer(dialect: str, table: sa.Table) -> Any:
+    """INSERT ... ON CONFLICT (id) DO UPDATE only where the archived version is older: a game archived
+    again after a later commit (a rematch linked from it) replaces its record; a retried batch changes nothing."""
+    stmt = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    changed = ("version", "doc", "record", "events", "summary", "archived_at")
+    return stmt.on_conflict_do_update(
+        index_elements=[table.c.id], set_={c: stmt.excluded[c] for c in changed}, where=table.c.version < stmt.excluded.version
+    )
+
+
 def _sqlite_folder(url: str) -> None:
     """``sqlite:///var/archive.sqlite3``: make ``var/`` (SQLite makes the file, not its folder)."""
     database = sa.make_url(url).database
@@ -159,7 +169,8 @@ class Archive:
 
     def write(self, entries: Sequence[Entry]) -> list[str]:
         """Write ``entries`` in one transaction; a game already archived is left as it is (a retried batch
-        writes nothing twice). Returns the ids of every entry, now all in the archive."""
+        writes nothing twice) unless this entry is of a later version. Returns the ids of every entry, now all
+        in the archive."""
         if not entries:
             return []
         now = time.time()
@@ -177,7 +188,7 @@ class Archive:
             for s in e.seats
         ]
         with self._connect() as conn, conn.begin():
-            conn.execute(_insert(self.dialect, games), rows)
+            conn.execute(_upsert_newer(self.dialect, games), rows)
             if seat_rows:
                 conn.execute(_insert(self.dialect, seats), seat_rows)
         return [e.id for e in entries]

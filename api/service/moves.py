@@ -30,7 +30,7 @@ from api.service.records import (
     HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, count_turn, leaving_rounds, listed, stored_event,
     waiting,
 )  # fmt: skip
-from api.service.security import authenticate, fingerprint, new_token, token_hash
+from api.service.security import authenticate, fingerprint, new_token, token_bot, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
 from api.store import Store, StoreUnavailable
 
@@ -100,12 +100,13 @@ class Moves:
     ) -> tuple[dict[str, Any], int]:
         """Play, draw or pass for the token's seat: (its view, or the minimal one; the new version)."""
         move = domino.parse_move(move_data)  # InvalidMoveError -> 422, before any I/O
+        bot = token_bot(self.store, token)
 
         def decide(game: Game) -> Change:
             version, doc = game.version, game.doc
             if token is None:
                 raise Unauthorized("A seat token is needed to move: `Authorization: Bearer <token>`.")
-            seat = authenticate(doc, token)
+            seat = authenticate(doc, token, bot)
             assert seat is not None
             answer = None
             if idempotency_key:
@@ -177,10 +178,11 @@ class Moves:
         wins. (view, version)."""
         if token is None:
             raise Unauthorized("A seat token is needed to resign: `Authorization: Bearer <token>`.")
+        bot = token_bot(self.store, token)
 
         def decide(game: Game) -> Change:
             doc = game.doc
-            seat = authenticate(doc, token)
+            seat = authenticate(doc, token, bot)
             assert seat is not None
             if expected_version is not None and expected_version != game.version:
                 raise mismatch(doc, game.version, seat)

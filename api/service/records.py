@@ -57,6 +57,7 @@ class GameRecord(TypedDict):
     creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
     rated: NotRequired[bool]  # its end updates its players' ratings (api/service/ratings.py)
     arena: NotRequired[ArenaGame]  # one of an arena's games (api/service/arenas/)
+    next_game_id: NotRequired[str]  # after it ended: the game its table plays next (a rematch)
     app: NotRequired[str]  # the owning app's id (created with its key): holds one of the app's slots until it ends
     metadata: NotRequired[dict[str, Any]]  # the creator's, at most 1 KB, never interpreted
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)

@@ -6,6 +6,10 @@ or on its stream (:mod:`api.service.notices`, :mod:`api.service.bot_events`).
 A bot that misses ``Settings.bot_max_misses`` turn deadlines in a row (the server moved for it) is
 *unavailable*: not seated in new games until it is back (it moves, its stream reconnects, its webhook
 answers a delivery, or its owner updates it). A retired bot is never seated again; its name stays taken.
+
+Its owner rotates its token (``POST /v1/bots/{name}/token``): the old one stops at once, or after a grace.
+Retiring a bot, or revoking its app, stops its tokens at once (their index entries go: a token names its bot
+only through them, :func:`api.service.security.token_bot`), and the server moves for its seats from then on.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ import domino.bots
 from api.config import Settings
 from api.service.errors import BotNotFound, Forbidden, InvalidRequest, Unauthorized
 from api.service import webhooks
-from api.service.addresses import literal_target
 from api.service.security import BOT_TOKEN_PREFIX, bot_key, new_bot_token
 from api.service.validation import unknown_strategy
 from api.store import Store
@@ -29,6 +32,8 @@ BOT_NAME_PATTERN = r"^[a-z][a-z0-9_-]{2,31}$"  # 3-32 characters: a-z, digits, `
 _BOT_NAME = re.compile(BOT_NAME_PATTERN)
 REGISTERED_KIND, BUILTIN_KIND = "registered", "builtin"
 ARENA_ENTRY = ["closed", "open"]  # who may enter a bot in an arena: its owner only, or anyone
+SCAN_PAGES = 5  # a listing page reads at most this many times its limit of registered bots
+Position = tuple[float, str]  # (registered at, name) of a listing's last entry; computer players are at 0
 
 
 def _field_error(field: str, message: str, detail: str) -> InvalidRequest:
@@ -65,10 +70,29 @@ class RegisteredBots:
             "created_at": record["created_at"],
         }
 
-    def catalog(self) -> list[dict[str, Any]]:
-        """The computer players (``kind: builtin``), then the registered bots not retired."""
-        registered = [self.entry(record, misses) for record, misses in self.store.bots.all() if not record.get("retired")]
-        return _builtin_entries() + registered
+    def catalog(self, after: Position | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], Position | None]:
+        """A page of the computer players (``kind: builtin``, at time 0), then the registered bots not retired, in
+        registration order (of the app ``owner`` only, if given: no computer player then), strictly after the
+        position ``after`` (registered at, name); and the position of the next page (None: no more). A page reads
+        at most ``SCAN_PAGES`` x ``limit`` registered bots, so one full of skipped ones may come short."""
+        shown: list[dict[str, Any]] = []
+        position = after
+        if owner is None and (after is None or after[0] == 0):
+            builtins = _builtin_entries()
+            start = 0 if after is None else next((i + 1 for i, b in enumerate(builtins) if b["id"] == after[1]), len(builtins))
+            shown = builtins[start : start + limit]
+            if shown:
+                position = (0.0, shown[-1]["id"])
+            if start + limit < len(builtins):
+                return shown, position
+        read, done = 0, False
+        while len(shown) < limit and not done and read < SCAN_PAGES * limit:
+            rows, done = self.store.bots.page(position if position and position[0] else None, limit - len(shown))
+            for name, at, record, misses in rows:
+                position, read = (at, name), read + 1
+                if not record.get("retired") and (owner is None or record["owner"] == owner):
+                    shown.append(self.entry(record, misses))
+        return shown, None if done else position
 
     def get(self, name: str) -> dict[str, Any]:
         """A bot's entry by its id, a computer player's or a registered bot's (as :meth:`catalog` lists it)."""
@@ -142,11 +166,35 @@ class RegisteredBots:
         shown = self.entry(record, 0)
         return {**shown, "webhook_secret": secret} if secret else shown
 
+    def rotate_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
+        """A new token for the bot (its entry with ``token``, shown this once); the old one stops at once, or
+        after ``grace_s`` seconds (``previous_token_expires_at``). Rotating again ends the earlier grace."""
+        record, misses = self._owned(owner, name)
+        if record.get("retired"):
+            raise InvalidRequest(f"The bot {name!r} is retired; register a new one.")
+        token = new_bot_token()
+        current, earlier = record["token_hash"], record.get("old_token_hash")
+        until = round(time.time() + grace_s, 3) if grace_s else None
+        record = {**record, "token_hash": bot_key(token), "old_token_hash": current if grace_s else None, "old_token_until": until}
+        retired = [h for h in (earlier,) if h and h != current] + ([] if grace_s else [current])
+        self.store.bots.rotate_token(name, record, retired, current if grace_s else "", grace_s)
+        return {**self.entry(record, misses), "token": token, "previous_token_expires_at": until}
+
     def retire(self, owner: str, name: str) -> None:
-        """Never seated again (the games it sits in go on); its name stays taken."""
+        """Never seated again, and its tokens stop at once; the server moves for it in the games it sits in
+        until they end (:mod:`api.service.turns`). Its name stays taken."""
         record, _ = self._owned(owner, name)
-        if not record.get("retired"):
-            self.store.bots.put(name, {**record, "retired": True})
+        self._retire(record)
+
+    def retire_owned(self, owner: str) -> int:
+        """Retire every bot of the app ``owner`` (its app is revoked): how many were not yet."""
+        records = [record for record, _ in self.store.bots.all() if record["owner"] == owner and not record.get("retired")]
+        for record in records:
+            self._retire(record)
+        return len(records)
+
+    def _retire(self, record: dict[str, Any]) -> None:
+        self.store.bots.retire(record["name"], {**record, "retired": True}, [record["token_hash"], record.get("old_token_hash") or ""])
 
     # -- the game path -------------------------------------------------------------------------------------
 
@@ -209,8 +257,6 @@ class RegisteredBots:
     def _check_webhook(self, webhook: str | None) -> None:
         if not webhook:
             return
-        why = webhooks.check_url(webhook)
-        if why is None and not self.settings.webhook_allow_private:
-            why = literal_target(webhook)
+        why = webhooks.refusal(webhook, self.settings.webhook_allow_private)
         if why:
             raise _field_error("webhook", why, f"The webhook {why}.")

@@ -22,6 +22,7 @@ from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
+from api.service.self_service import SelfService
 from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
@@ -30,12 +31,14 @@ from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.games import Games
 from api.service.lobby import list_waiting
-from api.service.matchmaking import Matchmaking, TicketRequest
+from api.service.matchmaking import Matchmaking
+from api.service.matchmaking.calls import MatchmakingCalls
+from api.service.matchmaking.rematch import Rematches
 from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
-from api.service.security import BOT_TOKEN_PREFIX, authenticate
+from api.service.security import BOT_TOKEN_PREFIX, authenticate, token_bot
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
@@ -47,7 +50,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service:
+class Service(MatchmakingCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -75,6 +78,8 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.rematches = Rematches(self.store, settings, self.games, self.creation, self.commits)
+        self.self_service = SelfService(self.store, settings, self.queues)
         self.erasure = Erasure(self.store, self.archive, self.commits)
         self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
 
@@ -84,10 +89,11 @@ class Service:
     def variants() -> dict[str, Any]:
         return domino.describe_variants()
 
-    def bots(self) -> list[dict[str, Any]]:
+    def bots(self, after: tuple[float, str] | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
         """The computer players (``kind: builtin``) and the registered bots (``kind: registered``), each with its
         ratings by variant."""
-        return self.ratings.with_ratings(self.registry.catalog())
+        page, position = self.registry.catalog(after, limit, owner)
+        return self.ratings.with_ratings(page), position
 
     # -- registered bots ------------------------------------------------------------------------------------
 
@@ -109,6 +115,10 @@ class Service:
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
         self.ratings.unlist_bot(name)
+
+    def rotate_bot_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
+        """Only the app ``owner`` that registered it: a new token, the old one kept ``grace_s`` seconds."""
+        return self.ratings.with_ratings([self.registry.rotate_token(owner, name, grace_s)])[0]
 
     def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
         """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
@@ -140,7 +150,7 @@ class Service:
         (None) when ``unchanged(version, archived)`` (a 304 for ``If-None-Match``: the token is still checked).
         ``archived``: the archive holds the game (its ETag says so)."""
         game = self.games.read(game_id)
-        seat = authenticate(game.doc, token)
+        seat = authenticate(game.doc, token, token_bot(self.store, token))
         if unchanged(game.version, game.archived):
             return None, game.version, seat, game.archived
         return render_view(game.doc, game.version, game.state, seat, game.archived), game.version, seat, game.archived
@@ -148,7 +158,7 @@ class Service:
     def history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         """Rounds, moves and results. Before the end: what the caller's seat may see; after: everything."""
         game, earlier_rounds = self.games.read_with_rounds(game_id)
-        seat = authenticate(game.doc, token)
+        seat = authenticate(game.doc, token, token_bot(self.store, token))
         if game.stored is not None:
             return from_archive(game.stored.record, seat)
         state = whole_state(game.doc, earlier_rounds)
@@ -244,6 +254,20 @@ class Service:
     def update_app(self, id_or_name: str, events: str | None) -> App:
         return self.apps.update(id_or_name, events)
 
+    def change_app(self, app: App, changes: dict[str, Any]) -> tuple[App, str | None]:
+        """The calling app's own changes (webhook, events): the app, and a new webhook secret if one was made."""
+        return self.apps.change(app, changes)
+
+    def app_deliveries(self, app: App, before: tuple[float, str] | None, limit: int) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+        """What the app's webhook was sent (the last 7 days, at most 1,000), newest first: (page, next cursor)."""
+        return self.self_service.deliveries(app, before, limit)
+
+    def redeliver(self, app: App, delivery_id: str) -> dict[str, Any]:
+        return self.self_service.redeliver(app, delivery_id)
+
+    def ping_webhook(self, app: App) -> dict[str, Any]:
+        return self.self_service.ping(app)
+
     def list_apps(self) -> list[App]:
         return self.apps.all()
 
@@ -256,7 +280,10 @@ class Service:
         return self.apps.rotate_secret(id_or_name, grace_s)
 
     def revoke_app(self, id_or_name: str) -> App:
-        return self.apps.revoke(id_or_name)
+        """Its keys stop at once, and its bots are retired (their tokens stop too)."""
+        app = self.apps.revoke(id_or_name)
+        self.registry.retire_owned(app.id)
+        return app
 
     # -- events ---------------------------------------------------------------------------------------------
 
@@ -318,25 +345,6 @@ class Service:
         report = self.sweeper.run(now)
         self.matchmaking.sweep(now)  # tickets unread expire; tables due to be filled are
         return report
-
-    # -- matchmaking ----------------------------------------------------------------------------------------
-
-    def open_ticket(
-        self, req: TicketRequest, app: App | None, token: str | None, player: str | None, client: str
-    ) -> dict[str, Any]:
-        """A matchmaking ticket for an app's ``player``, a registered bot (its ``token``) or the anonymous
-        ``client``: ``{"ticket", "token"}`` (api/service/matchmaking)."""
-        return self.matchmaking.open(req, app, token, player, client)
-
-    def ticket(self, ticket_id: str, token: str | None, wait: float = 0.0) -> dict[str, Any]:
-        return self.matchmaking.read(ticket_id, token, wait)
-
-    def cancel_ticket(self, ticket_id: str, token: str | None) -> dict[str, Any]:
-        return self.matchmaking.cancel(ticket_id, token)
-
-    def match_pool(self, pool: str, ticket_id: str) -> str:
-        """A ticket arrived in ``pool``: form the table it may join."""
-        return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
 
     def sweep_due(self, now: float | None = None) -> SweepReport:
         """Only the turn deadlines and apps' reminders due by ``now``: what the sweep's timer runs."""

@@ -61,6 +61,7 @@ def render_view(
         "clock": public_clock(doc),
         "deadline": doc.get("deadline"),
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
+        "next_game_id": doc.get("next_game_id"),
     }
     merged = {**v, **extra}
     if extra["status"] == "waiting":
