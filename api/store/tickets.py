@@ -165,7 +165,9 @@ class TicketStore:
         seeker: dict[str, Any],
     ) -> bool:  # fmt: skip
         """Store a waiting ticket in its pool; False when its holder has ``cap`` open tickets."""
-        args = [self.prefix, ticket_id, pool, holder, cap, now, ttl, orjson.dumps(spec), token_hash, orjson.dumps(seeker)]
+        args: list[str | int | float | bytes] = [
+            self.prefix, ticket_id, pool, holder, cap, now, ttl, orjson.dumps(spec), token_hash, orjson.dumps(seeker),
+        ]  # fmt: skip
         return bool(self._open(keys=[], args=args))
 
     @translating
