@@ -42,6 +42,7 @@ from api import errors
 from api.callers import calling_app
 from api.config import Settings
 from api.extensions import current_service, problem_response
+from api.service.errors import Unauthorized
 from api.wrappers import ApiRequest
 from api.store import StoreUnavailable
 
@@ -159,6 +160,12 @@ class Limiter:
             if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
                 return None
             raise
+        except Unauthorized:  # a key guessed or forged counts against its address: guessing ends in a 429
+            address = client_key(req.remote_addr or "unknown", self.ipv6_prefix)
+            refused = None if self.default is None else self.count(req, self.default, address)
+            if refused is None:
+                raise
+            return refused
         if caller is not None:
             policy, client = Policy.parse(caller.rate_limit, APP_POLICY), f"app:{caller.id}"
         else:

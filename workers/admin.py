@@ -2,8 +2,10 @@
 ``DOMINO_QUEUE_URL``, ``DOMINO_KEY_PREFIX`` as the API's).
 
 ``domino-admin apps create NAME [--webhook URL] [--rate-limit 6000/60] [--max-games N] [--events a,b]`` prints the
-app's key (and its webhook secret) once; ``apps update APP --events a,b`` changes what its webhook hears; ``apps list``, ``apps rotate APP`` (a new key and secret; the old key stops
-working at once) and ``apps revoke APP`` (the key stops working at once) take an app's id or name.
+app's key (and its webhook secret) once; ``apps update APP --events a,b`` changes what its webhook hears; ``apps list``,
+``apps rotate APP [--grace 24h]`` (a new key; the old one works until its grace ends, ``--grace 0``: at once),
+``apps rotate-secret APP [--grace 24h]`` (a new webhook secret; deliveries are signed with both until the grace
+ends) and ``apps revoke APP`` (every key stops working at once) take an app's id or name.
 
 ``domino-admin archive migrate`` brings the archive's schema (``DOMINO_ARCHIVE_URL``) to the newest migration:
 run it once per release before the API and workers start (``domino-serve`` does it itself for its SQLite);
@@ -14,12 +16,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime, timezone
 
 from api.archive import ArchiveUnavailable
 from api.config import Settings
 from api.service.errors import InvalidRequest
 from api.service.app_events import LIFECYCLE_EVENTS, WEBHOOK_EVENTS
-from api.service.apps import Issued
+from api.service.apps import Issued, parse_grace
 from api.service.service import Service
 from api.store import StoreUnavailable
 
@@ -39,8 +42,15 @@ def _parser() -> argparse.ArgumentParser:
     update.add_argument("app", help="the app's id or name")
     update.add_argument("--events", required=True, help=events)
     apps.add_parser("list", help="every app: id, name, limits, webhook, whether revoked (never keys)")
-    for command, text in (("rotate", "a new key and webhook secret; the old key stops working"), ("revoke", "the key stops working")):
-        apps.add_parser(command, help=text).add_argument("app", help="the app's id or name")
+    rotations = (
+        ("rotate", "a new key; the old one works until the grace ends"),
+        ("rotate-secret", "a new webhook secret; deliveries are signed with both until the grace ends"),
+    )
+    for command, text in rotations:
+        rotate = apps.add_parser(command, help=text)
+        rotate.add_argument("app", help="the app's id or name")
+        rotate.add_argument("--grace", default="24h", help="how long the old one keeps working: 90s, 30m, 24h, 7d, 0 (default 24h)")
+    apps.add_parser("revoke", help="every key stops working").add_argument("app", help="the app's id or name")
     archive = groups.add_parser("archive", help="the archive of finished games (DOMINO_ARCHIVE_URL)")
     archive_commands = archive.add_subparsers(dest="command", required=True)
     archive_commands.add_parser("migrate", help="bring the schema to the newest migration (safe to run again)")
@@ -51,10 +61,18 @@ def _parser() -> argparse.ArgumentParser:
 def _issued(issued: Issued, verb: str) -> None:
     app = issued.app
     print(f"app {verb}: {app.name} (id {app.id})")
-    print(f"key: {issued.key}")
+    if issued.key:
+        print(f"key: {issued.key}")
     if issued.webhook_secret:
         print(f"webhook secret: {issued.webhook_secret}")
-    print("The key and secret are shown only now: store them safely.")
+    print("Shown only now: store it safely.")
+
+
+def _grace(what: str, until: float) -> None:
+    if until:
+        print(f"The previous {what} keeps working until {datetime.fromtimestamp(until, tz=timezone.utc):%Y-%m-%d %H:%M:%S} UTC.")
+    else:
+        print(f"The previous {what} no longer works.")
 
 
 def _archive(service: Service, command: str) -> None:
@@ -75,7 +93,13 @@ def _run(service: Service, args: argparse.Namespace) -> None:
         app = service.update_app(args.app, args.events)
         print(f"app updated: {app.name} (id {app.id}); events: {','.join(app.events)}")
     elif args.command == "rotate":
-        _issued(service.rotate_app_key(args.app), "key rotated")
+        issued = service.rotate_app_key(args.app, parse_grace(args.grace))
+        _issued(issued, "key rotated")
+        _grace("key", issued.app.old_key_until)
+    elif args.command == "rotate-secret":
+        issued = service.rotate_webhook_secret(args.app, parse_grace(args.grace))
+        _issued(issued, "webhook secret rotated")
+        _grace("webhook secret", issued.app.old_secret_until)
     elif args.command == "revoke":
         app = service.revoke_app(args.app)
         print(f"app revoked: {app.name} (id {app.id}); its key no longer works")

@@ -4,8 +4,14 @@
 (urlsafe base64), a prefix no seat token has (those are bare base64), so the two are never confused and a
 secret scanner can find a leaked key. Only the key's SHA-256 is stored (a key has 256 random bits, so a
 plain hash is as good as a slow one), and a key is looked up by its hash; the stored hash is compared again
-in constant time. Rotating makes a new key and webhook secret and retires the old key at once; revoking
-retires it. Either takes effect on the next request.
+in constant time.
+
+Rotating the key (``domino-admin apps rotate NAME --grace 24h``) makes a new key and keeps the old one working
+until its grace ends, so an app swaps keys without a failed request; the webhook secret rotates on its own
+(``rotate-secret``), and during its grace every delivery is signed with both secrets (Standard Webhooks allows
+several signatures), so a receiver that still checks the old one, or already the new one, verifies each
+delivery, retries of events queued before the rotation too. Only one earlier key (or secret) is kept: rotating
+again ends the grace of the one before. Revoking retires every key at once, on the next request.
 
 Games created with an app key belong to the app (``GET /v1/games?owner=me``), count against its cap of
 unfinished games, and its webhook hears of what it subscribes to (``events``: their lifecycle by default,
@@ -29,6 +35,9 @@ from api.service.security import new_id
 from api.store import Store
 
 APP_KEY_PREFIX = "dsk_app_"
+GRACE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+DEFAULT_GRACE_S = 24 * 3600  # how long a rotated key or secret keeps working unless told otherwise
+MAX_GRACE_S = 30 * 86400
 
 
 def new_app_key() -> str:
@@ -57,6 +66,11 @@ class App:
     events: tuple[str, ...] = LIFECYCLE_EVENTS  # what its webhook subscribes to
     key_hash: str = dataclasses.field(default="", repr=False)
     webhook_secret: str = dataclasses.field(default="", repr=False)
+    old_key_hash: str = dataclasses.field(default="", repr=False)  # the key before the last rotation ...
+    old_key_until: float = 0.0  # ... works until then
+    old_secret: str = dataclasses.field(default="", repr=False)  # the webhook secret before ...
+    old_secret_until: float = 0.0  # ... signs deliveries (beside the current one) until then
+    key_used: str = "current"  # which key the request carried: "current" or "previous"
 
     @classmethod
     def from_record(cls, record: dict[str, str]) -> App:
@@ -71,6 +85,10 @@ class App:
             events=tuple(record["events"].split(",")) if record.get("events") else LIFECYCLE_EVENTS,
             key_hash=record.get("key_hash", ""),
             webhook_secret=record.get("webhook_secret", ""),
+            old_key_hash=record.get("old_key_hash", ""),
+            old_key_until=float(record.get("old_key_until") or 0),
+            old_secret=record.get("old_secret", ""),
+            old_secret_until=float(record.get("old_secret_until") or 0),
         )
 
     def public(self) -> dict[str, Any]:
@@ -84,15 +102,30 @@ class App:
             "created_at": self.created_at,
             "revoked": self.revoked_at is not None,
             "events": list(self.events),
+            "keys": _generations(self.old_key_hash, self.old_key_until, self.key_used),
+            "webhook_secrets": _generations(self.old_secret, self.old_secret_until) if self.webhook else [],
         }
+
+
+def _generations(old: str, until: float, used: str | None = None) -> list[dict[str, Any]]:
+    """The current key (or secret), and the previous one while its grace lasts: when each stops working
+    (never the key itself); ``used``: which one this request carried."""
+    found: list[dict[str, Any]] = [{"generation": "current", "expires_at": None}]
+    if old and until > time.time():
+        found.append({"generation": "previous", "expires_at": round(until, 3)})
+    if used is not None:
+        for entry in found:
+            entry["in_use"] = entry["generation"] == used
+    return found
 
 
 @dataclasses.dataclass(frozen=True)
 class Issued:
-    """An app with its key and webhook secret, as ``create`` and ``rotate`` show them: once."""
+    """An app with its key and webhook secret, as ``create`` and the rotations show them: once (None: not
+    changed)."""
 
     app: App
-    key: str
+    key: str | None
     webhook_secret: str | None
 
 
@@ -104,6 +137,16 @@ def check_events(text: str) -> tuple[str, ...]:
         said = ", ".join(repr(n) for n in unknown) or "none"
         raise InvalidRequest(f"Unknown webhook events: {said}. The events are {', '.join(WEBHOOK_EVENTS)}.")
     return tuple(e for e in WEBHOOK_EVENTS if e in names)
+
+
+def parse_grace(text: str) -> int:
+    """A grace period in seconds from ``90s``, ``30m``, ``24h``, ``7d`` or bare seconds (``0``: none)."""
+    text = text.strip().lower()
+    unit = GRACE_UNITS.get(text[-1:]) if text else None
+    number = text[:-1] if unit else text
+    if not number.isdigit() or int(number) * (unit or 1) > MAX_GRACE_S:
+        raise InvalidRequest(f"A grace is a number of seconds, or like 90s, 30m, 24h, 7d (at most 30d), not {text!r}.")
+    return int(number) * (unit or 1)
 
 
 def check_rate_limit(text: str) -> str:
@@ -150,12 +193,16 @@ class Apps:
         return Issued(App.from_record(record), key, secret)
 
     def authenticate(self, key: str) -> App:
-        """The app whose current key is ``key``; Unauthorized for an unknown, rotated or revoked one."""
+        """The app whose current key is ``key``, or whose previous one during its grace; Unauthorized for an
+        unknown, revoked or retired one."""
         wanted = key_hash(key)
         record = self.store.apps.by_key_hash(wanted)
-        if record is None or not hmac.compare_digest(record.get("key_hash", ""), wanted) or record.get("revoked_at"):
-            raise Unauthorized("This app key is unknown, rotated or revoked.")
-        return App.from_record(record)
+        app = None if record is None or record.get("revoked_at") else App.from_record(record)
+        if app is not None and hmac.compare_digest(app.key_hash, wanted):
+            return app
+        if app is not None and hmac.compare_digest(app.old_key_hash, wanted) and app.old_key_until > time.time():
+            return dataclasses.replace(app, key_used="previous")
+        raise Unauthorized("This app key is unknown, rotated out or revoked.")
 
     def find(self, id_or_name: str) -> App:
         """An app by its id or its name (``domino-admin``)."""
@@ -171,15 +218,32 @@ class Apps:
         records = (self.store.apps.get(app_id) for app_id in self.store.apps.ids())
         return [App.from_record(r) for r in records if r is not None]
 
-    def rotate(self, id_or_name: str) -> Issued:
-        """A new key and webhook secret; the old key stops working at once."""
+    def rotate(self, id_or_name: str, grace_s: int = DEFAULT_GRACE_S) -> Issued:
+        """A new key; the old one keeps working for ``grace_s`` seconds (0: it stops at once)."""
+        app = self._active(id_or_name)
+        key = new_app_key()
+        until = time.time() + grace_s if grace_s else 0.0
+        self.store.apps.rotate_key(app.id, app.key_hash, key_hash(key), app.old_key_hash, grace_s, until)
+        changed = dataclasses.replace(app, key_hash=key_hash(key), old_key_hash=app.key_hash if grace_s else "", old_key_until=until)
+        return Issued(changed, key, None)
+
+    def rotate_secret(self, id_or_name: str, grace_s: int = DEFAULT_GRACE_S) -> Issued:
+        """A new webhook secret; deliveries are signed with the old one too for ``grace_s`` seconds."""
+        app = self._active(id_or_name)
+        if not app.webhook:
+            raise InvalidRequest(f"App {app.name!r} has no webhook, so no secret to rotate.")
+        secret = webhooks.new_secret()
+        until = time.time() + grace_s if grace_s else 0.0
+        changes = {"webhook_secret": secret, "old_secret": app.webhook_secret if grace_s else "", "old_secret_until": repr(until)}
+        self.store.apps.update(app.id, changes)
+        changed = dataclasses.replace(app, webhook_secret=secret, old_secret=changes["old_secret"], old_secret_until=until)
+        return Issued(changed, None, secret)
+
+    def _active(self, id_or_name: str) -> App:
         app = self.find(id_or_name)
         if app.revoked_at is not None:
             raise InvalidRequest(f"App {app.name!r} is revoked.")
-        key, secret = new_app_key(), webhooks.new_secret() if app.webhook else None
-        changes = {"key_hash": key_hash(key), "webhook_secret": secret or ""}
-        self.store.apps.replace_key(app.id, app.key_hash, changes)
-        return Issued(dataclasses.replace(app, key_hash=changes["key_hash"], webhook_secret=secret or ""), key, secret)
+        return app
 
     def update(self, id_or_name: str, events: str | None) -> App:
         """Change what the app's webhook subscribes to (``events``: comma-separated names)."""
@@ -191,8 +255,8 @@ class Apps:
         return dataclasses.replace(app, events=subscribed)
 
     def revoke(self, id_or_name: str) -> App:
-        """The key stops working at once; the app's games play on, and its record stays listed as revoked."""
+        """Every key stops working at once; the app's games play on, and its record stays listed as revoked."""
         app = self.find(id_or_name)
         now = time.time()
-        self.store.apps.replace_key(app.id, app.key_hash, {"revoked_at": repr(now)})
+        self.store.apps.revoke(app.id, [app.key_hash, app.old_key_hash], repr(now))
         return dataclasses.replace(app, revoked_at=now)

@@ -22,7 +22,7 @@ from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
-from api.service.apps import App, Apps, Issued
+from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.endings import Endings
@@ -238,8 +238,13 @@ class Service:
     def list_apps(self) -> list[App]:
         return self.apps.all()
 
-    def rotate_app_key(self, id_or_name: str) -> Issued:
-        return self.apps.rotate(id_or_name)
+    def rotate_app_key(self, id_or_name: str, grace_s: int = DEFAULT_GRACE_S) -> Issued:
+        """A new key; the old one keeps working ``grace_s`` seconds (0: retired at once)."""
+        return self.apps.rotate(id_or_name, grace_s)
+
+    def rotate_webhook_secret(self, id_or_name: str, grace_s: int = DEFAULT_GRACE_S) -> Issued:
+        """A new webhook secret; deliveries are signed with both for ``grace_s`` seconds."""
+        return self.apps.rotate_secret(id_or_name, grace_s)
 
     def revoke_app(self, id_or_name: str) -> App:
         return self.apps.revoke(id_or_name)

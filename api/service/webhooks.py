@@ -70,14 +70,24 @@ def check_url(url: str) -> str | None:
     return None
 
 
+def app_secrets(app: dict[str, str], now: float | None = None) -> list[str]:
+    """What an app's deliveries are signed with now (its record): the secret before the last rotation while
+    its grace lasts, then the current one."""
+    until = float(app.get("old_secret_until") or 0)
+    old = [app["old_secret"]] if app.get("old_secret") and until > (time.time() if now is None else now) else []
+    return [*old, app.get("webhook_secret", "")]
+
+
 def message_id(game_id: str, version: int) -> str:
     return f"turn_{game_id}_{version}"
 
 
-def signed_request(secret: str, msg_id: str, body: bytes, timestamp: float | None = None) -> dict[str, str]:
-    """The headers of a signed delivery of ``body``."""
+def signed_request(secret: str | list[str], msg_id: str, body: bytes, timestamp: float | None = None) -> dict[str, str]:
+    """The headers of a signed delivery of ``body``: one signature per secret, space-separated (Standard
+    Webhooks: a receiver accepts the delivery when any one of them checks out)."""
     ts = datetime.fromtimestamp(int(time.time() if timestamp is None else timestamp), tz=timezone.utc)
-    signature = Webhook(secret).sign(msg_id, ts, body.decode())
+    keys = [secret] if isinstance(secret, str) else secret
+    signature = " ".join(Webhook(key).sign(msg_id, ts, body.decode()) for key in keys)
     return {
         "content-type": "application/json",
         "user-agent": USER_AGENT,
@@ -179,7 +189,7 @@ class Webhooks:
 
     def prepare_app_event(self, delivery_id: str, attempt: int) -> Outgoing | str:
         """An app's lifecycle event (:mod:`api.service.app_events`) for the app's webhook, signed with its
-        current secret; retried like a turn. Dropped when the app is gone, revoked or has no webhook."""
+        secrets as they are when it is sent (:func:`app_secrets`); retried like a turn. Dropped when the app is gone, revoked or has no webhook."""
         due = self.store.app_hooks_due
         record = self.store.app_deliveries.get(delivery_id)
         app = None if record is None else self.store.apps.get(record["app"])
@@ -188,7 +198,7 @@ class Webhooks:
             due.clear(delivery_id)
             return "gone"
         body = record["body"].encode()
-        headers = signed_request(app.get("webhook_secret", ""), delivery_id, body)
+        headers = signed_request(app_secrets(app), delivery_id, body)
         headers["webhook-attempt"] = str(attempt + 1)
         done = lambda: self.store.app_deliveries.delete(delivery_id)  # noqa: E731
         label = f"app event {delivery_id}"

@@ -2,8 +2,8 @@
 
 - ``<prefix>:app:<app id>``: a hash, the app's record (name, the SHA-256 of its key, webhook and its signing
   secret, limits, created and revoked times);
-- ``<prefix>:appkey:<SHA-256 of a key>``: the app id the key belongs to (present while the key is valid:
-  rotating or revoking deletes it, so the next request with the old key is refused);
+- ``<prefix>:appkey:<SHA-256 of a key>``: the app id the key belongs to (present while the key is valid: a
+  rotated key's expires with its grace, revoking deletes every one, so the next request with it is refused);
 - ``<prefix>:apps``: a sorted set app id -> created time (``domino-admin apps list``), and
   ``<prefix>:apps:names``: a hash name -> app id (names are unique);
 - ``<prefix>:app:<app id>:games``: the ownership index, a sorted set game id -> created time of the app's games;
@@ -95,14 +95,28 @@ class AppStore:
         return [m.decode() for m in cast("list[bytes]", self.conn.zrange(self.all_key, 0, -1))]
 
     @translating
-    def replace_key(self, app_id: str, old_hash: str, changes: dict[str, str]) -> None:
-        """Retire the key hashing to ``old_hash`` and write ``changes`` (a new ``key_hash`` and secret, or a
-        revocation) at once: from the next request on, the old key names nothing."""
+    def rotate_key(self, app_id: str, current: str, new: str, earlier: str, grace_s: int, until: float) -> None:
+        """Make ``new`` the app's key; ``current`` stays valid ``grace_s`` seconds more (0: retired now), and
+        ``earlier`` (the key before it, maybe still in its own grace) is retired now: one previous key at most."""
         pipe = self.conn.pipeline(transaction=True)
-        pipe.delete(self.key_index(old_hash))
+        if earlier and earlier != current:
+            pipe.delete(self.key_index(earlier))
+        if grace_s:
+            pipe.expire(self.key_index(current), grace_s)
+        else:
+            pipe.delete(self.key_index(current))
+        changes = {"key_hash": new, "old_key_hash": current if grace_s else "", "old_key_until": repr(until)}
         pipe.hset(self.record_key(app_id), mapping=cast("dict[Any, Any]", changes))
-        if changes.get("key_hash"):
-            pipe.set(self.key_index(changes["key_hash"]), app_id)
+        pipe.set(self.key_index(new), app_id)
+        pipe.execute()
+
+    @translating
+    def revoke(self, app_id: str, key_hashes: list[str], at: str) -> None:
+        """Retire every key of the app at once: from the next request on, none names anything."""
+        pipe = self.conn.pipeline(transaction=True)
+        for key_hash in filter(None, key_hashes):
+            pipe.delete(self.key_index(key_hash))
+        pipe.hset(self.record_key(app_id), "revoked_at", at)
         pipe.execute()
 
     @translating

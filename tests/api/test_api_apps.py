@@ -45,6 +45,8 @@ def test_the_app_reads_itself_never_its_key_or_secret(client, make_app) -> None:
         "id": issued.app.id, "name": "tabletop", "webhook": "https://hooks.example.com/domino", "rate_limit": "500/30",
         "max_games": 7, "created_at": body["created_at"], "revoked": False,
         "events": ["game.started", "round.ended", "game.ended"],
+        "keys": [{"generation": "current", "expires_at": None, "in_use": True}],
+        "webhook_secrets": [{"generation": "current", "expires_at": None}],
     }  # fmt: skip
     assert issued.key not in resp.text and issued.webhook_secret and issued.webhook_secret not in resp.text
     assert resp.headers["RateLimit-Policy"] == '"app";q=500;w=30'
@@ -89,14 +91,59 @@ def test_revoking_takes_effect_on_the_next_request(client, make_app, service) ->
     assert client.get(f"/v1/games/{game['game']['id']}", headers=bearer(token)).status_code == 200
 
 
-def test_rotating_retires_the_old_key_at_once(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+def test_rotating_keeps_the_old_key_until_its_grace_ends(client, make_app, service, settings) -> None:  # type: ignore[no-untyped-def]
     issued = make_app(webhook="https://hooks.example.com/x")
     game_id = create(client, issued.key)["game"]["id"]
-    rotated = service.rotate_app_key(issued.app.id)
-    assert rotated.key != issued.key and rotated.webhook_secret != issued.webhook_secret
+    rotated = service.rotate_app_key(issued.app.id, 3600)
+    assert rotated.key != issued.key and rotated.webhook_secret is None, "the secret rotates on its own"
+    old_view = client.get("/v1/app", headers=bearer(issued.key))
+    assert old_view.status_code == 200
+    keys = old_view.get_json()["keys"]
+    assert [(k["generation"], k["in_use"]) for k in keys] == [("current", False), ("previous", True)]
+    assert keys[0]["expires_at"] is None and keys[1]["expires_at"] == pytest.approx(rotated.app.old_key_until, abs=0.01)
+    assert rotated.key not in old_view.text and issued.key not in old_view.text
+    assert client.get("/v1/app", headers=bearer(rotated.key)).get_json()["keys"][0]["in_use"] is True
+    assert owned(client, rotated.key) == owned(client, issued.key) == [game_id], "the app keeps its games"
+    # the grace over (its index key expired): the old key is a 401, the new one works
+    service.store.apps.conn.delete(service.store.apps.key_index(rotated.app.old_key_hash))
     assert client.get("/v1/app", headers=bearer(issued.key)).status_code == 401
     assert client.get("/v1/app", headers=bearer(rotated.key)).status_code == 200
-    assert owned(client, rotated.key) == [game_id], "the app keeps its games"
+
+
+def test_a_key_is_kept_no_longer_than_its_grace(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+    issued = make_app()
+    rotated = service.rotate_app_key(issued.app.id, 600)
+    index = service.store.apps.key_index(rotated.app.old_key_hash)
+    assert 0 < service.store.apps.conn.ttl(index) <= 600, "the old key's index expires with its grace"
+    again = service.rotate_app_key(issued.app.id, 600)
+    assert client.get("/v1/app", headers=bearer(issued.key)).status_code == 401, "one previous key at most"
+    assert client.get("/v1/app", headers=bearer(rotated.key)).status_code == 200
+    now = service.rotate_app_key(issued.app.id, 0)
+    for key in (issued.key, rotated.key, again.key):
+        assert client.get("/v1/app", headers=bearer(key)).status_code == 401
+    assert [k["generation"] for k in client.get("/v1/app", headers=bearer(now.key)).get_json()["keys"]] == ["current"]
+    service.revoke_app(issued.app.id)
+    assert client.get("/v1/app", headers=bearer(now.key)).status_code == 401
+
+
+def test_a_rotated_secret_signs_with_both_during_its_grace(client, make_app, service) -> None:  # type: ignore[no-untyped-def]
+    from api.service.webhooks import app_secrets, signed_request
+    from standardwebhooks.webhooks import Webhook
+
+    issued = make_app(webhook="https://hooks.example.com/x")
+    rotated = service.rotate_webhook_secret(issued.app.id, 3600)
+    assert rotated.key is None and rotated.webhook_secret not in (None, issued.webhook_secret)
+    record = service.store.apps.get(issued.app.id)
+    headers = signed_request(app_secrets(record), "msg_1", b"{}")
+    assert len(headers["webhook-signature"].split(" ")) == 2
+    for secret in (issued.webhook_secret, rotated.webhook_secret):
+        assert Webhook(secret).verify(b"{}", headers) == {}
+    later = signed_request(app_secrets(record, now=rotated.app.old_secret_until + 1), "msg_1", b"{}")
+    assert len(later["webhook-signature"].split(" ")) == 1 and Webhook(rotated.webhook_secret).verify(b"{}", later) == {}
+    secrets = client.get("/v1/app", headers=bearer(issued.key)).get_json()["webhook_secrets"]
+    assert [s["generation"] for s in secrets] == ["current", "previous"]
+    with pytest.raises(Exception, match="no webhook"):
+        service.rotate_webhook_secret(make_app().app.id)
 
 
 def test_require_app_key_refuses_anonymous_creation(settings) -> None:  # type: ignore[no-untyped-def]
@@ -265,12 +312,17 @@ def test_domino_admin_makes_lists_rotates_and_revokes_apps(client) -> None:  # t
     listed = _admin("apps", "list")
     assert listed.returncode == 0 and "cli-app" in listed.stdout and "active" in listed.stdout
     assert key not in listed.stdout and "whsec_" not in listed.stdout
-    rotated = _admin("apps", "rotate", "cli-app")
+    assert _admin("apps", "rotate", "cli-app", "--grace", "soon").returncode == 2
+    rotated = _admin("apps", "rotate", "cli-app", "--grace", "2h")
     new_key = re.search(r"^key: (dsk_app_\S+)$", rotated.stdout, re.M).group(1)  # type: ignore[union-attr]
+    assert "keeps working until" in rotated.stdout and "whsec_" not in rotated.stdout
+    assert client.get("/v1/app", headers=bearer(key)).status_code == 200, "in its grace"
+    secret = _admin("apps", "rotate-secret", "cli-app", "--grace", "0")
+    assert re.search(r"^webhook secret: whsec_\S+$", secret.stdout, re.M) and "no longer works" in secret.stdout
+    assert _admin("apps", "rotate", "cli-app", "--grace", "0").returncode == 0
     assert client.get("/v1/app", headers=bearer(key)).status_code == 401
-    assert client.get("/v1/app", headers=bearer(new_key)).status_code == 200
-    assert _admin("apps", "revoke", app["id"]).returncode == 0
     assert client.get("/v1/app", headers=bearer(new_key)).status_code == 401
+    assert _admin("apps", "revoke", app["id"]).returncode == 0
     assert "revoked" in _admin("apps", "list").stdout
     assert _admin("apps", "revoke", "no-such-app").returncode == 2
 

@@ -40,6 +40,16 @@ def test_the_limit_holds_across_api_processes_with_ratelimit_headers(settings):
     assert other.status_code == 200
 
 
+def test_keys_that_name_no_app_count_against_the_address(settings, service):
+    """Guessing app keys is 401 after 401, then 429: each failed lookup spends the address's budget."""
+    client = _app(settings, rate_limit="4/60").test_client()
+    forged = {"Authorization": "Bearer dsk_app_" + "G" * 43}
+    assert [client.get("/v1/app", headers=forged).status_code for _ in range(5)] == [401] * 4 + [429]
+    assert client.get("/v1/variants").status_code == 429, "the same budget as the address's other requests"
+    real = service.create_app("budgeted", None, None, None).key
+    assert client.get("/v1/app", headers={"Authorization": f"Bearer {real}"}).status_code == 200, "an app has its own"
+
+
 def test_the_window_resets(settings):
     client = _app(settings, rate_limit="2/1").test_client()
     assert [client.get("/v1/bots").status_code for _ in range(3)] == [200, 200, 429]

@@ -25,12 +25,18 @@ blp = Blueprint("apps", __name__, url_prefix="/v1/app", description="The calling
         "created_at": 1767268800.123,
         "revoked": False,
         "events": ["game.started", "round.ended", "game.ended", "turn.started"],
+        "keys": [
+            {"generation": "current", "expires_at": None, "in_use": True},
+            {"generation": "previous", "expires_at": 1767355200.0, "in_use": False},
+        ],
+        "webhook_secrets": [{"generation": "current", "expires_at": None}],
     },
 )
 @blp.problems(E.UNAUTHORIZED, E.UNAVAILABLE, path="/v1/app")
 def get_app() -> flask.Response:
     """The calling app: its name, limits, webhook and the events it subscribes to (never its key or secret)
 
-    Send the app key as `Authorization: Bearer dsk_app_...`; without one, or with an unknown, rotated or
-    revoked one, the answer is 401."""
+    Send the app key as `Authorization: Bearer dsk_app_...`; without one, or with an unknown, revoked one or
+    one rotated out (its grace over), the answer is 401. After a rotation, `keys` says until when the previous
+    key works and which one this request carried."""
     return json_response(required_app().public(), headers={"Cache-Control": "no-store"})

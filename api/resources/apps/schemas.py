@@ -5,6 +5,23 @@ import marshmallow as ma
 from api.service.app_events import WEBHOOK_EVENTS
 
 
+class GenerationSchema(ma.Schema):
+    """A key or webhook secret of the app: never the value, only when it stops working."""
+
+    generation = ma.fields.String(
+        required=True,
+        validate=ma.validate.OneOf(["current", "previous"]),
+        metadata={"description": "`current`, or `previous`: the one before the last rotation, during its grace"},
+    )
+    expires_at = ma.fields.Float(
+        required=True, allow_none=True, metadata={"description": "Unix time it stops working (null: until rotated)"}
+    )
+
+
+class KeySchema(GenerationSchema):
+    in_use = ma.fields.Boolean(required=True, metadata={"description": "this request carried this key"})
+
+
 class AppSchema(ma.Schema):
     """The calling app as `domino-admin apps create` made it: never its key nor its webhook secret."""
 
@@ -30,5 +47,21 @@ class AppSchema(ma.Schema):
         metadata={
             "description": "the webhook events the app subscribes to (`domino-admin apps create|update --events`); "
             "by default `game.started`, `round.ended`, `game.ended`"
+        },
+    )
+    keys = ma.fields.List(
+        ma.fields.Nested(KeySchema),
+        required=True,
+        metadata={
+            "description": "the current key, then the previous one while its grace lasts (`domino-admin apps rotate "
+            "--grace`): switch to the new key before the old one's `expires_at`"
+        },
+    )
+    webhook_secrets = ma.fields.List(
+        ma.fields.Nested(GenerationSchema),
+        required=True,
+        metadata={
+            "description": "the current webhook secret, then the previous one while its grace lasts (`domino-admin apps "
+            "rotate-secret`): meanwhile every delivery carries a signature by each; empty without a webhook"
         },
     )
