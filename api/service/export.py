@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
-
-import orjson
 
 from api.archive import Archive, Scope, Since
 from api.service.apps import App
@@ -47,9 +44,9 @@ def scope_of(store: Store, app: App | None, bot: str | None, player: str | None)
     return Scope(app=app.id, bots=bots)
 
 
-def export(archive: Archive, scope: Scope, request: ExportRequest) -> Iterator[list[dict[str, Any]]]:
-    """The records (JSON values, as ``GET /v1/games/{id}/record`` answers them) in archive order, a page at a
-    time. The cursor
+def export(archive: Archive, scope: Scope, request: ExportRequest) -> Iterator[list[str]]:
+    """The records (JSON texts, as ``GET /v1/games/{id}/record`` answers them: the archive keeps them so) in
+    archive order, a page at a time. The cursor
     and the first page are read before this returns, so a bad cursor or an archive that is down is an error
     answer, not a broken stream."""
     after = 0
@@ -67,12 +64,9 @@ def export(archive: Archive, scope: Scope, request: ExportRequest) -> Iterator[l
 
 def _pages(
     archive: Archive, scope: Scope, only: Since, page: list[tuple[int, str, str]], left: int | None
-) -> Iterator[list[dict[str, Any]]]:
+) -> Iterator[list[str]]:
     while page:
-        records = [orjson.loads(raw) for _, _, raw in page]
-        for record in records:
-            record.pop("archived", None)  # the record is the same wherever it is kept
-        yield records
+        yield [raw for _, _, raw in page]
         if left is not None:
             left -= len(page)
         want = PAGE if left is None else min(PAGE, left)

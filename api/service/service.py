@@ -211,7 +211,7 @@ class Service:
         """``app``'s games in which it is ``player``'s turn, soonest deadline first, after ``cursor``."""
         return list_to_move(self.store, self.games, app, player, cursor, limit)
 
-    def export(self, app: App | None, token: str | None, request: ExportRequest) -> Iterator[list[dict[str, Any]]]:
+    def export(self, app: App | None, token: str | None, request: ExportRequest) -> Iterator[list[str]]:
         """The records of the archived games ``app`` (its own, its registered bots'), or else the registered bot
         whose ``token`` this is, may export, in archive order, a page at a time (api/service/export.py)."""
         if app is None and token is None:

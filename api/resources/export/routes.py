@@ -64,11 +64,11 @@ def export_games(**query: Any) -> flask.Response:
     return flask.Response(_lines(pages), mimetype=NDJSON, headers=headers)
 
 
-def _lines(pages: Iterator[list[dict[str, Any]]]) -> Iterator[bytes]:
+def _lines(pages: Iterator[list[str]]) -> Iterator[bytes]:
     for page in pages:
-        yield b"".join(orjson.dumps(record) + b"\n" for record in page)
+        yield "".join(f"{record}\n" for record in page).encode()
 
 
-def _texts(pages: Iterator[list[dict[str, Any]]]) -> Iterator[bytes]:
+def _texts(pages: Iterator[list[str]]) -> Iterator[bytes]:
     for page in pages:
-        yield "".join(domino.notation.write_text(record) + "\n" for record in page).encode()
+        yield "".join(domino.notation.write_text(orjson.loads(record)) + "\n" for record in page).encode()

@@ -1,4 +1,5 @@
-"""The archive's order: a sequence number per game, for exports that resume where they stopped.
+"""The archive's order: a sequence number per game, for exports that resume where they stopped; records kept
+without ``archived``, which the reads add, so that exports send them as they are.
 
 Each write takes its numbers from the one-row ``archive_order`` counter, whose row it updates first: writers
 wait for each other there, so the numbers come in commit order and a reader that has seen a number has seen
@@ -34,11 +35,28 @@ def upgrade() -> None:
         conn.execute(sa.text("UPDATE games SET seq = :n WHERE id = :id"), numbered)
         conn.execute(sa.text("UPDATE seats SET seq = :n WHERE game_id = :id"), numbered)
     op.bulk_insert(counter, [{"id": 1, "last": len(ids)}])
+    _records_without_archived(conn)
     op.drop_index("games_by_archive_order", "games")
     op.create_index("games_in_archive_order", "games", ["seq"], unique=True)
     op.create_index("games_by_app_in_order", "games", ["app", "seq"])
     op.create_index("seats_by_bot_in_order", "seats", ["bot", "seq"])
     op.create_index("seats_by_app_player_in_order", "seats", ["app", "player", "seq"])
+
+
+ARCHIVED = ',"archived":false}'  # how every record written before this revision ends (its last key)
+
+
+def _records_without_archived(conn: sa.Connection) -> None:
+    last = ""
+    while True:
+        query = sa.text("SELECT id, record FROM games WHERE id > :last ORDER BY id LIMIT 1000")
+        rows = conn.execute(query, {"last": last}).all()
+        if not rows:
+            return
+        cut = [{"id": i, "record": r[: -len(ARCHIVED)] + "}"} for i, r in rows if r.endswith(ARCHIVED)]
+        if cut:
+            conn.execute(sa.text("UPDATE games SET record = :record WHERE id = :id"), cut)
+        last = rows[-1][0]
 
 
 def downgrade() -> None:
