@@ -22,6 +22,7 @@ from api.resources.events import schemas as event_schemas
 from api.resources.export import routes as export
 from api.resources.games import routes as games
 from api.resources.games import schemas as game_schemas
+from api.resources.matchmaking import routes as matchmaking
 from api.resources.health import routes as health
 from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
@@ -36,7 +37,10 @@ from api.service.service import Service
 
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
-RESOURCES = (variants, bots, bot_events, games, export, seats, moves, events, apps, simulations, ratings, arenas, health)
+RESOURCES = (
+    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, apps, simulations, ratings, arenas,
+    health,
+)  # fmt: skip
 
 API_DESCRIPTION = """\
 Dominoes as a service: create a game, seat humans and computer players, play moves and read scores.
@@ -83,6 +87,7 @@ TAGS = [
     {"name": "seats", "description": "The lobby of games with open seats; claim a seat; resign."},
     {"name": "moves", "description": "Play, draw or pass."},
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
+    {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating."},
     {"name": "apps", "description": "Third-party apps: the calling app (`domino-admin apps create` makes one)."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
@@ -128,6 +133,12 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
                         "description": "An app key, `dsk_app_` + 43 characters, from `domino-admin apps create`: "
                         "the games it creates belong to the app (`GET /v1/games?owner=me`), and it has a rate "
                         "limit and a cap of unfinished games of its own. Unknown, rotated or revoked: 401.",
+                    },
+                    "ticketToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A matchmaking ticket's token from `POST /v1/matchmaking/tickets` (`token`, "
+                        "`dtk_...`): its holder's.",
                     },
                     "simulationToken": {
                         "type": "http",

@@ -118,6 +118,13 @@ class Settings:
 
     # Events (api/service/events.py): long polls and Server-Sent Events on a blocking connection of their own.
     max_wait: float = 30.0  # the longest `wait` a long poll may ask for, seconds
+
+    # Matchmaking (api/service/matchmaking): open tickets per holder (an address, an app's player, a registered
+    # bot); a waiting ticket nobody reads for ticket_idle seconds expires; a rated ticket's rating range widens
+    # by match_widen ordinal points per second waited, on each side.
+    max_tickets: int = 3
+    ticket_idle: float = 30.0
+    match_widen: float = 0.5
     keepalive_interval: float = 15.0  # an SSE comment at least this often
     stream_ticket_ttl: int = 60  # a stream ticket for EventSource (`?ticket=`) lives this long, seconds
     # Open event streams (SSE, and long polls that wait) at once, counted in Redis across API processes

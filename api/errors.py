@@ -16,8 +16,9 @@ from domino.errors import describe
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
     ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound, TooManyAppGames,
-    TooManyGames, TooManySimulations, TooManyStreams, Unauthorized, VariantNotFound, VersionMismatch,
+    InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    TicketNotFound, TooManyAppGames, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets, Unauthorized,
+    VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
 
@@ -146,6 +147,20 @@ TOO_MANY_APP_GAMES = ProblemType(
     "The calling app has as many games waiting or playing as its cap allows (`domino-admin apps create "
     "--max-games`); finish or resign one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_TICKETS = ProblemType(
+    429,
+    "too-many-tickets",
+    "Too many tickets",
+    "This holder (an address, an app's player, a registered bot) has as many open matchmaking tickets as it may "
+    "(`DOMINO_MAX_TICKETS`, 3 by default); cancel one or wait for a match, or retry after `Retry-After` seconds.",
+)
+OFFER_CLOSED = ProblemType(
+    409,
+    "offer-closed",
+    "Offer closed",
+    "The ticket, challenge or rematch is no longer open: matched, answered, cancelled or expired (`ticket_status` "
+    "says which, for a ticket).",
+)
 SEAT_LIMIT = ProblemType(
     409,
     "seat-limit",
@@ -178,6 +193,7 @@ PROBLEM_TYPES = [
     GAME_NOT_OVER,
     SEAT_TAKEN,
     SEAT_LIMIT,
+    OFFER_CLOSED,
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     REQUEST_TIMEOUT,
@@ -192,6 +208,7 @@ PROBLEM_TYPES = [
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
     TOO_MANY_APP_GAMES,
+    TOO_MANY_TICKETS,
     UNAVAILABLE,
     INTERNAL,
 ]
@@ -264,6 +281,9 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAppGames: TOO_MANY_APP_GAMES,
+    TooManyTickets: TOO_MANY_TICKETS,
+    TicketNotFound: NOT_FOUND,
+    OfferClosed: OFFER_CLOSED,
     SeatLimit: SEAT_LIMIT,
     # store
     StoreUnavailable: UNAVAILABLE,

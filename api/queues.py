@@ -91,8 +91,12 @@ RUN_CHUNK = JobKind(
 # own batch; one with nothing due does nothing), so each is enqueued as its own attempt: the enqueue time in ns.
 ARCHIVE_BATCH = JobKind("workers.jobs.archive_games", ARCHIVE, "archive", _archive_timeout)
 
+# ``match_pool(pool, ticket_id)``: a matchmaking ticket arrived; a pass over its pool for the table it may join
+# (milliseconds: on the latency queue). Idempotent: a ticket is claimed once, whatever runs twice.
+MATCH_POOL = JobKind("workers.jobs.match_pool", BOTS, "match", _turn_timeout)
+
 JOB_KINDS: tuple[JobKind, ...] = (
-    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH,
+    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
 )  # fmt: skip
 
 

@@ -58,6 +58,10 @@ def deliver_app_event(delivery_id: str, attempt: int) -> str:
     return service().deliver_app_event(delivery_id, attempt)
 
 
+def match_pool(pool: str, ticket_id: str) -> str:
+    return service().match_pool(pool, ticket_id)
+
+
 def archive_games() -> str:
     return service().archive_games()
 

@@ -43,7 +43,8 @@ GAME_STARTED, ROUND_ENDED, GAME_ENDED = "game.started", "round.ended", "game.end
 EVENT_TYPES = (GAME_STARTED, ROUND_ENDED, GAME_ENDED)
 LIFECYCLE_EVENTS = EVENT_TYPES  # what an app's webhook subscribes to unless told otherwise
 TURN_STARTED, TURN_REMINDER = "turn.started", "turn.reminder"  # a human seat's turn; its time running out
-WEBHOOK_EVENTS = (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER)
+MATCH_FOUND = "match.found"  # the app's players' matchmaking tickets were matched (api/service/matchmaking)
+WEBHOOK_EVENTS = (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND)
 
 
 def delivery_id(game_id: str, version: int, event_type: str) -> str:
@@ -107,6 +108,12 @@ def turn_payload(event_type: str, doc: GameRecord, version: int, seat: int) -> d
         "metadata": doc.get("metadata"),
     }
     return {"type": event_type, "timestamp": _stamp(), "data": data}
+
+
+def match_payload(game_id: str, players: list[dict[str, Any]]) -> dict[str, Any]:
+    """The body of a ``match.found`` delivery: the game the app's players were matched into, with each one's
+    seat and ticket (its holder reads the seat's token from the ticket)."""
+    return {"type": MATCH_FOUND, "timestamp": _stamp(), "data": {"game_id": game_id, "players": players}}
 
 
 def _stamp() -> str:
@@ -220,10 +227,22 @@ class Lifecycle:
             return False
         if TURN_REMINDER not in subscriptions(app):
             return False
-        body = orjson.dumps(turn_payload(TURN_REMINDER, doc, game.version, seat)).decode()
-        delivery = delivery_id(doc["id"], game.version, TURN_REMINDER)
-        record = {"app": doc.get("app", ""), "game": doc["id"], "body": body}
-        self.store.app_deliveries.put(delivery, "reminder", record, self.settings.app_event_ttl, landed=True)
+        body = turn_payload(TURN_REMINDER, doc, game.version, seat)
+        return self.announce(doc.get("app", ""), doc["id"], game.version, TURN_REMINDER, body, subscribed=True)
+
+    def announce(
+        self, app_id: str, game_id: str, version: int, event_type: str, body: dict[str, Any], subscribed: bool = False
+    ) -> bool:
+        """Deliver an event that is no commit's (a reminder, a match found) to the app if it subscribes to it
+        (``subscribed``: known already), under a delivery id fixed by the game, version and event, so that
+        one sent again after a crash is the same delivery. False when the app does not hear it."""
+        if not subscribed:
+            app = self.store.apps.get(app_id)
+            if app is None or not app.get("webhook") or app.get("revoked_at") or event_type not in subscriptions(app):
+                return False
+        delivery = delivery_id(game_id, version, event_type)
+        record = {"app": app_id, "game": game_id, "body": orjson.dumps(body).decode()}
+        self.store.app_deliveries.put(delivery, "announced", record, self.settings.app_event_ttl, landed=True)
         self.store.app_hooks_due.mark(delivery, self._first_due(), attempt=1)
         self.queues.enqueue(APP_EVENT, delivery)
         return True

@@ -176,6 +176,17 @@ class Creation:
         doc["arena"] = arena
         return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
 
+    def create_for_match(self, game_id: str, req: GameRequest, tokens: list[str | None], app_id: str | None) -> bool:
+        """A matched table's game under the id its match reserved, with the seat tokens it chose (its tickets show
+        them), owned by ``app_id`` when every ticket was that app's; False when it exists already (a match
+        finished twice). Like an arena's, it holds no client's slot: tickets are capped instead."""
+        rules, registered = self.check(req, app_id)
+        doc, state, _ = self._first_record(game_id, req, rules, registered, chosen=tokens)
+        if app_id is not None:
+            doc["app"] = app_id
+            self.store.apps.own(app_id, game_id, doc["created_at"], players(req))
+        return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
+
     def _commit_first(
         self, game_id: str, doc: GameRecord, state: domino.State, variant: str, exists_ok: bool = False
     ) -> Committed | None:
@@ -252,10 +263,11 @@ class Creation:
         registered: dict[str, dict[str, Any]],
         server_seed: str | None = None,
         deal_version: int = domino.DEAL_VERSION,
+        chosen: list[str | None] | None = None,
     ) -> tuple[GameRecord, domino.State, list[dict[str, Any]]]:
         """The game as dealt (version 0) from the client's seed, else ``server_seed``, else a random one: its
-        record, its state, and the tokens (and webhook secrets) shown once. A registered bot's seat gets no
-        token: the bot moves with its own."""
+        record, its state, and the tokens (and webhook secrets) shown once (``chosen``: tokens chosen already, by seat).
+        A registered bot's seat gets no token: the bot moves with its own."""
         client_seeded = req.seed is not None
         seed = req.seed if req.seed is not None else server_seed or secrets.token_hex(16)  # 128 random bits
         state = domino.new_game(rules, seed=seed, deal_version=deal_version)
@@ -274,7 +286,7 @@ class Creation:
             elif seat.get("open"):
                 record = {"seat": i, "name": None, "kind": OPEN}
             else:
-                token = new_token()
+                token = (chosen[i] if chosen else None) or new_token()
                 record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
                 if seat.get("webhook"):
                     secret = webhooks.new_secret()  # shown once, like the token

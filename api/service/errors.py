@@ -101,5 +101,17 @@ class TooManyAppGames(AtCapacity):
     """An app has as many games waiting or playing as its cap allows."""
 
 
+class TooManyTickets(AtCapacity):
+    """A holder has as many open matchmaking tickets as it may."""
+
+
+class TicketNotFound(ServiceError):
+    """No such matchmaking ticket for this token."""
+
+
+class OfferClosed(ServiceError):
+    """A ticket, challenge or rematch offer that is no longer open (matched, answered, cancelled, expired)."""
+
+
 class SeatLimit(ServiceError):
     """This client already holds as many seats of this game as one client may."""

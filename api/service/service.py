@@ -30,6 +30,7 @@ from api.service.events import Events
 from api.service.export import ExportRequest, export, scope_of
 from api.service.games import Games
 from api.service.lobby import list_waiting
+from api.service.matchmaking import Matchmaking, TicketRequest
 from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
@@ -69,6 +70,7 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
 
     # -- reference data -----------------------------------------------------------------------------------
 
@@ -306,7 +308,28 @@ class Service:
         return self.archive.migrate()
 
     def sweep(self, now: float | None = None) -> SweepReport:
-        return self.sweeper.run(now)
+        report = self.sweeper.run(now)
+        self.matchmaking.sweep(now)  # tickets unread expire; tables due to be filled are
+        return report
+
+    # -- matchmaking ----------------------------------------------------------------------------------------
+
+    def open_ticket(
+        self, req: TicketRequest, app: App | None, token: str | None, player: str | None, client: str
+    ) -> dict[str, Any]:
+        """A matchmaking ticket for an app's ``player``, a registered bot (its ``token``) or the anonymous
+        ``client``: ``{"ticket", "token"}`` (api/service/matchmaking)."""
+        return self.matchmaking.open(req, app, token, player, client)
+
+    def ticket(self, ticket_id: str, token: str | None, wait: float = 0.0) -> dict[str, Any]:
+        return self.matchmaking.read(ticket_id, token, wait)
+
+    def cancel_ticket(self, ticket_id: str, token: str | None) -> dict[str, Any]:
+        return self.matchmaking.cancel(ticket_id, token)
+
+    def match_pool(self, pool: str, ticket_id: str) -> str:
+        """A ticket arrived in ``pool``: form the table it may join."""
+        return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 

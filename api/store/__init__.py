@@ -6,7 +6,7 @@ lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
 ``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,
-notice streams), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
+notice streams), ``tickets`` (matchmaking tickets, pools and matches), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
 not yet counted), ``archive_due`` (finished games not yet archived), and ``arenas``.
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
@@ -32,11 +32,12 @@ from api.store.ratings import RatingStore
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
+from api.store.tickets import TicketStore
 
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
     "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
     "translated",
 ]  # fmt: skip
 
@@ -71,6 +72,7 @@ class Store:
         self.apps = AppStore(queue, prefix)
         self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
         self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
+        self.tickets = TicketStore(queue, self.connections.blocking_queue, prefix)  # matchmaking
 
     @property
     def redis(self) -> Redis | RedisCluster:

@@ -6,7 +6,7 @@ from api.resources.games.schemas import GameViewSchema
 from api.resources.moves.schemas import MoveSchema
 from api.service.events import STREAM_ID
 
-NOTICE_TYPES = ["turn", "game_started", "game_ended"]
+NOTICE_TYPES = ["turn", "game_started", "game_ended", "match"]
 
 
 class BotEventsQuerySchema(ma.Schema):
@@ -41,7 +41,8 @@ class BotEventsHeadersSchema(ma.Schema):
 
 class BotNoticeSchema(ma.Schema):
     """One notice on a registered bot's stream: `turn` (it is to move: post one of `legal_moves` to
-    `move_url` with `expected_version` = `version` and the bot token), `game_started`, `game_ended`."""
+    `move_url` with `expected_version` = `version` and the bot token), `game_started`, `game_ended`, and `match`
+    (a matchmaking ticket the bot holds was matched: the game and its seat)."""
 
     class Meta:
         unknown = ma.INCLUDE  # notices may gain members and types: ignore those you do not know
@@ -61,6 +62,7 @@ class BotNoticeSchema(ma.Schema):
     winners = ma.fields.List(ma.fields.Integer(), metadata={"description": "`game_ended`: the winning seats"})
     scores = ma.fields.List(ma.fields.Integer(), allow_none=True, metadata={"description": "`game_ended`: final scores"})
     reason = ma.fields.String(allow_none=True, metadata={"description": "`game_ended`: why it ended"})
+    ticket = ma.fields.String(metadata={"description": "`match`: the ticket matched"})
 
 
 class BotEventsPageSchema(ma.Schema):

@@ -10,7 +10,7 @@ from apispec import APISpec
 
 from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, HistorySeatSchema, LastRoundSchema
 from api.resources.moves.schemas import MoveSchema
-from api.service.app_events import EVENT_TYPES, TURN_REMINDER, TURN_STARTED
+from api.service.app_events import EVENT_TYPES, MATCH_FOUND, TURN_REMINDER, TURN_STARTED
 
 
 class TurnDeliverySchema(ma.Schema):
@@ -96,6 +96,25 @@ class AppTurnEventSchema(ma.Schema):
     data = ma.fields.Nested(AppTurnDataSchema, required=True)
 
 
+class MatchedPlayerSchema(ma.Schema):
+    player = ma.fields.String(required=True, metadata={"description": "the app's id of the player"})
+    seat = ma.fields.Integer(required=True)
+    ticket = ma.fields.String(required=True, metadata={"description": "the ticket matched: its holder reads the seat's token there"})
+
+
+class AppMatchDataSchema(ma.Schema):
+    game_id = ma.fields.String(required=True)
+    players = ma.fields.List(ma.fields.Nested(MatchedPlayerSchema), required=True)
+
+
+class AppMatchEventSchema(ma.Schema):
+    """What an app's webhook receives when matchmaking seats its players (`match.found`)."""
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf([MATCH_FOUND]))
+    timestamp = ma.fields.String(required=True, metadata={"description": "ISO 8601, UTC: when it was sent first"})
+    data = ma.fields.Nested(AppMatchDataSchema, required=True)
+
+
 def _header(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "in": "header", "required": True, "description": description, "schema": schema}
 
@@ -117,6 +136,7 @@ APP_EVENT_WHEN = {
     TURN_STARTED: "a human seat of one of the app's games is to move (only when the app subscribes to it)",
     TURN_REMINDER: "once per turn of at least `DOMINO_REMINDER_MIN_TURN` (600 s), when `DOMINO_REMINDER_FRACTION` "
     "(0.2) of its time is left and the seat has not moved (only when the app subscribes to it)",
+    MATCH_FOUND: "matchmaking seated some of the app's players in a game (only when the app subscribes to it)",
 }
 
 
@@ -143,6 +163,8 @@ def _app_event(event_type: str) -> dict[str, Any]:
 
 
 def _schema(event_type: str) -> str:
+    if event_type == MATCH_FOUND:
+        return "AppMatchEvent"
     return "AppTurnEvent" if event_type in (TURN_STARTED, TURN_REMINDER) else "AppEvent"
 
 
@@ -152,8 +174,9 @@ def document(spec: APISpec) -> None:
     spec.components.schema("TurnDelivery", schema=TurnDeliverySchema)
     spec.components.schema("AppEvent", schema=AppEventSchema)
     spec.components.schema("AppTurnEvent", schema=AppTurnEventSchema)
+    spec.components.schema("AppMatchEvent", schema=AppMatchEventSchema)
     spec.options["webhooks"] = {
-        **{event_type: _app_event(event_type) for event_type in (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER)},
+        **{event_type: _app_event(event_type) for event_type in (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND)},
         "turn": {
             "post": {
                 "operationId": "hostedBotTurn",

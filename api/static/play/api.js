@@ -48,6 +48,11 @@ export const catalogue = () => Promise.all([api('GET', '/v1/variants'), api('GET
   .then(([variants, bots]) => ({ variants: variants.variants, bots }));
 export const waitingGames = () => api('GET', '/v1/games?status=waiting&limit=50');
 export const createGame = (body) => api('POST', '/v1/games', { body });
+export const openTicket = (body) => api('POST', '/v1/matchmaking/tickets', { body });
+/** A ticket's long poll: its status once its wait ends, or after `wait` seconds. */
+export const readTicket = (id, token, wait, signal) =>
+  api('GET', `/v1/matchmaking/tickets/${game(id)}?wait=${wait}`, { token, signal });
+export const cancelTicket = (id, token) => api('DELETE', `/v1/matchmaking/tickets/${game(id)}`, { token });
 export const getView = (id, token) => api('GET', `/v1/games/${game(id)}`, { token });
 export const getHistory = (id, token) => api('GET', `/v1/games/${game(id)}/history`, { token });
 export const historyHref = (id) => `/v1/games/${game(id)}/history`;

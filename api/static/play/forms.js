@@ -80,6 +80,7 @@ function newGameFields(cat) {
     options: h('div', { class: 'options' }),
     listed: h('input', { type: 'checkbox', id: 'listed', checked: true }),
     submit: h('button', { type: 'submit', class: 'primary', id: 'start' }, SAY.start),
+    find: h('button', { type: 'button', id: 'find' }, SAY.find),
   };
   f.variant.value = 'draw';
   const variant = () => cat.variants.find((v) => v.id === f.variant.value);
@@ -134,6 +135,34 @@ async function startGame(form, f) {
   }
 }
 
+/** Opens a matchmaking ticket for the form's variant, size and rules (computer players after 10 s) and waits
+ * for its table; the page then opens the game at the seat it got. Leaving the page stops waiting (the ticket
+ * expires unread). */
+async function findGame(form, f, status, current) {
+  clearError();
+  const name = f.name.value.trim();
+  const body = { variant: f.variant.value, players: Number(f.players.value), bots_after_s: 10, name: name || SAY.you };
+  const rules = chosenRules(form);
+  if (Object.keys(rules).length) body.rules = rules;
+  f.find.disabled = true;
+  try {
+    const { ticket, token } = await client.openTicket(body);
+    const stop = h('button', { type: 'button', id: 'stop-seeking' }, SAY.cancelSeek);
+    stop.addEventListener('click', () => client.cancelTicket(ticket.id, token).catch(showError));
+    put(status, h('span', { 'data-testid': 'seeking' }, SAY.seeking), ' ', stop);
+    let seen = ticket;
+    while (seen.status === 'waiting' && current()) seen = await client.readTicket(ticket.id, token, 25);
+    if (seen.status === 'matched') {
+      client.saveSeat(seen.game_id, seen.seat, seen.token, name);
+      if (current()) location.hash = `game=${seen.game_id}`;
+    } else if (current()) put(status, SAY.seekOver(seen.status));
+  } catch (err) {
+    showError(err);
+  } finally {
+    f.find.disabled = false;
+  }
+}
+
 /** `current()` is false once the user has moved on: a late answer must not draw over the page opened since. */
 export async function showNewGame($app, current) {
   document.title = SAY.titleNew;
@@ -157,11 +186,15 @@ export async function showNewGame($app, current) {
     f.options,
     h('div', { class: 'field check' }, f.listed, h('label', { for: 'listed' }, SAY.listed)),
     h('p', { class: 'hint' }, SAY.allComputers),
-    f.submit);
+    f.submit,
+    h('p', { class: 'hint' }, SAY.findHint),
+    f.find,
+    h('p', { id: 'seek-status', role: 'status' }));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     startGame(form, f);
   });
+  f.find.addEventListener('click', () => findGame(form, f, form.querySelector('#seek-status'), current));
   const mine = client.savedGames().slice(0, 8);
   put($app,
     form,

@@ -31,6 +31,8 @@ export const SAY = {
   markerTitle: 'Marker: this train is open to everyone', marker: 'marker: open to all',
   lobbyTitle: 'Games waiting for players', lobbyEmpty: 'No game is waiting. ', startOne: 'Start one',
   newGame: 'New game', variant: 'Variant', players: 'Players', start: 'Start the game',
+  find: 'Find a game', findHint: 'Or let the service find other players: computer players fill the table after 10 s.',
+  seeking: 'Looking for players…', cancelSeek: 'Stop looking', seekOver: (status) => `No game found: the search was ${status}.`,
   whoSits: 'Who sits at the table', you: 'You', openSeat: 'Open seat (invite a friend)',
   computer: (id) => `Computer: ${id}`, seat: (i) => `Seat ${i + 1}`, playersCount: (n) => `${n} players`,
   teams: 'Teams: seats 1 & 3 against 2 & 4', rounds: 'Rounds', playTo: 'Play to',

@@ -1,0 +1,42 @@
+"""The start page's "Find a game": two browsers looking for the same table sit at one game; one looking alone
+can stop looking."""
+
+from __future__ import annotations
+
+import re
+
+TABLE = "[data-testid=table]"
+
+
+def test_two_browsers_finding_a_game_sit_at_the_same_table(live_server, new_page):  # type: ignore[no-untyped-def]
+    pages = [new_page(), new_page()]
+    for p, name in zip(pages, ("Ana", "Bo")):
+        p.page.goto(f"{live_server.url}/play")
+        p.page.wait_for_selector("#variant")
+        p.page.select_option("#variant", "draw")
+        p.page.select_option("#players", "2")
+        p.page.fill("#name", name)
+        p.page.click("#find")
+        if name == "Ana":  # the first waits for the second
+            p.page.wait_for_selector("[data-testid=seeking]")
+    games = []
+    for p in pages:
+        p.page.wait_for_selector(TABLE)
+        games.append(re.search(r"#game=(\w+)", p.page.url).group(1))  # type: ignore[union-attr]
+    pages[0].screenshot("web-found-a-game")
+    assert games[0] == games[1]
+    seats = [p.page.evaluate(f"() => JSON.parse(localStorage.getItem('domino.seat.{games[0]}')).seat") for p in pages]
+    assert sorted(seats) == [0, 1]
+    assert all(not p.console_errors for p in pages), [p.console_errors for p in pages]
+
+
+def test_looking_alone_can_be_stopped(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
+    p = new_page()
+    p.page.goto(f"{live_server_without_bots.url}/play")
+    p.page.wait_for_selector("#variant")
+    p.page.select_option("#players", "3")
+    p.page.click("#find")
+    p.page.wait_for_selector("[data-testid=seeking]")
+    p.page.click("#stop-seeking")
+    p.page.wait_for_function("() => document.querySelector('#seek-status').textContent.includes('cancelled')")
+    assert not p.console_errors, p.console_errors
