@@ -11,7 +11,7 @@ import flask
 
 from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
-from api.extensions import Api, AsciiIntegerConverter
+from api.extensions import Api, AsciiIntegerConverter, document_storage_full
 from api.resources.apps import routes as apps
 from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
@@ -26,6 +26,7 @@ from api.resources.matchmaking import routes as matchmaking
 from api.resources.health import routes as health
 from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
+from api.resources.players import routes as players
 from api.resources.ratings import routes as ratings
 from api.resources.seats import routes as seats
 from api.resources.simulations import routes as simulations
@@ -38,8 +39,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, apps, simulations, ratings, arenas,
-    health,
+    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, apps, players, simulations, ratings,
+    arenas, health,
 )  # fmt: skip
 
 API_DESCRIPTION = """\
@@ -184,6 +185,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     ratelimit.document(api.spec, settings)
     inflight.document(api.spec)
     bodyread.document(api.spec)
+    document_storage_full(api.spec)
     hooks.install(app, settings)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

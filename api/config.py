@@ -40,8 +40,13 @@ class Settings:
     # --api-connections requests at once, and each open event stream holds a connection of its own.
     redis_max_connections: int = 2000
     # domino-serve's own Redis (workers/redis_server.py): its maxmemory, with the noeviction policy, so a full
-    # Redis refuses writes (503 `unavailable`) instead of evicting games. docker-compose sets the same.
+    # Redis refuses writes (503 `storage-full`, Retry-After: storage_full_retry_after) instead of evicting
+    # games. docker-compose sets the same. A worker whose job or whose RQ bookkeeping finds Redis full waits
+    # full_backoff seconds, doubling up to full_backoff_max, and tries again (workers/full.py).
     redis_maxmemory: str = "1gb"
+    storage_full_retry_after: int = 5
+    full_backoff: float = 0.1
+    full_backoff_max: float = 2.0
 
     # Decoded game states kept per process (api/service/states.py), by game and version; 0 keeps none.
     state_cache_size: int = 512
@@ -73,6 +78,11 @@ class Settings:
     # Computer players.
     bot_due_delay: float = 2.0  # a bot turn not played within this is re-enqueued by the sweep
     sweep_interval: float = 2.0
+    # The sweep's timer (api/service/timer.py): turn deadlines and apps' turn reminders are taken as they come
+    # due, timer_batch at a time; between them it waits for the soonest, woken at once when a nearer one is
+    # marked, and looks again at least every timer_max_wait seconds.
+    timer_batch: int = 200
+    timer_max_wait: float = 1.0
     bot_job_timeout: int = 30
     bot_result_ttl: int = 60
     # Games of computer players only (api/service/bot_games.py): their own queue and worker, and caps (422 beyond).
@@ -88,6 +98,10 @@ class Settings:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
     # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).
     games_per_client: int = 20
+    # Finished games the archive has not taken yet (each stays in Redis until it has): one client's (or one
+    # app's) at most this many, so that when the archive falls behind no client can fill Redis with finished
+    # games; a new game beyond is a 429 until the archive catches up.
+    finished_games_per_client: int = 100
     simulations_per_client: int = 4  # queued or running
     seats_per_client: int = 1
     capacity_retry_after: int = 30
@@ -223,12 +237,12 @@ class Settings:
     @property
     def webhook_delays(self) -> tuple[float, ...]:
         """The back-off before each retry of a webhook (``DOMINO_WEBHOOK_BACKOFF="1,5,15,60"``)."""
-        return tuple(float(x) for x in self.webhook_backoff.split(",") if x.strip())
+        return _delays(self.webhook_backoff)
 
     @property
     def webhook_host_delays(self) -> tuple[float, ...]:
         """A dead webhook host's back-off by consecutive failures (``DOMINO_WEBHOOK_HOST_BACKOFF``)."""
-        return tuple(float(x) for x in self.webhook_host_backoff.split(",") if x.strip())
+        return _delays(self.webhook_host_backoff)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -250,3 +264,8 @@ class Settings:
                 values[field.name] = raw
         values.update(overrides)
         return cls(**values)
+
+
+def _delays(text: str) -> tuple[float, ...]:
+    """Seconds, comma-separated (``"1,5,15,60"``)."""
+    return tuple(float(x) for x in text.split(",") if x.strip())

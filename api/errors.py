@@ -15,7 +15,7 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, Forbidden, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, BotNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
     TicketNotFound, TooManyAppGames, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets, Unauthorized,
     VariantNotFound, VersionMismatch,
@@ -172,9 +172,15 @@ UNAVAILABLE = ProblemType(
     503,
     "unavailable",
     "Service unavailable",
-    "Redis is unreachable, not ready or full. A full Redis changed nothing; one that stopped answering may "
-    "have applied a change before it did: retry a move with the same `Idempotency-Key` or `expected_version`, "
-    "which cannot apply it twice.",
+    "Redis is unreachable or not ready. One that stopped answering may have applied a change before it did: "
+    "retry a move with the same `Idempotency-Key` or `expected_version`, which cannot apply it twice.",
+)
+STORAGE_FULL = ProblemType(
+    503,
+    "storage-full",
+    "Storage full",
+    "The game store is full and refuses writes; nothing was changed. Reads still answer. Retry after "
+    "`Retry-After` seconds.",
 )
 INTERNAL = ProblemType(500, "internal-error", "Internal server error", "A bug: please report it with the instance.")
 
@@ -210,6 +216,7 @@ PROBLEM_TYPES = [
     TOO_MANY_APP_GAMES,
     TOO_MANY_TICKETS,
     UNAVAILABLE,
+    STORAGE_FULL,
     INTERNAL,
 ]
 
@@ -221,6 +228,7 @@ BY_STATUS = {
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
         TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
+        STORAGE_FULL,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -285,8 +293,10 @@ TABLE: dict[type[Exception], ProblemType] = {
     TicketNotFound: NOT_FOUND,
     OfferClosed: OFFER_CLOSED,
     SeatLimit: SEAT_LIMIT,
+    GameBusy: UNAVAILABLE,  # a game that kept changing under an erasure: retrying is all there is to do
     # store
     StoreUnavailable: UNAVAILABLE,
+    StoreFull: STORAGE_FULL,
     ArchiveUnavailable: UNAVAILABLE,
 }
 

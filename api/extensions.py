@@ -141,7 +141,10 @@ class Api(SmorestApi):
         ptype, detail, members = found
         if ptype.status >= 500:
             log.warning("%s %s: %s", flask.request.method, flask.request.path, exc)
-        return problem_response(ptype, detail, members, getattr(exc, "headers", None))
+        headers = getattr(exc, "headers", None)
+        if ptype is errors.STORAGE_FULL:
+            headers = {"Retry-After": str(current_service().settings.storage_full_retry_after)}
+        return problem_response(ptype, detail, members, headers)
 
     def handle_http_exception(self, error: HTTPException) -> flask.Response:
         data = getattr(error, "data", None) or {}
@@ -327,6 +330,15 @@ def document_everywhere(
                 single = content.pop("example")
                 examples[single["type"].rpartition("/")[2]] = {"value": single}
             examples[ptype.slug] = example
+
+
+RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "string"}}}
+WRITES = frozenset(("post", "put", "patch", "delete"))
+
+
+def document_storage_full(spec: Any) -> None:
+    """A full Redis refuses every write (the rate limit's count first); reads are let through."""
+    document_everywhere(spec, errors.STORAGE_FULL, WRITES, RETRY_AFTER)
 
 
 COMMON_PROBLEMS: tuple[errors.ProblemType, ...] = (errors.UNAVAILABLE,)

@@ -21,7 +21,7 @@ import flask
 
 from api import errors
 from api.config import Settings
-from api.extensions import document_everywhere, problem_response
+from api.extensions import RETRY_AFTER, WRITES, document_everywhere, problem_response
 from api.ratelimit import client_key
 from api.wrappers import ApiRequest
 
@@ -87,5 +87,4 @@ def install(app: flask.Flask, settings: Settings) -> Callable[[ApiRequest], flas
 
 def document(spec: Any) -> None:
     """Every operation may answer it, liveness included."""
-    headers = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "string"}}}
-    document_everywhere(spec, errors.TOO_MANY_IN_FLIGHT, frozenset(("get", "post", "put", "patch", "delete")), headers)
+    document_everywhere(spec, errors.TOO_MANY_IN_FLIGHT, frozenset(("get", *WRITES)), RETRY_AFTER)

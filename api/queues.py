@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from rq import Callback, Queue, Retry, Worker
 from rq.job import Job
@@ -133,18 +134,32 @@ class Queues:
     def enqueue(self, kind: JobKind, *args: str | int, attempt: int = 0) -> Job:
         """Enqueue ``kind``'s job for ``args`` (ids, never objects) as try ``attempt`` (the API's own enqueue is
         0; the sweep's are later ones), on its queue, under its own job id."""
-        s = self.settings
+        call, options = self._job(kind, args, attempt)
+        queue = self._by_purpose[kind.purpose]
+        return queue.enqueue(kind.path, *call, job_timeout=kind.timeout(self.settings), **options)
+
+    def enqueue_many(self, kind: JobKind, jobs: Iterable[tuple[tuple[str | int, ...], int]]) -> None:
+        """:meth:`enqueue` for each (ids, attempt) of ``jobs`` (distinct job ids), in one pipeline."""
+        timeout = kind.timeout(self.settings)
+        datas = []
+        for args, attempt in jobs:
+            call, options = self._job(kind, args, attempt)
+            datas.append(Queue.prepare_data(kind.path, args=call, timeout=timeout, **options))
+        if datas:
+            with translated():
+                self._by_purpose[kind.purpose].enqueue_many(datas)
+
+    def _job(self, kind: JobKind, args: tuple[str | int, ...], attempt: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """A job's arguments, and its id, lifetimes and description."""
         job_id = kind.job_id(*args, attempt=attempt)
         call = (*args, attempt) if kind.takes_attempt else args
-        return self._by_purpose[kind.purpose].enqueue(
-            kind.path,
-            *call,
-            job_id=job_id,
-            job_timeout=kind.timeout(s),
-            result_ttl=s.bot_result_ttl,
-            failure_ttl=FAILURE_TTL,
-            description=f"{kind.name} {' '.join(map(str, call))} ({job_id})",
-        )
+        options = {
+            "job_id": job_id,
+            "result_ttl": self.settings.bot_result_ttl,
+            "failure_ttl": FAILURE_TTL,
+            "description": f"{kind.name} {' '.join(map(str, call))} ({job_id})",
+        }
+        return call, options
 
     def queued(self, purpose: str) -> int:
         """Jobs waiting on the queue of ``purpose``."""

@@ -21,7 +21,9 @@ few processes), and a batch not spent before the window ends is counted all the 
 We count in ``api/store/limits.py`` (one Lua script, one round trip) rather than through flask-limiter: its storage
 would be a second Redis client outside the store, with its own timeouts and its own error path, and we need
 only one fixed window. When Redis does not answer, an endpoint that needs no Redis (variants, bots, the
-docs) is served uncounted; any other answers 503 at once instead of waiting for Redis a second time.
+docs) is served uncounted; any other answers 503 at once instead of waiting for Redis a second time. When
+Redis is full (it refuses the count's write), a read is served uncounted and a write answers 503
+``storage-full``: it could not be stored anyway.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from api.config import Settings
 from api.extensions import current_service, problem_response
 from api.service.errors import Unauthorized
 from api.wrappers import ApiRequest
-from api.store import StoreUnavailable
+from api.store import StoreFull, StoreUnavailable
 
 log = logging.getLogger("api.ratelimit")
 
@@ -183,6 +185,10 @@ class Limiter:
         else:
             try:
                 total, reset_ms = current_service().count_request(client, policy.window * 1000, batch)
+            except StoreFull:
+                if req.method in ("GET", "HEAD"):
+                    return None  # a full Redis still serves reads: uncounted until it has room again
+                raise
             except StoreUnavailable:
                 if req.blueprint in NO_REDIS_BLUEPRINTS or req.endpoint in NO_REDIS_ENDPOINTS or req.url_rule is None:
                     return None

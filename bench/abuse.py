@@ -24,88 +24,16 @@ Each figure is the median over ``--runs`` runs of that run's p99 (and p50), with
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import os
 import selectors
-import signal
 import socket
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from workers.redis_server import free_port  # noqa: E402
-
-HOST = "127.0.0.1"
-
-
-def pct(values: list[float], p: float) -> float:
-    """The p-th percentile in ms (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] * 1000
-
-
-class Served:
-    """``domino-serve`` on 127.0.0.1 and a free port, stopped with SIGTERM (as Ctrl-C would)."""
-
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "workers.cli", "serve", "--host", HOST, "--port", str(self.port), *args],
-            env={**env, "PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])},
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,  # the access log
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            try:
-                if call(self.port, "GET", "/readyz")[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("domino-serve did not become ready")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-
-def call(
-    port: int, method: str, path: str, body: object = None, headers: dict[str, str] | None = None, conn: Any = None
-) -> tuple[int, Any]:
-    """One request (on ``conn`` if given, kept open); (status, JSON body or None)."""
-    own = conn is None
-    conn = conn or http.client.HTTPConnection(HOST, port, timeout=30)
-    h = {"Content-Type": "application/json", **(headers or {})} if body is not None else dict(headers or {})
-    conn.request(method, path, body=None if body is None else json.dumps(body), headers=h)
-    resp = conn.getresponse()
-    raw = resp.read()
-    if own:
-        conn.close()
-    return resp.status, (json.loads(raw) if raw and resp.getheader("Content-Type", "").endswith("json") else None)
-
-
-def new_game(port: int, seats: list[dict[str, Any]], **body: Any) -> dict[str, Any]:
-    status, data = call(port, "POST", "/v1/games", {"variant": "draw", "seats": seats, **body})
-    if status != 201:
-        raise RuntimeError(f"POST /v1/games: {status} {data}")
-    return dict(data)
+from served import HOST, Served, call, new_game, rest, serve_env, summary  # noqa: E402
 
 
 def hold_streams(port: int, game_ids: list[str], n: int, timeout: float = 60.0) -> list[socket.socket]:
@@ -138,17 +66,10 @@ def hold_streams(port: int, game_ids: list[str], n: int, timeout: float = 60.0) 
 
 
 def rest_latencies(port: int, game_id: str, requests: int) -> list[float]:
-    conn = http.client.HTTPConnection(HOST, port, timeout=30)
-    out = []
-    for i in range(requests):
-        path = "/v1/variants" if i % 2 else f"/v1/games/{game_id}"
-        t0 = time.perf_counter()
-        status, _ = call(port, "GET", path, conn=conn)
-        out.append(time.perf_counter() - t0)
-        if status != 200:
-            raise RuntimeError(f"GET {path}: {status}")
-    conn.close()
-    return out
+    latencies, failed = rest(port, game_id, requests)
+    if failed:
+        raise RuntimeError(f"{failed} of {requests} REST requests failed")
+    return latencies
 
 
 def bot_replies(port: int, replies: int) -> list[float]:
@@ -186,15 +107,6 @@ def bot_replies(port: int, replies: int) -> list[float]:
     return out
 
 
-def summary(label: str, runs: list[list[float]]) -> str:
-    p99s = [pct(r, 99) for r in runs]
-    p50 = statistics.median(pct(r, 50) for r in runs)
-    return (
-        f"{label:<44} p99 {statistics.median(p99s):7.1f} ms (runs {min(p99s):.1f}-{max(p99s):.1f})"
-        f"   p50 {p50:6.1f} ms   n={sum(len(r) for r in runs)}"
-    )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--streams", type=int, default=500, choices=range(1, 2001), metavar="1..2000")
@@ -204,14 +116,8 @@ def main() -> int:
     parser.add_argument("--replies", type=int, default=60, choices=range(5, 1001), metavar="5..1000")
     args = parser.parse_args()
 
-    data_dir = tempfile.mkdtemp(prefix="domino-abuse-")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOMINO_")}
-    env.update(
-        DOMINO_STREAMS_PER_CLIENT=str(args.streams + 10),
-        DOMINO_RATE_LIMIT="1000000/60",
-        DOMINO_GAMES_PER_CLIENT="10000",
-        DOMINO_DATA_DIR=data_dir,
-        DOMINO_LOG_LEVEL="WARNING",
+    env = serve_env(
+        DOMINO_STREAMS_PER_CLIENT=str(args.streams + 10), DOMINO_RATE_LIMIT="1000000/60", DOMINO_GAMES_PER_CLIENT="10000"
     )
     started = time.monotonic()
     served = Served(env)

@@ -1,7 +1,7 @@
 """Abuse (issue 32, item 2): a human game's computer-player replies while one address runs games that play
 themselves through the one-seat bypass. 127.0.0.0/8 only; bounded in count and time.
 
-Starts a default ``domino-serve`` (``bench/abuse.py``'s ``Served``: its own Redis, the bots, bot-games,
+Starts a default ``domino-serve`` (``bench/served.py``'s ``Served``: its own Redis, the bots, bot-games,
 simulations and webhooks workers) with the rate limit raised for the measuring client. The attack, from
 127.0.0.66 (another client address than the measurement's 127.0.0.1): ``--games`` games, each of one human
 seat that never moves (``turn_timeout_s: 1``, so the server would move for it) and three ``expert`` seats
@@ -19,32 +19,16 @@ with the range of the runs' p99. It also counts, once the runs are over, the att
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import os
 import sys
-import tempfile
 import time
-from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from abuse import HOST, Served, bot_replies, call, summary  # noqa: E402
+from abuse import bot_replies  # noqa: E402
+from served import Served, call, serve_env, summary  # noqa: E402
 
 ATTACKER = "127.0.0.66"
-
-
-def call_from(
-    source: str, port: int, method: str, path: str, body: object = None, headers: dict[str, str] | None = None
-) -> tuple[int, Any]:
-    """One request from ``source`` (a loopback address: another client to the server)."""
-    conn = http.client.HTTPConnection(HOST, port, timeout=30, source_address=(source, 0))
-    headers = {**({"Content-Type": "application/json"} if body is not None else {}), **(headers or {})}
-    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
-    resp = conn.getresponse()
-    raw = resp.read()
-    conn.close()
-    return resp.status, (json.loads(raw) if raw else None)
 
 
 def attack(port: int, games: int) -> list[str]:
@@ -53,7 +37,7 @@ def attack(port: int, games: int) -> list[str]:
             "turn_timeout_s": 1}  # fmt: skip
     ids = []
     for _ in range(games):
-        status, data = call_from(ATTACKER, port, "POST", "/v1/games", body)
+        status, data = call(port, "POST", "/v1/games", body, source=ATTACKER)
         if status != 201:
             raise RuntimeError(f"attack game refused: {status} {data}")
         ids.append(data["game"]["id"])
@@ -66,10 +50,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, choices=range(1, 11), metavar="1..10")
     parser.add_argument("--replies", type=int, default=60, choices=range(5, 1001), metavar="5..1000")
     args = parser.parse_args()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOMINO_")}
-    env.update(DOMINO_RATE_LIMIT="1000000/60", DOMINO_DATA_DIR=tempfile.mkdtemp(prefix="domino-abuse-"), DOMINO_LOG_LEVEL="WARNING")
     started = time.monotonic()
-    served = Served(env)
+    served = Served(serve_env(DOMINO_RATE_LIMIT="1000000/60"))
     port = served.port
     try:
         quiet = [bot_replies(port, args.replies) for _ in range(args.runs)]

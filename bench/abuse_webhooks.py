@@ -1,7 +1,7 @@
 """Abuse (issue 32, item 4): an honest hosted bot's turn deliveries while another client's games point their
 hosted seats at hosts that never answer. 127.0.0.0/8 only; bounded in count and time.
 
-Starts a default ``domino-serve`` (``bench/abuse.py``'s ``Served``; one webhooks worker) with
+Starts a default ``domino-serve`` (``bench/served.py``'s ``Served``; one webhooks worker) with
 ``DOMINO_WEBHOOK_ALLOW_PRIVATE=1`` (every host here is on loopback) and the rate limit raised. The honest
 client (127.0.0.1) plays a game of a hosted bot (a local HTTP server that answers 204 at once, then moves with
 its seat token) against a human seat the bench moves; a delivery's latency is the time from the human move's
@@ -22,15 +22,13 @@ import json
 import os
 import socket
 import sys
-import tempfile
 import threading
 import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from abuse import HOST, Served, call, summary  # noqa: E402
-from abuse_unattended import call_from  # noqa: E402
+from served import HOST, Served, call, serve_env, summary  # noqa: E402
 
 ATTACKER = "127.0.0.66"
 
@@ -109,13 +107,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, choices=range(1, 11), metavar="1..10")
     parser.add_argument("--deliveries", type=int, default=40, choices=range(5, 1001), metavar="5..1000")
     args = parser.parse_args()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOMINO_")}
-    env.update(
-        DOMINO_RATE_LIMIT="1000000/60", DOMINO_WEBHOOK_ALLOW_PRIVATE="1",
-        DOMINO_DATA_DIR=tempfile.mkdtemp(prefix="domino-abuse-"), DOMINO_LOG_LEVEL="WARNING",
-    )  # fmt: skip
     started = time.monotonic()
-    served = Served(env)
+    served = Served(serve_env(DOMINO_RATE_LIMIT="1000000/60", DOMINO_WEBHOOK_ALLOW_PRIVATE="1"))
     port = served.port
     bot = Bot()
     holes = [hole() for _ in range(args.holes)]
@@ -123,12 +116,12 @@ def main() -> int:
         quiet = [deliveries(port, bot, args.deliveries) for _ in range(args.runs)]
         seats = lambda h: [{"name": "x", "webhook": f"http://{HOST}:{h.getsockname()[1]}/turn"}, {"name": "y"}]  # noqa: E731
         for h in holes:  # each game's hosted seat to move: its delivery goes to the hole
-            status, data = call_from(ATTACKER, port, "POST", "/v1/games", {"variant": "draw", "seats": seats(h)})
+            status, data = call(port, "POST", "/v1/games", {"variant": "draw", "seats": seats(h)}, source=ATTACKER)
             assert status == 201, data
             if data["game"]["turn"] != 0:
                 auth = {"Authorization": f"Bearer {next(t['token'] for t in data['tokens'] if t['seat'] == 1)}"}
-                _, view = call_from(ATTACKER, port, "GET", f"/v1/games/{data['game']['id']}", headers=auth)
-                call_from(ATTACKER, port, "POST", f"/v1/games/{data['game']['id']}/moves", view["legal_moves"][0], auth)
+                _, view = call(port, "GET", f"/v1/games/{data['game']['id']}", headers=auth, source=ATTACKER)
+                call(port, "POST", f"/v1/games/{data['game']['id']}/moves", view["legal_moves"][0], auth, source=ATTACKER)
         busy = [deliveries(port, bot, args.deliveries) for _ in range(args.runs)]
     finally:
         served.stop()

@@ -13,6 +13,7 @@ a 2 KB JSON document under the same gunicorn configuration.
 
     python bench/api_load.py [--variant draw] [--clients 32] [--seconds 20] [--runs 3]
                              [--compare-floor | --floor] [--vs-bot greedy] [--wait sse|longpoll|poll]
+                             [--app-events turn.started]
 
 Server CPU is measured two ways. For the whole run, from /proc: the REST workers, the streams server,
 Redis and the bots worker, per move a client made (so the load generator sharing the cores does not count). Per move: the API and the floor are
@@ -23,7 +24,9 @@ inflate it, only share its caches).
 
 ``--compare-floor`` plays the same clients, in the same run, against bench/floor_app.py (a move with no
 rules: its Redis work and event fan-out only) after the API, and prints API moves/s ÷ floor moves/s (2-seat
-draw only). ``--floor`` serves only the floor. ``--vs-bot STRATEGY`` seats a computer player in seat 1 and
+draw only). ``--app-events turn.started`` plays the API a second time in each run, its games created with the
+key of an app whose webhook (a local endpoint answering 204, delivered to by a webhooks worker) subscribes to
+those events, and prints that play's moves/s ÷ floor moves/s too. ``--floor`` serves only the floor. ``--vs-bot STRATEGY`` seats a computer player in seat 1 and
 times each human move to the computer player's reply in the events (run it with few clients on an idle
 machine: it is a latency figure). ``--runs N`` measures N times on the same servers and prints each
 figure's median with a 95% interval of the median from the runs' order statistics (6 runs or more;
@@ -35,6 +38,7 @@ server CPU per move ÷ the API's (what the ratio would be if the server's CPU we
 from __future__ import annotations
 
 import argparse
+import http.server
 import os
 import statistics
 import subprocess
@@ -43,7 +47,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -118,27 +121,32 @@ class Served:
         return own | {name: [pid] for name, pid in self.shared.items()}
 
 
-def play_games(served: Served, args: argparse.Namespace, variant: str) -> dict[str, float]:
-    """Clients play matches for ``args.seconds``; prints what they saw and returns the run's figures."""
+def run_tables(target: Target, stats: Stats, tables: int, seconds: float, match_seconds: float) -> float:
+    """``tables`` tables start matches for ``seconds``, those in play then end within ``match_seconds``; the
+    seconds it took."""
+    t0 = time.monotonic()
+    last_start = t0 + seconds
+    stop = last_start + match_seconds
+    threads = [threading.Thread(target=play_tables, args=(target, stats, stop, i, last_start)) for i in range(tables)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(stop - t0 + 30)
+    return min(time.monotonic() - t0, stop - t0)  # no move or view starts after the stop
+
+
+def play_games(served: Served, args: argparse.Namespace, variant: str, app_key: str | None = None) -> dict[str, float]:
+    """Clients play matches for ``args.seconds`` (games owned by the app of ``app_key``, when given); prints what
+    they saw and returns the run's figures."""
     stats = Stats()
     parts = served.parts()
     part0 = {name: cpu_seconds(pids) for name, pids in parts.items()}
     machine0, client0 = machine_busy(), os.times()
-    target = Target(served.port, served.streams_port, args.wait, variant, args.vs_bot)
+    target = Target(served.port, served.streams_port, args.wait, variant, args.vs_bot, app_key)
     seats = SCENARIOS[variant][0] - (1 if args.vs_bot else 0)
     whole = SCENARIOS[variant][1].get("rounds") != 1  # matches of several rounds are played to their end
-    t0 = time.monotonic()
-    last_start = t0 + args.seconds
-    stop = last_start + (args.match_seconds if whole else 0)
-    tables = [
-        threading.Thread(target=play_tables, args=(target, stats, stop, i, last_start))
-        for i in range(max(1, args.clients // seats))
-    ]
-    for t in tables:
-        t.start()
-    for t in tables:
-        t.join(stop - t0 + 30)
-    elapsed = min(time.monotonic() - t0, stop - t0)  # no move or view starts after the stop
+    tables = max(1, args.clients // seats)
+    elapsed = run_tables(target, stats, tables, args.seconds, args.match_seconds if whole else 0)
     load = os.getloadavg()[0]
     part_cpu = {name: cpu_seconds(pids) - part0[name] for name, pids in parts.items()}
     machine, client = busy_share(machine0, machine_busy()), os.times()
@@ -147,7 +155,8 @@ def play_games(served: Served, args: argparse.Namespace, variant: str) -> dict[s
     server_cpu = sum(part_cpu.values())
     moves_s = len(stats.moves) / elapsed
 
-    print(f"{served.name}: {variant}, {len(tables)} tables of {seats} clients{f' and a {args.vs_bot} bot' if args.vs_bot else ''}, "
+    owned = f", games of an app subscribed to {args.app_events}" if app_key else ""
+    print(f"{served.name}{owned}: {variant}, {tables} tables of {seats} clients{f' and a {args.vs_bot} bot' if args.vs_bot else ''}, "
           f"{args.api_workers} gunicorn sync workers, {elapsed:.1f} s, cores {os.cpu_count()}")
     print(f"  clients wait by {args.wait}; matches finished {stats.games}, moves {len(stats.moves)} = {moves_s:.0f} moves/s, "
           f"views {len(stats.views)}, {'events received' if args.wait == 'sse' else 'long polls'} {stats.polls}, "
@@ -208,7 +217,64 @@ def print_medians(figures: list[dict[str, float]]) -> None:
         print(f"  {name}: {med:.2f} [{low:.2f}, {high:.2f}]")
 
 
-def main() -> int:
+def start_endpoint() -> http.server.ThreadingHTTPServer:
+    """An app's webhook endpoint on 127.0.0.1: reads each POST and answers 204."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def make_app(env: dict[str, str], endpoint: http.server.ThreadingHTTPServer, events: str) -> str:
+    """An app (no game cap, a rate limit the bench cannot reach) whose webhook is ``endpoint``: its key."""
+    from api.config import Settings
+    from api.service.service import Service
+
+    url = f"http://127.0.0.1:{endpoint.server_address[1]}/hooks"
+    return Service(Settings.from_env(env)).create_app("bench-app", url, "100000000/60", 0, events).key
+
+
+def one_run(served: list[Served], args: argparse.Namespace, run: int, bare_port: int, bare_pids: list[int]) -> dict[str, float]:
+    """One run: the clients against each server, then the bare requests; the run's figures."""
+    run_figures: dict[str, float] = {}
+    # API then floor, then floor then API: a machine getting busier or quieter weighs on both alike.
+    plays: list[tuple[Served, str | None]] = [(s, None) for s in served]
+    if args.app_key is not None:
+        plays.insert(1, (served[0], args.app_key))
+    for s, key in plays if run % 2 else plays[::-1]:
+        got = play_games(s, args, args.variant, key)
+        prefix = "floor " if s.name.startswith("floor") and args.compare_floor else "app " if key else ""
+        run_figures.update({prefix + k: v for k, v in got.items()})
+    if args.compare_floor:
+        run_figures["API/floor moves/s"] = run_figures["moves/s"] / run_figures["floor moves/s"]
+        # What the ratio would be were the server's CPU all that limits it (others' load aside).
+        run_figures["floor/API server CPU"] = (
+            run_figures["floor server CPU ms/move"] / run_figures["server CPU ms/move"]
+        )
+        if "REST CPU ms/move" in run_figures and "floor REST CPU ms/move" in run_figures:
+            run_figures["API/floor REST CPU"] = run_figures["REST CPU ms/move"] / run_figures["floor REST CPU ms/move"]
+        print(f"API moves/s / floor moves/s = {run_figures['API/floor moves/s']:.2f}; "
+              f"floor / API server CPU per move = {run_figures['floor/API server CPU']:.2f}")
+        if args.app_key is not None:
+            run_figures["API with app/floor moves/s"] = run_figures["app moves/s"] / run_figures["floor moves/s"]
+            print(f"API with the app's {args.app_events} / floor moves/s = {run_figures['API with app/floor moves/s']:.2f}")
+    if args.bare_seconds > 0:
+        run_figures.update(play_bare(bare_port, bare_pids, args))
+        print(f"moves/s / bare requests/s = {run_figures['moves/s'] / run_figures['bare requests/s']:.2f}")
+    return run_figures
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", choices=tuple(SCENARIOS), default="draw")
     parser.add_argument("--clients", type=int, default=32, help="client seats (tables of the variant's size)")
@@ -224,9 +290,16 @@ def main() -> int:
     floor.add_argument("--floor", action="store_true", help="serve bench/floor_app.py instead of the API")
     floor.add_argument("--compare-floor", action="store_true", help="after the API, the same clients against the floor")
     parser.add_argument("--vs-bot", metavar="STRATEGY", help="a computer player in seat 1; times its replies")
+    parser.add_argument("--app-events", metavar="EVENTS", help="also play the API with games of an app subscribed to these")
     args = parser.parse_args()
+    args.app_key = None  # made once its Redis is up
     if (args.floor or args.compare_floor) and (args.wait != "sse" or args.variant != "draw" or args.vs_bot):
         parser.error("the floor serves 2-seat draw games followed by Server-Sent Events only")
+    return args
+
+
+def main() -> int:
+    args = parse_args()
 
     from workers.redis_server import RedisServer, free_port
 
@@ -244,7 +317,12 @@ def main() -> int:
         )  # fmt: skip
         env["DOMINO_KEEPALIVE_INTERVAL"] = "1"  # seats still waiting when the time is up notice within a second
         env["PYTHONPATH"] = str(ROOT)
-        bots_worker = subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", "bots", "bot-games", "--sweep", "--log-level", "WARNING"],
+        env["DOMINO_WEBHOOK_ALLOW_PRIVATE"] = "1"  # the app's endpoint listens on 127.0.0.1
+        endpoint = start_endpoint() if args.app_events else None
+        if endpoint is not None:
+            args.app_key = make_app(env, endpoint, args.app_events)
+        queues = ["bots", "bot-games", *(["webhooks"] if endpoint is not None else [])]
+        bots_worker = subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", *queues, "--sweep", "--log-level", "WARNING"],
                                        env=env, cwd=ROOT, start_new_session=True)  # fmt: skip
         shared = {"Redis": redis_pid, "bots worker": bots_worker.pid}
         served: list[Served] = []
@@ -264,30 +342,13 @@ def main() -> int:
             for run in range(1, args.runs + 1):
                 if args.runs > 1:
                     print(f"-- run {run} of {args.runs}")
-                run_figures: dict[str, float] = {}
-                # API then floor, then floor then API: a machine getting busier or quieter weighs on both alike.
-                for s in served if run % 2 else served[::-1]:
-                    got = play_games(s, args, args.variant)
-                    prefix = "floor " if s.name.startswith("floor") and args.compare_floor else ""
-                    run_figures.update({prefix + k: v for k, v in got.items()})
-                if args.compare_floor:
-                    run_figures["API/floor moves/s"] = run_figures["moves/s"] / run_figures["floor moves/s"]
-                    # What the ratio would be were the server's CPU all that limits it (others' load aside).
-                    run_figures["floor/API server CPU"] = (
-                        run_figures["floor server CPU ms/move"] / run_figures["server CPU ms/move"]
-                    )
-                    if "REST CPU ms/move" in run_figures and "floor REST CPU ms/move" in run_figures:
-                        run_figures["API/floor REST CPU"] = run_figures["REST CPU ms/move"] / run_figures["floor REST CPU ms/move"]
-                    print(f"API moves/s / floor moves/s = {run_figures['API/floor moves/s']:.2f}; "
-                          f"floor / API server CPU per move = {run_figures['floor/API server CPU']:.2f}")
-                if args.bare_seconds > 0:
-                    run_figures.update(play_bare(bare_port, bare_pids, args))
-                    print(f"moves/s / bare requests/s = {run_figures['moves/s'] / run_figures['bare requests/s']:.2f}")
-                figures.append(run_figures)
+                figures.append(one_run(served, args, run, bare_port, bare_pids))
             if args.runs > 1:
                 print_medians(figures)
             return 0 if not any(f.get("errors") or f.get("floor errors") or f.get("bare errors") for f in figures) else 1
         finally:
+            if endpoint is not None:
+                endpoint.shutdown()
             for p in procs:
                 p.terminate()
             for p in procs:

@@ -10,6 +10,7 @@ per bot move (median, p95, max; only moves with a choice).
     python bench/bot_strength.py --setup block2 --deals 200 --bot expert --opp greedy
     python bench/bot_strength.py --timed --deals 20      # wall-clock budgets: latency at the default 100 ms
     python bench/bot_strength.py --setup mexican4 --bot expert --opp club   # the train search vs the planner
+    python bench/bot_strength.py --setup team_block --opp pab --abw333 PATH  # vs abw333's best (bench/abw333_pab.py)
 
 In Mexican Train (``mexican4``: one bot seat against three, the lowest penalty wins the round) ``club``
 plays with the train planner, as ``expert`` did before its train search: ``--opp club`` measures the new
@@ -113,15 +114,30 @@ def play_round(
     tally.margins.append(margin)
 
 
-def run(setup: str, deals: int, bot_id: str, opp_id: str, nodes: int | None, timed: bool, seed0: int) -> Tally:
+def strategy(bot_id: str, abw333: str | None) -> Any:
+    """A built-in level, or ``pab``: abw333's probabilistic alpha-beta, loaded from ``abw333`` (a path)."""
+    if bot_id == "pab":
+        import abw333_pab  # bench/abw333_pab.py, beside this file
+
+        return abw333_pab.Pab(abw333_pab.load(abw333))
+    return get(bot_id)
+
+
+def run(
+    setup: str, deals: int, bot_id: str, opp_id: str, nodes: int | None, timed: bool, seed0: int,
+    abw333: str | None = None, every: int = 0,
+) -> Tally:
     name, players, overrides = SETUPS[setup]
     rules = domino.Rules.preset(name, players=players, **overrides)
-    bot, opp = get(bot_id), get(opp_id)
+    bot, opp = strategy(bot_id, abw333), strategy(opp_id, abw333)
     tally = Tally()
+    t0 = time.monotonic()
     for d in range(deals):
         seed = f"bench-{setup}-{seed0 + d}"
         for rot in range(rotations(rules)):
             play_round(rules, seed, bot_seats(rules, rot), bot, opp, nodes, timed, tally)
+        if every and (d + 1) % every == 0 and d + 1 < deals:  # long runs: a figure so far, in case it is cut
+            print("  so far: " + report(setup, bot_id, opp_id, nodes, timed, tally, time.monotonic() - t0), flush=True)
     return tally
 
 
@@ -154,15 +170,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--nodes", type=int, default=None, help="node budget per move for both (default: each bot's own)")
     ap.add_argument("--timed", action="store_true", help="wall-clock default budget instead of nodes")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--abw333", default=None, help="checkout of abw333/dominoes for pab (else $DOMINO_ABW333)")
+    ap.add_argument("--every", type=int, default=0, help="print the figure so far every N deals")
     args = ap.parse_args(argv)
     setups = args.setup or list(DEFAULT_ORDER)
     for setup in setups:
         if setup == "mexican4" and "mexican_train" not in domino.PRESETS:
             continue
+        if "pab" in (args.bot, args.opp) and setup != "team_block":
+            print(f"{setup:11s} skipped: pab plays only the 4-player team block game", flush=True)
+            continue
         nodes = args.nodes  # None: each search bot its own ``bench_nodes`` (about its default time)
         t0 = time.monotonic()
         try:
-            tally = run(setup, args.deals, args.bot, args.opp, nodes, args.timed, args.seed)
+            tally = run(
+                setup, args.deals, args.bot, args.opp, nodes, args.timed, args.seed, args.abw333, args.every
+            )
         except NotImplementedError as exc:  # a variant the engine does not play yet
             print(f"{setup:11s} skipped: {exc}", flush=True)
             continue

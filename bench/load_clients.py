@@ -136,6 +136,7 @@ class Target:
     wait: str = "sse"  # sse, longpoll or poll
     variant: str = "draw"
     vs_bot: str | None = None  # a computer player's strategy in seat 1 (the other seats are clients)
+    app_key: str | None = None  # games created with this app's key (its webhook hears what it subscribes to)
 
 
 @dataclasses.dataclass
@@ -159,7 +160,8 @@ def play_tables(target: Target, stats: Stats, stop: float, seed: int, last_start
         seats[1] = {"bot": target.vs_bot}
     while time.monotonic() < min(stop, last_start or stop):
         body = {"variant": target.variant, "seats": seats, "rules": rules}
-        status, raw, _, _ = request(target.port, "POST", "/v1/games", body)
+        owner = {"Authorization": f"Bearer {target.app_key}"} if target.app_key else None
+        status, raw, _, _ = request(target.port, "POST", "/v1/games", body, owner)
         with stats.lock:
             stats.requests += 1
         if status != 201:

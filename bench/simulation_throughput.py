@@ -120,6 +120,17 @@ def through_service(settings: Settings, workers: int, games: int) -> dict:  # ty
         stop_workers(procs)
 
 
+def raw_runs(settings: Settings, runs: int, games: int) -> tuple[float, float]:
+    """The raw engine's medians over ``runs`` runs of ``games``: games per second, wall and CPU."""
+    raw_wall, raw_cpu = [], []
+    for i in range(runs):
+        w, c = raw_engine(settings, games)
+        raw_wall.append(w)
+        raw_cpu.append(c)
+        print(f"raw playout run {i + 1}: {w:8.1f} games/s wall, {c:8.1f} games per CPU s   [{load()}]")
+    return statistics.median(raw_wall), statistics.median(raw_cpu)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100_000)
@@ -141,14 +152,7 @@ def main() -> int:
         spec = make_spec(settings, BODY["variant"], BODY["strategies"], args.games, seed=BODY["seed"])
         print(f"{args.games} games in {spec.chunks} chunks of {spec.chunk_deals} (target {settings.simulation_chunk_seconds} s each)\n")
 
-        raw_wall, raw_cpu = [], []
-        for i in range(args.raw_runs):
-            w, c = raw_engine(settings, args.raw_games)
-            raw_wall.append(w)
-            raw_cpu.append(c)
-            print(f"raw playout run {i + 1}: {w:8.1f} games/s wall, {c:8.1f} games per CPU s   [{load()}]")
-        raw = statistics.median(raw_wall)
-        raw_c = statistics.median(raw_cpu)
+        raw, raw_c = raw_runs(settings, args.raw_runs, args.raw_games)
 
         rates: dict[int, list[float]] = {1: [], 2: []}
         cpu_rates: dict[int, list[float]] = {1: [], 2: []}

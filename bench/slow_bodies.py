@@ -28,17 +28,13 @@ import os
 import resource
 import selectors
 import socket
-import statistics
 import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from abuse import HOST, Served, call, new_game, pct  # noqa: E402
+from served import HOST, Served, new_game, rest, serve_env, summary  # noqa: E402
 
 HEAD = (
     b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
@@ -98,24 +94,6 @@ class Attack(threading.Thread):
             key.fileobj.close()  # type: ignore[union-attr]
 
 
-def rest(port: int, game_id: str, requests: int) -> tuple[list[float], int]:
-    """(latencies of ``requests`` REST requests, failures)."""
-    out, failed = [], 0
-    conn = None
-    for i in range(requests):
-        path = "/v1/variants" if i % 2 else f"/v1/games/{game_id}"
-        t0 = time.perf_counter()
-        try:
-            conn = conn or http.client.HTTPConnection(HOST, port, timeout=30)
-            status, _ = call(port, "GET", path, conn=conn)
-            failed += status != 200
-        except OSError:
-            failed += 1
-            conn = None
-        out.append(time.perf_counter() - t0)
-    return out, failed
-
-
 def probes(port: int, n: int) -> int:
     """How many of ``n`` ``/healthz`` probes answered 200 within 5 s."""
     ok = 0
@@ -130,12 +108,6 @@ def probes(port: int, n: int) -> int:
     return ok
 
 
-def line(label: str, runs: list[list[float]]) -> str:
-    p95s = [pct(r, 95) for r in runs]
-    p50 = statistics.median(pct(r, 50) for r in runs)
-    return f"{label:<40} p50 {p50:7.1f} ms   p95 {statistics.median(p95s):7.1f} ms (runs {min(p95s):.1f}-{max(p95s):.1f})"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--slow", type=int, default=4000, choices=range(4, 8001), metavar="4..8000")
@@ -147,8 +119,7 @@ def main() -> int:
     if hard < args.slow + 200:
         sys.exit(f"the hard open-files limit, {hard}, is under what the attack holds here")
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOMINO_")}
-    env.update(DOMINO_DATA_DIR=tempfile.mkdtemp(prefix="domino-slow-"), DOMINO_LOG_LEVEL="WARNING")
+    env = serve_env()
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))  # what domino-serve is started with
     served = Served(env, "--simulation-workers", "0", "--webhook-workers", "0", "--bot-game-workers", "0")
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process holds the attack's connections
@@ -173,8 +144,8 @@ def main() -> int:
 
     print(f"domino-serve defaults (2 gevent API processes) started at an open-files soft limit of 1024; {args.runs} runs")
     print(f"load average {os.getloadavg()[0]:.1f}; elapsed {time.monotonic() - started:.0f} s")
-    print(line("REST, no attack", [r for r, _ in quiet]) + f"   failed {sum(f for _, f in quiet)}")
-    print(line(f"REST, {args.slow} slow bodies from 4 addresses", [r for r, _ in busy]) + f"   failed {sum(f for _, f in busy)}")
+    print(summary("REST, no attack", [r for r, _ in quiet], 95) + f"   failed {sum(f for _, f in quiet)}")
+    print(summary(f"REST, {args.slow} slow bodies from 4 addresses", [r for r, _ in busy], 95) + f"   failed {sum(f for _, f in busy)}")
     print(f"/healthz answered: {quiet_probes}/{args.probes} without, {busy_probes}/{args.probes} under the attack")
     print(f"slow connections open: {held_at_start} when measuring began, {held_at_end} at its end")
     print(f"the attack's answers: {dict(attack.answers.most_common())}; domino-serve alive: {alive}")

@@ -25,7 +25,7 @@ from hypothesis import settings as hypothesis_settings
 
 from api.config import Settings
 from api.queues import ARCHIVE, BOT_GAMES, BOTS, SIMULATIONS
-from support import stop_process, work_burst
+from support import SMALL_MAXMEMORY, stop_process, work_burst
 
 # CI runs the same examples every time (derandomize: a seed from each test's own source), so a red run is
 # the code's doing and reproduces; a developer's runs vary, and find new examples. No deadlines: a shared
@@ -171,6 +171,19 @@ def settings(
     jobs.use_service(None)
     yield s
     jobs.use_service(None)
+
+
+@pytest.fixture
+def small_redis(tmp_path: Path) -> Iterator[str]:
+    """A private Redis of its own with a small ``maxmemory`` (``noeviction``), for the tests of a full Redis."""
+    from workers.redis_server import RedisServer
+
+    server = RedisServer(tmp_path, persistent=False, maxmemory=str(SMALL_MAXMEMORY))
+    url = server.start()
+    try:
+        yield url
+    finally:
+        server.stop()
 
 
 @pytest.fixture

@@ -6,15 +6,18 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from rq import SimpleWorker
 
 from api.queues import SERIALIZER, WEBHOOKS, Queues
 from api.service import deliveries
+from api.service.records import game_record, whole_state
 
 
 class BurstWorker(SimpleWorker):
@@ -47,6 +50,28 @@ def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]
     ran = work_burst(service, (WEBHOOKS,))
     assert deliveries.wait_idle(60), "the webhook deliveries did not end"
     return ran
+
+
+PROBLEM = "application/problem+json"
+
+
+def assert_problem(resp, status: int, slug: str | None = None) -> dict:  # type: ignore[type-arg,no-untyped-def]
+    """``resp`` (a Flask test client's) is a problem document with ``status`` and, when given, the type
+    ``/problems/<slug>``, about the request's path; its body."""
+    assert resp.status_code == status, (resp.status_code, resp.get_data(as_text=True)[:500])
+    assert resp.mimetype == PROBLEM
+    body = resp.get_json()
+    assert body["status"] == status and body["title"] and body["detail"], body
+    if slug:
+        assert body["type"] == f"/problems/{slug}", body
+    assert body["instance"].startswith(resp.request.path + "#"), body
+    return body  # type: ignore[no-any-return]
+
+
+def whole_game_state(service, game_id: str):  # type: ignore[no-untyped-def]
+    """(version, the whole state: the live one with every finished round's record)."""
+    rec, earlier_rounds = service.store.games.load_with_rounds(game_id)
+    return rec.version, whole_state(game_record(rec.doc), earlier_rounds)
 
 
 def wait_until(condition, seconds: float = 30.0, interval: float = 0.01):  # type: ignore[no-untyped-def]
@@ -101,6 +126,25 @@ def blocked_clients(conn, command: str) -> int:  # type: ignore[no-untyped-def]
     else:
         lists = [conn.client_list()]
     return sum(1 for clients in lists for c in clients if c["cmd"] == command and "b" in c["flags"])
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_serve(port: int, data_dir: Path, env: dict[str, str], **popen: Any) -> subprocess.Popen[bytes]:
+    """`domino-serve` on 127.0.0.1:``port`` with its API processes only (no simulation, webhook or bot-game
+    workers), with ``env`` added to this process's environment; end it with :func:`end_server`."""
+    return subprocess.Popen(
+        [
+            sys.executable, "-m", "workers.cli", "serve", "--port", str(port), "--data-dir", str(data_dir),
+            "--simulation-workers", "0", "--webhook-workers", "0", "--bot-game-workers", "0",
+        ],  # fmt: skip
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+        **popen,
+    )
 
 
 def serving(base_url: str, process=None, seconds: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
@@ -169,3 +213,18 @@ def catches_sigterm(pid: int) -> bool:
         return False
     caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
     return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+SMALL_MAXMEMORY = 64 * 1024 * 1024  # a private Redis's limit in the tests of a full Redis
+
+
+def fill_redis(conn) -> None:  # type: ignore[no-untyped-def]
+    """A private Redis (never a shared one) past its limit, as if a flood had filled it: its ``maxmemory``
+    lowered to a byte, far under what it holds whatever its buffers do, so that it refuses every write
+    (policy ``noeviction``)."""
+    conn.config_set("maxmemory", 1)
+
+
+def free_redis(conn) -> None:  # type: ignore[no-untyped-def]
+    """Memory freed: the private Redis's limit back to ``SMALL_MAXMEMORY``."""
+    conn.config_set("maxmemory", SMALL_MAXMEMORY)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import signal
@@ -14,7 +15,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import NoReturn, cast
+from typing import NoReturn
 
 from rq import Queue
 from rq.exceptions import StopRequested
@@ -28,6 +29,7 @@ from workers import jobs
 from workers import sweep as sweep_mod
 from workers.redis_server import RedisServer
 from workers.stopping import ForkingWorker, NonForkingWorker
+from workers.supervise import Child, supervise
 
 SWEEP_JOIN_SECONDS = 3.0  # at most this of a worker's 10 s to stop goes to a sweep in progress
 
@@ -131,7 +133,7 @@ def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Pope
     )
 
 
-def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[subprocess.Popen[bytes]]:
+def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[Child]:
     """The RQ workers: bots (the first with the sweep), bot-games (at a lower CPU priority: on a busy machine
     live play and the API get the CPU first), simulations, webhooks."""
     commands = [["bots", "--sweep"] if i == 0 else ["bots"] for i in range(args.bot_workers)]
@@ -139,27 +141,17 @@ def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[subpro
     commands += [["simulations"]] * args.simulation_workers
     commands += [["webhooks"]] * args.webhook_workers
     commands += [["archive"]] * args.archive_workers
-    return [
-        subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", *command], env=env, start_new_session=True)
-        for command in commands
-    ]
+    return [Child(f"worker {' '.join(command)}", functools.partial(_start_worker, command, env)) for command in commands]
 
 
-def _supervise(children: list[subprocess.Popen[bytes]], stopping: threading.Event) -> int:
-    """Wait for Ctrl-C (0), or for a child to exit (1: everything stops)."""
-    while not stopping.is_set():
-        for child in children:
-            if child.poll() is not None:
-                print(f"domino-serve: {cast('list[str]', child.args)[2:4]} exited with {child.returncode}; stopping", file=sys.stderr)
-                return 1
-        stopping.wait(0.5)
-    print("\ndomino-serve: stopping", flush=True)
-    return 0
+def _start_worker(command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", *command], env=env, start_new_session=True)
 
 
 def serve(argv: list[str] | None = None) -> int:
     """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
-    computer players only, a simulations worker, a webhooks worker and an archive worker; stop on Ctrl-C."""
+    computer players only, a simulations worker, a webhooks worker and an archive worker; start again any of
+    them that exits (workers/supervise.py); stop on Ctrl-C."""
     args = _serve_parser().parse_args(argv)
     if not _port_free(args.host, args.port):
         print(f"domino-serve: port {args.port} on {args.host} is taken; use --port or DOMINO_PORT", file=sys.stderr)
@@ -184,7 +176,7 @@ def serve(argv: list[str] | None = None) -> int:
         # multiprocess mode): a fresh folder per run, since the files of a previous run would be counted.
         env["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="domino-metrics-")
     redis_server = None
-    children: list[subprocess.Popen[bytes]] = []
+    children: list[Child] = []
     try:
         if not env.get("DOMINO_REDIS_URL"):
             maxmemory = Settings.from_env(env).redis_maxmemory
@@ -195,17 +187,17 @@ def serve(argv: list[str] | None = None) -> int:
             print(f"domino-serve: using redis at {env['DOMINO_REDIS_URL']}")
         # Each child in its own session: Ctrl-C reaches only us, and we stop them in order (API and
         # workers first, Redis last, after it has saved).
-        api = _start_api(args, env)
+        api = Child("api", functools.partial(_start_api, args, env))
         children = [api, *_start_workers(args, env)]
         base = f"http://{args.host}:{args.port}"
-        if not _wait_http(f"{base}/healthz", 30, api):
+        if not _wait_http(f"{base}/healthz", 30, api.proc):
             print("domino-serve: the API did not start", file=sys.stderr)
             return 1
         print(f"\ndomino-service is up: API {base}/v1  docs {base}/docs  (Ctrl-C stops everything)\n", flush=True)
-        return _supervise(children, stopping)
+        return supervise(children, stopping)
     finally:
         for child in reversed(children):
-            _stop(child)
+            _stop(child.proc)
         if redis_server is not None:
             redis_server.stop()
             print("domino-serve: redis saved and stopped")
@@ -287,9 +279,17 @@ def worker(argv: list[str] | None = None) -> NoReturn:
             serializer=SERIALIZER,
             job_monitoring_interval=settings.worker_stop_check,
             stop_grace=settings.worker_stop_grace,
+            full_backoff=settings.full_backoff,
+            full_backoff_max=settings.full_backoff_max,
         )
     else:
-        rq_worker = NonForkingWorker(queues, connection=conn, serializer=SERIALIZER)
+        rq_worker = NonForkingWorker(
+            queues,
+            connection=conn,
+            serializer=SERIALIZER,
+            full_backoff=settings.full_backoff,
+            full_backoff_max=settings.full_backoff_max,
+        )
     code = 0
     try:
         rq_worker.work(burst=args.burst, logging_level=os.environ.get("DOMINO_RQ_LOG_LEVEL", "WARNING"))

@@ -6,13 +6,19 @@ but RQ and ``workers.cli``, which hands it the worker process's one Service (``u
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from rq import get_current_job
 
 from api.config import Settings
 from api.service.metrics import bot_turn_timer
 from api.service.service import Service
+from workers import full
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _service: Service | None = None
 
@@ -34,6 +40,18 @@ def service() -> Service:
     return _service
 
 
+def outlasting_full(fn: Callable[P, R]) -> Callable[P, R]:
+    """A job run again in place, after a back-off, while Redis is full (workers/full.py): jobs are idempotent."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        s = service().settings
+        return full.outlasting(f"job {fn.__name__}{args}", s.full_backoff, s.full_backoff_max, lambda: fn(*args, **kwargs))
+
+    return wrapper
+
+
+@outlasting_full
 def bot_turn(game_id: str, version: int) -> str:
     """Play one computer player's move if the game is still at ``version`` (timed from its enqueue)."""
     job = get_current_job()
@@ -42,30 +60,37 @@ def bot_turn(game_id: str, version: int) -> str:
     return result
 
 
+@outlasting_full
 def timeout_turn(game_id: str, version: int) -> str:
     return service().play_timeout(game_id, version)
 
 
+@outlasting_full
 def deliver_webhook(game_id: str, version: int, attempt: int) -> str:
     return service().deliver_webhook(game_id, version, attempt)
 
 
+@outlasting_full
 def rate_game(game_id: str) -> str:
     return service().rate_game(game_id)
 
 
+@outlasting_full
 def deliver_app_event(delivery_id: str, attempt: int) -> str:
     return service().deliver_app_event(delivery_id, attempt)
 
 
+@outlasting_full
 def match_pool(pool: str, ticket_id: str) -> str:
     return service().match_pool(pool, ticket_id)
 
 
+@outlasting_full
 def archive_games() -> str:
     return service().archive_games()
 
 
+@outlasting_full
 def run_chunk(sim_id: str, chunk: int) -> str:
     return service().run_chunk(sim_id, chunk)
 

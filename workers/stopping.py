@@ -30,6 +30,9 @@ from rq.executions import Execution
 from rq.job import Job
 from rq.worker import BaseWorker, WorkerStatus
 
+from workers import full
+from workers.full import OutlastingFull
+
 
 def stop_after_current_job(worker: BaseWorker) -> None:
     """Make RQ's work loop end before it takes another job. The one RQ internal used here (``_stop_requested``,
@@ -48,6 +51,7 @@ class _Stopping:
         if self.stop_signalled_at is not None:
             return  # already stopping: a second signal changes nothing
         self.stop_signalled_at = time.monotonic()
+        full.STOPPING.set()  # a wait for room in a full Redis ends
         stop_after_current_job(self)
         if self.get_state() != WorkerStatus.BUSY:
             raise StopRequested()  # out of the blocking dequeue; RQ's work loop ends on it
@@ -59,11 +63,11 @@ class _Stopping:
         """No command channel (see the module)."""
 
 
-class NonForkingWorker(_Stopping, SimpleWorker):
+class NonForkingWorker(_Stopping, OutlastingFull, SimpleWorker):
     """Runs each job in its own process (bots, bot-games, webhooks: short jobs); on a signal, finishes it."""
 
 
-class ForkingWorker(_Stopping, Worker):
+class ForkingWorker(_Stopping, OutlastingFull, Worker):
     """Runs each job in a forked work horse (simulations: long jobs); on a signal, gives the running job
     ``stop_grace`` seconds, then puts it back at the front of its queue. Give it ``job_monitoring_interval``:
     how often it looks (``DOMINO_WORKER_STOP_CHECK``)."""

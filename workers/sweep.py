@@ -1,16 +1,21 @@
 """The sweep loop: every ``DOMINO_SWEEP_INTERVAL`` seconds, one :meth:`Service.sweep` (bot turns lost with a
 killed worker, turn deadlines, webhook retries, simulation chunks of dead workers, rated games not counted,
-running arenas), logged.
+running arenas), logged; and beside it the timer, which takes turn deadlines and apps' reminders as they come
+due (:meth:`Service.sweep_due`, then :meth:`Service.wait_due` until the next one), so that a seat's time is
+enforced within a fraction of a second of its deadline, not an interval later.
 
-Runs as a thread beside the ``bots`` worker (``domino-worker bots --sweep``, and in ``domino-serve``).
+Runs as two threads beside the ``bots`` worker (``domino-worker bots --sweep``, and in ``domino-serve``); any
+number of machines may run them at once.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from api.service.service import Service
+from api.service.sweep import SweepReport
 from api.store import StoreUnavailable
 
 log = logging.getLogger("workers.sweep")
@@ -21,8 +26,7 @@ def sweep_once(service: Service, now: float | None = None) -> int:
     report = service.sweep(now)
     for game_id, version, attempt in report.bots:
         log.info("re-enqueued bot turn %s@%s (attempt %s)", game_id, version, attempt)
-    for game_id, version, _ in report.timeouts:
-        log.info("turn timeout %s@%s: moving for the seat", game_id, version)
+    _log_due(report)
     for game_id, version, attempt in report.hooks:
         log.info("webhook %s@%s: attempt %s enqueued", game_id, version, attempt + 1)
     for game_id, _, attempt in report.ratings:
@@ -36,17 +40,44 @@ def sweep_once(service: Service, now: float | None = None) -> int:
     return len(report)
 
 
+def _log_due(report: SweepReport) -> None:
+    for game_id, version, _ in report.timeouts:
+        log.info("turn timeout %s@%s: moving for the seat", game_id, version)
+    for game_id, version, _ in report.reminders:
+        log.info("turn reminder %s@%s sent", game_id, version)
+
+
 def run(service: Service, stop: threading.Event, interval: float | None = None) -> None:
-    """Sweep every ``interval`` seconds (``DOMINO_SWEEP_INTERVAL``) until ``stop`` is set."""
+    """Sweep every ``interval`` seconds (``DOMINO_SWEEP_INTERVAL``) until ``stop`` is set, with the timer in a
+    thread of its own (so that a long pass never delays a deadline); returns once both have stopped."""
     interval = service.settings.sweep_interval if interval is None else interval
+    timer = threading.Thread(target=run_timer, args=(service, stop, interval), name="domino-timer", daemon=True)
+    timer.start()
+    _guarded(service.adopt_idle_games)
     while not stop.is_set():
-        try:
-            sweep_once(service)
-        except StoreUnavailable as exc:
-            log.warning("sweep: redis unavailable (%s)", exc)
-        except Exception:
-            log.exception("sweep failed")
+        _guarded(lambda: sweep_once(service))
         stop.wait(interval)
+    timer.join()
+
+
+def run_timer(service: Service, stop: threading.Event, retry: float) -> None:
+    """Take deadlines and reminders as they come due until ``stop`` is set (each wait is at most
+    ``DOMINO_TIMER_MAX_WAIT``); after a failure, try again ``retry`` seconds later."""
+    while not stop.is_set():
+        if not _guarded(lambda: _log_due(service.sweep_due())) or not _guarded(service.wait_due):
+            stop.wait(retry)
+
+
+def _guarded(step: Callable[[], object]) -> bool:
+    """Run one step of a loop; a failure is logged (the loop goes on). False when it failed."""
+    try:
+        step()
+        return True
+    except StoreUnavailable as exc:
+        log.warning("sweep: redis unavailable (%s)", exc)
+    except Exception:
+        log.exception("sweep failed")
+    return False
 
 
 def start_thread(service: Service, stop: threading.Event, interval: float | None = None) -> threading.Thread:

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import heapq
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +227,25 @@ class Archive:
             if seat_rows:
                 conn.execute(_insert(self.dialect, seats), seat_rows)
         return [e.id for e in entries]
+
+    def rewrite_player(
+        self, app: str, player: str, tombstone: str, rewrite: Callable[[dict[str, str]], dict[str, str]]
+    ) -> list[str]:
+        """In one transaction, each archived game of ``app`` with a seat of ``player`` gets its JSON columns
+        (``doc``, ``record``, ``events``, ``summary``) from ``rewrite``, and those seats lose the player (its id
+        lists nothing any more) and take ``tombstone`` for their name. Returns the games' ids."""
+        json_columns = (games.c.doc, games.c.record, games.c.events, games.c.summary)
+        mine = sa.select(seats.c.game_id).where(seats.c.app == app, seats.c.player == player)
+        with self._connect() as conn, conn.begin():
+            rows = conn.execute(sa.select(games.c.id, *json_columns).where(games.c.id.in_(mine))).all()
+            for row in rows:
+                conn.execute(games.update().where(games.c.id == row.id).values(rewrite(dict(row._mapping))))
+            conn.execute(
+                seats.update()
+                .where(seats.c.app == app, seats.c.player == player)
+                .values(player=None, name=sa.case((seats.c.name.is_(None), None), else_=tombstone))
+            )
+        return [row.id for row in rows]
 
     # -- reads --------------------------------------------------------------------------------------------------
 

@@ -182,7 +182,7 @@ class Lifecycle:
         if seat is not None and TURN_STARTED in subscribed:
             found.append((TURN_STARTED, {}))
         if seat is not None and TURN_REMINDER in subscribed:
-            self._mark_reminder(doc, version)
+            self._mark_reminder(doc, seat, version)
         digest = commit_digest(stored)
         deliveries = []
         for event_type, event in found:
@@ -209,10 +209,13 @@ class Lifecycle:
             except Exception:  # the pending entry lets the sweep enqueue it
                 log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
 
-    def _mark_reminder(self, doc: GameRecord, version: int) -> None:
-        """A turn that lasts at least ``reminder_min_turn``: its reminder is due when ``reminder_fraction`` of its
-        time is left (marked before the commit; the sweep sends it if the game is still at ``version``)."""
-        timeout, deadline = doc.get("turn_timeout_s"), doc.get("deadline")
+    def _mark_reminder(self, doc: GameRecord, seat: int, version: int) -> None:
+        """A turn that lasts at least ``reminder_min_turn`` (a fixed turn, or the seat's bank as its turn starts
+        on a clock): its reminder is due when ``reminder_fraction`` of that time is left (marked before the
+        commit; the sweep sends it if the game is still at ``version``)."""
+        clock = doc.get("clock")
+        timeout = clock["remaining"][seat] if clock is not None else doc.get("turn_timeout_s")
+        deadline = doc.get("deadline")
         s = self.settings
         if timeout and deadline and timeout >= s.reminder_min_turn:
             self.store.reminders_due.mark(reminder_member(doc["id"], version), deadline - s.reminder_fraction * timeout)

@@ -23,7 +23,7 @@ import domino.codec
 from api.archive import Archive, ArchiveUnavailable, Entry
 from api.config import Settings
 from api.queues import ARCHIVE, ARCHIVE_BATCH, Queues
-from api.service.records import game_record, whole_state
+from api.service.records import game_record, owner, whole_state
 from api.service.views import game_status, game_summary, render_history
 from api.store import Store, WholeGame
 
@@ -98,8 +98,10 @@ class Archiving:
     def _archived(self, entries: list[Entry]) -> None:
         """The archive holds ``entries``: flag them in Redis with their grace expiry, and take them out of
         their apps' Redis indexes (the archive lists them now)."""
-        self.store.games.mark_archived([e.id for e in entries], self.settings.archived_ttl)
+        self.store.expiry.mark_archived([e.id for e in entries], self.settings.archived_ttl)
         for e in entries:
+            if (held_by := owner(orjson.loads(e.doc))) is not None:
+                self.store.client_finished.release(held_by, e.id)
             if e.app is not None:
                 players = [p for p in (seat.get("player") for seat in e.seats) if p]
                 self.store.apps.disown(e.app, [e.id], players)

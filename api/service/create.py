@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import secrets
 import time
 from typing import Any
@@ -100,8 +101,11 @@ class Creation:
             raise
 
     def _take_slot(self, game_id: str, client: str, app: App | None) -> None:
-        """One of the app's slots (its own cap), else one of the address's."""
-        lease = self.settings.game_ttl * 1000
+        """One of the app's slots (its own cap), else one of the address's; neither while it has as many
+        finished games as it may waiting for the archive."""
+        # until its first idle check and the margin; each idle check renews it (api/service/idle.py)
+        lease = math.ceil((self.settings.game_ttl + self.settings.expiry_margin) * 1000)
+        self._check_finished(f"app:{app.id}" if app is not None else client, app is not None)
         if app is not None:
             if not self.store.app_games.take(app.id, game_id, app.max_games, lease):
                 raise TooManyAppGames(
@@ -116,6 +120,13 @@ class Creation:
                 f"This client has {cap} games waiting or playing, as many as it may; finish or resign one first.",
                 self.settings.capacity_retry_after,
             )
+
+    def _check_finished(self, held_by: str, by_app: bool) -> None:
+        cap = self.settings.finished_games_per_client
+        if cap and self.store.client_finished.count(held_by) >= cap:
+            who = "This app" if by_app else "This client"
+            detail = f"{who} has {cap} finished games waiting for the archive, as many as it may; retry later."
+            raise (TooManyAppGames if by_app else TooManyGames)(detail, self.settings.capacity_retry_after)
 
     def _undo(self, game_id: str, client: str, app: App | None, req: GameRequest) -> None:
         """Remove what a failed create may have written (deletes are allowed in a full Redis)."""
@@ -273,31 +284,10 @@ class Creation:
         state = domino.new_game(rules, seed=seed, deal_version=deal_version)
         salt = secrets.token_hex(16)
         tokens: list[dict[str, Any]] = []
-        seats: list[SeatRecord] = []
-        for i, seat in enumerate(req.seats):
-            if seat.get("bot") in registered:
-                name = seat["bot"]
-                bot_key = registered[name]["token_hash"]
-                record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
-            elif "bot" in seat:
-                record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
-                if "think_ms" in seat:
-                    record["think_ms"] = seat["think_ms"]
-            elif seat.get("open"):
-                record = {"seat": i, "name": None, "kind": OPEN}
-            else:
-                token = (chosen[i] if chosen else None) or new_token()
-                record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
-                if seat.get("webhook"):
-                    secret = webhooks.new_secret()  # shown once, like the token
-                    record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
-                    tokens.append({"seat": i, "token": token, "webhook_secret": secret})
-                else:
-                    tokens.append({"seat": i, "token": token})
-            for extra in SEAT_EXTRAS:
-                if extra in seat:
-                    record[extra] = seat[extra]  # type: ignore[literal-required]
-            seats.append(record)
+        seats = [
+            _seat_record(game_id, i, seat, registered, tokens, chosen[i] if chosen else None)
+            for i, seat in enumerate(req.seats)
+        ]
         doc: GameRecord = {
             "format": 1,
             "id": game_id,
@@ -324,3 +314,38 @@ class Creation:
         if req.rated:
             doc["rated"] = True
         return doc, state, tokens
+
+
+def _seat_record(
+    game_id: str,
+    i: int,
+    seat: dict[str, Any],
+    registered: dict[str, dict[str, Any]],
+    tokens: list[dict[str, Any]],
+    chosen: str | None,
+) -> SeatRecord:
+    """Seat ``i``'s record as dealt; a human's or hosted bot's token (``chosen``, when one was chosen already)
+    and webhook secret, shown once, go to ``tokens``."""
+    if seat.get("bot") in registered:
+        name = seat["bot"]
+        bot_key = registered[name]["token_hash"]
+        record: SeatRecord = {"seat": i, "name": name, "kind": REGISTERED, "bot": name, "bot_key": bot_key}
+    elif "bot" in seat:
+        record = {"seat": i, "name": seat["bot"], "kind": BOT, "bot": seat["bot"]}
+        if "think_ms" in seat:
+            record["think_ms"] = seat["think_ms"]
+    elif seat.get("open"):
+        record = {"seat": i, "name": None, "kind": OPEN}
+    else:
+        token = chosen or new_token()
+        record = {"seat": i, "name": seat["name"], "kind": HUMAN, "token_hash": token_hash(game_id, token)}
+        if seat.get("webhook"):
+            secret = webhooks.new_secret()  # shown once, like the token
+            record.update({"kind": HOSTED, "webhook": seat["webhook"], "webhook_secret": secret})
+            tokens.append({"seat": i, "token": token, "webhook_secret": secret})
+        else:
+            tokens.append({"seat": i, "token": token})
+    for extra in SEAT_EXTRAS:
+        if extra in seat:
+            record[extra] = seat[extra]  # type: ignore[literal-required]
+    return record

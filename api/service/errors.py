@@ -115,3 +115,7 @@ class OfferClosed(ServiceError):
 
 class SeatLimit(ServiceError):
     """This client already holds as many seats of this game as one client may."""
+
+
+class GameBusy(ServiceError):
+    """A game kept changing under an operation that had to read it first: the caller may simply try again."""

@@ -123,6 +123,14 @@ def leaving_rounds(before: dict[str, Any], after: dict[str, Any]) -> list[dict[s
     return [old]
 
 
+def owner(doc: GameRecord) -> str | None:
+    """Who a game counts against: its app (``app:<id>``), else the address that created it (None: the
+    server's own, an arena's)."""
+    if "app" in doc:
+        return f"app:{doc['app']}"
+    return doc.get("creator")
+
+
 def listed(doc: GameRecord) -> bool:
     """Shown in the lobby while a seat is open: not ``unlisted``, and not client-seeded (its creator can know
     every hand)."""

@@ -26,6 +26,7 @@ from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
 from api.service.endings import Endings
+from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.export import ExportRequest, export, scope_of
 from api.service.games import Games
@@ -39,10 +40,12 @@ from api.service.security import authenticate
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
+from api.service.idle import IdleChecks
+from api.service.timer import Timed
 from api.service.turns import Turns
 from api.service.views import from_archive, render_history, render_view
 from api.service.webhooks import Webhooks
-from api.store import Store, StoreUnavailable
+from api.store import Store, StoreFull, StoreUnavailable
 
 
 class Service:
@@ -63,13 +66,17 @@ class Service:
         self.ratings = Ratings(self.store, settings)
         self.arenas = Arenas(self.store, settings, self.games, self.creation, self.ratings)
         self.endings = Endings(self.store, settings, self.commits)
+        self.timed = Timed(self.store, settings, self.games, self.queues, lifecycle)
+        self.idle = IdleChecks(self.store, settings, self.games)
         self.sweeper = Sweep(
-            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving
-        )
+            self.store, settings, self.games, self.queues, self.arenas, self.endings, lifecycle, self.archiving,
+            self.timed, self.idle,
+        )  # fmt: skip
         self.simulations = Simulations(self.store, settings, self.queues)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.erasure = Erasure(self.store, self.archive, self.commits)
         self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
 
     # -- reference data -----------------------------------------------------------------------------------
@@ -221,6 +228,10 @@ class Service:
         bot = None if app is not None else self.registry.caller(token)
         return export(self.archive, scope_of(self.store, app, bot, request.player), request)
 
+    def erase_player(self, app: App, player: str) -> int:
+        """Erase ``player`` from every game of ``app``, live or archived; how many games named it."""
+        return self.erasure.erase(app, player)
+
     # -- apps -------------------------------------------------------------------------------------------------
 
     def authenticate_app(self, key: str) -> App:
@@ -331,6 +342,19 @@ class Service:
         """A ticket arrived in ``pool``: form the table it may join."""
         return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
 
+    def sweep_due(self, now: float | None = None) -> SweepReport:
+        """Only the turn deadlines and apps' reminders due by ``now``: what the sweep's timer runs."""
+        timeouts, reminders = self.timed.drain(now)
+        return SweepReport(bots=[], timeouts=timeouts, hooks=[], chunks=[], reminders=reminders)
+
+    def adopt_idle_games(self) -> int:
+        """Once per deployment: give live games created before idle checks existed their idle check."""
+        return self.idle.adopt()
+
+    def wait_due(self) -> None:
+        """Until the next deadline or reminder is due (or a sooner one is marked), at most ``timer_max_wait``."""
+        self.timed.wait()
+
     # -- ratings and arenas ---------------------------------------------------------------------------------
 
     def leaderboard(self, variant: str, limit: int, app: App | None = None) -> dict[str, Any]:
@@ -377,8 +401,10 @@ class Service:
     # -- operations ---------------------------------------------------------------------------------------------
 
     def readiness(self) -> tuple[bool, str, dict[str, Any]]:
-        """(ready, why not, checks): Redis answers and a worker listens on the bots queue. The archive is
-        reported, never a reason to be unready: live play goes on without it (finished games wait in Redis)."""
+        """(ready, why not, checks): ready while Redis (games and queues) takes reads and writes, and only
+        Redis decides. The workers on each queue and the archive are reported, never a reason to be unready:
+        a worker that is missing delays play without refusing anything, and live play goes on without the
+        archive (finished games wait in Redis)."""
         checks: dict[str, Any] = {}
         try:
             checks["archive"] = {"ok": True, **self.archive.ping()}
@@ -387,12 +413,13 @@ class Service:
         try:
             checks["redis"] = {"ok": True, **self.store.ping()}
             workers = self.queues.worker_counts()
+        except StoreFull:
+            checks["redis"] = {"ok": False, "full": True, "error": "out of memory"}
+            return False, "Redis is full: it refuses writes (reads still answer).", checks
         except StoreUnavailable as exc:
             checks.setdefault("redis", {"ok": False, "error": str(exc)})
             return False, "Redis does not answer.", checks
         checks.update({f"{purpose.replace('-', '_')}_workers": n for purpose, n in workers.items()})
-        if workers["bots"] < 1:
-            return False, "No worker listens on the bots queue.", checks
         return True, "", checks
 
     def queue_depths(self) -> dict[str, int]:

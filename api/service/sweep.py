@@ -1,7 +1,8 @@
 """The sweep: one pass over the due sets, the simulation chunks of dead workers, and the running arenas.
 
-Each due set (bot turns, turn deadlines, idle games, webhook deliveries, apps' lifecycle deliveries, rated games
-to count) is swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
+Turn deadlines and apps' turn reminders are taken by :class:`api.service.timer.Timed` (which a timer also runs
+between passes, as they come due). Each other due set (bot turns, idle games, webhook deliveries, apps' lifecycle
+deliveries, rated games to count) is swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
 any more), wait (re-mark it later), or enqueue the job again and re-mark the entry, so that a job lost again is
 enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. A game idle for
 ``game_ttl`` with no deadline is ended here (:meth:`api.service.endings.Endings.expire`, a compare-and-set on
@@ -18,14 +19,16 @@ import time
 from collections.abc import Callable
 
 from api.config import Settings
-from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, TIMEOUT_TURN, WEBHOOK, Queues
+from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, WEBHOOK, Queues
 from api.service.app_events import Lifecycle, commit_digest, delivery_game
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
-from api.service.bot_games import attended, held
+from api.service.bot_games import attended
 from api.service.computer import bot_to_move
 from api.service.endings import Endings
 from api.service.games import Games
+from api.service.idle import IdleChecks, idle_at
+from api.service.timer import Timed
 from api.store import DueSet, Store
 
 Job = tuple[str, int, int]  # (game id, or an app event's delivery id; version; attempt) of a job enqueued again
@@ -76,6 +79,8 @@ class Sweep:
         endings: Endings,
         lifecycle: Lifecycle,
         archiving: Archiving,
+        timed: Timed,
+        idle: IdleChecks,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -85,20 +90,23 @@ class Sweep:
         self.endings = endings
         self.lifecycle = lifecycle
         self.archiving = archiving
+        self.timed = timed
+        self.idle = idle
 
     def run(self, now: float | None = None) -> SweepReport:
         """One sweep, as at ``now`` (a Unix time; default: now)."""
         now = time.time() if now is None else now
+        timeouts, reminders = self.timed.drain(now)
         return SweepReport(
             bots=self._over(self.store.bots_due, self._bot_turn, now),
-            timeouts=self._over(self.store.turns_due, self._deadline, now),
+            timeouts=timeouts,
             hooks=self._over(self.store.hooks_due, self._webhook, now),
             chunks=self.queues.retry_abandoned_chunks(now),
             app_events=self._over(self.store.app_hooks_due, self._app_event, now),
             ratings=self._over(self.store.ratings_due, self._rating, now),
             arenas=self.arenas.advance_running(),
             expired=self._over(self.store.idle_due, self._idle, now),
-            reminders=self._over(self.store.reminders_due, self._reminder, now),
+            reminders=reminders,
             archive_jobs=self._archive(now),
         )
 
@@ -153,52 +161,21 @@ class Sweep:
             enqueue=lambda: self.queues.enqueue(RATING, game_id, attempt=attempt),
         )
 
-    def _deadline(self, game_id: str, due_at: float, now: float) -> Verdict | None:
-        """A seat past its turn's deadline: enqueue the move the server makes for it."""
-        found = self.games.find(game_id)
-        deadline = None if found is None else found.doc.get("deadline")
-        if found is None or deadline is None:
-            return None
-        if deadline > now:  # a later turn's deadline: wait for it
-            return Verdict(due_at=deadline if deadline != due_at else None)
-        seat = found.state.to_move
-        if seat is not None and held(self.settings, found.doc, found.state.rules, seat):
-            # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended (_idle),
-            # so its keys must outlive that.
-            self.store.games.keep(game_id, self.settings.expiry_margin)
-            return None
-        version = found.version
-        attempt = self.store.turns_due.next_attempt(game_id, version, first=0)
-        self.store.games.keep(game_id, self.settings.expiry_margin)  # while its move is late, the game stays
-        return Verdict(
-            due_at=now + self.settings.bot_due_delay,  # a lost job is enqueued again
-            job=(game_id, version, attempt),
-            enqueue=lambda: self.queues.enqueue(TIMEOUT_TURN, game_id, version, attempt=attempt),
-        )
-
     def _idle(self, game_id: str, due_at: float, now: float) -> Verdict | None:
         """A live game with no deadline that nobody touched for ``game_ttl``: end it (``expired``, ``aborted``
         if it never started). Touched since, or with a deadline (which moves it on): look again later."""
         found = self.games.find(game_id)
         if found is None or found.state.finished:
             return None
-        doc = found.doc
-        touched = max(doc.get("touched_at") or doc["created_at"], doc.get("deadline") or 0.0)
-        if touched + self.settings.game_ttl > now:
-            return Verdict(due_at=touched + self.settings.game_ttl)
+        idle = idle_at(found.doc, self.settings.game_ttl)
+        if idle > now:
+            self.idle.hold_until(found.doc, idle)  # the game lives on: so does its slot of its creator's cap
+            return Verdict(due_at=idle)
         return Verdict(
             due_at=now + self.settings.sweep_interval,  # the next sweep drops it, or sees the move that came first
             job=(game_id, found.version, 0),
             enqueue=lambda: self.endings.expire(found),
         )
-
-    def _reminder(self, member: str, due_at: float, now: float) -> Verdict | None:
-        """A turn's reminder due: sent if the game is still at that turn (its delivery id is the turn's)."""
-        game_id, _, raw_version = member.rpartition(":")
-        game = self.games.find(game_id)
-        if game is None or game.version != int(raw_version):
-            return None  # moved on, or gone
-        return Verdict(job=(game_id, game.version, 0), enqueue=lambda: self.lifecycle.remind(game))
 
     def _webhook(self, member: str, due_at: float, now: float) -> Verdict | None:
         """A webhook delivery due again after its back-off; given up after the last step (the turn's timeout

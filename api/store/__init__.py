@@ -1,6 +1,7 @@
 """Redis: the only package that imports redis, builds keys, and makes the connections (RQ's included).
 
-:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets), five
+:class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets),
+``expiry`` (how long a game's keys outlive its last commit), ``rewrites`` (a player's erasure), five
 :class:`DueSet` (``bots_due``, ``turns_due``, ``idle_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
 lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
@@ -21,23 +22,28 @@ from api.config import Settings
 from api.store.apps import AppStore
 from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
-from api.store.connections import Connections, StoreFull, StoreUnavailable, ping_url, shutdown_url, translated
+from api.store.connections import (
+    Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
+)
 from api.store.deliveries import AppDeliveries
-from api.store.due import DueSet
+from api.store.due import DueSet, DueTimer
+from api.store.expiry import GameExpiry
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
 from api.store.ratings import RatingStore
+from api.store.rewrites import GameRewrites
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
 from api.store.tickets import TicketStore
 
 __all__ = [
-    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "EventFollower",
-    "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame", "ping_url", "shutdown_url",
+    "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
+    "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame",
+    "out_of_memory", "ping_url", "shutdown_url",
     "translated",
 ]  # fmt: skip
 
@@ -51,11 +57,14 @@ class Store:
         self.connections = Connections(settings)
         self.queue_redis = queue = self.connections.queue_redis
         self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
+        self.expiry = GameExpiry(self.games)
+        self.rewrites = GameRewrites(self.games)
         self.bots_due = DueSet(queue, prefix, "bots")
         self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet
-        self.turns_due = DueSet(queue, prefix, "turns")
+        self.due_timer = DueTimer(self.connections.blocking_queue, prefix)  # wakes the sweep's timer
+        self.turns_due = DueSet(queue, prefix, "turns", wake=self.due_timer)
         self.idle_due = DueSet(queue, prefix, "idle")  # live games, due when idle for game_ttl
-        self.reminders_due = DueSet(queue, prefix, "reminders")  # apps' turn reminders, by <game id>:<version>
+        self.reminders_due = DueSet(queue, prefix, "reminders", wake=self.due_timer)  # apps' turn reminders, by <game id>:<version>
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
@@ -66,6 +75,7 @@ class Store:
         self.streams = StreamSlots(queue, prefix)
         self.client_games = ClientSlots(queue, prefix, "games")
         self.client_sims = ClientSlots(queue, prefix, "sims")
+        self.client_finished = ClientSlots(queue, prefix, "finished")  # finished games not yet archived, by owner
         self.ratings = RatingStore(queue, prefix, settings.finished_ttl)
         self.ratings_due = DueSet(queue, prefix, "ratings")
         self.arenas = ArenaStore(queue, prefix, settings.finished_ttl)

@@ -151,3 +151,13 @@ class AppStore:
         for player in players or []:
             pipe.zrem(self.player_key(app_id, player), *game_ids)
         pipe.execute()
+
+    @translating
+    def games_of_player(self, app_id: str, player: str) -> list[str]:
+        """Every game in the index of the app's ``player`` (games in Redis that name it)."""
+        return [m.decode() for m in cast("list[bytes]", self.conn.zrange(self.player_key(app_id, player), 0, -1))]
+
+    @translating
+    def forget_player(self, app_id: str, player: str) -> None:
+        """Drop the index of the app's ``player`` (an erased player: its id is no key any more)."""
+        self.conn.delete(self.player_key(app_id, player))

@@ -45,10 +45,14 @@ class StoreFull(StoreUnavailable):
     """Redis is at its ``maxmemory`` (policy ``noeviction``) and refuses writes."""
 
 
-def _out_of_memory(exc: redis.exceptions.ResponseError) -> bool:
-    # A refused command is an OutOfMemoryError; inside a Lua script it comes back as a script error whose
-    # message carries Redis's own.
-    return isinstance(exc, redis.exceptions.OutOfMemoryError) or "OOM command not allowed" in str(exc)
+def out_of_memory(exc: BaseException) -> bool:
+    """A write refused by a Redis at its ``maxmemory``: StoreFull, or redis-py's error (a refused command is
+    an OutOfMemoryError; inside a Lua script it comes back as a script error whose message carries Redis's)."""
+    if isinstance(exc, StoreFull):
+        return True
+    return isinstance(exc, redis.exceptions.ResponseError) and (
+        isinstance(exc, redis.exceptions.OutOfMemoryError) or "OOM command not allowed" in str(exc)
+    )
 
 
 class Translated:
@@ -64,7 +68,7 @@ class Translated:
     ) -> Literal[False]:
         if isinstance(exc, UNAVAILABLE):
             raise StoreUnavailable(type(exc).__name__) from exc
-        if isinstance(exc, redis.exceptions.ResponseError) and _out_of_memory(exc):
+        if isinstance(exc, redis.exceptions.ResponseError) and out_of_memory(exc):
             raise StoreFull("out of memory") from exc
         return False
 
@@ -227,14 +231,16 @@ class Connections:
 
     @translating
     def ping(self) -> dict[str, float]:
-        """Round-trip times in ms of the game and the queue connections."""
+        """Round-trip times in ms of the game and the queue connections. Each is a write (a key that lives a
+        minute), so a Redis that answers but refuses writes, being full, raises StoreFull."""
+        probe = f"{self.settings.key_prefix}:ready"
         out = {}
         t0 = time.perf_counter()
-        self.redis.ping()
+        self.redis.set(probe, b"1", px=60_000)
         out["redis_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         if self.queue_redis is not self.redis:
             t0 = time.perf_counter()
-            self.queue_redis.ping()
+            self.queue_redis.set(probe, b"1", px=60_000)
             out["queue_redis_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         return out
 

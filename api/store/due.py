@@ -13,6 +13,7 @@ rated games to count (``<prefix>:ratings:due``) and finished games to archive
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import cast
 
 import redis
@@ -44,18 +45,67 @@ return out
 """
 
 
+# KEYS: due set, wake list.  ARGV: member, due time.  Marks the entry; when it is now the soonest of the set,
+# leaves one wake-up in the list (a timer blocked on it looks again at once).
+_MARK_WAKING = """
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == ARGV[1] then
+  redis.call('LPUSH', KEYS[2], '1')
+  redis.call('LTRIM', KEYS[2], 0, 0)
+end
+"""
+
+# KEYS: attempt hash.  ARGV: the first attempt, then member and version pairs.  Each member's next attempt at
+# its version (``first`` at a version not seen before), recorded and returned in order.
+_NEXT_ATTEMPTS = """
+local out = {}
+for i = 2, #ARGV, 2 do
+  local raw = redis.call('HGET', KEYS[1], ARGV[i])
+  local attempt = tonumber(ARGV[1])
+  if raw then
+    local v, a = string.match(raw, '^([^:]*):(%d+)$')
+    if v == ARGV[i + 1] then attempt = tonumber(a) + 1 end
+  end
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1] .. ':' .. attempt)
+  out[#out + 1] = attempt
+end
+return out
+"""
+
+
+class DueTimer:
+    """``<prefix>:due:wake``: a list of at most one element, pushed when a timed due set (turn deadlines,
+    reminders) gets a new soonest entry. A sweep waiting for the soonest entry it knew blocks on it, so a
+    nearer one wakes it at once, on whichever machine it runs."""
+
+    def __init__(self, blocking: Callable[[], redis.Redis], prefix: str) -> None:
+        self.blocking = blocking  # a read timeout above the longest wait
+        self.key = f"{prefix}:due:wake"
+
+    @translating
+    def wait(self, seconds: float) -> bool:
+        """Block until woken or ``seconds`` have passed (at least a millisecond); True when woken."""
+        return self.blocking().blpop([self.key], timeout=max(0.001, round(seconds, 3))) is not None
+
+
 class DueSet:
-    def __init__(self, conn: redis.Redis, prefix: str, name: str) -> None:
+    def __init__(self, conn: redis.Redis, prefix: str, name: str, wake: DueTimer | None = None) -> None:
         self.conn = conn
         self.due_key = f"{prefix}:{name}:due"
         self.attempt_key = f"{prefix}:{name}:attempt"
+        self.wake = wake
         self._clear_if = conn.register_script(_CLEAR_IF)
         self._lease = conn.register_script(_LEASE)
+        self._mark_waking = conn.register_script(_MARK_WAKING)
+        self._next_attempts = conn.register_script(_NEXT_ATTEMPTS)
 
     @translating
     def mark(self, member: str, due_at: float, attempt: int | None = None, only_new: bool = False) -> None:
         """``member`` is due at ``due_at`` (and, when given, at ``attempt`` deliveries begun); with ``only_new``,
-        an entry already there keeps its time and attempt."""
+        an entry already there keeps its time and attempt. A set with a timer wakes it for a new soonest entry."""
+        if attempt is None and self.wake is not None and not only_new:
+            self._mark_waking(keys=[self.due_key, self.wake.key], args=[member, repr(due_at)])
+            return
         if attempt is None:
             self.conn.zadd(self.due_key, {member: due_at}, nx=only_new)
             return
@@ -94,17 +144,34 @@ class DueSet:
         """Remove the entry only if nobody re-marked it since it was read as due at ``due_at``."""
         return bool(self._clear_if(keys=[self.due_key, self.attempt_key], args=[member, repr(due_at)]))
 
-    @translating
     def next_attempt(self, member: str, version: int, first: int) -> int:
         """``first``, ``first + 1``, ... for the sweep's jobs of one game version (distinct job ids)."""
-        raw = cast("bytes | None", self.conn.hget(self.attempt_key, member))
-        attempt = first
-        if raw is not None:
-            v, _, a = raw.decode().partition(":")
-            if v == str(version):
-                attempt = int(a) + 1
-        self.conn.hset(self.attempt_key, member, f"{version}:{attempt}")
-        return attempt
+        return self.next_attempts([(member, version)], first)[0]
+
+    @translating
+    def next_attempts(self, versions: list[tuple[str, int]], first: int) -> list[int]:
+        """:meth:`next_attempt` for many (member, version) pairs, in one script."""
+        if not versions:
+            return []
+        args: list[str | int] = [first]
+        for member, version in versions:
+            args += [member, version]
+        return [int(a) for a in cast("list[int]", self._next_attempts(keys=[self.attempt_key], args=args))]
+
+    @translating
+    def done(self, step: str) -> bool:
+        """Whether a one-off ``step`` over this set (a migration) has been completed."""
+        return bool(self.conn.exists(f"{self.due_key}:done:{step}"))
+
+    @translating
+    def complete(self, step: str) -> None:
+        self.conn.set(f"{self.due_key}:done:{step}", 1)
+
+    @translating
+    def soonest(self) -> float | None:
+        """The due time of the soonest entry (None: the set is empty)."""
+        first = scored(self.conn.zrange(self.due_key, 0, 0, withscores=True))
+        return first[0][1] if first else None
 
     @translating
     def lease(self, limit: int, seconds: float, now: float | None = None) -> list[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
 import orjson
@@ -78,16 +78,6 @@ if redis.call('EXISTS', KEYS[3]) == 1 then
 end
 return {1, tonumber(ARGV[2])}
 """
-
-# KEYS: state, events, idem.  ARGV: ttl.  Flags a game that is still here as archived, and sets the expiry of
-# each of its keys (one script: a game is never flagged without its expiry).
-_MARK_ARCHIVED = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'a', '1')
-for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
-return 1
-"""
-
 
 def _id_order(stream_id: str) -> tuple[int, int]:
     version, _, n = stream_id.partition("-")
@@ -235,6 +225,31 @@ class GameStore:
         return StoredGame(int(version), orjson.loads(doc), archived is not None)
 
     @translating
+    def load_many(self, game_ids: Sequence[str]) -> dict[str, StoredGame]:
+        """The games of ``game_ids`` still here: one pipeline (on a cluster, one per node)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(self.state_key(game_id), ["v", "doc", "a"])
+        out = {}
+        for game_id, (version, doc, archived) in zip(game_ids, pipe.execute()):
+            if version is not None and doc is not None:
+                out[game_id] = StoredGame(int(version), orjson.loads(doc), archived is not None)
+        return out
+
+    def scan_ids(self, batch: int) -> Iterator[list[str]]:
+        """Every game here, by batches of about ``batch`` ids (a SCAN of each node: no long-blocking command)."""
+        ids: list[str] = []
+        prefix = f"{self.prefix}:{{"
+        with translated():
+            for key in self.redis.scan_iter(match=f"{prefix}*}}:state", count=batch):
+                ids.append(key.decode()[len(prefix) : -len("}:state")])
+                if len(ids) >= batch:
+                    yield ids
+                    ids = []
+        if ids:
+            yield ids
+
+    @translating
     def load_with_rounds(self, game_id: str) -> tuple[StoredGame, list[dict[str, Any]]] | None:
         """The game and its finished rounds' records but the latest (which its live state holds), oldest first."""
         version, doc, rounds, archived = self.redis.hmget(self.state_key(game_id), ["v", "doc", "r", "a"])
@@ -264,19 +279,6 @@ class GameStore:
                 [(raw_id.decode(), orjson.loads(fields[b"e"])) for raw_id, fields in cast(Entries, entries)],
             )
         return out
-
-    @translating
-    def mark_archived(self, game_ids: Sequence[str], ttl: int) -> None:
-        """The archive holds these games: flag them (views say so) and let their keys expire in ``ttl``."""
-        keyed = [(self.state_key(g), self.events_key(g), self.idem_key(g)) for g in game_ids]
-        if self.connections.cluster:  # a cluster pipeline takes no scripts: one call per game, on its node
-            for keys in keyed:
-                self.redis.eval(_MARK_ARCHIVED, 3, *keys, ttl)
-            return
-        pipe = self.redis.pipeline(transaction=False)
-        for keys in keyed:
-            pipe.eval(_MARK_ARCHIVED, 3, *keys, ttl)
-        pipe.execute()
 
     @translating
     def version(self, game_id: str) -> int | None:
@@ -330,14 +332,6 @@ class GameStore:
                 self._replica_wait(cast(RedisCluster, self.redis), self.state_key(game_id))
             return CommitResult(True, int(current))
         return CommitResult(False, None if int(status) < 0 else int(current))
-
-    @translating
-    def keep(self, game_id: str, ttl: float) -> None:
-        """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for key in (self.state_key(game_id), self.events_key(game_id)):
-            pipe.expire(key, max(1, round(ttl)), gt=True)
-        pipe.execute()
 
     @translating
     def delete(self, game_id: str) -> None:

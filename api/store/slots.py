@@ -1,6 +1,6 @@
 """Leased slots, capped per owner: sorted sets slot id -> lease end (ms, Redis's clock) on the queue
-connection. An entry past its lease is free and each key expires with its last lease, so a slot whose
-holder vanished (a crashed process, a game left idle) frees itself.
+connection. An entry past its lease is free and each key expires with its longest lease, so a slot whose
+holder vanished (a crashed process) frees itself; a take with no cap renews a slot.
 
 Used for open event streams (``streams.py``) and for what a client holds at once (:class:`ClientSlots`):
 its games waiting or playing, its simulations queued or running.
@@ -28,7 +28,7 @@ end
 local lease = tonumber(ARGV[2])
 for _, key in ipairs(KEYS) do
   redis.call('ZADD', key, now + lease, ARGV[1])
-  redis.call('PEXPIRE', key, lease)
+  if redis.call('PTTL', key) < lease then redis.call('PEXPIRE', key, lease) end
 end
 return 0
 """
@@ -51,6 +51,11 @@ class ClientSlots:
     def take(self, client: str, slot: str, cap: int, lease_ms: int) -> bool:
         """Hold ``slot`` for ``lease_ms`` unless the client already holds ``cap`` (0: no cap)."""
         return int(self._take(keys=[self.key(client)], args=[slot, lease_ms, cap])) == 0
+
+    @translating
+    def count(self, client: str) -> int:
+        """How many slots ``client`` holds (those past their lease included until the next take drops them)."""
+        return int(self.conn.zcard(self.key(client)))
 
     @translating
     def held(self, client: str) -> list[str]:

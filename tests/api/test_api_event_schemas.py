@@ -120,6 +120,29 @@ def play_to_the_end(run_bots, humans: dict[int, Player], followers: dict[int | N
     raise AssertionError("the game did not end")
 
 
+def check_games(games: list[tuple[dict[int, Player], dict[int | None, Follower]]]) -> dict[str, set[str]]:
+    """Every event each follower saw, and each seat's history, is as documented; the members seen per type."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for _, followers in games:
+        for seat, follower in followers.items():
+            assert follower.events[-1]["type"] == "game_ended"
+            for event in follower.events:
+                check(event, seen)
+            resp = follower.player.history()
+            assert resp.status_code == 200
+            history = resp.get_json()
+            HISTORY.validate(history)
+            assert len(history["events"]) == sum(e["type"] != "turn_started" for e in follower.events)
+            for event in history["events"]:
+                check(event, seen)
+        # Through the long poll, a private member reaches only its seat (the spectator: none).
+        for seat, follower in followers.items():
+            for event in follower.events:
+                member, owner = PRIVATE.get(event["type"], (None, None))
+                assert member not in event or event[owner] == seat, (seat, event)
+    return seen
+
+
 @pytest.mark.slow
 def test_real_games_send_exactly_the_documented_events(client, create_game, run_bots, service):  # type: ignore[no-untyped-def]
     games: list[tuple[dict[int, Player], dict[int | None, Follower]]] = []
@@ -164,24 +187,7 @@ def test_real_games_send_exactly_the_documented_events(client, create_game, run_
     assert resp.status_code == 200, resp.get_json()
     assert poll_all(followers)
 
-    seen: dict[str, set[str]] = defaultdict(set)
-    for humans, followers in games:
-        for seat, follower in followers.items():
-            assert follower.events[-1]["type"] == "game_ended"
-            for event in follower.events:
-                check(event, seen)
-            resp = follower.player.history()
-            assert resp.status_code == 200
-            history = resp.get_json()
-            HISTORY.validate(history)
-            assert len(history["events"]) == sum(e["type"] != "turn_started" for e in follower.events)
-            for event in history["events"]:
-                check(event, seen)
-        # Through the long poll, a private member reaches only its seat (the spectator: none).
-        for seat, follower in followers.items():
-            for event in follower.events:
-                member, owner = PRIVATE.get(event["type"], (None, None))
-                assert member not in event or event[owner] == seat, (seat, event)
+    seen = check_games(games)
 
     # Every type occurred, and every member a type documents was seen (the common optional ones, somewhere).
     assert set(seen) == set(NAMES)

@@ -6,20 +6,10 @@ import hashlib
 
 import pytest
 
+from support import assert_problem
+
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
-PROBLEM = "application/problem+json"
-
-
-def assert_problem(resp, status: int, slug: str) -> dict:  # type: ignore[no-untyped-def]
-    assert resp.status_code == status, resp.get_data(as_text=True)
-    assert resp.mimetype == PROBLEM
-    body = resp.get_json()
-    assert body["type"] == f"/problems/{slug}"
-    assert body["status"] == status
-    assert body["title"] and body["detail"]
-    assert body["instance"].startswith(resp.request.path + "#")
-    return body
 
 
 def test_variants_and_bots_come_from_the_engine(client):

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from support import returns_within
+from support import PROBLEM, assert_problem, returns_within
 
-PROBLEM = "application/problem+json"
 TWO = [{"name": "Ana"}, {"name": "Bo"}]
 
 
@@ -25,16 +24,6 @@ def snapshot(service, stored_keys, game_id):  # type: ignore[no-untyped-def]
     return stored_keys(), store.games.version(game_id), store.redis.xlen(store.games.events_key(game_id))
 
 
-def problem(resp, status: int, slug: str | None = None):  # type: ignore[no-untyped-def]
-    assert resp.status_code == status, (resp.status_code, resp.get_data(as_text=True)[:500])
-    assert resp.mimetype == PROBLEM
-    body = resp.get_json()
-    assert body["status"] == status and body["detail"]
-    if slug:
-        assert body["type"] == f"/problems/{slug}", body
-    return body
-
-
 def moves_url(game_id: str) -> str:
     return f"/v1/games/{game_id}/moves"
 
@@ -44,8 +33,8 @@ def test_oversized_bodies_are_413_and_store_nothing(client, service, stored_keys
     before = snapshot(service, stored_keys, game_id)
     huge = b'{"type": "draw", "pad": "' + b"x" * 20_000 + b'"}'
     auth = players[0].headers
-    problem(client.post(moves_url(game_id), data=huge, content_type="application/json", headers=auth), 413, "payload-too-large")
-    problem(client.post("/v1/games", data=huge, content_type="application/json"), 413, "payload-too-large")
+    assert_problem(client.post(moves_url(game_id), data=huge, content_type="application/json", headers=auth), 413, "payload-too-large")
+    assert_problem(client.post("/v1/games", data=huge, content_type="application/json"), 413, "payload-too-large")
     # (A chunked body without Content-Length is cut at the limit too: tests/reliability, against gunicorn.)
     assert snapshot(service, stored_keys, game_id) == before
 
@@ -80,8 +69,8 @@ def test_wrong_content_types_are_415(client, service, stored_keys, game, content
     headers = dict(players[0].headers)
     if content_type:
         headers["Content-Type"] = content_type
-    problem(client.post(moves_url(game_id), data=data, headers=headers), 415, "unsupported-media-type")
-    problem(client.post("/v1/games", data=data, headers={"Content-Type": content_type or ""}), 415)
+    assert_problem(client.post(moves_url(game_id), data=data, headers=headers), 415, "unsupported-media-type")
+    assert_problem(client.post("/v1/games", data=data, headers={"Content-Type": content_type or ""}), 415)
     assert snapshot(service, stored_keys, game_id) == before
 
 
@@ -92,7 +81,7 @@ def test_wrong_content_types_are_415(client, service, stored_keys, game, content
 def test_bodies_that_are_not_json_are_400(client, service, stored_keys, game, raw):
     game_id, players = game
     before = snapshot(service, stored_keys, game_id)
-    problem(client.post(moves_url(game_id), data=raw, content_type="application/json", headers=players[0].headers), 400, "bad-request")
+    assert_problem(client.post(moves_url(game_id), data=raw, content_type="application/json", headers=players[0].headers), 400, "bad-request")
     assert snapshot(service, stored_keys, game_id) == before
 
 
@@ -116,7 +105,7 @@ def test_unicode_names_are_kept_exactly(client, name):
 )
 def test_bad_names_are_422_and_store_nothing(client, stored_keys, name):
     before = stored_keys()
-    problem(client.post("/v1/games", json={"variant": "draw", "seats": [{"name": name}, {"bot": "greedy"}]}), 422, "invalid-request")
+    assert_problem(client.post("/v1/games", json={"variant": "draw", "seats": [{"name": name}, {"bot": "greedy"}]}), 422, "invalid-request")
     assert stored_keys() == before
 
 
@@ -240,7 +229,7 @@ def test_deep_nesting_anywhere_in_a_body_is_a_422_not_a_500(client, service, sto
         (moves_url(game_id), '{"type": "play", "tile": %s}' % deep),
     ]
     for url, body in bodies:
-        got = problem(client.post(url, data=body, content_type="application/json", headers=players[0].headers), 422, "invalid-request")
+        got = assert_problem(client.post(url, data=body, content_type="application/json", headers=players[0].headers), 422, "invalid-request")
         assert "nested" in got["detail"]
     assert snapshot(service, stored_keys, game_id) == before
 
@@ -249,7 +238,7 @@ def test_deep_nesting_anywhere_in_a_body_is_a_422_not_a_500(client, service, sto
 def test_if_match_that_is_no_version_is_a_422(client, service, stored_keys, game, tag):
     game_id, players = game
     before = snapshot(service, stored_keys, game_id)
-    problem(players[0].move({"type": "draw"}, **{"If-Match": tag}), 422, "invalid-request")
+    assert_problem(players[0].move({"type": "draw"}, **{"If-Match": tag}), 422, "invalid-request")
     assert snapshot(service, stored_keys, game_id) == before
 
 
@@ -257,8 +246,8 @@ def test_a_simulation_id_naming_another_key_is_not_found(client, service, run_si
     sim_id = client.post("/v1/simulations", json={"variant": "draw", "strategies": ["greedy", "greedy"], "games": 2}).get_json()["id"]
     run_simulations()  # its counted chunks are a set at "<sim key>:chunks"
     for other in (f"{sim_id}:chunks", f"{sim_id.upper()}", f"{sim_id}x", "s"):
-        problem(client.get(f"/v1/simulations/{other}"), 404, "not-found")
-        problem(client.delete(f"/v1/simulations/{other}"), 404, "not-found")
+        assert_problem(client.get(f"/v1/simulations/{other}"), 404, "not-found")
+        assert_problem(client.delete(f"/v1/simulations/{other}"), 404, "not-found")
     assert client.get(f"/v1/simulations/{sim_id}").get_json()["status"] == "finished"
 
 
@@ -275,18 +264,18 @@ def test_a_simulation_id_naming_another_key_is_not_found(client, service, run_si
 def test_tiles_and_ends_are_ascii(client, service, stored_keys, game, move):
     game_id, players = game
     before = snapshot(service, stored_keys, game_id)
-    problem(players[0].move(move), 422, "invalid-request")
+    assert_problem(players[0].move(move), 422, "invalid-request")
     assert snapshot(service, stored_keys, game_id) == before
 
 
 def test_numbers_in_paths_queries_and_rule_maps_are_ascii(client, stored_keys, game):
     game_id, _ = game
     before = stored_keys()
-    problem(client.post(f"/v1/games/{game_id}/seats/١", json={"name": "x"}), 404, "not-found")
-    problem(client.get(f"/v1/games/{game_id}/events?after=٥"), 422, "invalid-request")
-    problem(client.get("/v1/games?status=waiting&limit=١٠"), 422, "invalid-request")
+    assert_problem(client.post(f"/v1/games/{game_id}/seats/١", json={"name": "x"}), 404, "not-found")
+    assert_problem(client.get(f"/v1/games/{game_id}/events?after=٥"), 422, "invalid-request")
+    assert_problem(client.get("/v1/games?status=waiting&limit=١٠"), 422, "invalid-request")
     body = {"variant": "draw", "seats": [{"name": "a"}, {"bot": "greedy"}], "rules": {"hand_size": {"٢": 7}}}
-    problem(client.post("/v1/games", json=body), 422, "invalid-request")
+    assert_problem(client.post("/v1/games", json=body), 422, "invalid-request")
     assert stored_keys() == before
 
 
@@ -302,6 +291,6 @@ def test_repeated_keys_are_a_400(client, service, stored_keys, game, url, raw):
     game_id, players = game
     before = snapshot(service, stored_keys, game_id)
     url = moves_url(game_id) if url == "moves" else url
-    got = problem(client.post(url, data=raw, content_type="application/json", headers=players[0].headers), 400, "bad-request")
+    got = assert_problem(client.post(url, data=raw, content_type="application/json", headers=players[0].headers), 400, "bad-request")
     assert "repeats the key" in got["detail"]
     assert snapshot(service, stored_keys, game_id) == before

@@ -9,17 +9,10 @@ import domino.testing
 import pytest
 from werkzeug.serving import make_server
 
+from support import assert_problem
+
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
 
-PROBLEM = "application/problem+json"
-
-
-def assert_problem(resp, status: int, slug: str) -> dict:  # type: ignore[no-untyped-def]
-    assert resp.status_code == status, resp.get_data(as_text=True)
-    assert resp.mimetype == PROBLEM
-    body = resp.get_json()
-    assert body["type"] == f"/problems/{slug}" and body["status"] == status
-    return body
 
 
 def two_humans(create_game):  # type: ignore[no-untyped-def]

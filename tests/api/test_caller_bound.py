@@ -6,18 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from api.app import create_app
+from support import assert_problem
 
 BODY = {"variant": "draw", "seats": [{"name": "Ana", "webhook": "http://127.0.0.1:9/hook"}, {"bot": "greedy"}]}
 ALICE = {"REMOTE_ADDR": "10.0.0.1"}
 MALLORY = {"REMOTE_ADDR": "10.0.0.66"}
-
-
-def assert_problem(resp, status: int, slug: str) -> dict:
-    assert resp.status_code == status, resp.get_json()
-    assert resp.mimetype == "application/problem+json"
-    body = resp.get_json()
-    assert body["type"] == f"/problems/{slug}"
-    return body
 
 
 def test_another_caller_repeating_a_key_gets_a_game_of_its_own_never_the_first_callers_secrets(client):
@@ -68,6 +61,30 @@ def test_games_waiting_or_playing_are_capped_per_client_and_an_ended_game_frees_
     token = game["tokens"][0]["token"]
     resigned = client.post(f"/v1/games/{game['game']['id']}/resign", headers={"Authorization": f"Bearer {token}"})
     assert resigned.get_json()["status"] == "finished"
+    assert client.post("/v1/games", json=body, environ_base=ALICE).status_code == 201
+
+
+def test_finished_games_are_capped_per_client_until_the_archive_takes_them(settings, service, run_archive):
+    s = replace(settings, games_per_client=0, finished_games_per_client=2, capacity_retry_after=7)
+    client = create_app({"DOMINO": s, "TESTING": True}).test_client()
+    body = {"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}]}
+
+    def finished() -> str:
+        game = client.post("/v1/games", json=body, environ_base=ALICE).get_json()
+        auth = {"Authorization": f"Bearer {game['tokens'][0]['token']}"}
+        assert client.post(f"/v1/games/{game['game']['id']}/resign", headers=auth).get_json()["status"] == "finished"
+        return str(game["game"]["id"])
+
+    ended = [finished(), finished()]
+    refused = client.post("/v1/games", json=body, environ_base=ALICE)
+    assert_problem(refused, 429, "too-many-games")
+    assert "archive" in refused.get_json()["detail"] and refused.headers["Retry-After"] == "7"
+    assert client.post("/v1/games", json=body, environ_base=MALLORY).status_code == 201  # another client
+
+    service.archiving.enqueue()  # as the sweep does for the games due
+    assert run_archive()  # the archive takes them: they no longer count
+    for game_id in ended:
+        assert client.get(f"/v1/games/{game_id}").get_json()["archived"] is True
     assert client.post("/v1/games", json=body, environ_base=ALICE).status_code == 201
 
 

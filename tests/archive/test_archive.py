@@ -176,3 +176,26 @@ def test_postgresql_stopped_while_archiving_loses_nothing_and_writes_nothing_twi
     service.store.archive_due.mark_many(ids, 0.0)  # its retry time, passed
     assert "archived 3" in service.archive_games()
     assert service.archive.count() == counted + 3 and service.archive.holds(ids) == set(ids)
+
+
+def test_a_registered_bot_reads_its_own_seat_of_an_archived_game_with_its_token(client, service, app_key, register_bot, run_bots) -> None:  # type: ignore[no-untyped-def]
+    name = f"arch{time.time_ns() % 10**9}"
+    token = register_bot(name)["token"]
+    body = {"variant": "draw", "rules": {"match_end": "fixed_rounds", "rounds": 1}, "seats": [{"bot": name}, {"bot": "greedy"}]}
+    game_id = client.post("/v1/games", json=body, headers=bearer(app_key)).get_json()["game"]["id"]
+    bot = Player(client, game_id, token)
+    for _ in range(500):
+        run_bots()
+        view = bot.view().get_json()
+        if view["status"] != "playing":
+            break
+        if view["turn"] == 0:
+            assert bot.move({**view["legal_moves"][0], "expected_version": view["version"]}).status_code == 200
+    assert "archived 1" in service.archive_games()
+    service.store.games.delete(game_id)  # only the archive has it
+    resp = bot.view()
+    assert resp.status_code == 200 and resp.headers["ETag"].endswith('.a"')
+    assert resp.get_json()["seat"] == 0 and "hand" in resp.get_json(), "the bot's own seat, from the archive"
+    assert bot.history().get_json()["seat"] == 0
+    other = register_bot(f"x{name}")["token"]
+    assert client.get(f"/v1/games/{game_id}", headers=bearer(other)).status_code == 401, "another bot's token"

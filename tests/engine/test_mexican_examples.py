@@ -1,62 +1,17 @@
-"""Worked examples W18–W23 (Mexican Train) with their exact outcomes, plus the rules they do not reach
-(docs/rules.md#mexican_train)."""
+"""Worked examples W18–W23 (Mexican Train) with their exact outcomes (docs/rules.md#mexican_train); the rules
+they do not reach are in test_mexican_rules.py."""
 
 from __future__ import annotations
-
-from typing import Callable
 
 import pytest
 
 import domino
-from domino import Deal, Play, Tile, full_set
-from domino.errors import AmbiguousMoveError, IllegalMoveError, InvalidDealError
+from domino import Tile
+from domino.errors import IllegalMoveError, InvalidDealError
 from domino.variants import mexican_train as mt
 from domino.variants import train_rounds
-from engine_helpers import DRAW, PASS, P, T, hand, position
-
-Pred = Callable[[Tile], bool]
-
-
-def rules(players: int = 4, **kw: object) -> domino.Rules:
-    return domino.Rules.preset("mexican_train", players=players, **kw)
-
-
-def build_deal(
-    r: domino.Rules, required: dict[int, str], forbid: dict[int, Pred] | None = None, boneyard_top: str = ""
-) -> Deal:
-    """Hands holding the ``required`` tiles, filled in set order with tiles the seat's ``forbid`` allows;
-    the boneyard is ``boneyard_top`` and then the rest."""
-    forbid = forbid or {}
-    top = [T(s) for s in boneyard_top.split()]
-    req = {s: list(hand(h)) for s, h in required.items()}
-    used = set(top) | {t for h in req.values() for t in h}
-    pool = [t for t in full_set(r.set_max_pips) if t not in used]
-    hands = []
-    for seat in range(r.players):
-        h = req.get(seat, [])
-        bad = forbid.get(seat, lambda t: False)
-        for t in list(pool):
-            if len(h) >= r.hand_size:
-                break
-            if not bad(t):
-                h.append(t)
-                pool.remove(t)
-        assert len(h) == r.hand_size
-        hands.append(tuple(h))
-    return Deal(tuple(hands), tuple(top + pool))
-
-
-def legal(state: domino.State) -> set[domino.Move]:
-    return set(domino.legal_moves(state))
-
-
-def step(state: domino.State, move: domino.Move) -> tuple[domino.State, list[str]]:
-    state, events = domino.step(state, move)
-    return state, [e.type for e in events]
-
-
-def train(state: domino.State, seat: int) -> dict[str, object]:
-    return domino.view(state, None).board["trains"][seat]  # type: ignore[no-any-return]
+from engine_helpers import DRAW, PASS, P, T, legal, position
+from mexican_helpers import build_deal, rules, step, train, w19_deal, w21
 
 
 # -- W18 ---------------------------------------------------------------------------------------------
@@ -114,19 +69,6 @@ def test_engine_in_hand_and_set_aside() -> None:
 # -- W19, W20 ----------------------------------------------------------------------------------------
 
 
-def w19_deal(r: domino.Rules) -> Deal:
-    return build_deal(
-        r,
-        {0: "12-0 4-0", 1: "12-7 7-7", 2: "12-12 12-5 9-5 9-9 9-1 12-3 7-4"},
-        {
-            0: lambda t: t.has(12) or t.has(7),
-            1: lambda t: t.has(7) or t.has(12),
-            2: lambda t: t.has(12) or t.has(9) or t.has(5) or t.has(1) or t.has(7) or t.has(3),
-            3: lambda t: t.has(12),
-        },
-    )
-
-
 def test_w19_first_turns_and_w20_deferred_cover() -> None:
     r = rules(4)
     s = domino.new_game(r, deal=w19_deal(r))
@@ -174,7 +116,6 @@ def test_w19_first_turns_and_w20_deferred_cover() -> None:
     assert domino.view(s, None).board["pending_doubles"] == []
 
 
-W21_TRAINS = ["[12-0]", "[12-7][7-7][7-4]", "[12-3][3-1]", ""]
 
 
 def test_w20_no_cover_draws_then_passes_on() -> None:
@@ -196,18 +137,6 @@ def test_w20_no_cover_draws_then_passes_on() -> None:
 
 
 # -- W21 ---------------------------------------------------------------------------------------------
-
-
-def w21(p3: str, top: str = "") -> domino.State:
-    return position(
-        rules(4),
-        hands=["1-0 9-0", "2-2 6-6", "1-1 5-1 12-8 10-10", p3],
-        boneyard=top,
-        trains=W21_TRAINS,
-        markers=[3],
-        to_move=2,
-        rest="boneyard",
-    )
 
 
 def test_w21_double_cover_obligations() -> None:
@@ -356,112 +285,3 @@ def test_w23_blocked_round_scores_every_hand() -> None:
     assert result.end == "blocked" and result.points == (2, p1) and result.winner == 0
     assert s.scores == (2, p1) and s.round == 2
     assert "round_ended" in types
-
-
-# -- more of §3.4 --------------------------------------------------------------------------------------
-
-
-def first_double_deal(r: domino.Rules) -> Deal:
-    """P0 holds the engine and 12-9 and 9-9 but no other 9; P1 holds 9-4 and 12-3."""
-    return build_deal(
-        r,
-        {0: "12-12 12-9 9-9", 1: "9-4 12-3"},
-        {0: lambda t: t.has(9) or t.has(12), 1: lambda t: t.has(9) or t.has(12), 2: lambda t: t.has(9)},
-    )
-
-
-@pytest.mark.parametrize("mode", ["deferred", "immediate"])
-def test_first_turn_double(mode: str) -> None:
-    r = rules(3, first_turn_double=mode)
-    s = domino.new_game(r, deal=first_double_deal(r))
-    assert s.turn == 0
-    s = domino.apply(s, P("12-9", "train:0"))
-    s, types = step(s, P("9-9", "train:0"))
-    assert types == ["tile_played"] and s.turn == 1
-    if mode == "deferred":
-        assert legal(s) == {P("12-3", "train:1")}
-        assert domino.view(s, None).board["active_double"] is None
-    else:
-        assert legal(s) == {P("9-4", "train:0")}  # the cover counts as P1's first turn
-        s = domino.apply(s, P("9-4", "train:0"))
-        assert domino.view(s, None).board["first_turn_pending"] == [2]
-
-
-def test_later_double_must_follow_then_draw_then_pass() -> None:
-    s = position(rules(4), hands=["4-4 11-10", "1-0", "2-0", "3-0"], boneyard="10-9",
-                 trains=["[12-4]", "", "", ""], rest="boneyard")
-    s, _ = step(s, P("4-4", "train:0"))
-    assert s.turn == 0 and legal(s) == {DRAW}
-    s, _ = step(s, DRAW)
-    assert legal(s) == {PASS}
-    s, types = step(s, PASS)
-    assert types == ["passed", "marker_placed"] and s.turn == 1
-    # P1 must cover 4-4 on train:0; P1 holds no 4, so P1 draws
-    assert legal(s) == {DRAW}
-
-
-def test_going_out_on_a_double_ends_the_round() -> None:
-    s = position(rules(4), hands=["4-4", "1-0", "2-0", "3-0"], trains=["[12-4]", "", "", ""], rest="boneyard")
-    s = domino.apply(s, P("4-4", "train:0"))
-    assert s.rounds[-1].end == "domino" and s.rounds[-1].winner == 0 and s.round == 2
-
-
-def test_mexican_train_off() -> None:
-    r = rules(4, mexican_train=False)
-    s = position(r, hands=["12-3 4-1", "1-0", "2-0", "3-0"], trains=["[12-4]", "", "", ""], rest="boneyard")
-    assert legal(s) == {P("4-1", "train:0")}
-    assert all(t["owner"] is not None for t in domino.view(s, 0).board["trains"])
-    with pytest.raises(InvalidDealError):
-        position(r, hands=["4-1", "1-0", "2-0", "3-0"], mexican="[12-3]", rest="boneyard")
-
-
-def test_ambiguous_and_named_trains() -> None:
-    s = position(rules(4), hands=["12-3 4-1", "1-0", "2-0", "3-0"], trains=["", "", "", ""], rest="boneyard")
-    assert legal(s) == {P("12-3", "train:0"), P("12-3", "mexican")}
-    with pytest.raises(AmbiguousMoveError):
-        domino.step(s, Play(T("12-3")))
-    s2 = domino.apply(s, P("12-3", "mexican"))
-    assert domino.view(s2, None).board["trains"][4]["tiles"] == ["12-3"]
-
-
-def test_serialization_round_trip_of_positions() -> None:
-    s = w21("6-1 12-10 8-3")
-    s = domino.apply(s, P("1-1", "train:2"))
-    assert domino.from_dict(domino.to_dict(s)) == s
-    r = rules(4, first_turn_double="immediate")
-    s = domino.new_game(r, deal=w19_deal(r))
-    s = domino.apply(s, P("12-5", "train:2"))
-    assert domino.from_dict(domino.to_dict(s)) == s
-
-
-def test_opening_events_replay() -> None:
-    r = rules(3)
-    d = build_deal(r, {}, {s: (lambda t: t == T("12-12")) for s in range(3)}, "5-2 6-1 12-12")
-    s = domino.new_game(r, deal=d)
-    assert s.turn == 2
-    events = domino.opening_events(s)
-    assert [(e.type, e.seat) for e in events] == [
-        ("round_started", None), ("tile_drawn", 0), ("tile_drawn", 1), ("tile_drawn", 2), ("engine_double_placed", 2)
-    ]
-
-
-def _turns_offering_play_and_draw(r: domino.Rules, seed: str) -> int:
-    """How many turns of one round, played by always taking the first legal move, list a play and a draw."""
-    state = domino.new_game(r, seed=seed)
-    offered = 0
-    while state.outcome is None and state.round == 1:
-        moves = domino.legal_moves(state)
-        offered += any(isinstance(m, Play) for m in moves) and DRAW in moves
-        state = domino.apply(state, moves[0])
-    return offered
-
-
-def test_may_draw_when_playable_lets_a_seat_draw_instead_of_playing() -> None:
-    assert _turns_offering_play_and_draw(rules(may_draw_when_playable=True), "draw-anyway") > 0
-    assert _turns_offering_play_and_draw(rules(), "draw-anyway") == 0
-
-
-def test_mexican_train_has_no_target_score() -> None:
-    with pytest.raises(domino.InvalidRulesError) as caught:
-        rules(match_end="target_score")
-    assert caught.value.option == "match_end"

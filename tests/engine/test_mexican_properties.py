@@ -17,7 +17,6 @@ import domino
 from domino import Draw, Pass, Play, Tile, full_set
 from domino.bots import Budget, get
 from domino.errors import DominoError
-from domino.variants import mexican_train as mt
 from domino.variants import train_rounds
 
 GOLDEN = Path(__file__).parent / "golden" / "mexican_train_4p.txt"  # deal version 1; _v2: version 2

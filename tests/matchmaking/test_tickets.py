@@ -9,6 +9,7 @@ from tickets_support import TICKETS, read, seek
 
 
 
+@pytest.mark.cluster
 def test_two_compatible_tickets_make_one_game_and_each_reads_its_seat(client, run_bots) -> None:
     first = seek(client, {"variant": "draw", "players": 2, "name": "Ada"}, address="127.0.0.2")
     assert first.status_code == 201, first.json
@@ -59,6 +60,7 @@ def test_a_cancelled_ticket_is_never_matched_and_a_matched_one_cannot_be_cancell
     assert late.status_code == 409 and late.json["type"].endswith("/offer-closed") and late.json["ticket_status"] == "matched"
 
 
+@pytest.mark.cluster
 def test_the_table_is_filled_with_computer_players_after_the_wait(client, run_bots, service) -> None:
     alone = seek(client, {"variant": "draw", "players": 3, "bots_after_s": 0, "bot": "random"}).json
     run_bots()

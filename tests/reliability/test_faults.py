@@ -1,5 +1,5 @@
 """Faults (issue 8): a worker killed mid-turn, a simulation worker killed mid-chunk, Redis gone and back, an API
-process killed mid-request, and 50 clients racing on one game. Real processes (gunicorn, RQ workers,
+process killed mid-request (50 clients racing on one game: test_races.py). Real processes (gunicorn, RQ workers,
 redis-server) on 127.0.0.1 only; every wait is on the event itself, with a generous ceiling. Timings are
 printed (`pytest -s`), never asserted. All slow: real processes, and waits for sweeps and timeouts.
 """
@@ -21,18 +21,11 @@ import pytest
 
 import domino
 from api.app import create_app
-from api.service.records import game_record, whole_state
 from gunicorn_server import ROOT, env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
-from support import eventually, returns_within, stop_processes
+from support import eventually, returns_within, stop_processes, whole_game_state
 from workers.redis_server import find_redis_server, free_port
 
 pytestmark = pytest.mark.slow
-
-
-def _state(service, game_id):  # type: ignore[no-untyped-def]
-    """(version, the whole state: the live one with every finished round's record)."""
-    rec, earlier_rounds = service.store.games.load_with_rounds(game_id)
-    return rec.version, whole_state(game_record(rec.doc), earlier_rounds)
 
 
 # -- a worker killed in the middle of a computer player's turn -------------------------------------------------
@@ -62,7 +55,7 @@ def test_a_worker_killed_mid_turn_the_game_continues(settings, service):
         registry = StartedJobRegistry(queue=Queues(service.store).bot_games)
 
         def turn_running() -> tuple[int] | None:  # (the version) once the worker runs that version's bot turn
-            version = _state(service, game_id)[0]
+            version = whole_game_state(service, game_id)[0]
             return (version,) if any(j.startswith(f"bot-{game_id}-{version}-") for j in registry.get_job_ids()) else None
 
         (version,) = eventually(turn_running, "the worker runs the bot turn of the game's current version")
@@ -72,7 +65,7 @@ def test_a_worker_killed_mid_turn_the_game_continues(settings, service):
         sweep.start_thread(sweep_service, stop, interval=0.2)
         second = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
         moved_on = f"the game continued after the kill (from version {version})"
-        eventually(lambda: _state(service, game_id)[0] > version, moved_on, 60)
+        eventually(lambda: whole_game_state(service, game_id)[0] > version, moved_on, 60)
         elapsed = time.monotonic() - killed_at
         print(f"\nfault: worker SIGKILLed mid-turn at version {version}; the game moved on after {elapsed:.2f} s")
     finally:
@@ -98,6 +91,36 @@ def freeze_a_horse_mid_chunk(worker: int, running: Callable[[], list[str]]) -> l
     raise AssertionError("no chunk could be caught running")
 
 
+def kill_mid_chunk(worker: subprocess.Popen[bytes], registry, conn) -> str:  # type: ignore[no-untyped-def]
+    """SIGKILL a simulations worker and its work horse while a chunk runs; the chunk's job id."""
+    from rq.job import Job
+
+    from api.queues import SERIALIZER
+
+    def running() -> list[str]:  # a chunk its work horse has started (not one only taken off the queue)
+        ids = registry.get_job_ids(cleanup=False)
+        return [i for i in ids if Job.fetch(i, connection=conn, serializer=SERIALIZER).get_status() == "started"]
+
+    horses = freeze_a_horse_mid_chunk(worker.pid, running)
+    worker.send_signal(signal.SIGKILL)  # the worker and its work horse (which has a process group of its own)
+    for pid in horses:
+        os.kill(pid, signal.SIGKILL)
+    worker.wait(5)
+    (killed,) = registry.get_job_ids(cleanup=False)
+    return killed  # type: ignore[no-any-return]
+
+
+def sweep_in_a_thread(service, now: float | None = None) -> int:  # type: ignore[no-untyped-def]
+    """One sweep, where the sweep runs: in a thread beside a bots worker's."""
+    from workers import sweep
+
+    found: list[int] = []
+    thread = threading.Thread(target=lambda: found.append(sweep.sweep_once(service, now)))
+    thread.start()
+    thread.join(30)
+    return found[0]
+
+
 @pytest.mark.parametrize("last_try", [False, True], ids=["retried", "on-its-last-try"])
 def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twice(
     settings, service, run_simulations, last_try
@@ -107,7 +130,6 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
 
     from api.service.service import Service
     from api.service.simulations.spec import SimulationRequest
-    from workers import sweep
     from api.queues import SERIALIZER, Queues
 
     quick = Service(replace(settings, simulation_chunk_seconds=1.5))  # chunks of about half a second (the model errs long)
@@ -119,28 +141,11 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
     first = subprocess.Popen(worker_cmd, env=env, cwd=ROOT, start_new_session=True)
     second = None
 
-    def sweep_in_a_thread(now: float | None = None) -> int:  # where the sweep runs: beside a bots worker
-        found: list[int] = []
-        thread = threading.Thread(target=lambda: found.append(sweep.sweep_once(service, now)))
-        thread.start()
-        thread.join(30)
-        return found[0]
-
     try:
         registry = StartedJobRegistry(queue=Queues(service.store).simulations)
         eventually(lambda: service.simulation(sim_id)["chunks_done"] >= 2, "two chunks done", 120)
         conn = service.store.rq_connection()
-
-        def running() -> list[str]:  # a chunk its work horse has started (not one only taken off the queue)
-            ids = registry.get_job_ids(cleanup=False)
-            return [i for i in ids if Job.fetch(i, connection=conn, serializer=SERIALIZER).get_status() == "started"]
-
-        horses = freeze_a_horse_mid_chunk(first.pid, running)
-        first.send_signal(signal.SIGKILL)  # the worker and its work horse (which has a process group of its own)
-        for pid in horses:
-            os.kill(pid, signal.SIGKILL)
-        first.wait(5)
-        (killed,) = registry.get_job_ids(cleanup=False)
+        killed = kill_mid_chunk(first, registry, conn)
         before = service.simulation(sim_id)
         # The horse may have been killed after it counted the chunk and before RQ heard it had finished.
         counted_by_the_horse = service.simulations.records.chunk_counted(sim_id, int(killed.rsplit("-", 1)[1]))
@@ -150,10 +155,10 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
             job.retries_left = 0
             job.save()
         # Until its heartbeat lapses the chunk may still be running somewhere: the sweep leaves it alone.
-        assert sweep_in_a_thread() == 0
+        assert sweep_in_a_thread(service) == 0
         # Once it has lapsed (a minute or so later: here, the sweep is told it is an hour later), the sweep
         # hands it back to RQ, which queues it again (a retry: it had two), or fails it and the simulation.
-        assert sweep_in_a_thread(time.time() + 3600) == 1
+        assert sweep_in_a_thread(service, time.time() + 3600) == 1
         if last_try:
             failed = service.simulation(sim_id)
             assert failed["status"] == "failed" and failed["error"].startswith(f"chunk {killed.rsplit('-', 1)[1]}: ")
@@ -177,9 +182,8 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
     # The same simulation run by one worker that nobody killed: the same counts, every game once.
     same_id, _, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
     assert run_simulations()
-    same = service.simulation(same_id)
     keys = ("games_done", "deals_done", "chunks_done", "results", "draws", "rounds")
-    assert {k: done[k] for k in keys} == {k: same[k] for k in keys}
+    assert {k: done[k] for k in keys} == {k: service.simulation(same_id)[k] for k in keys}
 
 
 # -- Redis gone, and back --------------------------------------------------------------------------------------
@@ -294,7 +298,7 @@ def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the
 ):
     data, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}], seed="killed-mid-request")
     game_id = data["game"]["id"]
-    version, state = _state(service, game_id)
+    version, state = whole_game_state(service, game_id)
     mover = state.to_move
     move = players[mover].view().get_json()["legal_moves"][0]
     paused = tmp_path / "paused"  # slow_app creates it as the request's pause begins; the pause outlasts any wait
@@ -323,7 +327,7 @@ def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the
     thread.join(60)
     assert answers and isinstance(answers[0], httpx.HTTPError), "the client should have lost its answer"
 
-    after, state_after = _state(service, game_id)
+    after, state_after = whole_game_state(service, game_id)
     events = service.store.games.events(game_id)
     last_event_version = int(events[-1][0].split("-")[0])
     assert last_event_version == after  # state and event stream agree: never in between
@@ -336,88 +340,5 @@ def test_an_api_process_killed_mid_request_leaves_the_game_unchanged_or_with_the
             f"/v1/games/{game_id}/moves", json=move, headers={**players[mover].headers, "Idempotency-Key": "killed-1"}
         )
         assert retry.status_code == 200 and retry.get_json()["version"] == version + 1
-        assert _state(service, game_id)[0] == version + 1
+        assert whole_game_state(service, game_id)[0] == version + 1
     print(f"\nfault: API worker SIGKILLed {where} its commit: game at version {after} (was {version})")
-
-
-# -- 50 clients racing on one game ---------------------------------------------------------------------------
-
-
-def _replay(history: dict) -> domino.State:  # type: ignore[name-defined]
-    """Play the game again from its revealed seed with the moves its events record, checking each."""
-    rules = domino.Rules.from_dict(history["rules"])
-    state = domino.new_game(rules, seed=history["seed"])
-    versions = []
-    for event in history["events"]:
-        kind = event["type"]
-        if kind == "tile_played":
-            move = {"type": "play", "tile": event["tile"], "end": event.get("end")}
-        elif kind == "tile_drawn":
-            move = {"type": "draw"}
-        elif kind == "passed":
-            move = {"type": "pass"}
-        else:
-            continue
-        assert event["version"] not in versions, "a version produced twice"
-        versions.append(event["version"])
-        assert event["version"] == len(versions), "versions out of order or missing"
-        state, _ = domino.step(state, domino.parse_move(move), seat=event["seat"])  # raises if it was not legal
-    return state
-
-
-def test_50_clients_racing_on_one_game(settings, create_game, service, gunicorn_factory):
-    import random
-
-    data, players, _ = create_game(
-        [{"name": "Ana"}, {"name": "Bo"}], rules={"match_end": "fixed_rounds", "rounds": 1}, seed="race-50"
-    )
-    game_id = data["game"]["id"]
-    server = gunicorn_factory(env_for(settings, DOMINO_RATE_LIMIT="0"), workers=4)
-    landed: list[tuple[int, int | None, int]] = []  # (client, expected version or None, new version)
-    statuses: dict[int, int] = {}
-    errors: list[str] = []
-    lock = threading.Lock()
-    deadline = time.monotonic() + 120  # a ceiling: the game ends long before
-
-    def client_loop(i: int) -> None:
-        rng = random.Random(i)
-        seat = i % 2
-        headers = players[seat].headers
-        with httpx.Client(base_url=server.base, timeout=30) as http:
-            while time.monotonic() < deadline:
-                view = http.get(f"/v1/games/{game_id}", headers=headers).json()
-                if view["status"] != "playing":
-                    return
-                if not view["legal_moves"]:
-                    time.sleep(0.002)
-                    continue
-                move = dict(rng.choice(view["legal_moves"]))
-                named = i % 3 != 0  # two clients in three name the version they saw
-                if named:
-                    move["expected_version"] = view["version"]
-                resp = http.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
-                with lock:
-                    statuses[resp.status_code] = statuses.get(resp.status_code, 0) + 1
-                    if resp.status_code == 200:
-                        landed.append((i, view["version"] if named else None, resp.json()["version"]))
-                    elif resp.status_code >= 500 or resp.status_code in (400, 401, 415, 422):
-                        errors.append(f"{resp.status_code} {resp.text[:200]}")
-
-    t0 = time.monotonic()
-    threads = [threading.Thread(target=client_loop, args=(i,)) for i in range(50)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(150)
-    elapsed = time.monotonic() - t0
-    print(f"\nrace: 50 clients, {len(landed)} moves landed in {elapsed:.1f} s; answers {dict(sorted(statuses.items()))}")
-    assert not errors, errors[:5]
-
-    final_version, final_state = _state(service, game_id)
-    assert final_state.finished
-    versions = sorted(v for _, _, v in landed)
-    assert versions == list(range(1, final_version + 1)), "each version once, none lost"
-    assert all(new == expected + 1 for _, expected, new in landed if expected is not None)
-    history = httpx.get(f"{server.base}/v1/games/{game_id}/history", timeout=30).json()
-    replayed = _replay(history)
-    assert domino.to_dict(replayed) == domino.to_dict(final_state)

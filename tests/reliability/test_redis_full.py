@@ -1,31 +1,27 @@
-"""A full Redis (maxmemory, noeviction) answers 503 `unavailable`, and a refused create leaves nothing behind."""
+"""A full Redis (maxmemory, noeviction): writes answer 503 `storage-full` with Retry-After and change nothing,
+reads keep answering (uncounted by the rate limit), `/readyz` is 503, and everything is back once there is room."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
 
-import pytest
 import redis
 
 from api.app import create_app
-from workers.redis_server import RedisServer
+from support import SMALL_MAXMEMORY, fill_redis, free_redis
 
 
-@pytest.fixture
-def small_redis(tmp_path):
-    server = RedisServer(tmp_path, persistent=False, maxmemory="64mb")
-    url = server.start()
-    try:
-        yield url
-    finally:
-        server.stop()
+def assert_full(resp) -> None:  # type: ignore[no-untyped-def]
+    assert resp.status_code == 503, resp.get_json()
+    assert resp.get_json()["type"] == "/problems/storage-full"
+    assert int(resp.headers["Retry-After"]) > 0
 
 
 def test_our_redis_refuses_writes_when_full_instead_of_evicting(small_redis):
     conn = redis.Redis.from_url(small_redis)
     assert conn.config_get("maxmemory-policy")["maxmemory-policy"] == "noeviction"
-    assert int(conn.config_get("maxmemory")["maxmemory"]) == 64 * 1024 * 1024
+    assert int(conn.config_get("maxmemory")["maxmemory"]) == SMALL_MAXMEMORY
 
 
 def test_a_full_redis_answers_503_and_never_keeps_a_half_written_game(small_redis, settings):
@@ -44,8 +40,7 @@ def test_a_full_redis_answers_503_and_never_keeps_a_half_written_game(small_redi
         if resp.status_code == 201:
             created.add(resp.get_json()["game"]["id"])
             continue
-        assert resp.status_code == 503, resp.get_json()
-        assert resp.get_json()["type"] == "/problems/unavailable"
+        assert_full(resp)
         refused += 1
         if refused == 20:
             break
@@ -57,3 +52,39 @@ def test_a_full_redis_answers_503_and_never_keeps_a_half_written_game(small_redi
     assert lobby <= created
     for game_id in created:  # and each of them reads back whole
         assert client.get(f"/v1/games/{game_id}").status_code == 200
+
+
+def test_when_full_writes_are_refused_reads_answer_and_play_resumes_once_there_is_room(small_redis, settings):
+    # The rate limit on: its count is a write, which a full Redis refuses; a read goes through uncounted.
+    s = replace(settings, redis_url=small_redis, rate_limit="1000/60", games_per_client=0)
+    client = create_app({"DOMINO": s, "TESTING": True}).test_client()
+    conn = redis.Redis.from_url(small_redis)
+    created = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}]})
+    assert created.status_code == 201
+    game_id = created.get_json()["game"]["id"]
+    tokens = {t["seat"]: t["token"] for t in created.get_json()["tokens"]}
+    assert client.get("/readyz").status_code == 200
+
+    fill_redis(conn)
+    view = client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert view.status_code == 200, view.get_json()
+    seat = view.get_json()["turn"]
+    own = client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens[seat]}"}).get_json()
+    move = {**own["legal_moves"][0], "expected_version": own["version"]}
+    moves = f"/v1/games/{game_id}/moves"
+    auth = {"Authorization": f"Bearer {tokens[seat]}"}
+    assert_full(client.post(moves, json=move, headers=auth))
+    assert_full(client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}))
+    assert client.get(f"/v1/games/{game_id}/history").status_code == 200
+    assert client.get(f"/v1/games/{game_id}/events", headers={"Accept": "application/json"}).status_code == 200
+    assert client.get("/v1/variants").status_code == 200
+    ready = client.get("/readyz")
+    assert ready.status_code == 503, ready.get_json()
+    assert ready.get_json()["checks"]["redis"]["full"] is True
+    assert client.get(f"/v1/games/{game_id}").get_json()["version"] == own["version"]  # the move changed nothing
+
+    free_redis(conn)
+    assert client.get("/readyz").status_code == 200
+    played = client.post(moves, json=move, headers=auth)
+    assert played.status_code == 200, played.get_json()
+    assert client.get(f"/v1/games/{game_id}").get_json()["version"] > own["version"]

@@ -4,23 +4,16 @@ And the attack of issue 32 at a smaller size: domino-serve keeps answering throu
 
 from __future__ import annotations
 
-import os
 import resource
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import httpx
 import pytest
 
 from gunicorn_server import env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
 from slow_clients import answer, raise_open_files, slow_body, status
-from support import end_server, returns_within, serving
+from support import end_server, returns_within, serving, start_serve
 from workers.redis_server import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.mark.parametrize(("worker_class", "trickle"), [("gevent", True), ("gevent", False), ("sync", False)])
 def test_a_body_that_does_not_arrive_in_time_is_408(settings, gunicorn_factory, worker_class, trickle):
@@ -59,17 +52,9 @@ def test_domino_serve_at_a_soft_limit_of_1024_answers_through_slow_bodies_from_4
     another address meanwhile, each slow body is answered 408 or 429 (never left hanging), nothing dies."""
     raise_open_files(8192)  # this process holds the 2,400 connections
     port = free_port()
-    env = {**os.environ, "DOMINO_BODY_TIMEOUT": "3", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "workers.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path),
-            "--simulation-workers", "0", "--webhook-workers", "0", "--bot-game-workers", "0",
-        ],  # fmt: skip
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (1024, resource.getrlimit(resource.RLIMIT_NOFILE)[1])),
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    proc = start_serve(
+        port, tmp_path, {"DOMINO_BODY_TIMEOUT": "3"}, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (1024, limit))
     )
     base = f"http://127.0.0.1:{port}"
     try:

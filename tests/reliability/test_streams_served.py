@@ -3,22 +3,17 @@ answering, and the stream caps count across its processes."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
-from support import end_server, eventually, serving
+from support import end_server, eventually, serving, start_serve
 from workers.redis_server import free_port
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 STREAMS = 500
 
 
@@ -28,22 +23,11 @@ def served(settings, tmp_path):  # type: ignore[no-untyped-def]
     per-client stream cap raised: every stream of this test comes from 127.0.0.1."""
     port = free_port()
     env = {
-        **os.environ,
         "DOMINO_STREAMS_PER_CLIENT": str(2 * STREAMS),
         "DOMINO_STREAMS_PER_GAME": "200",
         "DOMINO_KEEPALIVE_INTERVAL": "0.5",  # a stream notices its client went away within half a second
-        "PYTHONPATH": str(ROOT),
     }
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "workers.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path),
-            "--simulation-workers", "0", "--webhook-workers", "0", "--bot-game-workers", "0",
-        ],  # fmt: skip
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = start_serve(port, tmp_path, env)
     # A ceiling: a REST request that waits on the streams hangs; one that answers takes milliseconds.
     http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
     try:

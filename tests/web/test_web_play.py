@@ -19,6 +19,30 @@ def page_scores(page: Any, seats: int, testid: str = "score") -> list[int]:
     return [int(page.inner_text(f"[data-testid={testid}-{s}]")) for s in range(seats)]
 
 
+def click_a_move(page: Any, moves: dict[str, int]) -> None:
+    """Seat 0's move, clicked (the first tile played by keyboard): a playable tile where it fits, else draw, else pass."""
+    if page.locator(".hand-tile.playable").count():
+        if moves["keyboard"] == 0:
+            # Keyboard: focus a tile, Enter selects it and moves focus to the first place it fits, Enter plays.
+            page.focus(".hand-tile.playable >> nth=0")
+            page.keyboard.press("Enter")
+            page.wait_for_selector(".target:focus")
+            page.keyboard.press("Enter")
+            moves["keyboard"] += 1
+        else:
+            # No illegal click is possible: only playable tiles are enabled.
+            assert page.locator(".hand-tile:not(.playable):not([disabled])").count() == 0
+            page.click(".hand-tile.playable >> nth=0")
+            page.click(".target >> nth=0")
+        moves["tile"] += 1
+    elif page.locator("[data-testid=draw]").count():
+        page.click("[data-testid=draw]")
+        moves["draw"] += 1
+    else:
+        page.click("[data-testid=pass]")
+        moves["pass"] += 1
+
+
 @pytest.mark.slow
 def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new_page):  # type: ignore[no-untyped-def]
     p = new_page()
@@ -49,26 +73,7 @@ def test_play_a_draw_game_against_greedy_to_the_end_by_clicking(live_server, new
         if table_attr(page, "data-turn-state") == "over":
             break
         version = table_attr(page, "data-version")
-        if page.locator(".hand-tile.playable").count():
-            if moves["keyboard"] == 0:
-                # Keyboard: focus a tile, Enter selects it and moves focus to the first place it fits, Enter plays.
-                page.focus(".hand-tile.playable >> nth=0")
-                page.keyboard.press("Enter")
-                page.wait_for_selector(".target:focus")
-                page.keyboard.press("Enter")
-                moves["keyboard"] += 1
-            else:
-                # No illegal click is possible: only playable tiles are enabled.
-                assert page.locator(".hand-tile:not(.playable):not([disabled])").count() == 0
-                page.click(".hand-tile.playable >> nth=0")
-                page.click(".target >> nth=0")
-            moves["tile"] += 1
-        elif page.locator("[data-testid=draw]").count():
-            page.click("[data-testid=draw]")
-            moves["draw"] += 1
-        else:
-            page.click("[data-testid=pass]")
-            moves["pass"] += 1
+        click_a_move(page, moves)
         page.wait_for_function(
             "v => document.querySelector('[data-testid=table]')?.dataset.version !== v", arg=version
         )

@@ -7,6 +7,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from standardwebhooks.webhooks import Webhook
 
 from api.app import create_app
@@ -98,34 +99,38 @@ def test_an_app_hears_each_turn_of_a_human_seat(client, service) -> None:  # typ
     assert ids == [f"msg_{game_id}_0_turn_started", f"msg_{game_id}_1_turn_started"]
 
 
-def test_a_reminder_comes_once_with_one_id_even_when_the_sweep_dies_before_clearing_it(
+def test_a_reminder_comes_once_with_one_id_even_when_the_sweep_dies_before_or_after_sending_it(
     settings, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
+    """A sweep that dies after taking a due reminder and before sending it leaves the entry leased: it is sent
+    once the lease runs out. One that dies after sending it and before clearing it sends it again, as the same
+    delivery: never two different webhook-ids for one reminder."""
     app = create_app({"DOMINO": replace(settings, reminder_min_turn=600, reminder_fraction=0.2), "TESTING": True})
     client, service = app.test_client(), app.extensions["domino.service"]
+    lease = service.settings.bot_due_delay
     receiver = Receiver()
     try:
         issued, game_id, _ = _turns_game(client, service, receiver, "turn.reminder", 1000)
         _, short_id, _ = _turns_game(client, service, receiver, "turn.reminder", 599)  # too short for a reminder
         deadline = client.get(f"/v1/games/{game_id}").get_json()["deadline"]
         assert service.sweep(now=deadline - 250).reminders == [], "not yet: a quarter of its time left"
-        reminders = service.store.reminders_due
-        real_clear = reminders.clear_if
-        crashes = []
+        reminders, lifecycle = service.store.reminders_due, service.timed.lifecycle
 
-        def dies_once(member: str, due_at: float) -> bool:
-            if not crashes:
-                crashes.append(member)
-                raise RuntimeError("the sweep died here")
-            return real_clear(member, due_at)
+        def dies(*args: Any) -> bool:
+            raise RuntimeError("the sweep died here")
 
-        monkeypatch.setattr(reminders, "clear_if", dies_once)
-        try:
-            service.sweep(now=deadline - 150)
-        except RuntimeError:
-            pass
-        assert crashes and reminders.size() == 1, "the entry outlived the crash"
-        again = service.sweep(now=deadline - 150)
+        with monkeypatch.context() as patched:
+            patched.setattr(lifecycle, "remind", dies)
+            with pytest.raises(RuntimeError):
+                service.sweep(now=deadline - 150)
+        assert reminders.size() == 1 and receiver.deliveries == [], "taken, not sent, not lost"
+        assert service.sweep(now=deadline - 150).reminders == [], "leased: no other sweep takes it meanwhile"
+        with monkeypatch.context() as patched:
+            patched.setattr(reminders, "clear_if", dies)
+            with pytest.raises(RuntimeError):
+                service.sweep(now=deadline - 150 + lease)
+        assert reminders.size() == 1, "sent, and the entry outlived the crash"
+        again = service.sweep(now=deadline - 150 + 2 * lease)
         assert [j[0] for j in again.reminders] == [game_id] and reminders.size() == 0
         eventually(lambda: run_webhooks(service) or len(receiver.deliveries) >= 2, "the reminder, twice")
         payloads = receiver.verified(issued.webhook_secret)
@@ -136,3 +141,28 @@ def test_a_reminder_comes_once_with_one_id_even_when_the_sweep_dies_before_clear
     assert {h["webhook-id"] for h, _ in receiver.deliveries} == {f"msg_{game_id}_0_turn_reminder"}, "one id"
     assert payloads[0]["data"]["deadline"] == deadline
     assert short_id != game_id
+
+
+def test_a_clock_game_reminds_the_seat_whose_bank_is_long_enough(client, service) -> None:  # type: ignore[no-untyped-def]
+    """On a Fischer clock the turn's time is the seat's bank as its turn starts: at least reminder_min_turn
+    (600 s by default), it is reminded when reminder_fraction (0.2) of that bank is left; a shorter bank is not."""
+    receiver = Receiver()
+    try:
+        issued = service.create_app(f"corr-{uuid.uuid4().hex[:8]}", receiver.url, None, None, "turn.reminder")
+        auth = {"Authorization": f"Bearer {issued.key}"}
+        ids = {}
+        for bank in (1000, 599):
+            body = {"variant": "draw", "seats": TWO, "clock": {"initial_s": bank, "increment_s": 5}}
+            resp = client.post("/v1/games", json=body, headers=auth)
+            assert resp.status_code == 201, resp.get_json()
+            ids[bank] = resp.get_json()["game"]["id"]
+        deadline = client.get(f"/v1/games/{ids[1000]}").get_json()["deadline"]
+        assert service.sweep(now=deadline - 250).reminders == [], "a quarter of the bank left: not yet"
+        assert [j[0] for j in service.sweep(now=deadline - 150).reminders] == [ids[1000]]
+        eventually(lambda: run_webhooks(service) or receiver.deliveries, "the reminder")
+        payloads = receiver.verified(issued.webhook_secret)
+    finally:
+        receiver.close()
+    assert [(p["type"], p["data"]["game_id"]) for p in payloads] == [("turn.reminder", ids[1000])]
+    assert payloads[0]["data"]["deadline"] == deadline
+    assert service.store.reminders_due.size() == 0, "none was marked for the short bank"

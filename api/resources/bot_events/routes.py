@@ -47,7 +47,9 @@ SSE_EXAMPLE = (
 @blp.arguments(BotEventsQuerySchema(), location="query", as_kwargs=True)
 @blp.arguments(BotEventsHeadersSchema(), location="headers", as_kwargs=True)
 @blp.response(200, BotEventsPageSchema, example={"bot": "mybot", "events": [TURN], "last_id": TURN["id"]})
-@blp.problems(E.UNAUTHORIZED, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, path="/v1/bot/events")
+@blp.problems(
+    E.UNAUTHORIZED, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, E.STORAGE_FULL, path="/v1/bot/events"
+)
 def get_bot_events(wait: float = 0.0, after: str | None = None, last_event_id: str | None = None) -> flask.Response:
     """Follow every game a registered bot sits in: a long poll, or Server-Sent Events with `Accept: text/event-stream`
 

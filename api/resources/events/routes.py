@@ -65,7 +65,8 @@ PAGE_EXAMPLE = {
 @blp.arguments(EventsHeadersSchema(), location="headers", as_kwargs=True)
 @blp.response(200, EventsPageSchema, example=PAGE_EXAMPLE)
 @blp.problems(
-    E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/events"
+    E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.TOO_MANY_STREAMS, E.UNAVAILABLE, E.STORAGE_FULL,
+    path="/v1/games/h4k2mzq7c3x9b2rt/events"
 )
 def get_events(
     game_id: str,

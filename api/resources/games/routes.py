@@ -21,8 +21,9 @@ from api.resources.common import (
     view_headers,
 )
 from api.service.create import GameRequest
+from api.resources.games.history import HistorySchema
 from api.resources.games.record_example import RECORD_EXAMPLE, TEXT_EXAMPLE
-from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema, HistorySchema
+from api.resources.games.schemas import VIEW_EXAMPLE, CreatedGameSchema, CreateGameSchema, GameViewSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create games; read views and history.")
 

@@ -39,14 +39,14 @@ def healthz() -> flask.Response:
 )
 @blp.problems(E.UNAVAILABLE, path="/readyz")
 def readyz() -> flask.Response:
-    """Readiness: Redis answers and at least one worker listens on the `bots` queue
+    """Readiness: Redis (the games' and the queues') takes reads and writes
 
-    `checks` also counts the workers on the `bot-games` (games of computer players only), `simulations` and
-    `webhooks` queues, for information only: readiness never fails when they are 0, since a deployment may
-    run without games of computer players only, simulations or hosted bots. `checks.archive` reports the
-    archive of finished games (`ok`, its dialect and migration, or the error): never a reason for a 503, since
-    live play goes on without it (finished games wait in Redis until it is back). `archive_workers` counts
-    the workers on the `archive` queue."""
+    503 while Redis does not answer, or answers but refuses writes because it is full (`checks.redis.full`);
+    nothing else makes it unready. `checks` counts the workers on each queue (`bots`, `bot-games` for games
+    of computer players only, `simulations`, `webhooks`, `archive`) for information only: a missing worker
+    delays play but refuses nothing. `checks.archive` reports the archive of finished games (`ok`, its
+    dialect and migration, or the error): never a reason for a 503, since live play goes on without it
+    (finished games wait in Redis until it is back)."""
     ready, why, checks = current_service().readiness()
     if not ready:
         return problem_response(E.UNAVAILABLE, why, {"checks": checks}, {"Cache-Control": "no-store"})

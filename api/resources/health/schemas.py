@@ -10,9 +10,13 @@ class HealthSchema(ma.Schema):
 class ReadyChecksSchema(ma.Schema):
     redis = ma.fields.Dict(
         required=True,
-        metadata={"description": "`ok`, and the round trips in ms of the game (`redis_ms`) and queue (`queue_redis_ms`) connections"}
+        metadata={
+            "description": "`ok`, and the round trips in ms of the game (`redis_ms`) and queue (`queue_redis_ms`) "
+            "connections, each a write; when not ok, `error`, and `full: true` when Redis refuses writes at its "
+            "memory limit"
+        },
     )
-    bots_workers = ma.fields.Integer(required=True, metadata={"description": "workers listening on `bots`: ready needs at least one"})
+    bots_workers = ma.fields.Integer(required=True, metadata={"description": "workers listening on `bots` (information only: 0 is still ready)"})
     bot_games_workers = ma.fields.Integer(
         required=True,
         metadata={"description": "workers listening on `bot-games`, games of computer players only (information only)"},

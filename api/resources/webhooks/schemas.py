@@ -8,7 +8,8 @@ from typing import Any
 import marshmallow as ma
 from apispec import APISpec
 
-from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, HistorySeatSchema, LastRoundSchema
+from api.resources.games.history import HistorySeatSchema
+from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, LastRoundSchema
 from api.resources.moves.schemas import MoveSchema
 from api.service.app_events import EVENT_TYPES, MATCH_FOUND, TURN_REMINDER, TURN_STARTED
 
@@ -135,7 +136,8 @@ APP_EVENT_WHEN = {
     "game.ended": "one of the app's games ends (`data.outcome`, `data.winners`, the final `data.scores`)",
     TURN_STARTED: "a human seat of one of the app's games is to move (only when the app subscribes to it)",
     TURN_REMINDER: "once per turn of at least `DOMINO_REMINDER_MIN_TURN` (600 s), when `DOMINO_REMINDER_FRACTION` "
-    "(0.2) of its time is left and the seat has not moved (only when the app subscribes to it)",
+    "(0.2) of its time is left and the seat has not moved; on a clock, a turn's time is the seat's bank as it starts "
+    "(only when the app subscribes to it)",
     MATCH_FOUND: "matchmaking seated some of the app's players in a game (only when the app subscribes to it)",
 }
 

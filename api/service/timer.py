@@ -1,0 +1,113 @@
+"""Due work that must happen on time: turn deadlines (the server moves for a seat whose time ran out) and apps'
+turn reminders, taken as they come due rather than once per sweep interval.
+
+:meth:`Timed.drain` takes the entries due by now by batches of ``DOMINO_TIMER_BATCH``: one script leases a batch
+(each entry re-marked ``DOMINO_BOT_DUE_DELAY`` later, so several sweeps, on one machine or many, never take the
+same entry twice, and a batch whose sweep died comes due again), the batch's games are read in one pipeline,
+and its timeout jobs are enqueued in one pipeline (``workers.jobs.timeout_turn``: the server's move goes through
+the same path as ever). An entry stays leased until the move's commit marks the next deadline, so a lost job is
+enqueued again. A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the
+same delivery (one ``webhook-id``). :meth:`Timed.wait` sleeps until the soonest entry is due, blocked on the
+due sets' wake-up list (:class:`api.store.DueTimer`), which a commit marking a sooner entry pushes, and at most
+``DOMINO_TIMER_MAX_WAIT``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from api.config import Settings
+from api.queues import TIMEOUT_TURN, Queues
+from api.service.app_events import Lifecycle
+from api.service.bot_games import held
+from api.service.games import Game, Games
+from api.service.records import BOT
+from api.store import Store
+
+Job = tuple[str, int, int]  # (game id, version, attempt)
+
+
+class Timed:
+    def __init__(self, store: Store, settings: Settings, games: Games, queues: Queues, lifecycle: Lifecycle) -> None:
+        self.store = store
+        self.settings = settings
+        self.games = games
+        self.queues = queues
+        self.lifecycle = lifecycle
+
+    def drain(self, now: float | None = None) -> tuple[list[Job], list[Job]]:
+        """Every deadline and reminder due by ``now`` (default: now): (timeout jobs enqueued, reminders sent)."""
+        now = time.time() if now is None else now
+        timeouts: list[Job] = []
+        reminders: list[Job] = []
+        while True:
+            late, more = self._deadlines(now)
+            sent, more_reminders = self._reminders(now)
+            timeouts += late
+            reminders += sent
+            if not (more or more_reminders):
+                return timeouts, reminders
+
+    def wait(self) -> None:
+        """Until the soonest deadline or reminder is due, a sooner one is marked, or ``timer_max_wait``."""
+        due = [t for t in (self.store.turns_due.soonest(), self.store.reminders_due.soonest()) if t is not None]
+        seconds = min([self.settings.timer_max_wait, *(t - time.time() for t in due)])
+        if seconds > 0:
+            self.store.due_timer.wait(seconds)
+
+    def _deadlines(self, now: float) -> tuple[list[Job], bool]:
+        """One batch of turn deadlines: the timeouts enqueued, and whether the batch was full."""
+        s = self.settings
+        due = self.store.turns_due
+        taken = due.lease(s.timer_batch, s.bot_due_delay, now)
+        if not taken:
+            return [], False
+        leased_until = now + s.bot_due_delay
+        found = self.games.find_live(taken)
+        late, kept = [], []
+        for game_id in taken:
+            game = found.get(game_id)
+            deadline = None if game is None else game.doc.get("deadline")
+            if game is None or deadline is None:
+                due.clear_if(game_id, leased_until)  # over, or gone
+                continue
+            if deadline > now:  # a later turn's deadline: wait for it
+                due.mark(game_id, deadline)
+                continue
+            kept.append(game_id)  # while its move is late (or held), the game stays
+            if self._held(game):
+                # Nothing is due until a seat moves itself; idle for game_ttl meanwhile, the game is ended by the
+                # sweep, so its keys must outlive that.
+                due.clear_if(game_id, leased_until)
+                continue
+            late.append((game_id, game.version))
+        self.store.expiry.keep_many(kept, s.expiry_margin)
+        attempts = due.next_attempts(late, first=0)
+        jobs = [(game_id, version, attempt) for (game_id, version), attempt in zip(late, attempts)]
+        self.queues.enqueue_many(TIMEOUT_TURN, (((game_id, version), attempt) for game_id, version, attempt in jobs))
+        return jobs, len(taken) == s.timer_batch
+
+    def _held(self, game: Game) -> bool:
+        """Whether the server must not move for the late seat (:func:`api.service.bot_games.held`). Only a game
+        with computer players can be held: the state of any other is not decoded here (its job decodes it)."""
+        if not any(seat["kind"] == BOT for seat in game.doc["seats"]):
+            return False
+        seat = game.state.to_move
+        return seat is not None and held(self.settings, game.doc, game.state.rules, seat)
+
+    def _reminders(self, now: float) -> tuple[list[Job], bool]:
+        """One batch of apps' turn reminders: those sent (the game still at the turn), and whether it was full."""
+        s = self.settings
+        due = self.store.reminders_due
+        taken = due.lease(s.timer_batch, s.bot_due_delay, now)
+        if not taken:
+            return [], False
+        turns = [(member, *member.rpartition(":")[::2]) for member in taken]  # member, game id, version
+        found = self.games.find_live([game_id for _, game_id, _ in turns])
+        sent = []
+        for member, game_id, version in turns:
+            game = found.get(game_id)
+            if game is not None and game.version == int(version) and self.lifecycle.remind(game):
+                sent.append((game_id, game.version, 0))
+            due.clear_if(member, now + s.bot_due_delay)  # a crash before this line: sent again, as the same delivery
+        return sent, len(taken) == s.timer_batch

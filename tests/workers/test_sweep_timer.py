@@ -1,0 +1,76 @@
+"""The sweep's timer: turn deadlines are taken as they come due, a sooner deadline wakes a waiting timer, and
+sweeps running at once never take the same entry twice."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+from api.app import create_app
+from api.service.service import Service
+from support import blocked_clients, eventually, work_burst
+from workers import sweep as sweep_mod
+
+TWO = [{"name": "Ana"}, {"name": "Bo"}]
+
+
+def _game(client, turn_timeout_s: float) -> str:  # type: ignore[no-untyped-def]
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": TWO, "turn_timeout_s": turn_timeout_s})
+    assert resp.status_code == 201, resp.get_json()
+    return str(resp.get_json()["game"]["id"])
+
+
+def test_a_sooner_deadline_wakes_the_timer_and_only_a_new_soonest_entry_wakes_it(settings) -> None:  # type: ignore[no-untyped-def]
+    """The timer waits for the soonest deadline it knows (here an hour away, and it would look again only an
+    hour later); a game whose deadline is sooner wakes it, and its seat is moved for."""
+    app = create_app({"DOMINO": replace(settings, timer_max_wait=3600.0), "TESTING": True})
+    client, service = app.test_client(), app.extensions["domino.service"]
+    store = service.store
+    late = _game(client, 3600)
+    assert store.queue_redis.llen(store.due_timer.key) == 1, "the first entry is the soonest: a wake-up"
+    store.queue_redis.delete(store.due_timer.key)
+    store.turns_due.mark("later-than-all", time.time() + 7200)
+    assert store.queue_redis.llen(store.due_timer.key) == 0, "not the soonest: nobody woken"
+    store.turns_due.clear("later-than-all")
+    stop = threading.Event()
+    timer = threading.Thread(target=sweep_mod.run_timer, args=(service, stop, 0.05), daemon=True)
+    waiting = blocked_clients(store.queue_redis, "blpop")
+    timer.start()
+    try:
+        eventually(lambda: blocked_clients(store.queue_redis, "blpop") > waiting, "the timer waits")
+        soon = _game(client, 0.2)
+        eventually(
+            lambda: work_burst(service, ("bots",)) or client.get(f"/v1/games/{soon}").get_json()["version"] > 0,
+            "the seat past the sooner deadline moved for",
+        )
+        assert client.get(f"/v1/games/{late}").get_json()["version"] == 0
+    finally:
+        stop.set()
+        store.queue_redis.lpush(store.due_timer.key, 1)  # out of its hour's wait
+        timer.join(30)
+    assert not timer.is_alive()
+
+
+def test_sweeps_at_once_take_each_due_deadline_once(settings) -> None:  # type: ignore[no-untyped-def]
+    """Two sweeps (two machines) drain the same deadlines by small batches at the same time: each game's
+    timeout is enqueued by exactly one of them."""
+    s = replace(settings, timer_batch=3, games_per_client=0)
+    client = create_app({"DOMINO": s, "TESTING": True}).test_client()
+    games = {_game(client, 3600) for _ in range(30)}
+    later = time.time() + 7200
+    sweeps = [Service(s), Service(s)]
+    taken: list[list[str]] = [[], []]
+    start = threading.Barrier(2)
+
+    def drain(i: int) -> None:
+        start.wait()
+        taken[i] = [game_id for game_id, _, _ in sweeps[i].sweep_due(later).timeouts]
+
+    threads = [threading.Thread(target=drain, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(taken[0] + taken[1]) == sorted(games), "every game once, none twice"
+    assert sweeps[0].sweep_due(later).timeouts == [], "leased: not due again before the lease runs out"
