@@ -23,6 +23,7 @@ from api.resources.export import routes as export
 from api.resources.games import routes as games
 from api.resources.games import schemas as game_schemas
 from api.resources.matchmaking import routes as matchmaking
+from api.resources.rematch import routes as rematch
 from api.resources.health import routes as health
 from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
@@ -39,8 +40,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, apps, players, simulations, ratings,
-    arenas, health,
+    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, apps, players, simulations,
+    ratings, arenas, health,
 )  # fmt: skip
 
 API_DESCRIPTION = """\

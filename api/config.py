@@ -124,9 +124,11 @@ class Settings:
     simulation_ttl: int = 7 * 24 * 3600
 
     # Arenas (api/service/arenas/): rated games between bots on the workers, through the real game path. An
-    # arena plays at most arena_max_games games of at most arena_max_deals deals (422 beyond); a bot plays at
-    # most arena_games_per_bot arena games at once, across every arena.
+    # arena plays at most arena_max_games games of at most arena_max_deals deals (422 beyond), at most
+    # arena_games_per_bot of them at once (each seats every bot: that many for each bot, in this arena only);
+    # an owner (app key or bot token) has at most arenas_per_owner arenas running (429 beyond).
     arena_games_per_bot: int = 4
+    arenas_per_owner: int = 4
     arena_max_deals: int = 100
     arena_max_games: int = 1000
 

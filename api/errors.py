@@ -15,10 +15,10 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
-    TicketNotFound, TooManyAppGames, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets, Unauthorized,
-    VariantNotFound, VersionMismatch,
+    TicketNotFound, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
+    Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
 
@@ -147,6 +147,13 @@ TOO_MANY_APP_GAMES = ProblemType(
     "The calling app has as many games waiting or playing as its cap allows (`domino-admin apps create "
     "--max-games`); finish or resign one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_ARENAS = ProblemType(
+    429,
+    "too-many-arenas",
+    "Too many arenas",
+    "The caller (its app key or bot token) has as many arenas running as one owner may "
+    "(`DOMINO_ARENAS_PER_OWNER`); wait for one to end or cancel one, or retry after `Retry-After` seconds.",
+)
 TOO_MANY_TICKETS = ProblemType(
     429,
     "too-many-tickets",
@@ -214,6 +221,7 @@ PROBLEM_TYPES = [
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
     TOO_MANY_APP_GAMES,
+    TOO_MANY_ARENAS,
     TOO_MANY_TICKETS,
     UNAVAILABLE,
     STORAGE_FULL,
@@ -227,8 +235,8 @@ BY_STATUS = {
     if p
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
-        TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, IDEMPOTENCY_KEY_REUSED,
-        STORAGE_FULL,
+        TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, TOO_MANY_ARENAS,
+        TOO_MANY_TICKETS, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -275,6 +283,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     ArenaNotFound: NOT_FOUND,
     VariantNotFound: NOT_FOUND,
     BotNotFound: NOT_FOUND,
+    DeliveryNotFound: NOT_FOUND,
     Unauthorized: UNAUTHORIZED,
     Forbidden: FORBIDDEN,
     InvalidRequest: INVALID_REQUEST,
@@ -289,6 +298,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAppGames: TOO_MANY_APP_GAMES,
+    TooManyArenas: TOO_MANY_ARENAS,
     TooManyTickets: TOO_MANY_TICKETS,
     TicketNotFound: NOT_FOUND,
     OfferClosed: OFFER_CLOSED,

@@ -1,7 +1,7 @@
 """Abuse (issue 32, item 3): Redis filled to its ``maxmemory`` by a flood of games. 127.0.0.0/8 only; bounded.
 
 Starts a private ``redis-server`` (``--maxmemory``, default 16mb, policy ``noeviction``, as domino-serve's
-own) and ``domino-serve`` on it (``bench/abuse.py``'s ``Served``), with the rate limit and the games per
+own) and ``domino-serve`` on it (``bench/served.py``), with the rate limit and the games per
 client raised for the flood. Each of ``--runs`` runs:
 
 1. the flood: ``--flooders`` connections create games of two humans (``POST /v1/games``, ~7 KB each in Redis)
@@ -40,9 +40,7 @@ import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from abuse import HOST, ROOT, Served, call, new_game, pct  # noqa: E402
-
-sys.path.insert(0, str(ROOT))
+from served import HOST, Served, call, new_game, pct, serve_env  # noqa: E402
 from workers.redis_server import RedisServer  # noqa: E402
 
 PREFIX = "dom"
@@ -120,7 +118,7 @@ def try_move(port: int, game: dict[str, Any], conn: Any = None) -> int:
 
 def while_full(port: int, game: dict[str, Any], moves: int) -> tuple[list[float], list[float], dict[int, int]]:
     """The human's move posted ``moves`` times, its view read after each: (move times, read times, statuses).
-    A move that got in (Redis had a moment's room) is counted as such, and the next one is from the new view."""
+    A move that got in (Redis had a moment's room) is counted as such; the same one is posted again meanwhile."""
     conn = http.client.HTTPConnection(HOST, port, timeout=30)
     writes, reads, statuses = [], [], {}
     for _ in range(moves):
@@ -132,9 +130,8 @@ def while_full(port: int, game: dict[str, Any], moves: int) -> tuple[list[float]
         read, view = call(port, "GET", f"/v1/games/{game['id']}", headers=game["auth"], conn=conn)
         reads.append(time.perf_counter() - t0)
         assert read == 200, read
-        game["view"] = view
-        if view["status"] != "playing" or view["turn"] != 0:
-            game.update(human_to_move(port, game))  # a move got in: the next from the human's next turn
+        if view.get("legal_moves"):
+            game["view"] = view  # else a move got in, and the reply waits for room: the same move again
     conn.close()
     return writes, reads, statuses
 
@@ -175,10 +172,9 @@ def main() -> int:
     server = RedisServer(Path(folder) / "redis", persistent=False, maxmemory=args.maxmemory)
     url = server.start()
     conn = redis.Redis.from_url(url)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOMINO_")}
-    env.update(
+    env = serve_env(
         DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="1000000/60", DOMINO_GAMES_PER_CLIENT="0",
-        DOMINO_FINISHED_GAMES_PER_CLIENT="0", DOMINO_LOG_LEVEL="WARNING", DOMINO_ARCHIVE_URL=f"sqlite:///{folder}/a.sqlite3",
+        DOMINO_FINISHED_GAMES_PER_CLIENT="0", DOMINO_ARCHIVE_URL=f"sqlite:///{folder}/a.sqlite3",
     )  # fmt: skip
     started = time.monotonic()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # a timeout's SIGTERM still stops the servers

@@ -143,6 +143,16 @@ def _in_order(only: Since, after: int, by: sa.Table, *where: sa.ColumnElement[bo
     return query.order_by(seq)
 
 
+def _upsert_newer(dialect: str, table: sa.Table) -> Any:
+    """INSERT ... ON CONFLICT (id) DO UPDATE only where the archived version is older: a game archived
+    again after a later commit (a rematch linked from it) replaces its record; a retried batch changes nothing."""
+    stmt = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    changed = ("version", "doc", "record", "events", "summary", "archived_at")
+    return stmt.on_conflict_do_update(
+        index_elements=[table.c.id], set_={c: stmt.excluded[c] for c in changed}, where=table.c.version < stmt.excluded.version
+    )
+
+
 def _sqlite_folder(url: str) -> None:
     """``sqlite:///var/archive.sqlite3``: make ``var/`` (SQLite makes the file, not its folder)."""
     database = sa.make_url(url).database
@@ -200,9 +210,9 @@ class Archive:
 
     def write(self, entries: Sequence[Entry]) -> list[str]:
         """Write ``entries`` in one transaction; a game already archived is left as it is (a retried batch
-        writes nothing twice). Returns the ids of every entry, now all in the archive. The batch takes its
-        places in the archive's order first (``archive_order``: writers queue there, so the order is the
-        order of commits)."""
+        writes nothing twice) unless this entry is of a later version (it keeps its place in the archive's
+        order). Returns the ids of every entry, now all in the archive. The batch takes its places in the
+        archive's order first (``archive_order``: writers queue there, so the order is the order of commits)."""
         if not entries:
             return []
         with self._connect() as conn, conn.begin():
@@ -223,7 +233,7 @@ class Archive:
                 for n, e in enumerate(entries)
                 for s in e.seats
             ]
-            conn.execute(_insert(self.dialect, games), rows)
+            conn.execute(_upsert_newer(self.dialect, games), rows)
             if seat_rows:
                 conn.execute(_insert(self.dialect, seats), seat_rows)
         return [e.id for e in entries]

@@ -33,6 +33,7 @@ import domino
 from api.config import Settings
 from api.queues import APP_EVENT, Queues
 from api.service.games import Game
+from api.service.self_service import first_due, queued
 from api.service.records import HUMAN, GameRecord, StoredEvent, public_seats, waiting
 from api.service.views import render_view
 from api.store import Store
@@ -52,9 +53,10 @@ def delivery_id(game_id: str, version: int, event_type: str) -> str:
 
 
 def delivery_game(delivery_id: str) -> tuple[str, int]:
-    """The game and the version of a delivery id (``msg_<game id>_<version>_<event>``: game ids have no ``_``)."""
-    _, game_id, version, _ = delivery_id.split("_", 3)
-    return game_id, int(version)
+    """The game and the version of a delivery id (``msg_<game id>_<version>_<event>``: game ids have no ``_``);
+    ("", 0) for a delivery of no game (a ping)."""
+    parts = delivery_id.split("_", 3)
+    return (parts[1], int(parts[2])) if len(parts) == 4 and parts[2].isdigit() else ("", 0)
 
 
 def commit_digest(events: Iterable[Mapping[str, Any]]) -> str:
@@ -194,7 +196,7 @@ class Lifecycle:
             deliveries.append(Delivery(delivery_id(doc["id"], version, event_type), digest, record))
         for delivery in deliveries:
             self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, self.settings.app_event_ttl)
-            self.store.app_hooks_due.mark(delivery.id, self._first_due(), attempt=0, only_new=True)
+            self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=0, only_new=True)
         return deliveries
 
     def emit(self, deliveries: list[Delivery]) -> None:
@@ -204,7 +206,8 @@ class Lifecycle:
             try:
                 ttl = self.settings.app_event_ttl
                 self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, landed=True)
-                self.store.app_hooks_due.mark(delivery.id, self._first_due(), attempt=1)
+                queued(self.store, delivery.id, delivery.record)
+                self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=1)
                 self.queues.enqueue(APP_EVENT, delivery.id)
             except Exception:  # the pending entry lets the sweep enqueue it
                 log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
@@ -246,12 +249,7 @@ class Lifecycle:
         delivery = delivery_id(game_id, version, event_type)
         record = {"app": app_id, "game": game_id, "body": orjson.dumps(body).decode()}
         self.store.app_deliveries.put(delivery, "announced", record, self.settings.app_event_ttl, landed=True)
-        self.store.app_hooks_due.mark(delivery, self._first_due(), attempt=1)
+        queued(self.store, delivery, record)
+        self.store.app_hooks_due.mark(delivery, first_due(self.settings), attempt=1)
         self.queues.enqueue(APP_EVENT, delivery)
         return True
-
-    def _first_due(self) -> float:
-        """When a delivery begun now is due again, unless delivered: its timeout, then the first back-off step."""
-        s = self.settings
-        first_retry = s.webhook_delays[0] if s.webhook_delays else s.bot_due_delay
-        return time.time() + s.webhook_timeout + first_retry

@@ -169,8 +169,8 @@ class Apps:
     ) -> Issued:
         if not 1 <= len(name) <= 64 or not name.isprintable():
             raise InvalidRequest("An app's name is 1-64 printable characters.")
-        if webhook is not None and webhooks.check_url(webhook):
-            raise InvalidRequest(f"The webhook {webhooks.check_url(webhook)}.")
+        if webhook is not None and (why := webhooks.refusal(webhook, self.settings.webhook_allow_private)):
+            raise InvalidRequest(f"The webhook {why}.")
         limit = check_rate_limit(rate_limit or self.settings.app_rate_limit)
         cap = self.settings.app_max_games if max_games is None else max_games
         if cap < 0:
@@ -253,6 +253,28 @@ class Apps:
         subscribed = check_events(events)
         self.store.apps.update(app.id, {"events": ",".join(subscribed)})
         return dataclasses.replace(app, events=subscribed)
+
+    def change(self, app: App, changes: dict[str, Any]) -> tuple[App, str | None]:
+        """The app's own changes (``PATCH /v1/app``): ``webhook`` (null: none; judged as at creation) and
+        ``events``. A webhook where there was none gets a new secret (returned, shown once); another URL keeps
+        it; none drops it."""
+        fields: dict[str, str] = {}
+        secret = None
+        if "events" in changes:
+            fields["events"] = ",".join(check_events(",".join(changes["events"])))
+        if "webhook" in changes:
+            url = changes["webhook"]
+            if url and (why := webhooks.refusal(url, self.settings.webhook_allow_private)):
+                raise InvalidRequest(f"The webhook {why}.", errors={"json": {"webhook": [why]}})
+            fields["webhook"] = url or ""
+            if url and not app.webhook:
+                secret = fields["webhook_secret"] = webhooks.new_secret()
+            elif not url:
+                fields.update(webhook_secret="", old_secret="", old_secret_until="0")
+        if fields:
+            self.store.apps.update(app.id, fields)
+        record = self.store.apps.get(app.id) or {}
+        return dataclasses.replace(App.from_record(record), key_used=app.key_used), secret
 
     def revoke(self, id_or_name: str) -> App:
         """Every key stops working at once; the app's games play on, and its record stays listed as revoked."""

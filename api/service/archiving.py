@@ -74,6 +74,7 @@ class Archiving:
             return "nothing due"
         whole = self.store.games.load_whole(taken)
         rating = self.store.ratings_due.pending(list(whole))  # archived only once their ratings are counted
+        rating |= self._sealed(whole)  # and an arena's games once the arena is over (the record reveals the deals)
         now = time.time()
         entries, drop = [], []
         for game_id in taken:
@@ -94,6 +95,11 @@ class Archiving:
         if len(taken) == s.archive_batch:
             self.enqueue()
         return f"archived {len(entries)}, dropped {len(drop)}, waiting for ratings {len(rating)}"
+
+    def _sealed(self, whole: dict[str, WholeGame]) -> set[str]:
+        """The games of arenas still running: their records would reveal deals other games still play."""
+        arenas = {gid: game_record(w.doc).get("arena") for gid, w in whole.items()}
+        return {gid for gid, ref in arenas.items() if ref is not None and self.store.arenas.is_running(ref["id"])}
 
     def _archived(self, entries: list[Entry]) -> None:
         """The archive holds ``entries``: flag them in Redis with their grace expiry, and take them out of

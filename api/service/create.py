@@ -182,7 +182,7 @@ class Creation:
         arena's ``seed`` for its deal (a server secret, not a client's) by the arena's deal version (every game of
         a deal must get the same hands); False when it exists already (created by an earlier run of the same
         step)."""
-        rules, registered = self.check(req)
+        rules, registered = self.check(req, entered=frozenset(s["bot"] for s in req.seats))
         doc, state, _ = self._first_record(game_id, req, rules, registered, seed, deal_version)
         doc["arena"] = arena
         return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
@@ -190,8 +190,9 @@ class Creation:
     def create_for_match(self, game_id: str, req: GameRequest, tokens: list[str | None], app_id: str | None) -> bool:
         """A matched table's game under the id its match reserved, with the seat tokens it chose (its tickets show
         them), owned by ``app_id`` when every ticket was that app's; False when it exists already (a match
-        finished twice). Like an arena's, it holds no client's slot: tickets are capped instead."""
-        rules, registered = self.check(req, app_id)
+        finished twice). Like an arena's, it holds no client's slot: tickets are capped instead. A registered bot
+        sits there only by a ticket it holds itself: its consent."""
+        rules, registered = self.check(req, app_id, entered=frozenset(s["bot"] for s in req.seats if "bot" in s))
         doc, state, _ = self._first_record(game_id, req, rules, registered, chosen=tokens)
         if app_id is not None:
             doc["app"] = app_id
@@ -229,17 +230,29 @@ class Creation:
             raise IdempotencyKeyReused("This Idempotency-Key was used with a different request.")
         return data["view"], data["tokens"], data["version"], data["id"]
 
-    def check(self, req: GameRequest, app_id: str | None = None) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
-        """What the schema cannot check: known bots (registered ones seatable, each at most once), public
-        webhooks, the shortest turn, who may play a rated game (``app_id``: the creating app's), the rules.
-        Returns the rules and the records of the registered bots."""
+    def check(
+        self, req: GameRequest, app_id: str | None = None, entered: frozenset[str] = frozenset()
+    ) -> tuple[domino.Rules, dict[str, dict[str, Any]]]:
+        """What the schema cannot check: known bots (registered ones seated with consent, seatable, each at
+        most once), public webhooks, the shortest turn, who may play a rated game (``app_id``: the creating
+        app's), the rules. ``entered``: the registered bots an arena entered (consent given when it was
+        created). Returns the rules and the records of the registered bots."""
         check_variant(req.variant, req.rules, "seats")
+
+        def consented(record: dict[str, Any]) -> bool:
+            return record["owner"] == app_id or record["name"] in entered
+
+        records = {
+            i: self.bots.seatable(seat["bot"], req.variant, i, consented)
+            for i, seat in enumerate(req.seats)
+            if "bot" in seat and seat["bot"] not in domino.bots.ids()
+        }  # consent (403) is judged before the rest of the seats
         if req.rated:
             check_rated(req.seats, req.seed, app_id)
         registered: dict[str, dict[str, Any]] = {}
+        for i, record in records.items():
+            registered[record["name"]] = self._registered(req, i, record, registered)
         for i, seat in enumerate(req.seats):
-            if "bot" in seat and seat["bot"] not in domino.bots.ids():
-                registered[seat["bot"]] = self._registered(req, i, registered)
             if seat.get("webhook") and not self.settings.webhook_allow_private:
                 why = literal_target(seat["webhook"])
                 if why:
@@ -251,11 +264,11 @@ class Creation:
         bot_games.check_limits(self.settings, req.seats, rules)
         return rules, registered
 
-    def _registered(self, req: GameRequest, i: int, seated: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """The record of the registered bot seat ``i`` names: seatable, not seated twice (a bot token moves for
-        one seat of a game), no think time (the bot thinks on its own machine)."""
+    @staticmethod
+    def _registered(req: GameRequest, i: int, record: dict[str, Any], seated: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """``record``, of the registered bot seat ``i`` names, when it is not seated twice (a bot token moves
+        for one seat of a game) and has no think time (the bot thinks on its own machine)."""
         seat = req.seats[i]
-        record = self.bots.seatable(seat["bot"], req.variant, i)
         why = None
         if seat["bot"] in seated:
             why = "a registered bot sits at most once in a game"

@@ -83,7 +83,9 @@ class Endings:
             not_over(game)
             if waiting(game.doc):
                 raise NotStarted("The game has not started: its app calls it off with `POST .../abort`.")
-            return self._change(game, *domino.resign(game.state, seat))
+            change = self._change(game, *domino.resign(game.state, seat))
+            change.doc["resigned"] = seat
+            return change
 
         return self._commit(game_id, decide)
 

@@ -36,6 +36,10 @@ class BotNotFound(ServiceError):
     """No registered bot of that name (or it is retired)."""
 
 
+class DeliveryNotFound(ServiceError):
+    """No delivery of that id is kept for the calling app."""
+
+
 class Unauthorized(ServiceError):
     pass
 
@@ -95,6 +99,10 @@ class TooManyGames(AtCapacity):
 
 class TooManySimulations(AtCapacity):
     pass
+
+
+class TooManyArenas(AtCapacity):
+    """An arena owner has as many arenas running as one owner may."""
 
 
 class TooManyAppGames(AtCapacity):

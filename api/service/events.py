@@ -22,7 +22,7 @@ from api.config import Settings
 from api.service.errors import InvalidRequest, Unauthorized
 from api.service.games import Games
 from api.service.records import waiting
-from api.service.security import authenticate, ticket_hash
+from api.service.security import authenticate, ticket_hash, token_bot
 from api.service.streams import StreamSlot, held
 from api.service.views import render_event
 from api.store import Store, StoreUnavailable
@@ -106,7 +106,7 @@ class Events:
         """A short-lived stream ticket for the token's seat, for ``EventSource`` (which cannot send headers)."""
         if token is None:
             raise Unauthorized("A seat token is needed for a stream ticket: `Authorization: Bearer <token>`.")
-        seat = authenticate(self.games.read(game_id).doc, token)
+        seat = authenticate(self.games.read(game_id).doc, token, token_bot(self.store, token))
         assert seat is not None
         ticket = secrets.token_urlsafe(24)
         ttl = self.settings.stream_ticket_ttl
@@ -122,7 +122,7 @@ class Events:
         stored = None if game.stored is None else game.stored.events
         seat = None
         if token is not None:
-            seat = authenticate(doc, token)
+            seat = authenticate(doc, token, token_bot(self.store, token))
         elif ticket is not None:
             seat = self.store.games.take_ticket(game_id, ticket_hash(ticket))
             if seat is None:

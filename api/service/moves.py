@@ -19,16 +19,18 @@ import domino
 import domino.bots
 from api.config import Settings
 from api.service.errors import (
-    IdempotencyKeyReused, InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, Unauthorized, VersionMismatch,
+    Forbidden, IdempotencyKeyReused, InvalidRequest, NotStarted, SeatLimit, SeatNotFound, SeatTaken, Unauthorized,
+    VersionMismatch,
 )  # fmt: skip
 from api.service import metrics
 from api.service.bot_games import away_after
 from api.service.commits import Answer, Change, Commits, Committed
 from api.service.games import Game
 from api.service.records import (
-    HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, leaving_rounds, listed, stored_event, waiting,
+    HUMAN, OPEN, REGISTERED, SEAT_EXTRAS, GameRecord, LastMove, SeatRecord, count_turn, leaving_rounds, listed, stored_event,
+    waiting,
 )  # fmt: skip
-from api.service.security import authenticate, fingerprint, new_token, token_hash
+from api.service.security import authenticate, fingerprint, new_token, token_bot, token_hash
 from api.service.views import MINIMAL_VIEW, minimal_view, render_view
 from api.store import Store, StoreUnavailable
 
@@ -68,6 +70,7 @@ class Moves:
         live = domino.to_live(new_state)
         new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
         new_doc["away"] = away_after(self.settings, doc, seat, auto)
+        count_turn(new_doc, seat, auto)
         stored = [stored_event(e) for e in events]
         return Change(new_doc, new_state, stored, seat, auto=auto, rounds=leaving_rounds(doc["state"], live))
 
@@ -97,12 +100,13 @@ class Moves:
     ) -> tuple[dict[str, Any], int]:
         """Play, draw or pass for the token's seat: (its view, or the minimal one; the new version)."""
         move = domino.parse_move(move_data)  # InvalidMoveError -> 422, before any I/O
+        bot = token_bot(self.store, token)
 
         def decide(game: Game) -> Change:
             version, doc = game.version, game.doc
             if token is None:
                 raise Unauthorized("A seat token is needed to move: `Authorization: Bearer <token>`.")
-            seat = authenticate(doc, token)
+            seat = authenticate(doc, token, bot)
             assert seat is not None
             answer = None
             if idempotency_key:
@@ -174,16 +178,17 @@ class Moves:
         wins. (view, version)."""
         if token is None:
             raise Unauthorized("A seat token is needed to resign: `Authorization: Bearer <token>`.")
+        bot = token_bot(self.store, token)
 
         def decide(game: Game) -> Change:
             doc = game.doc
-            seat = authenticate(doc, token)
+            seat = authenticate(doc, token, bot)
             assert seat is not None
             if expected_version is not None and expected_version != game.version:
                 raise mismatch(doc, game.version, seat)
             new_state, events = domino.resign(game.state, seat)  # GameOverError -> 409 game-over
             live = domino.to_live(new_state)
-            new_doc: GameRecord = {**doc, "state": live}
+            new_doc: GameRecord = {**doc, "state": live, "resigned": seat}
             stored = [stored_event(e) for e in events]
             return Change(new_doc, new_state, stored, seat, rounds=leaving_rounds(doc["state"], live))
 
@@ -193,10 +198,11 @@ class Moves:
         return render_view(change.doc, committed.version, change.state, change.seat), committed.version
 
     def claim_seat(
-        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
+        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None, app_id: str | None = None
     ) -> tuple[dict[str, Any], str, int]:
         """Claim open ``seat`` for ``name`` (on ``expected_version`` only, when given): (that seat's view, its
-        token, version). Of many concurrent claims
+        token, version). A seat that names an app's ``player`` is claimed only with that app's key (``app_id``:
+        the caller's app): it is the app's user, rated as such. Of many concurrent claims
         of one seat exactly one commits; the others find it taken when they load again. In a listed game
         ``client`` (the caller's address) may hold at most ``seats_per_client`` claimed seats, so that one
         client cannot take every open seat; the count is checked in the same commit, so it holds under races."""
@@ -211,6 +217,8 @@ class Moves:
                 raise mismatch(doc, game.version, None)
             if doc["seats"][seat]["kind"] != OPEN:
                 raise SeatTaken(f"Seat {seat} is taken.")
+            if "player" in doc["seats"][seat] and app_id != doc.get("app"):
+                raise Forbidden(f"Seat {seat} is the app's player's: only the app that created the game claims it, with its key.")
             state = game.state
             if state.finished:
                 raise domino.GameOverError("the game is over")

@@ -1,9 +1,13 @@
 """Ratings: rated games update per-variant ``openskill`` ratings (the Plackett-Luce model) once per game.
 
-A game created with ``rated: true`` seats only players that can be rated: computer players (built-in or
-registered) and an app's players (a seat with a ``player``, in a game the app created with its key), and has
-no client seed (its creator could know every hand). Bots are rated on one leaderboard per variant, each app's
-players on one of the app's own. When it ends, the commit that ends it marks it in the
+A game created with ``rated: true`` seats only players that can be rated: computer players (built-in, or
+registered and seated with consent: :mod:`api.service.create`) and an app's players (a seat with a ``player``,
+in a game the app created with its key), and has no client seed (its creator could know every hand). Bots are
+rated on one leaderboard per variant, each app's players on one of the app's own. An app makes player ids at
+will, so a game with app players moves only their ratings: the bots in it keep theirs (else an app could feed
+its bot wins over players that resign on demand). A seat that resigned, or whose turns the server played
+more than half of, takes the loss alone: its partner is not rated for that game, and the other sides are
+rated as winning against it. When it ends, the commit that ends it marks it in the
 ratings due set and enqueues ``workers.jobs.rate_game``; the job reads the seats' ratings, computes the new
 ones (each side of the table a team of openskill's: one seat, or two partners; ranked by the result: the
 winners first, then by score), and writes them with the game's mark in one script that checks the mark and
@@ -14,6 +18,7 @@ counts the game once; a rating written meanwhile by another game's job makes thi
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -111,6 +116,31 @@ def sides(state: domino.State) -> list[list[int]]:
     return list(by_side.values())
 
 
+def forfeited(doc: GameRecord) -> set[int]:
+    """The seats that take the loss alone: the one that resigned, and those whose turns the server played more
+    than half of (timeouts: a seat nobody played is not rated on the server's moves)."""
+    out = {doc["resigned"]} if "resigned" in doc else set()
+    for seat, (played, by_server) in (doc.get("turns") or {}).items():
+        if 2 * by_server > played:
+            out.add(int(seat))
+    return out
+
+
+def rated_teams(state: domino.State, lost: set[int]) -> tuple[list[list[int]], list[float]]:
+    """The teams openskill rates and their places. With no forfeit: every side, placed by the result. Else the
+    sides without a forfeiting seat, placed by the result among themselves, then each forfeiting seat alone,
+    behind them all (its partner is not rated); nothing when every side forfeited."""
+    places = seat_ranks(state)
+    teams = sides(state)
+    clean = [team for team in teams if not lost & set(team)]
+    if not lost:
+        return teams, [float(places[team[0]]) for team in teams]
+    if not clean:
+        return [], []
+    last = float(max(places) + 1)
+    return clean + [[seat] for seat in sorted(lost)], [float(places[t[0]]) for t in clean] + [last] * len(lost)
+
+
 def shown(rating: Mapping[str, Any]) -> dict[str, Any]:
     """A stored rating as clients read it."""
     mu, sigma = float(rating["mu"]), float(rating["sigma"])
@@ -121,6 +151,7 @@ def shown(rating: Mapping[str, Any]) -> dict[str, Any]:
         "sigma": round(sigma, 6),
         "ordinal": round(mu - 3 * sigma, 6),
         "games": int(rating["games"]),
+        "last_game_at": rating.get("last_game_at"),
     }
 
 
@@ -141,10 +172,16 @@ class Ratings:
         if any(p is None for p in players):
             return "not rated: a seat cannot be rated"
         who = [p for p in players if p is not None]
+        teams, places = rated_teams(state, forfeited(doc))
+        if not teams:
+            return "not rated: every side forfeited"
+        mixed = any(p.kind == PLAYER for p in who)  # app players' game: the bots in it keep their ratings
+        kept = {i for i, p in enumerate(who) if mixed and p.board == BOTS_BOARD}
+        retired = self._retired(who)
         for _ in range(WRITE_TRIES):
             if self.store.ratings.rated(doc["id"]):
                 return "already rated"
-            writes = self._new_ratings(doc["variant"], who, state)
+            writes = self._new_ratings(doc, who, teams, places, kept, retired)
             written = self.store.ratings.write_once(doc["variant"], doc["id"], writes)
             if written == RATED:
                 return "rated"
@@ -152,29 +189,53 @@ class Ratings:
                 return "already rated"
         raise RuntimeError(f"the ratings of game {doc['id']} kept changing; the sweep tries again")
 
-    def _new_ratings(self, variant: str, who: list[RatedPlayer], state: domino.State) -> list[RatingWrite]:
-        read = self.store.ratings.read(variant, [p.key for p in who])
+    def _retired(self, who: list[RatedPlayer]) -> set[str]:
+        """The registered bots among ``who`` that are retired: rated, but kept off the leaderboard."""
+        out = set()
+        for p in who:
+            found = self.store.bots.get(p.name) if p.kind == REGISTERED else None
+            if found is not None and found[0].get("retired"):
+                out.add(p.key)
+        return out
+
+    def _new_ratings(
+        self, doc: GameRecord, who: list[RatedPlayer], teams: list[list[int]], places: list[float], kept: set[int],
+        retired: set[str],
+    ) -> list[RatingWrite]:
+        """The new ratings of the seats in ``teams`` (ranked by ``places``), but those in ``kept``."""
+        read = self.store.ratings.read(doc["variant"], [p.key for p in who])
         current = [orjson.loads(raw) if raw else None for raw in read]
         ratings = [MODEL.rating() if c is None else MODEL.rating(mu=c["mu"], sigma=c["sigma"]) for c in current]
-        places = seat_ranks(state)
-        teams = sides(state)
-        rated = MODEL.rate([[ratings[s] for s in team] for team in teams], ranks=[float(places[t[0]]) for t in teams])
+        rated = MODEL.rate([[ratings[s] for s in team] for team in teams], ranks=places)
+        at = round(float(doc.get("touched_at") or time.time()), 3)
         writes = []
         for team, new_team in zip(teams, rated):
             for seat, new in zip(team, new_team):
                 p, before = who[seat], current[seat]
+                if seat in kept:
+                    continue
                 games = 1 + (int(before["games"]) if before else 0)
-                value = {"name": p.name, "kind": p.kind, "mu": new.mu, "sigma": new.sigma, "games": games}
-                writes.append(RatingWrite(p.key, p.board, read[seat], orjson.dumps(value).decode(), new.ordinal()))
+                value = {"name": p.name, "kind": p.kind, "mu": new.mu, "sigma": new.sigma, "games": games, "last_game_at": at}
+                listed = p.key not in retired
+                writes.append(RatingWrite(p.key, p.board, read[seat], orjson.dumps(value).decode(), new.ordinal(), listed))
         return writes
 
-    def leaderboard(self, variant: str, limit: int, app_id: str | None = None) -> dict[str, Any]:
-        """The computer players of ``variant`` (or the players of the app ``app_id``) by ordinal
-        (``mu - 3 sigma``), best first."""
+    def leaderboard(
+        self, variant: str, limit: int, app_id: str | None = None, after: tuple[float, str] | None = None
+    ) -> tuple[dict[str, Any], tuple[float, str] | None]:
+        """A page of the computer players of ``variant`` (or the players of the app ``app_id``) by ordinal
+        (``mu - 3 sigma``), best first, after the position ``after``; and the next page's position (None: the
+        last page)."""
         if variant not in domino.PRESETS:
             raise VariantNotFound(f"No variant {variant[:40]!r}; see GET /v1/variants.")
-        board = self.store.ratings.board(variant, BOTS_BOARD if app_id is None else app_board(app_id), limit)
-        return {"variant": variant, "ratings": [shown(orjson.loads(raw)) for _, raw in board]}
+        board = self.store.ratings.board(variant, BOTS_BOARD if app_id is None else app_board(app_id), after, limit + 1)
+        page = board[:limit]
+        shown_page = {"variant": variant, "ratings": [shown(orjson.loads(raw)) for _, _, raw in page]}
+        return shown_page, (page[-1][1], page[-1][0]) if len(board) > limit else None
+
+    def unlist_bot(self, name: str) -> None:
+        """A retired bot leaves every leaderboard (its ratings stay, as do the games it played)."""
+        self.store.ratings.unlist(list(domino.PRESETS), BOTS_BOARD, bot_player(name).key)
 
     def of_bots(self, variant: str, bots: tuple[str, ...]) -> dict[str, dict[str, Any] | None]:
         """Each computer player's rating in ``variant`` (None: not rated yet)."""

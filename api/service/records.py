@@ -57,10 +57,13 @@ class GameRecord(TypedDict):
     creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
     rated: NotRequired[bool]  # its end updates its players' ratings (api/service/ratings.py)
     arena: NotRequired[ArenaGame]  # one of an arena's games (api/service/arenas/)
+    next_game_id: NotRequired[str]  # after it ended: the game its table plays next (a rematch)
     app: NotRequired[str]  # the owning app's id (created with its key): holds one of the app's slots until it ends
     metadata: NotRequired[dict[str, Any]]  # the creator's, at most 1 KB, never interpreted
     last_moves: dict[str, LastMove]  # by seat (a string: JSON keys)
     away: NotRequired[dict[str, int]]  # who attends the game (api/service/bot_games.py)
+    turns: NotRequired[dict[str, list[int]]]  # a rated game's: by seat, [turns played, of them by the server]
+    resigned: NotRequired[int]  # the seat that resigned
     turn_timeout_s: float | None
     deadline: float | None  # the current turn's, when it has one
     clock: NotRequired[Clock]  # a time bank per seat instead of a fixed `turn_timeout_s`
@@ -98,6 +101,16 @@ def stored_event(event: domino.Event) -> StoredEvent:
     return stored
 
 
+def count_turn(doc: GameRecord, seat: int, auto: bool) -> None:
+    """One more turn of ``seat`` in a rated game's ``turns`` (``auto``: the server played it): who played a
+    seat's turns decides how its end is rated (api/service/ratings.py)."""
+    if doc.get("rated"):
+        turns = {k: list(v) for k, v in (doc.get("turns") or {}).items()}
+        played, by_server = turns.get(str(seat), [0, 0])
+        turns[str(seat)] = [played + 1, by_server + int(auto)]
+        doc["turns"] = turns
+
+
 def waiting(doc: GameRecord) -> bool:
     """A game is waiting while a seat is open."""
     return any(s["kind"] == OPEN for s in doc["seats"])
@@ -132,9 +145,9 @@ def owner(doc: GameRecord) -> str | None:
 
 
 def listed(doc: GameRecord) -> bool:
-    """Shown in the lobby while a seat is open: not ``unlisted``, and not client-seeded (its creator can know
-    every hand)."""
-    return not doc["unlisted"] and not doc["client_seeded"]
+    """Shown in the lobby while a seat is open: not ``unlisted``, not client-seeded (its creator can know
+    every hand), and not rated (a rated open seat is its app's player's, claimed with the app's key)."""
+    return not doc["unlisted"] and not doc["client_seeded"] and not doc.get("rated")
 
 
 def registered_seats(doc: GameRecord) -> dict[int, str]:

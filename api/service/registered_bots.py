@@ -6,12 +6,17 @@ or on its stream (:mod:`api.service.notices`, :mod:`api.service.bot_events`).
 A bot that misses ``Settings.bot_max_misses`` turn deadlines in a row (the server moved for it) is
 *unavailable*: not seated in new games until it is back (it moves, its stream reconnects, its webhook
 answers a delivery, or its owner updates it). A retired bot is never seated again; its name stays taken.
+
+Its owner rotates its token (``POST /v1/bots/{name}/token``): the old one stops at once, or after a grace.
+Retiring a bot, or revoking its app, stops its tokens at once (their index entries go: a token names its bot
+only through them, :func:`api.service.security.token_bot`), and the server moves for its seats from then on.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import domino
@@ -19,7 +24,6 @@ import domino.bots
 from api.config import Settings
 from api.service.errors import BotNotFound, Forbidden, InvalidRequest, Unauthorized
 from api.service import webhooks
-from api.service.addresses import literal_target
 from api.service.security import BOT_TOKEN_PREFIX, bot_key, new_bot_token
 from api.service.validation import unknown_strategy
 from api.store import Store
@@ -27,6 +31,9 @@ from api.store import Store
 BOT_NAME_PATTERN = r"^[a-z][a-z0-9_-]{2,31}$"  # 3-32 characters: a-z, digits, `_`, `-`; a letter first
 _BOT_NAME = re.compile(BOT_NAME_PATTERN)
 REGISTERED_KIND, BUILTIN_KIND = "registered", "builtin"
+ARENA_ENTRY = ["closed", "open"]  # who may enter a bot in an arena: its owner only, or anyone
+SCAN_PAGES = 5  # a listing page reads at most this many times its limit of registered bots
+Position = tuple[float, str]  # (registered at, name) of a listing's last entry; computer players are at 0
 
 
 def _field_error(field: str, message: str, detail: str) -> InvalidRequest:
@@ -59,13 +66,33 @@ class RegisteredBots:
             "delivery": "webhook" if record.get("webhook") else "stream",
             "available": self.available(record, misses),
             "missed_turns": misses,
+            "arenas": record.get("arenas", "closed"),
             "created_at": record["created_at"],
         }
 
-    def catalog(self) -> list[dict[str, Any]]:
-        """The computer players (``kind: builtin``), then the registered bots not retired."""
-        registered = [self.entry(record, misses) for record, misses in self.store.bots.all() if not record.get("retired")]
-        return _builtin_entries() + registered
+    def catalog(self, after: Position | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], Position | None]:
+        """A page of the computer players (``kind: builtin``, at time 0), then the registered bots not retired, in
+        registration order (of the app ``owner`` only, if given: no computer player then), strictly after the
+        position ``after`` (registered at, name); and the position of the next page (None: no more). A page reads
+        at most ``SCAN_PAGES`` x ``limit`` registered bots, so one full of skipped ones may come short."""
+        shown: list[dict[str, Any]] = []
+        position = after
+        if owner is None and (after is None or after[0] == 0):
+            builtins = _builtin_entries()
+            start = 0 if after is None else next((i + 1 for i, b in enumerate(builtins) if b["id"] == after[1]), len(builtins))
+            shown = builtins[start : start + limit]
+            if shown:
+                position = (0.0, shown[-1]["id"])
+            if start + limit < len(builtins):
+                return shown, position
+        read, done = 0, False
+        while len(shown) < limit and not done and read < SCAN_PAGES * limit:
+            rows, done = self.store.bots.page(position if position and position[0] else None, limit - len(shown))
+            for name, at, record, misses in rows:
+                position, read = (at, name), read + 1
+                if not record.get("retired") and (owner is None or record["owner"] == owner):
+                    shown.append(self.entry(record, misses))
+        return shown, None if done else position
 
     def get(self, name: str) -> dict[str, Any]:
         """A bot's entry by its id, a computer player's or a registered bot's (as :meth:`catalog` lists it)."""
@@ -111,8 +138,8 @@ class RegisteredBots:
         return shown
 
     def update(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """Change ``description``, ``variants`` or ``webhook`` (null: no webhook, the bot plays from its
-        stream). A webhook set where there was none gets a new ``webhook_secret``, shown this once; another URL
+        """Change ``description``, ``variants``, ``arenas`` (``open``: anyone may enter it in an arena) or
+        ``webhook`` (null: no webhook, the bot plays from its stream). A webhook set where there was none gets a new ``webhook_secret``, shown this once; another URL
         keeps the secret. Also clears the bot's missed
         turns: its owner says it is back."""
         record, _ = self._owned(owner, name)
@@ -123,6 +150,8 @@ class RegisteredBots:
             record["variants"] = sorted(set(changes["variants"]))
         if "description" in changes:
             record["description"] = changes["description"]
+        if "arenas" in changes:
+            record["arenas"] = changes["arenas"]
         secret = None
         if "webhook" in changes:
             webhook = changes["webhook"]
@@ -137,21 +166,53 @@ class RegisteredBots:
         shown = self.entry(record, 0)
         return {**shown, "webhook_secret": secret} if secret else shown
 
+    def rotate_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
+        """A new token for the bot (its entry with ``token``, shown this once); the old one stops at once, or
+        after ``grace_s`` seconds (``previous_token_expires_at``). Rotating again ends the earlier grace."""
+        record, misses = self._owned(owner, name)
+        if record.get("retired"):
+            raise InvalidRequest(f"The bot {name!r} is retired; register a new one.")
+        token = new_bot_token()
+        current, earlier = record["token_hash"], record.get("old_token_hash")
+        until = round(time.time() + grace_s, 3) if grace_s else None
+        record = {**record, "token_hash": bot_key(token), "old_token_hash": current if grace_s else None, "old_token_until": until}
+        retired = [h for h in (earlier,) if h and h != current] + ([] if grace_s else [current])
+        self.store.bots.rotate_token(name, record, retired, current if grace_s else "", grace_s)
+        return {**self.entry(record, misses), "token": token, "previous_token_expires_at": until}
+
     def retire(self, owner: str, name: str) -> None:
-        """Never seated again (the games it sits in go on); its name stays taken."""
+        """Never seated again, and its tokens stop at once; the server moves for it in the games it sits in
+        until they end (:mod:`api.service.turns`). Its name stays taken."""
         record, _ = self._owned(owner, name)
-        if not record.get("retired"):
-            self.store.bots.put(name, {**record, "retired": True})
+        self._retire(record)
+
+    def retire_owned(self, owner: str) -> int:
+        """Retire every bot of the app ``owner`` (its app is revoked): how many were not yet."""
+        records = [record for record, _ in self.store.bots.all() if record["owner"] == owner and not record.get("retired")]
+        for record in records:
+            self._retire(record)
+        return len(records)
+
+    def _retire(self, record: dict[str, Any]) -> None:
+        self.store.bots.retire(record["name"], {**record, "retired": True}, [record["token_hash"], record.get("old_token_hash") or ""])
 
     # -- the game path -------------------------------------------------------------------------------------
 
-    def seatable(self, name: str, variant: str, index: int) -> dict[str, Any]:
+    def seatable(
+        self, name: str, variant: str, index: int, consented: Callable[[dict[str, Any]], bool]
+    ) -> dict[str, Any]:
         """The record of the bot named in seat ``index`` of a new ``variant`` game; 422 (naming the seat) when
-        it is unknown, retired, unavailable, or does not play ``variant``."""
-        found = self.store.bots.get(name)
+        it is unknown, retired, unavailable, or does not play ``variant``; 403 when its owner did not consent
+        (``consented(record)`` is false: not the owner's key, not an arena it was entered in)."""
+        found = self.store.bots.get(name) if _BOT_NAME.fullmatch(name) else None
         if found is None:
             raise unknown_strategy(name, "seats", index, inner="bot")
         record, misses = found
+        if not consented(record):
+            raise Forbidden(
+                f"Seat {index}: the bot {name!r} is seated only by its owner's app key, or in an arena its owner "
+                "created or entered it in."
+            )
         why = None
         if record.get("retired"):
             why = "is retired"
@@ -196,8 +257,6 @@ class RegisteredBots:
     def _check_webhook(self, webhook: str | None) -> None:
         if not webhook:
             return
-        why = webhooks.check_url(webhook)
-        if why is None and not self.settings.webhook_allow_private:
-            why = literal_target(webhook)
+        why = webhooks.refusal(webhook, self.settings.webhook_allow_private)
         if why:
             raise _field_error("webhook", why, f"The webhook {why}.")

@@ -13,6 +13,7 @@ import orjson
 
 from api.service.errors import Unauthorized
 from api.service.records import GameRecord
+from api.store import Store
 
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 _ID = re.compile(r"[a-z2-7]{16}")
@@ -99,22 +100,33 @@ def seal(key: str, data: bytes) -> bytes:
     return bytes(a ^ b for a, b in zip(data, pad))
 
 
-def authenticate(doc: GameRecord, token: str | None) -> int | None:
-    """The seat a token belongs to (a seat token, or the token of the registered bot that holds the seat);
-    None for no token (a spectator); Unauthorized for a wrong one."""
+def token_bot(store: Store, token: str | None) -> str | None:
+    """The registered bot a bot token (``dsk_bot_...``) names now, by its index (so a rotated token works in
+    the games seated before it, and a retired bot's, a revoked app's or a token rotated out names none); None
+    for another kind of token or none."""
+    if token is None or not token.startswith(BOT_TOKEN_PREFIX):
+        return None
+    return store.bots.name_for_token(bot_key(token)) or ""
+
+
+def authenticate(doc: GameRecord, token: str | None, bot: str | None = None) -> int | None:
+    """The seat a token belongs to (a seat token, or the token of the registered bot ``bot`` that holds the
+    seat: :func:`token_bot`, "" when it names no bot); None for no token (a spectator); Unauthorized for a
+    wrong one."""
     if token is None:
         return None
+    if token.startswith(BOT_TOKEN_PREFIX):
+        held = [s["seat"] for s in doc["seats"] if bot and s.get("bot") == bot and s.get("bot_key")]
+        if not bot:
+            raise Unauthorized("This bot token is unknown, rotated out, or its bot retired.")
+        if not held:
+            raise Unauthorized("This bot token is not that of a bot seated in this game.")
+        return held[-1]
     found: int | None = None
-    key = bot_key(token) if token.startswith(BOT_TOKEN_PREFIX) else None
     for seat in doc["seats"]:
         stored = seat.get("token_hash")
         if stored is not None and owns(stored, doc["id"], token):
             found = seat["seat"]
-        held = seat.get("bot_key")  # a registered bot's seat: its own token, the same in every game
-        if held is not None and key is not None and hmac.compare_digest(held, key):
-            found = seat["seat"]
-    if found is None and key is not None:
-        raise Unauthorized("This bot token is not that of a bot seated in this game.")
     if found is None:
         raise Unauthorized("This token is not a seat token of this game.")
     return found

@@ -19,9 +19,10 @@ from api.service import computer
 from api.service.app_events import Lifecycle
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
-from api.service.arenas.spec import ArenaRequest
+from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
+from api.service.self_service import SelfService
 from api.service.apps import DEFAULT_GRACE_S, App, Apps, Issued
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
@@ -31,12 +32,14 @@ from api.service.events import Events
 from api.service.export import ExportRequest, export, scope_of
 from api.service.games import Games
 from api.service.lobby import list_waiting
-from api.service.matchmaking import Matchmaking, TicketRequest
+from api.service.matchmaking import Matchmaking
+from api.service.matchmaking.calls import MatchmakingCalls
+from api.service.matchmaking.rematch import Rematches
 from api.service.moves import Moves
 from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
-from api.service.security import authenticate
+from api.service.security import BOT_TOKEN_PREFIX, authenticate, token_bot
 from api.service.simulations.runner import Cursor, Simulations
 from api.service.simulations.spec import SimulationRequest
 from api.service.sweep import Sweep, SweepReport
@@ -48,7 +51,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service:
+class Service(MatchmakingCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -76,6 +79,8 @@ class Service:
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
+        self.rematches = Rematches(self.store, settings, self.games, self.creation, self.commits)
+        self.self_service = SelfService(self.store, settings, self.queues)
         self.erasure = Erasure(self.store, self.archive, self.commits)
         self.matchmaking = Matchmaking(self.store, settings, self.queues, self.creation, lifecycle, self.registry)
 
@@ -85,10 +90,11 @@ class Service:
     def variants() -> dict[str, Any]:
         return domino.describe_variants()
 
-    def bots(self) -> list[dict[str, Any]]:
+    def bots(self, after: tuple[float, str] | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
         """The computer players (``kind: builtin``) and the registered bots (``kind: registered``), each with its
         ratings by variant."""
-        return self.ratings.with_ratings(self.registry.catalog())
+        page, position = self.registry.catalog(after, limit, owner)
+        return self.ratings.with_ratings(page), position
 
     # -- registered bots ------------------------------------------------------------------------------------
 
@@ -109,6 +115,11 @@ class Service:
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
+        self.ratings.unlist_bot(name)
+
+    def rotate_bot_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
+        """Only the app ``owner`` that registered it: a new token, the old one kept ``grace_s`` seconds."""
+        return self.ratings.with_ratings([self.registry.rotate_token(owner, name, grace_s)])[0]
 
     def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
         """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
@@ -140,7 +151,7 @@ class Service:
         (None) when ``unchanged(version, archived)`` (a 304 for ``If-None-Match``: the token is still checked).
         ``archived``: the archive holds the game (its ETag says so)."""
         game = self.games.read(game_id)
-        seat = authenticate(game.doc, token)
+        seat = authenticate(game.doc, token, token_bot(self.store, token))
         if unchanged(game.version, game.archived):
             return None, game.version, seat, game.archived
         return render_view(game.doc, game.version, game.state, seat, game.archived), game.version, seat, game.archived
@@ -148,11 +159,12 @@ class Service:
     def history(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         """Rounds, moves and results. Before the end: what the caller's seat may see; after: everything."""
         game, earlier_rounds = self.games.read_with_rounds(game_id)
-        seat = authenticate(game.doc, token)
+        seat = authenticate(game.doc, token, token_bot(self.store, token))
         if game.stored is not None:
             return from_archive(game.stored.record, seat)
         state = whole_state(game.doc, earlier_rounds)
-        return render_history(game.doc, game.version, state, seat, self.store.games.events(game_id), game.archived)
+        events = self.store.games.events(game_id)
+        return render_history(game.doc, game.version, state, seat, events, game.archived, self.arenas.sealed(game.doc))
 
     def record(self, game_id: str) -> dict[str, Any]:
         """A game's record (docs/notation.md): its history as everyone reads it once the game is over (every
@@ -160,6 +172,8 @@ class Service:
         history = self.history(game_id)
         if history["status"] in ("waiting", "playing"):
             raise GameNotOver(f"Game {game_id!r} is not over: its record would reveal the hands.")
+        if "seed" not in history:
+            raise GameNotOver(f"Game {game_id!r} is over, but its arena still plays its deals: its record comes when the arena ends.")
         del history["archived"]  # the record is the same wherever it is kept
         return history
 
@@ -197,11 +211,12 @@ class Service:
         return self.endings.abort(app, game_id, expected_version)
 
     def claim_seat(
-        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None
+        self, game_id: str, seat: int, name: str, client: str, expected_version: int | None = None, app: App | None = None
     ) -> tuple[dict[str, Any], str, int]:
         """(that seat's view, its token, version). ``client`` (the caller's address) may hold only so many
-        seats of a listed game."""
-        return self.moves.claim_seat(game_id, seat, name, client, expected_version)
+        seats of a listed game; a seat naming a ``player`` is claimed only with its ``app``'s key."""
+        app_id = app.id if app is not None else None
+        return self.moves.claim_seat(game_id, seat, name, client, expected_version, app_id)
 
     def lobby(self, before: Key | None, limit: int) -> tuple[list[dict[str, Any]], Key | None]:
         """Listed games with an open seat, newest first, before the cursor (created_at, id); the next cursor."""
@@ -248,6 +263,20 @@ class Service:
     def update_app(self, id_or_name: str, events: str | None) -> App:
         return self.apps.update(id_or_name, events)
 
+    def change_app(self, app: App, changes: dict[str, Any]) -> tuple[App, str | None]:
+        """The calling app's own changes (webhook, events): the app, and a new webhook secret if one was made."""
+        return self.apps.change(app, changes)
+
+    def app_deliveries(self, app: App, before: tuple[float, str] | None, limit: int) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+        """What the app's webhook was sent (the last 7 days, at most 1,000), newest first: (page, next cursor)."""
+        return self.self_service.deliveries(app, before, limit)
+
+    def redeliver(self, app: App, delivery_id: str) -> dict[str, Any]:
+        return self.self_service.redeliver(app, delivery_id)
+
+    def ping_webhook(self, app: App) -> dict[str, Any]:
+        return self.self_service.ping(app)
+
     def list_apps(self) -> list[App]:
         return self.apps.all()
 
@@ -260,7 +289,10 @@ class Service:
         return self.apps.rotate_secret(id_or_name, grace_s)
 
     def revoke_app(self, id_or_name: str) -> App:
-        return self.apps.revoke(id_or_name)
+        """Its keys stop at once, and its bots are retired (their tokens stop too)."""
+        app = self.apps.revoke(id_or_name)
+        self.registry.retire_owned(app.id)
+        return app
 
     # -- events ---------------------------------------------------------------------------------------------
 
@@ -323,25 +355,6 @@ class Service:
         self.matchmaking.sweep(now)  # tickets unread expire; tables due to be filled are
         return report
 
-    # -- matchmaking ----------------------------------------------------------------------------------------
-
-    def open_ticket(
-        self, req: TicketRequest, app: App | None, token: str | None, player: str | None, client: str
-    ) -> dict[str, Any]:
-        """A matchmaking ticket for an app's ``player``, a registered bot (its ``token``) or the anonymous
-        ``client``: ``{"ticket", "token"}`` (api/service/matchmaking)."""
-        return self.matchmaking.open(req, app, token, player, client)
-
-    def ticket(self, ticket_id: str, token: str | None, wait: float = 0.0) -> dict[str, Any]:
-        return self.matchmaking.read(ticket_id, token, wait)
-
-    def cancel_ticket(self, ticket_id: str, token: str | None) -> dict[str, Any]:
-        return self.matchmaking.cancel(ticket_id, token)
-
-    def match_pool(self, pool: str, ticket_id: str) -> str:
-        """A ticket arrived in ``pool``: form the table it may join."""
-        return f"{self.matchmaking.match(pool, ticket_id or None)} tables"
-
     def sweep_due(self, now: float | None = None) -> SweepReport:
         """Only the turn deadlines and apps' reminders due by ``now``: what the sweep's timer runs."""
         timeouts, reminders = self.timed.drain(now)
@@ -357,16 +370,35 @@ class Service:
 
     # -- ratings and arenas ---------------------------------------------------------------------------------
 
-    def leaderboard(self, variant: str, limit: int, app: App | None = None) -> dict[str, Any]:
-        """The bots rated in ``variant`` (or ``app``'s players), best first (by ordinal)."""
-        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None)
+    def leaderboard(
+        self, variant: str, limit: int, app: App | None = None, after: tuple[float, str] | None = None
+    ) -> tuple[dict[str, Any], tuple[float, str] | None]:
+        """A page of the bots rated in ``variant`` (or ``app``'s players), best first (by ordinal), and the
+        position of the next page."""
+        return self.ratings.leaderboard(variant, limit, app.id if app is not None else None, after)
 
-    def create_arena(self, request: ArenaRequest) -> tuple[str, dict[str, Any]]:
+    def arena_owner(self, app: App | None, token: str | None) -> ArenaOwner:
+        """Who calls about arenas: the app of its key, else the registered bot of its token; 401 otherwise."""
+        if app is not None:
+            return ArenaOwner.of_app(app.id)
+        if token is None or not token.startswith(BOT_TOKEN_PREFIX):
+            raise Unauthorized("Arenas need an app key or a bot token: `Authorization: Bearer dsk_app_...`.")
+        return ArenaOwner.of_bot(self.registry.caller(token))
+
+    def create_arena(self, request: ArenaRequest, owner: ArenaOwner) -> tuple[str, dict[str, Any]]:
         """(its id, the arena with its first games started)."""
-        return self.arenas.create(request)
+        return self.arenas.create(request, owner)
 
     def arena(self, arena_id: str) -> dict[str, Any]:
         return self.arenas.get(arena_id)
+
+    def owned_arenas(
+        self, owner: ArenaOwner, before: tuple[float, str] | None, limit: int
+    ) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
+        return self.arenas.owned(owner, before, limit)
+
+    def cancel_arena(self, arena_id: str, owner: ArenaOwner) -> dict[str, Any]:
+        return self.arenas.cancel(arena_id, owner)
 
     # -- simulations -----------------------------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ Every commit of a game (a move, a seat claim, a resignation, the creation) goes 
   and tells the registered bots of the game (:mod:`api.service.notices`).
 
 A registered bot's turn always has a deadline (the game's ``turn_timeout_s``, else
-``Settings.bot_turn_timeout``), and goes to its webhook if it has one (as a hosted seat's), else to its stream.
+``Settings.bot_turn_timeout``), and goes to its webhook if it has one (as a hosted seat's), else to its stream;
+a retired bot's turn is due at once, and the server moves for it.
 
 The commit that ends a rated game is prepared the same way: its entry in the ratings due set is marked before
 the commit, and the job that updates the ratings (:mod:`api.service.ratings`) is enqueued after it.
@@ -102,6 +103,12 @@ class Turns:
             return Plan(bot=True, unattended=not attended(s, doc.get("away") or {}), seat=seat)
         deadline = None
         timeout = doc.get("turn_timeout_s") or (s.bot_turn_timeout if kind == REGISTERED else None)
+        record = self._registered(doc["seats"][seat].get("bot", "")) if kind == REGISTERED else None
+        if kind == REGISTERED and (record is None or record.get("retired")):
+            # nobody moves for a retired bot (its tokens stopped): the server does, at once
+            deadline = doc["deadline"] = round(now, 3)
+            self.store.turns_due.mark(game_id, deadline)
+            return Plan(deadline=deadline, seat=seat)
         if "clock" in doc:  # the seat's own bank (a seat at 0 is moved for at once, then gets its increment)
             clock = doc["clock"] = {**doc["clock"], "seat": seat, "turn_started_at": round(now, 3)}
             timeout = max(clock["remaining"][seat], 0.001)
@@ -111,11 +118,9 @@ class Turns:
         doc["deadline"] = deadline
         stream_turn = None
         hosted = kind == HOSTED
-        if kind == REGISTERED:
-            name = doc["seats"][seat].get("bot", "")
-            found = self.store.bots.get(name)
-            hosted = found is not None and bool(found[0].get("webhook"))
-            stream_turn = None if hosted else name
+        if record is not None:
+            hosted = bool(record.get("webhook"))
+            stream_turn = None if hosted else record["name"]
         if hosted:
             delays = s.webhook_delays or (s.bot_due_delay,)
             self.store.hooks_due.mark(webhook_member(game_id, version), now + s.webhook_timeout + delays[0], attempt=1)
@@ -124,6 +129,10 @@ class Turns:
             hosted=hosted, stream_turn=stream_turn, deadline=deadline, seat=seat, legal_moves=legal_moves,
             clock=public_clock(doc),
         )  # fmt: skip
+
+    def _registered(self, name: str) -> dict[str, Any] | None:
+        found = self.store.bots.get(name)
+        return None if found is None else found[0]
 
     def start(
         self, game_id: str, version: int, plan: Plan, doc: GameRecord, state: domino.State, events: list[StoredEvent]

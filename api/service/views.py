@@ -61,6 +61,7 @@ def render_view(
         "clock": public_clock(doc),
         "deadline": doc.get("deadline"),
         **({"metadata": doc["metadata"]} if "metadata" in doc else {}),
+        "next_game_id": doc.get("next_game_id"),
     }
     merged = {**v, **extra}
     if extra["status"] == "waiting":
@@ -94,11 +95,13 @@ def render_history(
     seat: int | None,
     events: list[tuple[str, dict[str, Any]]],
     archived: bool = False,
+    sealed: bool = False,
 ) -> dict[str, Any]:
     """Rounds, moves and results. Before the end: what ``seat`` may see (while the game waits for seats, what
     everyone sees: see :func:`render_view`); after: everything, the same for every seat but ``seat``, which is
-    why the archive keeps it rendered (:func:`from_archive`)."""
-    finished = bool(state.finished)
+    why the archive keeps it rendered (:func:`from_archive`). ``sealed``: over, but its deals stay hidden as
+    before the end (an arena's game while the arena plays the same deals in other games)."""
+    finished = bool(state.finished) and not sealed
     sees = None if waiting(doc) else seat
     out: dict[str, Any] = {
         "id": doc["id"],

@@ -37,8 +37,8 @@ import orjson
 from standardwebhooks.webhooks import Webhook
 
 from api.config import Settings
-from api.service import deliveries
-from api.service.addresses import Refused, host_key, pin
+from api.service import deliveries, self_service
+from api.service.addresses import Refused, host_key, literal_target, pin
 from api.service.games import Games
 from api.service.notices import turn_notice
 from api.service.records import HOSTED, REGISTERED, GameRecord, SeatRecord
@@ -68,6 +68,14 @@ def check_url(url: str) -> str | None:
     if parts.username or parts.password:
         return "must not carry credentials"
     return None
+
+
+def refusal(url: str, allow_private: bool) -> str | None:
+    """Why ``url`` cannot be an app's or a registered bot's webhook, judged without DNS (None: it can): not an
+    http(s) URL, or a literal address that is not public (unless ``allow_private``). Where a name resolves
+    to is judged at each delivery."""
+    why = check_url(url)
+    return literal_target(url) if why is None and not allow_private else why
 
 
 def app_secrets(app: dict[str, str], now: float | None = None) -> list[str]:
@@ -113,6 +121,7 @@ class Outgoing:
     lane: str  # its game: a game's deliveries go one at a time, in order
     turn: tuple[str, int] | None = None  # a turn's (game, version): not sent once the game has moved on
     delivered: Callable[[], None] | None = None
+    tried: Callable[[str, int | None, float, bool], None] | None = None  # (outcome, code, ms, last): an app's log
 
 
 def turn_owner(game_id: str, doc: GameRecord) -> str:
@@ -193,7 +202,8 @@ class Webhooks:
         due = self.store.app_hooks_due
         record = self.store.app_deliveries.get(delivery_id)
         app = None if record is None else self.store.apps.get(record["app"])
-        # gone: the delivery, the app, its webhook, or the game (a create undone after a lost race)
+        # gone: the delivery, the app, its webhook, or the game (a create undone after a lost race; a
+        # redelivery or a ping is "checked": known to have happened)
         if record is None or app is None or app.get("revoked_at") or not app.get("webhook") or self._no_game(record):
             due.clear(delivery_id)
             return "gone"
@@ -202,11 +212,15 @@ class Webhooks:
         headers["webhook-attempt"] = str(attempt + 1)
         done = lambda: self.store.app_deliveries.delete(delivery_id)  # noqa: E731
         label = f"app event {delivery_id}"
-        owner, lane = f"app:{record['app']}", str(record["game"])
-        return Outgoing(owner, due, delivery_id, app["webhook"], body, headers, attempt, label, lane, None, done)
+        owner, lane = f"app:{record['app']}", str(record.get("game") or delivery_id)
+
+        def logged(outcome: str, code: int | None, ms: float, last: bool) -> None:
+            self_service.tried(self.store, delivery_id, record, outcome, code, ms, last)
+
+        return Outgoing(owner, due, delivery_id, app["webhook"], body, headers, attempt, label, lane, None, done, logged)
 
     def _no_game(self, record: dict[str, Any]) -> bool:
-        return self.store.games.version(record["game"]) is None
+        return not record.get("checked") and self.store.games.version(record["game"]) is None
 
     def send(self, out: Outgoing) -> str:
         """POST a prepared delivery. ``delivered`` clears its due entry; a failure leaves it for the sweep,
@@ -214,36 +228,41 @@ class Webhooks:
         if out.turn is not None and self.store.games.version(out.turn[0]) != out.turn[1]:
             out.due.clear(out.member)
             return "stale"
-        outcome = self._post(out.url, out.body, out.headers, out.owner)
+        began = time.monotonic()
+        outcome, code = self._post(out.url, out.body, out.headers, out.owner)
+        refused = outcome.startswith("failed: points to")  # a refused address is not tried again sooner
+        if out.tried is not None and not outcome.startswith("deferred"):
+            out.tried(outcome, code, (time.monotonic() - began) * 1000, refused or out.attempt >= len(self.settings.webhook_delays))
         if outcome == "delivered":
             out.due.clear(out.member)
             if out.delivered is not None:
                 out.delivered()
             return outcome
         log.info("%s attempt %s failed: %s", out.label, out.attempt + 1, outcome)
-        if not outcome.startswith("failed: points to"):  # a refused address is not tried again sooner
+        if not refused:
             self._retry_after_failure(out.due, out.member, out.attempt)
         return outcome
 
-    def _post(self, url: str, body: bytes, headers: dict[str, str], owner: str) -> str:
+    def _post(self, url: str, body: bytes, headers: dict[str, str], owner: str) -> tuple[str, int | None]:
         """POST to the address the URL's host was judged by; a host that does not answer (DNS, connect,
         read) is backed off, and while it is, nothing waits on it: the sweep retries after its delay. A host
-        never seen answering gets the short first-contact timeout (``webhook_first_timeout``)."""
+        never seen answering gets the short first-contact timeout (``webhook_first_timeout``). (What came of it,
+        the answer's status code.)"""
         s = self.settings
         parts = urlsplit(url)
         name = f"name:{parts.hostname}"
         if self.store.hook_hosts.backoff_left(name) > 0:
-            return "deferred: host backed off"
+            return "deferred: host backed off", None
         try:
             target = pin(url, s.webhook_allow_private, s.webhook_connect_timeout, owner)
         except Refused as exc:
             if str(exc).startswith("does not resolve"):
                 self.store.hook_hosts.failed(name, s.webhook_host_delays)
-            return f"failed: {exc}"
+            return f"failed: {exc}", None
         # An address and port: a black hole on one port of a machine does not back off its other services.
         host = f"addr:{host_key(target.address)}:{target.port}"
         if self.store.hook_hosts.backoff_left(host) > 0:
-            return "deferred: host backed off"
+            return "deferred: host backed off", None
         extensions = {"sni_hostname": target.host} if parts.scheme == "https" and target.host != str(target.address) else {}
         read = s.webhook_timeout if self.store.hook_hosts.known(host) else min(s.webhook_timeout, s.webhook_first_timeout)
         timeout = httpx.Timeout(read, connect=min(s.webhook_connect_timeout, read))
@@ -254,11 +273,11 @@ class Webhooks:
                 )
         except httpx.TransportError as exc:  # no answer: DNS aside, connect refused or timed out, read timed out
             self.store.hook_hosts.failed(host, s.webhook_host_delays)
-            return f"failed: {type(exc).__name__}"
+            return f"failed: {type(exc).__name__}", None
         except httpx.HTTPError as exc:
-            return f"failed: {type(exc).__name__}"
+            return f"failed: {type(exc).__name__}", None
         self.store.hook_hosts.answered(host)
-        return "delivered" if 200 <= resp.status_code < 300 else f"failed: HTTP {resp.status_code}"
+        return ("delivered" if 200 <= resp.status_code < 300 else f"failed: HTTP {resp.status_code}"), resp.status_code
 
     def _retry_after_failure(self, due: DueSet, member: str, attempt: int) -> None:
         """Due the next try one back-off step after this failure (``DOMINO_WEBHOOK_BACKOFF``: 1 s, then 5 s, ...).

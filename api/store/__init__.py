@@ -26,6 +26,7 @@ from api.store.connections import (
     Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
 )
 from api.store.deliveries import AppDeliveries
+from api.store.delivery_log import DeliveryLog
 from api.store.due import DueSet, DueTimer
 from api.store.expiry import GameExpiry
 from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
@@ -37,12 +38,13 @@ from api.store.rewrites import GameRewrites
 from api.store.simulations import SimulationStore
 from api.store.slots import ClientSlots
 from api.store.streams import StreamSlots
+from api.store.rematches import RematchStore
 from api.store.tickets import TicketStore
 
 __all__ = [
     "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
     "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
-    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "TicketStore", "WebhookHosts", "WholeGame",
+    "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "RematchStore", "TicketStore", "WebhookHosts", "WholeGame",
     "out_of_memory", "ping_url", "shutdown_url",
     "translated",
 ]  # fmt: skip
@@ -68,6 +70,7 @@ class Store:
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
+        self.delivery_log = DeliveryLog(queue, prefix, ttl_s=7 * 86400, max_entries=1000)  # what apps were sent
         self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)
         self.simulations = SimulationStore(queue, prefix, settings.simulation_ttl)
@@ -83,6 +86,7 @@ class Store:
         self.app_games = ClientSlots(queue, prefix, "appgames")  # an app's games waiting or playing
         self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
         self.tickets = TicketStore(queue, self.connections.blocking_queue, prefix)  # matchmaking
+        self.rematches = RematchStore(queue, prefix)  # offers of the same table again
 
     @property
     def redis(self) -> Redis | RedisCluster:

@@ -3,7 +3,8 @@
 - ``<prefix>:bot:<name>``         hash ``doc`` (the bot's record, JSON: what its owner registered, its token's
   hash, ``retired``) and ``misses`` (turn deadlines it missed in a row)
 - ``<prefix>:bots``               sorted set name -> registration time: the listing
-- ``<prefix>:bot-token:<sha>``    the name of the bot whose token hashes (SHA-256, hex) to ``<sha>``
+- ``<prefix>:bot-token:<sha>``    the name of the bot whose token hashes (SHA-256, hex) to ``<sha>``: its
+  current token's, and a rotated one's until its grace ends (it expires then); retiring deletes them
 - ``<prefix>:bot:<name>:events``  stream of the bot's notices (its turns, its games started and ended), field
   ``e`` (JSON), capped at about ``max_notices`` entries (``XADD MAXLEN ~``)
 
@@ -18,7 +19,7 @@ from typing import Any, cast
 import orjson
 import redis
 
-from api.store.connections import translating
+from api.store.connections import oldest_after, translating
 
 # KEYS: the bot's hash, the token key, the listing. ARGV: doc, name, registered at. Returns 0 when the name
 # is taken, else 1: the record, the token and the listing are written together or not at all.
@@ -86,9 +87,43 @@ class BotStore:
         return [(orjson.loads(doc), int(misses or 0)) for doc, misses in rows if doc is not None]
 
     @translating
+    def page(self, after: tuple[float, str] | None, count: int) -> tuple[list[tuple[str, float, dict[str, Any], int]], bool]:
+        """In registration order, strictly after (registered at, name): up to ``count`` bots, retired ones too,
+        as (name, registered at, record, misses); and whether there are no more."""
+        rows, done = oldest_after(self.conn, self.listing_key(), after, count)
+        with self.conn.pipeline(transaction=False) as pipe:
+            for name, _ in rows:
+                pipe.hmget(self.key(name), ["doc", "misses"])
+            found = pipe.execute()
+        page = [(name, at, orjson.loads(doc), int(misses or 0)) for (name, at), (doc, misses) in zip(rows, found) if doc is not None]
+        return page, done
+
+    @translating
     def put(self, name: str, doc: dict[str, Any]) -> None:
         """Write a changed record (its misses are kept apart, counted by the game path)."""
         self.conn.hset(self.key(name), "doc", orjson.dumps(doc))
+
+    @translating
+    def rotate_token(self, name: str, doc: dict[str, Any], retired: list[str], kept: str, grace_s: int) -> None:
+        """Write ``doc`` (its ``token_hash`` the new token's) and index its token; the tokens hashing to
+        ``retired`` stop now, ``kept`` (if any) in ``grace_s`` seconds."""
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.hset(self.key(name), "doc", orjson.dumps(doc))
+        pipe.set(self.token_key(doc["token_hash"]), name)
+        for token_hash in filter(None, retired):
+            pipe.delete(self.token_key(token_hash))
+        if kept:
+            pipe.expire(self.token_key(kept), grace_s)
+        pipe.execute()
+
+    @translating
+    def retire(self, name: str, doc: dict[str, Any], token_hashes: list[str]) -> None:
+        """Write the retired ``doc`` and drop its tokens: from the next request on, none names the bot."""
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.hset(self.key(name), "doc", orjson.dumps(doc))
+        for token_hash in filter(None, token_hashes):
+            pipe.delete(self.token_key(token_hash))
+        pipe.execute()
 
     @translating
     def name_for_token(self, token_hash: str) -> str | None:

@@ -113,6 +113,17 @@ def newest_before(conn: Any, key: str, before: tuple[float, str] | None, limit: 
     return kept[:limit], len(rows) < limit + TIES and len(kept) <= limit
 
 
+def oldest_after(conn: Any, key: str, after: tuple[float, str] | None, limit: int) -> tuple[list[tuple[str, float]], bool]:
+    """:func:`newest_before` the other way: oldest first by (score, member), strictly after ``after``."""
+    if after is None:
+        rows = scored(conn.zrangebyscore(key, "-inf", "+inf", start=0, num=limit, withscores=True))
+        return rows, len(rows) < limit
+    at, after_id = after
+    rows = scored(conn.zrangebyscore(key, repr(at), "+inf", start=0, num=limit + TIES, withscores=True))
+    kept = [(m, s) for m, s in rows if s > at or m > after_id]
+    return kept[:limit], len(rows) < limit + TIES and len(kept) <= limit
+
+
 class Connections:
     """The connections of one process. Made lazily: creating them does no I/O (``create_app`` needs none)."""
 

@@ -20,18 +20,23 @@ import redis
 from api.store.connections import translating
 
 # KEYS: ratings hash, the game's mark, then one leaderboard per entry.  ARGV: the mark's ttl (s), then per
-# entry: field, its value as read ('' when it had none), its new value, its new ordinal. Returns 1 (written),
-# 0 (the game was rated already: nothing written), -1 (a rating changed since it was read: nothing written).
+# entry: field, its value as read ('' when it had none), its new value, its new ordinal, '1' when it is listed
+# ('0': a retired bot, kept off its leaderboard). Returns 1 (written), 0 (the game was rated already: nothing
+# written), -1 (a rating changed since it was read: nothing written).
 _RATE = """
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-local n = (#ARGV - 1) / 4
+local n = (#ARGV - 1) / 5
 for i = 0, n - 1 do
-  local current = redis.call('HGET', KEYS[1], ARGV[2 + 4 * i]) or ''
-  if current ~= ARGV[3 + 4 * i] then return -1 end
+  local current = redis.call('HGET', KEYS[1], ARGV[2 + 5 * i]) or ''
+  if current ~= ARGV[3 + 5 * i] then return -1 end
 end
 for i = 0, n - 1 do
-  redis.call('HSET', KEYS[1], ARGV[2 + 4 * i], ARGV[4 + 4 * i])
-  redis.call('ZADD', KEYS[3 + i], ARGV[5 + 4 * i], ARGV[2 + 4 * i])
+  redis.call('HSET', KEYS[1], ARGV[2 + 5 * i], ARGV[4 + 5 * i])
+  if ARGV[6 + 5 * i] == '1' then
+    redis.call('ZADD', KEYS[3 + i], ARGV[5 + 5 * i], ARGV[2 + 5 * i])
+  else
+    redis.call('ZREM', KEYS[3 + i], ARGV[2 + 5 * i])
+  end
 end
 redis.call('SET', KEYS[2], '1', 'EX', ARGV[1])
 return 1
@@ -49,6 +54,7 @@ class RatingWrite:
     read: str | None
     value: str
     ordinal: float
+    listed: bool = True  # on its leaderboard (not a retired bot)
 
 
 class RatingStore:
@@ -96,12 +102,28 @@ class RatingStore:
         keys = [self.key(variant), self.mark_key(game_id), *(self.board_key(variant, w.board) for w in writes)]
         args: list[str | int | float] = [self.mark_ttl]
         for w in writes:
-            args.extend((w.player, w.read or "", w.value, w.ordinal))
+            args.extend((w.player, w.read or "", w.value, w.ordinal, "1" if w.listed else "0"))
         return int(self._rate(keys=keys, args=args))
 
     @translating
-    def board(self, variant: str, board: str, limit: int) -> list[tuple[str, str]]:
-        """The best ``limit`` players of a leaderboard by ordinal: (player, its rating as JSON)."""
-        players = [m.decode() for m in cast("list[bytes]", self.conn.zrevrange(self.board_key(variant, board), 0, limit - 1))]
-        values = self.read(variant, players)
-        return [(p, v) for p, v in zip(players, values) if v is not None]
+    def board(self, variant: str, board: str, after: tuple[float, str] | None, count: int) -> list[tuple[str, float, str]]:
+        """Up to ``count`` players of a leaderboard, best first (by ordinal, then by key, descending), after the
+        position ``after`` (ordinal, player) of a page before: (player, ordinal, its rating as JSON)."""
+        key = self.board_key(variant, board)
+        if after is None:
+            rows = self.conn.zrevrange(key, 0, count - 1, withscores=True)
+        else:  # from the cursor's ordinal on, less those of that ordinal a page before showed (ties are rare)
+            ties = int(self.conn.zcount(key, after[0], after[0]))
+            rows = self.conn.zrevrangebyscore(key, after[0], "-inf", start=0, num=count + ties, withscores=True)
+            rows = [(m, o) for m, o in rows if not (o == after[0] and m.decode() >= after[1])][:count]
+        players = [(m.decode(), float(o)) for m, o in cast("list[tuple[bytes, float]]", rows)]
+        values = self.read(variant, [p for p, _ in players])
+        return [(p, o, v) for (p, o), v in zip(players, values) if v is not None]
+
+    @translating
+    def unlist(self, variants: list[str], board: str, player: str) -> None:
+        """Take ``player`` off ``board`` in every variant (a retired bot); its ratings stay."""
+        pipe = self.conn.pipeline(transaction=False)
+        for variant in variants:
+            pipe.zrem(self.board_key(variant, board), player)
+        pipe.execute()

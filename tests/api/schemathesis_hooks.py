@@ -85,10 +85,10 @@ def map_body(context: Any, body: Any) -> Any:
 
 
 def _schema_valid_bots(bots: Any) -> bool:
-    """Whether an arena's `bots` is what its schema allows: 2-10 distinct strings of 1-40 characters."""
+    """Whether an arena's `bots` is what its schema allows: 2-10 distinct names of the bot name pattern."""
     if not isinstance(bots, list) or not 2 <= len(bots) <= 10:
         return False
-    names = [b for b in bots if isinstance(b, str) and 1 <= len(b) <= 40]
+    names = [b for b in bots if isinstance(b, str) and re.fullmatch(BOT_NAME_PATTERN, b)]
     return len(names) == len(bots) and len(set(names)) == len(names)
 
 

@@ -176,7 +176,9 @@ def test_metadata_and_players_come_back_in_views_history_and_events(client, app_
 
 def test_an_open_seat_keeps_its_player_when_claimed(client, app_key) -> None:  # type: ignore[no-untyped-def]
     game = create(client, app_key, seats=[{"name": "Ana"}, {"open": True, "player": "user:9", "metadata": {"x": 1}}])["game"]
-    claimed = client.post(f"/v1/games/{game['id']}/seats/1", json={"name": "Bo"})
+    anyone = client.post(f"/v1/games/{game['id']}/seats/1", json={"name": "Bo"})
+    assert anyone.status_code == 403, "the app's player's seat is the app's to claim"
+    claimed = client.post(f"/v1/games/{game['id']}/seats/1", json={"name": "Bo"}, headers={"Authorization": f"Bearer {app_key}"})
     assert claimed.status_code == 201
     assert claimed.get_json()["game"]["seats"][1] | {"hand_count": None} == {
         "seat": 1, "name": "Bo", "kind": "human", "player": "user:9", "metadata": {"x": 1}, "hand_count": None,

@@ -20,8 +20,9 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def new_game(client, seats: list[dict[str, Any]], variant: str = "draw", **body: Any):  # type: ignore[no-untyped-def]
-    return client.post("/v1/games", json={"variant": variant, "seats": seats, **body})
+def new_game(client, key: str, seats: list[dict[str, Any]], variant: str = "draw", **body: Any):  # type: ignore[no-untyped-def]
+    """A game created with ``key``: a registered bot is seated by its owner's app key (test_consent.py)."""
+    return client.post("/v1/games", json={"variant": variant, "seats": seats, **body}, headers=auth(key))
 
 
 def poll(client, token: str, after: str | None = None, **params: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -113,41 +114,41 @@ def test_only_the_owner_updates_or_retires_and_a_retired_bot_is_not_seatable(cli
     assert client.patch("/v1/bots/nobody", json={}, headers=auth(owner.key)).status_code == 404
     resp = client.patch("/v1/bots/mybot", json={"variants": ["block"], "description": "blocks"}, headers=auth(owner.key))
     assert resp.status_code == 200 and resp.get_json()["variants"] == ["block"] and resp.get_json()["description"] == "blocks"
-    wrong = new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}], variant="draw")
+    wrong = new_game(client, owner.key, [{"bot": "mybot"}, {"bot": "greedy"}], variant="draw")
     assert wrong.status_code == 422 and "does not play 'draw'" in wrong.get_json()["detail"]
-    assert new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}], variant="block").status_code == 201
+    assert new_game(client, owner.key, [{"bot": "mybot"}, {"bot": "greedy"}], variant="block").status_code == 201
 
     assert client.delete("/v1/bots/mybot", headers=auth(owner.key)).status_code == 204
     assert client.delete("/v1/bots/mybot", headers=auth(owner.key)).status_code == 204
     assert "mybot" not in [b["id"] for b in client.get("/v1/bots").get_json()]
     assert client.get("/v1/bots/mybot").status_code == 404
-    retired = new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}], variant="block")
+    retired = new_game(client, owner.key, [{"bot": "mybot"}, {"bot": "greedy"}], variant="block")
     assert retired.status_code == 422 and "retired" in retired.get_json()["detail"]
     assert client.patch("/v1/bots/mybot", json={"description": "x"}, headers=auth(owner.key)).status_code == 422
     again = client.post("/v1/bots", json={"name": "mybot", "description": "x", "variants": ["draw"]}, headers=auth(owner.key))
     assert again.status_code == 422, "a retired name is never reused"
 
 
-def test_a_seat_names_a_registered_bot_once_and_gets_no_token(client, register_bot):
+def test_a_seat_names_a_registered_bot_once_and_gets_no_token(client, register_bot, app_key):
     register_bot("mybot")
-    resp = new_game(client, [{"name": "Ana"}, {"bot": "mybot"}, {"bot": "greedy"}])
+    resp = new_game(client, app_key, [{"name": "Ana"}, {"bot": "mybot"}, {"bot": "greedy"}])
     assert resp.status_code == 201, resp.get_json()
     data = resp.get_json()
     assert [t["seat"] for t in data["tokens"]] == [0], "the bot moves with its own token"
     assert data["game"]["seats"][1] == {"seat": 1, "name": "mybot", "kind": "registered", "hand_count": 7}
-    unknown = new_game(client, [{"bot": "nobody"}, {"bot": "greedy"}])
+    unknown = new_game(client, app_key, [{"bot": "nobody"}, {"bot": "greedy"}])
     assert unknown.status_code == 422 and "Unknown bot 'nobody'" in unknown.get_json()["detail"]
     assert unknown.get_json()["errors"]["json"]["seats"]["0"]["bot"]
-    twice = new_game(client, [{"bot": "mybot"}, {"bot": "mybot"}])
+    twice = new_game(client, app_key, [{"bot": "mybot"}, {"bot": "mybot"}])
     assert twice.status_code == 422 and "at most once" in twice.get_json()["detail"]
-    think = new_game(client, [{"bot": "mybot", "think_ms": 50}, {"bot": "greedy"}])
+    think = new_game(client, app_key, [{"bot": "mybot", "think_ms": 50}, {"bot": "greedy"}])
     assert think.status_code == 422 and think.get_json()["errors"]["json"]["seats"]["0"]["think_ms"]
 
 
 @pytest.mark.cluster  # the games on a Redis Cluster, the bot's stream on the queue Redis (a blocking read of its own)
-def test_a_bot_plays_a_game_to_the_end_from_its_stream(client, register_bot, run_bots, backend):
+def test_a_bot_plays_a_game_to_the_end_from_its_stream(client, register_bot, run_bots, backend, app_key):
     bot = register_bot("mybot")
-    resp = new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}], rules=ONE_ROUND)
+    resp = new_game(client, app_key, [{"bot": "mybot"}, {"bot": "greedy"}], rules=ONE_ROUND)
     game_id = resp.get_json()["game"]["id"]
     notices = play_from_stream(client, run_bots, bot["token"], games=1, wait=0.02)
     assert notices[0]["type"] == "game_started" and notices[0]["game_id"] == game_id and notices[0]["seat"] == 0
@@ -166,18 +167,18 @@ def test_a_bot_plays_a_game_to_the_end_from_its_stream(client, register_bot, run
     assert 'by="registered"' in metrics
 
 
-def test_one_stream_serves_every_game_of_the_bot(client, register_bot, run_bots):
+def test_one_stream_serves_every_game_of_the_bot(client, register_bot, run_bots, app_key):
     bot = register_bot("mybot", variants=("draw", "block"))
-    ids = {new_game(client, [{"bot": "mybot"}, {"bot": b}], variant=v, rules=ONE_ROUND).get_json()["game"]["id"]
+    ids = {new_game(client, app_key, [{"bot": "mybot"}, {"bot": b}], variant=v, rules=ONE_ROUND).get_json()["game"]["id"]
            for b, v in (("greedy", "draw"), ("random", "block"), ("greedy", "block"))}  # fmt: skip
     notices = play_from_stream(client, run_bots, bot["token"], games=3)
     assert {n["game_id"] for n in notices if n["type"] == "turn"} == ids
     assert {n["game_id"] for n in notices if n["type"] == "game_ended"} == ids
 
 
-def test_a_bot_token_moves_only_for_its_own_seat(client, register_bot, create_game):
+def test_a_bot_token_moves_only_for_its_own_seat(client, register_bot, create_game, app_key):
     first, second = register_bot("firstbot"), register_bot("secondbot")
-    game = new_game(client, [{"bot": "firstbot"}, {"bot": "greedy"}]).get_json()["game"]
+    game = new_game(client, app_key, [{"bot": "firstbot"}, {"bot": "greedy"}]).get_json()["game"]
     game_id, opener = game["id"], game["turn"]
     for token in (second["token"], "dsk_bot_" + "x" * 43):
         move = client.post(f"/v1/games/{game_id}/moves", json={"type": "draw"}, headers=auth(token))
@@ -196,10 +197,10 @@ def test_a_bot_token_moves_only_for_its_own_seat(client, register_bot, create_ga
     assert poll(client, second["token"])["events"] == [], "the second bot hears nothing of the first's game"
 
 
-def test_the_stream_resumes_after_last_event_id_in_a_long_poll_and_in_sse(client, register_bot, run_bots):
+def test_the_stream_resumes_after_last_event_id_in_a_long_poll_and_in_sse(client, register_bot, run_bots, app_key):
     bot = register_bot("mybot")
     for _ in range(3):  # three games started: three notices at least
-        new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}])
+        new_game(client, app_key, [{"bot": "mybot"}, {"bot": "greedy"}])
     run_bots()
     everything = poll(client, bot["token"])["events"]
     assert len(everything) >= 3 and len({e["id"] for e in everything}) == len(everything)
@@ -225,9 +226,9 @@ def test_the_stream_resumes_after_last_event_id_in_a_long_poll_and_in_sse(client
     assert bad.status_code == 422
 
 
-def test_a_bot_that_stops_answering_is_unavailable_until_its_stream_reconnects(client, register_bot, run_bots, service):
+def test_a_bot_that_stops_answering_is_unavailable_until_its_stream_reconnects(client, register_bot, run_bots, service, app_key):
     bot = register_bot("mybot")
-    resp = new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}], turn_timeout_s=0.02)
+    resp = new_game(client, app_key, [{"bot": "mybot"}, {"bot": "greedy"}], turn_timeout_s=0.02)
     game_id = resp.get_json()["game"]["id"]
 
     def unavailable():  # type: ignore[no-untyped-def]
@@ -241,11 +242,11 @@ def test_a_bot_that_stops_answering_is_unavailable_until_its_stream_reconnects(c
     assert entry["available"] is False and entry["missed_turns"] >= 3
     events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
     assert len([e for e in events if e.get("auto") and e.get("seat") == 0]) >= 3
-    refused = new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}])
+    refused = new_game(client, app_key, [{"bot": "mybot"}, {"bot": "greedy"}])
     assert refused.status_code == 422 and "unavailable" in refused.get_json()["detail"]
     poll(client, bot["token"])  # the bot reconnects
     assert client.get("/v1/bots/mybot").get_json()["available"] is True
-    assert new_game(client, [{"bot": "mybot"}, {"bot": "greedy"}]).status_code == 201
+    assert new_game(client, app_key, [{"bot": "mybot"}, {"bot": "greedy"}]).status_code == 201
 
 
 def test_a_bot_holds_at_most_its_streams_open(settings, register_bot):

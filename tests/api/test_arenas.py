@@ -1,5 +1,6 @@
 """Arenas over HTTP with real RQ workers: real rated games between bots (built-in and registered), duplicate
-deals, a cap on the games a bot plays at once, standings, and the caps on an arena's size."""
+deals, a cap on an arena's games at once (never waiting for another arena), standings, and the caps on an
+arena's size. (Who may create, list, cancel and enter what: test_arena_owners.py.)"""
 
 from __future__ import annotations
 
@@ -17,8 +18,15 @@ FAST = {"target_score": 30}
 
 @pytest.fixture
 def settings(settings):  # type: ignore[no-untyped-def]
-    """One arena game per bot at once, so that the cap shows."""
+    """One game in play per arena at once, so that the cap shows."""
     return replace_settings(settings, arena_games_per_bot=1)
+
+
+@pytest.fixture
+def client(client, app_key):  # type: ignore[no-untyped-def]
+    """Every request with this test's app key: an arena has an owner."""
+    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {app_key}"
+    return client
 
 
 def _arena(client, **body: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -190,19 +198,26 @@ def test_a_step_that_runs_late_takes_no_slot_of_a_game_that_has_ended(client, se
     # The step that created game 0 writes it down only now, after it ended, was counted and gave its slots back.
     arenas.conn.hdel(arenas.key(arena["id"]), "g:0")
     assert service.arenas.advance(arena["id"]) == 0
-    held = {bot: {m.decode() for m in arenas.conn.zrange(arenas.bot_key(bot), 0, -1)} for bot in ("greedy", "random")}
-    assert held == {"greedy": {f"{arena['id']}:1"}, "random": {f"{arena['id']}:1"}}, "game 0's slots stay free"
+    held = {m.decode() for m in arenas.conn.zrange(arenas.playing_key(arena["id"]), 0, -1)}
+    assert held == {f"{arena['id']}:1"}, "game 0's slot stays free"
     assert _get(client, arena["id"])["games"][0]["id"] == first["id"]
 
 
-def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, service, register_bot, app_key):
+def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, service, register_bot, app_key, run_bots):
     bot = register_bot("leaver", variants=("draw",))
     arena = _arena(client, bots=["greedy", "leaver"], deals=2, duplicate=False)
     game_id = arena["games"][0]["id"]
     assert client.delete("/v1/bots/leaver", headers={"Authorization": f"Bearer {app_key}"}).status_code in (200, 204)
     resign = client.post(f"/v1/games/{game_id}/resign", headers={"Authorization": f"Bearer {bot['token']}"})
-    assert resign.status_code == 200, resign.get_json()
-    assert service.rate_game(game_id).startswith("rated; counted")
+    assert resign.status_code == 401, "a retired bot's token stops at once"
+
+    def played_out() -> bool:  # the server moves for the retired bot until the game ends (a turn begun before it
+        # retired at that turn's deadline, DOMINO_BOT_TURN_TIMEOUT: 30 s; its later turns at once)
+        service.sweep()
+        run_bots()
+        return client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished"
+
+    eventually(played_out, "the server played the retired bot's seat to the end", 180, 0.2)
     failed = _get(client, arena["id"])
     assert failed["status"] == "failed" and "retired" in failed["error"], failed["error"]
     assert failed["games_done"] == 1 and failed["games"][1]["status"] == "pending"
@@ -211,16 +226,32 @@ def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, se
 
 
 @pytest.mark.slow
-def test_a_bots_cap_holds_across_arenas_and_the_sweep_starts_the_one_that_waited(client, service, run_bots):
+def test_each_arena_has_its_own_cap_and_none_waits_for_another_with_the_same_bots(client, service, run_bots):
     first = _arena(client, bots=["greedy", "random"], deals=1)
     second = _arena(client, bots=["random", "greedy"], deals=1)
-    assert first["games_started"] == 1 and second["games_started"] == 0, "random and greedy are busy in the first"
-    most_at_once = 0
-    for _ in range(2000):
-        if not run_bots(max_jobs=1):
-            if not service.sweep().arenas:  # the first arena's last game frees the bots the second waits for
-                break
-        playing = sum(_get(client, a["id"])["games_playing"] for a in (first, second))
-        most_at_once = max(most_at_once, playing)
+    assert first["games_started"] == 1 and second["games_started"] == 1, "the bots' seats count per arena"
+    most_at_once = {first["id"]: 0, second["id"]: 0}
+    while run_bots(max_jobs=1):
+        for arena_id in most_at_once:
+            most_at_once[arena_id] = max(most_at_once[arena_id], _get(client, arena_id)["games_playing"])
     assert [_get(client, a["id"])["status"] for a in (first, second)] == ["finished", "finished"]
-    assert most_at_once == 1
+    assert set(most_at_once.values()) == {1}
+
+
+def test_a_duplicate_deal_is_revealed_only_when_the_whole_arena_is_over(client, run_bots):
+    arena = _arena(client, bots=["greedy", "random"], deals=1)
+    while _get(client, arena["id"])["games_done"] < 1:  # one game in play at once: the first ends, its twin waits
+        assert run_bots(max_jobs=1)
+    first, twin = _get(client, arena["id"])["games"]
+    assert first["status"] == "finished" and twin["status"] == "playing"
+    history = client.get(f"/v1/games/{first['id']}/history").get_json()
+    assert history["status"] == "finished"
+    assert not {"seed", "salt", "deals"} & set(history), "the seed would tell every hand of the twin in play"
+    assert all("lead" not in e for e in history["events"]), "nor the private part of its events"
+    record = client.get(f"/v1/games/{first['id']}/record")
+    assert record.status_code == 409 and "arena" in record.get_json()["detail"]
+    run_bots()
+    assert _get(client, arena["id"])["status"] == "finished"
+    revealed = client.get(f"/v1/games/{first['id']}/history").get_json()
+    assert revealed["seed"] == client.get(f"/v1/games/{twin['id']}/history").get_json()["seed"]
+    assert client.get(f"/v1/games/{first['id']}/record").status_code == 200

@@ -156,13 +156,34 @@ def test_the_leaderboard_lists_bots_best_first_with_their_fields(client, service
     resp = client.get("/v1/ratings/draw")
     assert resp.status_code == 200
     ratings = resp.get_json()["ratings"]
-    assert [set(r) for r in ratings] == [{"name", "kind", "mu", "sigma", "ordinal", "games"}] * 2
+    assert [set(r) for r in ratings] == [{"name", "kind", "mu", "sigma", "ordinal", "games", "last_game_at"}] * 2
     assert [r["ordinal"] for r in ratings] == sorted((r["ordinal"] for r in ratings), reverse=True)
     assert {r["kind"] for r in ratings} == {"builtin"} and {r["games"] for r in ratings} == {3}
-    assert client.get("/v1/ratings/draw?limit=1").get_json()["ratings"] == ratings[:1]
-    assert client.get("/v1/ratings/block").get_json() == {"variant": "block", "ratings": []}
+    assert all(r["last_game_at"] > 1.7e9 for r in ratings)
+    assert resp.get_json()["next"] is None and "Link" not in resp.headers
+    first = client.get("/v1/ratings/draw?limit=1")
+    assert first.get_json()["ratings"] == ratings[:1] and first.get_json()["next_cursor"]
+    assert first.headers["Link"] == f'<{first.get_json()["next"]}>; rel="next"'
+    second = client.get(first.get_json()["next"]).get_json()
+    assert second["ratings"] == ratings[1:] and second["next"] is None and second["next_cursor"] is None
+    for cursor in ("nonsense", "W1sxXV0", "x" * 401):
+        assert client.get(f"/v1/ratings/draw?cursor={cursor}").status_code == 422, cursor
+    assert client.get("/v1/ratings/block").get_json() == {"variant": "block", "ratings": [], "next_cursor": None, "next": None}
     missing = client.get("/v1/ratings/no-such-variant")
     assert missing.status_code == 404 and missing.get_json()["type"] == "/problems/not-found"
+
+
+def test_a_retired_bot_leaves_the_leaderboard(client, app_key, register_bot, run_bots):
+    bot = register_bot("oldtimer")
+    headers = {"Authorization": f"Bearer {app_key}"}
+    resp = client.post("/v1/games", json={"variant": "draw", "seats": [{"bot": "oldtimer"}, {"bot": "greedy"}],
+                                          "rated": True, "rules": FAST}, headers=headers)  # fmt: skip
+    game_id = resp.get_json()["game"]["id"]
+    assert client.post(f"/v1/games/{game_id}/resign", headers={"Authorization": f"Bearer {bot['token']}"}).status_code == 200
+    run_bots()
+    assert set(_board(client)) == {"oldtimer", "greedy"}
+    assert client.delete("/v1/bots/oldtimer", headers=headers).status_code == 204
+    assert set(_board(client)) == {"greedy"}
 
 
 def test_a_lost_rating_job_is_enqueued_again_by_the_sweep(client, service, run_bots):
@@ -209,7 +230,7 @@ def test_an_apps_players_are_rated_on_the_apps_own_leaderboard(client, make_app,
     assert mine.status_code == 200, mine.get_json()
     (rating,) = mine.get_json()["ratings"]
     assert rating["name"] == "user-1" and rating["kind"] == "player" and rating["games"] == 1
-    assert set(_board(client)) == {"greedy"}, "the bots' leaderboard lists bots only"
+    assert _board(client) == {}, "a game with app players moves only theirs: the bots keep their ratings"
     theirs = client.get("/v1/ratings/draw?app=me", headers={"Authorization": f"Bearer {other.key}"})
     assert theirs.get_json()["ratings"] == []
     assert client.get("/v1/ratings/draw?app=me").status_code == 401

@@ -199,3 +199,17 @@ def test_a_registered_bot_reads_its_own_seat_of_an_archived_game_with_its_token(
     assert bot.history().get_json()["seat"] == 0
     other = register_bot(f"x{name}")["token"]
     assert client.get(f"/v1/games/{game_id}", headers=bearer(other)).status_code == 401, "another bot's token"
+
+
+def test_a_rematch_linked_after_the_archive_took_the_game_is_archived_again(client, service) -> None:  # type: ignore[no-untyped-def]
+    seats = [{"name": "Ana"}, {"bot": "random"}]
+    created = client.post("/v1/games", json={"variant": "draw", "seats": seats}).get_json()
+    game_id, auth = created["game"]["id"], {"Authorization": f"Bearer {created['tokens'][0]['token']}"}
+    assert client.post(f"/v1/games/{game_id}/resign", headers=auth).status_code == 200
+    service.archive_games()
+    assert service.archive.find(game_id) is not None
+    made = client.post(f"/v1/games/{game_id}/rematch", headers=auth).get_json()
+    service.archive_games()
+    stored = service.archive.find(game_id)
+    assert stored is not None and stored.version == client.get(f"/v1/games/{game_id}").get_json()["version"]
+    assert stored.doc["next_game_id"] == made["game"]["id"]

@@ -47,7 +47,7 @@ def test_a_player_is_erased_from_live_and_archived_games_and_the_play_stays(clie
         "variant": "draw", "seats": [{"open": True, "player": GONE, "metadata": {"rank": 3}}, {"name": "Bo"}],
     }).get_json()  # fmt: skip
     live = created["game"]["id"]
-    claim = client.post(f"/v1/games/{live}/seats/0", json={"name": "Ana"})
+    claim = client.post(f"/v1/games/{live}/seats/0", json={"name": "Ana"}, headers=bearer(app_key))  # the app claims it
     assert claim.status_code == 201, claim.get_json()
     live_players = {0: Player(client, live, claim.get_json()["token"]), 1: Player(client, live, created["tokens"][0]["token"])}
     other_key = make_app().key

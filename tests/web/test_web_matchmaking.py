@@ -40,3 +40,24 @@ def test_looking_alone_can_be_stopped(live_server_without_bots, new_page):  # ty
     p.page.click("#stop-seeking")
     p.page.wait_for_function("() => document.querySelector('#seek-status').textContent.includes('cancelled')")
     assert not p.console_errors, p.console_errors
+
+
+def test_play_again_opens_the_same_table_in_a_new_game(live_server_without_bots, new_page):  # type: ignore[no-untyped-def]
+    http = live_server_without_bots.http
+    created = http.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"bot": "random"}]}).json()
+    game_id, token = created["game"]["id"], created["tokens"][0]["token"]
+    assert http.post(f"/v1/games/{game_id}/resign", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    p = new_page()
+    p.page.goto(f"{live_server_without_bots.url}/play")
+    p.page.evaluate(
+        "([id, token]) => localStorage.setItem('domino.seat.' + id, JSON.stringify({seat: 0, token, name: 'Ana', saved: 1}))",
+        [game_id, token],
+    )
+    p.page.goto(f"{live_server_without_bots.url}/play#game={game_id}")
+    p.page.wait_for_selector("#rematch")
+    p.page.click("#rematch")
+    p.page.wait_for_function(f"() => location.hash.startsWith('#game=') && !location.hash.endsWith('{game_id}')")
+    new_id = p.page.evaluate("() => location.hash.slice(6)")
+    p.page.wait_for_selector(TABLE)
+    assert http.get(f"/v1/games/{game_id}").json()["next_game_id"] == new_id
+    assert not p.console_errors, p.console_errors

@@ -67,13 +67,14 @@ def own_moves(base: str, game_id: str, seat: int) -> list[dict[str, Any]]:
     return [e for e in events if e.get("seat") == seat and e["type"] in ("tile_played", "tile_drawn", "passed")]
 
 
-def test_a_webhook_bot_gets_signed_turns_and_answers_with_its_token(served, webhooks_worker, register_bot):
+def test_a_webhook_bot_gets_signed_turns_and_answers_with_its_token(served, webhooks_worker, register_bot, app_key):
     hook = WebhookBot(served)
     try:
         bot = register_bot("hookbot", webhook=hook.url)
         hook.token, hook.secret = bot["token"], bot["webhook_secret"]
         assert bot["delivery"] == "webhook" and bot["webhook_secret"].startswith("whsec_")
-        resp = httpx.post(f"{served}/v1/games", json={"variant": "draw", "seats": [{"bot": "hookbot"}, {"bot": "greedy"}], "rules": ONE_ROUND})
+        resp = httpx.post(f"{served}/v1/games", json={"variant": "draw", "seats": [{"bot": "hookbot"}, {"bot": "greedy"}], "rules": ONE_ROUND},
+                          headers={"Authorization": f"Bearer {app_key}"})  # its owner seats it
         assert resp.status_code == 201, resp.json()
         game_id = resp.json()["game"]["id"]
         (view,) = wait_finished(served, [game_id])
@@ -90,12 +91,13 @@ def test_a_webhook_bot_gets_signed_turns_and_answers_with_its_token(served, webh
 
 
 @pytest.mark.parametrize("mode", ["long-poll", "sse"])
-def test_the_reference_client_plays_several_games_at_once_from_one_stream(served, register_bot, mode):
+def test_the_reference_client_plays_several_games_at_once_from_one_stream(served, register_bot, app_key, mode):
     bot = register_bot("refbot", variants=("draw", "block"))
+    owner = {"Authorization": f"Bearer {app_key}"}  # a registered bot is seated by its owner
     games = []
     for variant, opponent in (("draw", "greedy"), ("block", "random"), ("draw", "random")):
         body = {"variant": variant, "seats": [{"bot": opponent}, {"bot": "refbot"}], "rules": ONE_ROUND}
-        games.append(httpx.post(f"{served}/v1/games", json=body).json()["game"]["id"])
+        games.append(httpx.post(f"{served}/v1/games", json=body, headers=owner).json()["game"]["id"])
     args = [sys.executable, str(ROOT / "examples" / "hosted_bot.py"), "--url", served, "--registered", "--games", "3", "--wait", "1"]
     if mode == "sse":
         args.append("--sse")
@@ -109,7 +111,7 @@ def test_the_reference_client_plays_several_games_at_once_from_one_stream(served
         assert mine and not any(e.get("auto") for e in mine), "the client made every move of its seat"
     # Started again, it first gets the notices kept from the run before: their endings are not this run's.
     body = {"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "refbot"}], "rules": ONE_ROUND}
-    fresh = httpx.post(f"{served}/v1/games", json=body).json()["game"]["id"]
+    fresh = httpx.post(f"{served}/v1/games", json=body, headers=owner).json()["game"]["id"]
     again = subprocess.run([*args[:args.index("--games") + 1], "1", *args[args.index("--games") + 2 :]],
                            capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)  # fmt: skip
     assert again.returncode == 0 and "1 games ended" in again.stdout and fresh in again.stdout, again.stdout

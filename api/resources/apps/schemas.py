@@ -1,8 +1,17 @@
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import marshmallow as ma
 
+from api.resources.games.schemas import WEBHOOK_PATTERN
 from api.service.app_events import WEBHOOK_EVENTS
+from api.service.webhooks import check_url
+
+# A position in the delivery log: the time a delivery was noted and its id, as the last page gave them.
+CURSOR_PATTERN = r"^[0-9]{1,12}(\.[0-9]{1,6})?_msg_[A-Za-z0-9_]{1,80}$"
+DELIVERY_STATUSES = ("pending", "delivered", "retrying", "failed")
 
 
 class GenerationSchema(ma.Schema):
@@ -65,3 +74,77 @@ class AppSchema(ma.Schema):
             "rotate-secret`): meanwhile every delivery carries a signature by each; empty without a webhook"
         },
     )
+
+
+def _events(**kwargs: Any) -> ma.fields.List[str]:
+    return ma.fields.List(
+        ma.fields.String(validate=ma.validate.OneOf(WEBHOOK_EVENTS)),
+        validate=ma.validate.Length(min=1, max=len(WEBHOOK_EVENTS)),
+        metadata={"description": "the webhook events to subscribe to, one or more"},
+        **kwargs,
+    )
+
+
+class UpdateAppSchema(ma.Schema):
+    """Only the members sent change; the limits are the operator's (`domino-admin`), not here."""
+
+    webhook = ma.fields.String(
+        allow_none=True,
+        validate=[ma.validate.Length(min=1, max=2000), ma.validate.Regexp(WEBHOOK_PATTERN)],
+        metadata={
+            "pattern": WEBHOOK_PATTERN,
+            "description": "where deliveries go (null: nowhere); public addresses only, as at the app's creation. "
+            "A webhook where there was none comes with a new `webhook_secret`, shown once",
+            "example": "https://tabletop.example.com/domino-hooks",
+        },
+    )
+    events = _events()
+
+    @ma.validates("webhook")
+    def _webhook_url(self, value: str | None, **kwargs: object) -> None:
+        problem = check_url(value) if value else None
+        if problem:
+            raise ma.ValidationError(problem)
+
+
+class UpdatedAppSchema(AppSchema):
+    webhook_secret = ma.fields.String(
+        metadata={"description": "shown once, when a webhook is set where there was none: `whsec_...`"}
+    )
+
+
+class DeliveriesQuerySchema(ma.Schema):
+    limit = ma.fields.Integer(load_default=50, validate=ma.validate.Range(min=1, max=200))
+    cursor = ma.fields.String(
+        validate=ma.validate.Regexp(re.compile(CURSOR_PATTERN)),
+        metadata={"description": "`next_cursor` of the page before, as it came", "pattern": CURSOR_PATTERN},
+    )
+
+
+class DeliverySchema(ma.Schema):
+    id = ma.fields.String(required=True, metadata={"description": "the `webhook-id` of every try of it"})
+    kind = ma.fields.String(
+        required=True,
+        validate=ma.validate.OneOf([*WEBHOOK_EVENTS, "ping"]),
+        metadata={"description": "the event it carries (`type` in its body), or `ping`"},
+    )
+    game_id = ma.fields.String(required=True, allow_none=True, metadata={"description": "its game (null: a ping)"})
+    status = ma.fields.String(
+        required=True,
+        validate=ma.validate.OneOf(DELIVERY_STATUSES),
+        metadata={
+            "description": "`pending` (queued), `delivered` (a 2xx), `retrying` (its last try failed; another "
+            "follows after the back-off), `failed` (out of tries)"
+        },
+    )
+    attempts = ma.fields.Integer(required=True, metadata={"description": "tries so far"})
+    code = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "the last answer's HTTP status (null: none came)"})
+    duration_ms = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "how long the last try took"})
+    created_at = ma.fields.Float(required=True, metadata={"description": "Unix time it was first queued"})
+    last_attempt_at = ma.fields.Float(required=True, allow_none=True, metadata={"description": "Unix time of the last try"})
+
+
+class DeliveryPageSchema(ma.Schema):
+    deliveries = ma.fields.List(ma.fields.Nested(DeliverySchema), required=True, metadata={"description": "newest first"})
+    next_cursor = ma.fields.String(required=True, allow_none=True, metadata={"description": "the next page's `cursor`"})
+    next = ma.fields.String(required=True, allow_none=True, metadata={"description": "the next page's URL (null: none)"})

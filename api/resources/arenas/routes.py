@@ -5,17 +5,21 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service
-from api.resources.arenas.schemas import ArenaSchema, CreateArenaSchema
-from api.resources.common import json_response
-from api.service.arenas.spec import ArenaRequest
+from api.callers import calling_app
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
+from api.resources.arenas.schemas import ArenaListQuerySchema, ArenaPageSchema, ArenaSchema, CreateArenaSchema
+from api.resources.common import APP_KEY, BOT_TOKEN, bearer_token, json_response
+from api.resources.simulations.schemas import encode_cursor
+from api.service.arenas.spec import ArenaOwner, ArenaRequest
 
 blp = Blueprint(
     "arenas", __name__, url_prefix="/v1/arenas", description="Rated games between bots, played on the workers, with standings."
 )
 
-GREEDY = {"name": "greedy", "kind": "builtin", "mu": 27.9, "sigma": 5.1, "ordinal": 12.6, "games": 8}
-RANDOM = {"name": "random", "kind": "builtin", "mu": 22.1, "sigma": 5.1, "ordinal": 6.8, "games": 8}
+GREEDY = {"name": "greedy", "kind": "builtin", "mu": 27.9, "sigma": 5.1, "ordinal": 12.6, "games": 8,
+          "last_game_at": 1735732803.1}  # fmt: skip
+RANDOM = {"name": "random", "kind": "builtin", "mu": 22.1, "sigma": 5.1, "ordinal": 6.8, "games": 8,
+          "last_game_at": 1735732803.1}  # fmt: skip
 EXAMPLE = {
     "id": "a7x2mzk4c3n9b2rt",
     "status": "finished",
@@ -57,8 +61,13 @@ EXAMPLE = {
 ARENA_ID = {"arena_id": "$response.body#/id"}
 
 
+def _owner() -> ArenaOwner:
+    """The caller as an arena owner: its app key, else its bot token (401 without either)."""
+    return current_service().arena_owner(calling_app(), bearer_token())
+
+
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="createArena", responses={202: {"links": {"GetArena": {"operationId": "getArena", "parameters": ARENA_ID}}}})
+@blp.doc(operationId="createArena", security=[*APP_KEY, *BOT_TOKEN], responses={202: {"links": {"GetArena": {"operationId": "getArena", "parameters": ARENA_ID}}}})
 @blp.arguments(CreateArenaSchema(), example={"variant": "draw", "bots": ["greedy", "random"], "deals": 4, "rules": {"target_score": 50}})
 @blp.response(
     202,
@@ -66,22 +75,63 @@ ARENA_ID = {"arena_id": "$response.body#/id"}
     example={**EXAMPLE, "status": "running", "games_done": 0, "games_started": 4, "games_playing": 4, "finished_at": None},
     headers={"Location": {"description": "the arena's URL", "schema": {"type": "string"}}},
 )
-@blp.problems(*BODY_PROBLEMS, E.UNAVAILABLE, path="/v1/arenas")
+@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.TOO_MANY_ARENAS, E.UNAVAILABLE, path="/v1/arenas")
 def create_arena(body: dict[str, Any]) -> flask.Response:
     """Start an arena: rated games between bots, played on the workers like any game, with standings
+
+    Needs an app key or a registered bot's token (401 without): the caller owns the arena, lists it
+    (`GET /v1/arenas?owner=me`) and may cancel it. It may enter the computer players, its own registered bots
+    (an app's bots; a bot itself), and registered bots whose owners opened them to arenas
+    (`PATCH /v1/bots/{name}` `{"arenas": "open"}`); any other registered bot is a 403 and nothing is created.
+    An owner has at most `DOMINO_ARENAS_PER_OWNER` arenas running (429 `too-many-arenas` beyond).
 
     Every game seats all the `bots` (so their number is the number of players) and is a real game: rated,
     unlisted, readable at `GET /v1/games/{id}` while it is played, its bots moving through the usual turn
     jobs. With `duplicate` (the default) each deal is played in every seating of the bots, so the luck of the
-    deal cancels out. A bot plays at most `DOMINO_ARENA_GAMES_PER_BOT` arena games at once, across every
-    arena; the next games start as games end. Caps (422 beyond): `DOMINO_ARENA_MAX_DEALS` deals,
-    `DOMINO_ARENA_MAX_GAMES` games, and the caps of any game of computer players only (`target_score`,
-    `rounds`). Each game updates the bots' ratings (`GET /v1/ratings/{variant}`) when it ends."""
+    deal cancels out. An arena has at most `DOMINO_ARENA_GAMES_PER_BOT` games in play at once (each seats
+    every bot; other arenas do not wait for it); the next games start as games end. Caps (422 beyond):
+    `DOMINO_ARENA_MAX_DEALS` deals, `DOMINO_ARENA_MAX_GAMES` games, and the caps of any game of computer
+    players only (`target_score`, `rounds`). Each game updates the bots' ratings (`GET /v1/ratings/{variant}`)
+    when it ends."""
+    owner = _owner()
     request = ArenaRequest(
         body["variant"], body["bots"], body["deals"], duplicate=body.get("duplicate", True), rules=body.get("rules")
     )
-    arena_id, arena = current_service().create_arena(request)
+    arena_id, arena = current_service().create_arena(request, owner)
     return json_response(arena, status=202, headers={"Location": f"/v1/arenas/{arena_id}", "Cache-Control": "no-store"})
+
+
+@blp.route("", methods=["GET"])
+@blp.doc(operationId="listArenas", security=[*APP_KEY, *BOT_TOKEN])
+@blp.arguments(ArenaListQuerySchema(), location="query", as_kwargs=True)
+@blp.response(200, ArenaPageSchema, example={"arenas": [EXAMPLE], "next_before": None, "next": None})
+@blp.problems(E.UNAUTHORIZED, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/arenas")
+def list_arenas(owner: str, limit: int, before: tuple[float, str] | None = None) -> flask.Response:
+    """List the caller's arenas (`owner=me`), newest first, each as `GET /v1/arenas/{id}` shows it
+
+    The arenas created with the calling app key or bot token (401 without either). Paginated: `limit` arenas
+    (at most 100) per page; follow `next`. An arena leaves the list when its record expires (7 days after
+    its last game ended)."""
+    arenas, next_before = current_service().owned_arenas(_owner(), before, limit)
+    cursor = None if next_before is None else encode_cursor(next_before)
+    next_url = None if cursor is None else f"/v1/arenas?owner={owner}&limit={limit}&before={cursor}"
+    return json_response({"arenas": arenas, "next_before": cursor, "next": next_url}, headers={"Cache-Control": "no-store"})
+
+
+@blp.route("/<string:arena_id>/cancel", methods=["POST"])
+@blp.doc(operationId="cancelArena", security=[*APP_KEY, *BOT_TOKEN])
+@blp.response(200, ArenaSchema, example={**EXAMPLE, "status": "cancelled"})
+@blp.problems(
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/arenas/a7x2mzk4c3n9b2rt/cancel"
+)
+@no_body
+def cancel_arena(arena_id: str) -> flask.Response:
+    """Cancel an arena (its creator's app key or bot token only): it starts no more games
+
+    Status `cancelled`; the games already in play end and count (and are rated) as usual. Another caller: 403;
+    an arena over already is answered as it is. No body is needed."""
+    arena = current_service().cancel_arena(arena_id, _owner())
+    return json_response(arena, headers={"Cache-Control": "no-store"})
 
 
 @blp.route("/<string:arena_id>")

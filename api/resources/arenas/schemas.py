@@ -5,11 +5,13 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, WholeNumber
+from api.resources.simulations.schemas import before_field
 from api.resources.games.schemas import line_games_seat_at_most_four
 from api.resources.variants.schemas import RULES_REF
 from api.resources.ratings.schemas import RatingSchema
+from api.service.registered_bots import BOT_NAME_PATTERN
 
-ARENA_STATUSES = ["running", "finished", "failed"]
+ARENA_STATUSES = ["running", "finished", "cancelled", "failed"]
 GAME_STATUSES = ["pending", "playing", "finished"]
 
 
@@ -22,14 +24,15 @@ class CreateArenaSchema(ma.Schema):
         required=True, validate=ma.validate.OneOf(domino.PRESETS), metadata={"description": "a preset from `GET /v1/variants`"}
     )
     bots = ma.fields.List(
-        ma.fields.String(validate=ma.validate.Length(min=1, max=40)),
+        ma.fields.String(validate=ma.validate.Regexp(BOT_NAME_PATTERN), metadata={"pattern": BOT_NAME_PATTERN}),
         required=True,
         validate=ma.validate.Length(min=2, max=10),
         metadata={
-            "description": "the bots that play, each once: ids from `GET /v1/bots`, built-in or registered (a "
-            "registered bot must play the variant and be available; a problem with `bots[i]` is reported at "
-            "`seats[i]`, its seat in the first game). Every game seats all of them, so their number is the "
-            "number of players (4 with `teams: partners_opposite`)",
+            "description": "the bots that play, each once: ids from `GET /v1/bots`: computer players, the "
+            "caller's own registered bots (the bot itself, with a bot token), and registered bots their owners "
+            "opened to arenas (`arenas: open`; any other is a 403). A registered bot must play the variant and "
+            "be available (422 at `bots[i]`). Every game seats all of them, so their number is the number of "
+            "players (4 with `teams: partners_opposite`)",
             "example": ["greedy", "random"],
             "uniqueItems": True,
         },
@@ -104,7 +107,10 @@ class ArenaSchema(ma.Schema):
     duplicate = ma.fields.Boolean(required=True)
     deals = ma.fields.Integer(required=True)
     seatings = ma.fields.Integer(required=True, metadata={"description": "games per deal"})
-    games_per_bot = ma.fields.Integer(required=True, metadata={"description": "arena games a bot plays at once, at most"})
+    games_per_bot = ma.fields.Integer(
+        required=True,
+        metadata={"description": "the arena's games in play at once, at most (each seats every bot; other arenas do not count)"},
+    )
     games_total = ma.fields.Integer(required=True)
     games_started = ma.fields.Integer(required=True)
     games_done = ma.fields.Integer(required=True)
@@ -121,10 +127,31 @@ class ArenaSchema(ma.Schema):
         allow_none=True,
         metadata={
             "description": "`failed`: why the next game could not start (a registered bot retired, or unavailable "
-            "after missing its deadlines); the games already started still end and count"
+            "after missing its deadlines); the games already started still end and count (as they do in a "
+            "`cancelled` arena)"
         },
     )
 
+
+
+class ArenaListQuerySchema(ma.Schema):
+    owner = ma.fields.String(
+        required=True,
+        validate=ma.validate.Equal("me"),
+        metadata={"description": "`me`: the arenas the caller (its app key or bot token) created", "enum": ["me"]},
+    )
+    limit = ma.fields.Integer(
+        load_default=20, validate=ma.validate.Range(min=1, max=100), metadata={"description": "arenas per page"}
+    )
+    before = before_field()
+
+
+class ArenaPageSchema(ma.Schema):
+    arenas = ma.fields.List(ma.fields.Nested(ArenaSchema), required=True, metadata={"description": "newest first"})
+    next_before = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "the cursor of the next page (null: the last page)"}
+    )
+    next = ma.fields.String(required=True, allow_none=True, metadata={"description": "the next page's URL"})
 
 
 def document(spec: APISpec) -> None:

@@ -7,8 +7,11 @@ import flask
 
 from api import errors as E
 from api.callers import required_app
-from api.extensions import BODY_PROBLEMS, Blueprint, current_service
-from api.resources.bots.schemas import BotSchema, RegisteredBotSchema, RegisterBotSchema, UpdateBotSchema
+from api.extensions import BODY_PROBLEMS, Blueprint, current_service, optional_body
+from api.resources.bots.schemas import (
+    BotSchema, BotsQuerySchema, RegisteredBotSchema, RegisterBotSchema, RotatedTokenSchema, RotateTokenSchema,
+    UpdateBotSchema,
+)  # fmt: skip
 from api.resources.common import APP_KEY, json_response
 
 blp = Blueprint(
@@ -21,7 +24,12 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
         "kind": "builtin",
         "description": "Plays the heaviest legal tile.",
         "strength": "beats random",
-        "ratings": {"draw": {"name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48}},
+        "ratings": {
+            "draw": {
+                "name": "greedy", "kind": "builtin", "mu": 27.61, "sigma": 4.12, "ordinal": 15.25, "games": 48,
+                "last_game_at": 1764614400.0,
+            },
+        },  # fmt: skip
     },
     {
         "id": "mybot",
@@ -32,23 +40,48 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
         "delivery": "stream",
         "available": True,
         "missed_turns": 0,
+        "arenas": "closed",
         "created_at": 1764614400.0,
         "ratings": {},
     },
 ]
 
 
+LINK = {
+    "Link": {
+        "description": 'the next page, when there is one: `</v1/bots?limit=100&cursor=...>; rel="next"`',
+        "schema": {"type": "string"},
+    }
+}
+
+
 @blp.route("")
-@blp.doc(operationId="listBots")
-@blp.response(200, BotSchema(many=True), example=LIST_EXAMPLE)
-@blp.problems(E.UNAVAILABLE, path="/v1/bots")
-def list_bots() -> flask.Response:
+@blp.doc(operationId="listBots", security=[{}, *APP_KEY])
+@blp.arguments(BotsQuerySchema(), location="query")
+@blp.response(200, BotSchema(many=True), example=LIST_EXAMPLE, headers=LINK)
+@blp.problems(E.INVALID_REQUEST, E.UNAUTHORIZED, E.UNAVAILABLE, path="/v1/bots")
+def list_bots(query: dict[str, Any]) -> flask.Response:
     """List the bots a seat can name: the computer players, then the registered bots
 
     Seat one as `{"bot": "<id>"}`. Computer players (`kind: builtin`) are run by the workers; registered
     bots (`kind: registered`) play on their owners' machines, from their webhook or their stream, and are
-    seated only in the `variants` they play and while `available`. Retired bots are not listed."""
-    return json_response(current_service().bots(), headers={"Cache-Control": "no-cache"})
+    seated only in the `variants` they play and while `available`, by their owner's app key or in an arena they
+    were entered in (403 otherwise). Retired bots are not listed.
+
+    One page at a time, in registration order (`limit`, default 100): the answer stays a JSON array, and the
+    next page's URL is in the `Link` header (`rel="next"`; none after the last page). With `owner=me` and an
+    app key, only that app's registered bots."""
+    owner = None if query.get("owner") is None else required_app().id
+    cursor = query.get("cursor")
+    after = None if cursor is None else (float(cursor.partition("_")[0]), cursor.partition("_")[2])
+    bots, position = current_service().bots(after, query["limit"], owner)
+    headers = {"Cache-Control": "no-cache" if owner is None else "private, no-cache"}
+    if position is not None:
+        mine = "&owner=me" if owner else ""
+        headers["Link"] = f'</v1/bots?limit={query["limit"]}{mine}&cursor={position[0]:.6f}_{position[1]}>; rel="next"'
+    if owner is not None:
+        headers["Vary"] = "Authorization"
+    return json_response(bots, headers=headers)
 
 
 @blp.route("/<string:name>")
@@ -102,9 +135,11 @@ def register_bot(body: dict[str, Any]) -> flask.Response:
 @blp.response(200, RegisteredBotSchema, example=LIST_EXAMPLE[1])
 @blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
 def update_bot(body: dict[str, Any], name: str) -> flask.Response:
-    """Change a bot's description, variants or webhook (its owner's app key only)
+    """Change a bot's description, variants, arena entry or webhook (its owner's app key only)
 
-    Only the members sent change. `webhook: null` removes the webhook (turns then come on the bot's stream);
+    Only the members sent change. `arenas: open` lets any app or bot enter it in their arenas (`POST
+    /v1/arenas`); `closed` (the default) keeps it to its owner's. Outside arenas a registered bot is seated
+    only with its owner's app key. `webhook: null` removes the webhook (turns then come on the bot's stream);
     a webhook set where there was none comes with a new `webhook_secret`, shown only here. Games already
     under way keep the bot; the variants apply to new games. An update also makes an unavailable bot
     available again. Another app's key: 403; a retired bot: 422."""
@@ -118,10 +153,33 @@ def update_bot(body: dict[str, Any], name: str) -> flask.Response:
 @blp.response(204, description="Retired (also when it already was)")
 @blp.problems(E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
 def retire_bot(name: str) -> flask.Response:
-    """Retire a bot (its owner's app key only): never seated again
+    """Retire a bot (its owner's app key only): never seated again, its tokens stop at once
 
-    The games it sits in go on (it still moves there with its token); it is no longer listed nor seatable
-    (422), and its name is never given to another bot. Another app's key: 403."""
+    The games it sits in go on, the server moving for it (`auto: true`) until they end; its token is a 401
+    from now on (moves, views, its stream). It is no longer listed nor seatable (422), and its name is never
+    given to another bot. Another app's key: 403. Revoking an app retires its bots."""
     app = required_app()
     current_service().retire_bot(app.id, name)
     return flask.Response(status=204)
+
+
+@blp.route("/<string:name>/token", methods=["POST"])
+@blp.doc(operationId="rotateBotToken", security=APP_KEY)
+@blp.arguments(RotateTokenSchema(), required=False, example={"grace_s": 3600})
+@blp.response(
+    200,
+    RotatedTokenSchema,
+    example={**REGISTERED, "previous_token_expires_at": 1764618000.0},
+)
+@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot/token")
+@optional_body
+def rotate_bot_token(body: dict[str, Any], name: str) -> flask.Response:
+    """Give a bot a new token (its owner's app key only); the old one stops at once, or after a grace
+
+    The answer's `token` is shown only here. Without a body (or with `grace_s` 0) the old token is a 401 from
+    the next request on; with `{"grace_s": n}` it keeps working `n` seconds more (`previous_token_expires_at`),
+    time to restart the bot with the new one. The new token moves in every game the bot sits in, those it was
+    seated in before too. Rotating again ends the previous grace. Another app's key: 403; a retired bot: 422."""
+    app = required_app()
+    bot = current_service().rotate_bot_token(app.id, name, body.get("grace_s") or 0)
+    return json_response(bot, headers={"Cache-Control": "no-store"})

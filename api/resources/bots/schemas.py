@@ -6,10 +6,11 @@ from typing import Any
 import marshmallow as ma
 
 import domino
-from api.resources.common import NAME_PATTERN
+from api.resources.common import NAME_PATTERN, WholeNumber
 from api.resources.games.schemas import WEBHOOK_PATTERN
 from api.resources.ratings.schemas import RatingSchema
-from api.service.registered_bots import BOT_NAME_PATTERN
+from api.service.apps import MAX_GRACE_S
+from api.service.registered_bots import ARENA_ENTRY, BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
 
@@ -47,6 +48,13 @@ class BotSchema(ma.Schema):
         }
     )
     missed_turns = ma.fields.Integer(metadata={"description": "registered: turn deadlines it missed in a row"})
+    arenas = ma.fields.String(
+        validate=ma.validate.OneOf(ARENA_ENTRY),
+        metadata={
+            "description": "registered: `open`: any app or bot may enter it in an arena; `closed` (the default): only "
+            "its owner's arenas"
+        },
+    )
     created_at = ma.fields.Float(metadata={"description": "registered: Unix time it was registered"})
 
 
@@ -118,6 +126,13 @@ class UpdateBotSchema(_WebhookChecked):
     description = _description()
     variants = _variants()
     webhook = _webhook(allow_none=True)
+    arenas = ma.fields.String(
+        validate=ma.validate.OneOf(ARENA_ENTRY),
+        metadata={
+            "description": "`open`: any app or bot may enter it in an arena (its rated games there are consented "
+            "to); `closed`: only its owner's arenas (games already started go on)"
+        },
+    )
 
 
 class RegisteredBotSchema(BotSchema):
@@ -131,4 +146,40 @@ class RegisteredBotSchema(BotSchema):
     )
     webhook_secret = ma.fields.String(
         metadata={"description": "shown once, when a webhook is set where there was none: `whsec_...`, verifies deliveries"}
+    )
+
+
+class RotateTokenSchema(ma.Schema):
+    grace_s = WholeNumber(
+        validate=ma.validate.Range(min=0, max=MAX_GRACE_S),
+        metadata={
+            "description": "seconds the old token keeps working (at most 30 days); without it, or 0, it stops at once",
+            "example": 3600,
+        },
+    )
+
+
+class RotatedTokenSchema(RegisteredBotSchema):
+    previous_token_expires_at = ma.fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Unix time the old token stops working (null: it already has)"},
+    )
+
+
+# A position in the listing: the registration time of the last bot shown (0 for a computer player) and its id.
+LIST_CURSOR_PATTERN = r"^[0-9]{1,12}(\.[0-9]{1,6})?_[a-z][a-z0-9_-]{1,31}$"
+
+
+class BotsQuerySchema(ma.Schema):
+    limit = ma.fields.Integer(
+        load_default=100, validate=ma.validate.Range(min=1, max=500), metadata={"description": "bots per page"}
+    )
+    cursor = ma.fields.String(
+        validate=ma.validate.Regexp(re.compile(LIST_CURSOR_PATTERN)),
+        metadata={"description": "where the page starts: from the `Link` header's `next` URL, as it came", "pattern": LIST_CURSOR_PATTERN},
+    )
+    owner = ma.fields.String(
+        validate=ma.validate.OneOf(["me"]),
+        metadata={"description": "`me`: only the registered bots of the calling app (its app key needed; 401 without)"},
     )

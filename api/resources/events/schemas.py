@@ -247,6 +247,13 @@ class GameEndedEventSchema(_EventSchema):
     scores = ma.fields.List(ma.fields.Integer(), required=True, metadata={"description": "the final scores, per seat"})
 
 
+class RematchCreatedEventSchema(_EventSchema):
+    """After the game ended, its table plays again: the new game (`POST .../rematch`)."""
+
+    type = _type("rematch_created")
+    next_game_id = ma.fields.String(required=True, metadata={"description": "the new game's id"})
+
+
 class TurnStartedEventSchema(_EventSchema):
     """A seat is to move: the last event of every change that leaves one to move (never in the history)."""
 
@@ -281,6 +288,7 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
     "engine_double_placed": EngineDoublePlacedEventSchema,
     "resigned": ResignedEventSchema,
     "game_ended": GameEndedEventSchema,
+    "rematch_created": RematchCreatedEventSchema,
     "turn_started": TurnStartedEventSchema,
 }
 

@@ -71,8 +71,8 @@ CREATED_LINKS = {
     },
 )
 @blp.problems(
-    *BODY_PROBLEMS, E.UNAUTHORIZED, E.IDEMPOTENCY_KEY_REUSED, E.TOO_MANY_GAMES, E.TOO_MANY_APP_GAMES, E.UNAVAILABLE,
-    path="/v1/games",
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.IDEMPOTENCY_KEY_REUSED, E.TOO_MANY_GAMES, E.TOO_MANY_APP_GAMES,
+    E.UNAVAILABLE, path="/v1/games",
 )  # fmt: skip
 def create_game(body: dict[str, Any]) -> flask.Response:
     """Create a game: a variant, rule overrides, seats (humans by name, bots by id) and an optional seed
@@ -90,8 +90,10 @@ def create_game(body: dict[str, Any]) -> flask.Response:
     rotated or revoked app key is a 401; so is a request without one when the server requires app keys
     (`DOMINO_REQUIRE_APP_KEY`).
 
-    A `rated` game updates its players' ratings when it ends (`GET /v1/ratings/{variant}`): it seats only
-    computer players (built-in or registered) and app players (seats with a `player`), and has no `seed`."""
+    A registered bot is seated only with its owner's app key (403 `forbidden` otherwise, and nothing is
+    created). A `rated` game updates its players' ratings when it ends (`GET /v1/ratings/{variant}`): it seats
+    only computer players (built-in, or registered with consent) and app players (seats with a `player`), and
+    has no `seed`; its open seats are not listed in the lobby."""
     request = GameRequest(
         body["variant"],
         body["seats"],

@@ -24,8 +24,8 @@ def _bot(**kwargs: Any) -> ma.fields.String:
         validate=ma.validate.Regexp(BOT_NAME_PATTERN),
         metadata={
             "description": f"an `id` from `GET /v1/bots`: a computer player ({', '.join(bot_ids())}) or a registered "
-            "bot's name (seated only in a variant it plays, while available, once per game; it moves with its "
-            "own token, so its seat gets none)",
+            "bot's name (seated only with its owner's app key, else 403; only in a variant it plays, while "
+            "available, once per game; it moves with its own token, so its seat gets none)",
             "pattern": BOT_NAME_PATTERN,
             "example": "greedy",
         },
@@ -295,6 +295,11 @@ class GameViewSchema(ma.Schema):
         required=True, allow_none=True, metadata={"description": "Unix time by which the seat to move must move (null: no clock)"}
     )
     metadata = ma.fields.Dict(metadata={"description": "the game's metadata, when it was created with some"})
+    next_game_id = ma.fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "after it finished: the game its table plays next (`POST .../rematch`; event `rematch_created`)"},
+    )
     archived = ma.fields.Boolean(required=True, metadata={"description": ARCHIVED})
 
 
@@ -370,5 +375,6 @@ VIEW_EXAMPLE = {
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
+    "next_game_id": None,
     "archived": False,
 }

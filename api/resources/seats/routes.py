@@ -126,7 +126,7 @@ def _to_move_page(player: str, cursor: str | None, limit: int) -> flask.Response
 
 
 @blp.route("/<string:game_id>/seats/<int:seat>", methods=["POST"])
-@blp.doc(operationId="claimSeat", parameters=[IF_MATCH])
+@blp.doc(operationId="claimSeat", security=[{}, *APP_KEY], parameters=[IF_MATCH])
 @blp.arguments(ClaimSeatSchema(), example={"name": "Bo"})
 @blp.response(
     201,
@@ -140,8 +140,8 @@ def _to_move_page(player: str, cursor: str | None, limit: int) -> flask.Response
     headers={"Location": {"description": "the game's URL", "schema": {"type": "string"}}},
 )
 @blp.problems(
-    *BODY_PROBLEMS, E.NOT_FOUND, E.SEAT_TAKEN, E.SEAT_LIMIT, E.GAME_OVER, E.VERSION_MISMATCH, E.UNAVAILABLE,
-    path="/v1/games/h4k2mzq7c3x9b2rt/seats/1",
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.SEAT_TAKEN, E.SEAT_LIMIT, E.GAME_OVER,
+    E.VERSION_MISMATCH, E.UNAVAILABLE, path="/v1/games/h4k2mzq7c3x9b2rt/seats/1",
 )  # fmt: skip
 def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
     """Claim an open seat: returns its token (shown once)
@@ -150,9 +150,12 @@ def claim_seat(body: dict[str, Any], game_id: str, seat: int) -> flask.Response:
     open seat is taken the game starts: turn clocks run and computer players move. In a listed game one
     client (address) may hold `DOMINO_SEATS_PER_CLIENT` claimed seats (1 by default; 409 `seat-limit`
     beyond). `client_seeded: true` in the answer warns that the creator chose the seed and can know every
-    hand. With `If-Match` the claim lands only on that version of the game (else 412)."""
+    hand. With `If-Match` the claim lands only on that version of the game (else 412). A seat that names an
+    app's `player` is claimed only with that app's key (`Authorization: Bearer dsk_app_...`; 403 otherwise):
+    it is the app's user (such seats of rated games are never in the lobby)."""
     expected = parse_if_match(flask.request.headers.get("If-Match"))
-    view, token, _version = current_service().claim_seat(game_id, seat, body["name"], client_id(), expected)
+    app = calling_app()
+    view, token, _version = current_service().claim_seat(game_id, seat, body["name"], client_id(), expected, app)
     headers = {"Location": f"/v1/games/{game_id}", "Cache-Control": "no-store"}
     answer = {"game": view, "seat": seat, "token": token, "client_seeded": view["client_seeded"]}
     return json_response(answer, status=201, headers=headers)

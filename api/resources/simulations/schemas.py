@@ -36,6 +36,17 @@ class Cursor(ma.fields.Field[tuple[float, str]]):
         return float(created), sim_id
 
 
+def before_field() -> Cursor:
+    """The ``before`` query parameter of a list paged by :func:`encode_cursor` positions."""
+    return Cursor(
+        metadata={
+            "type": "string",
+            "pattern": CURSOR_PATTERN,
+            "description": "the cursor of the next page: `next_before` of the previous one, as it came",
+        }
+    )
+
+
 class CreateSimulationSchema(ma.Schema):
     variant = ma.fields.String(
         required=True, validate=ma.validate.OneOf(domino.PRESETS), metadata={"description": "a preset from `GET /v1/variants`"}
@@ -198,13 +209,7 @@ class SimulationListQuerySchema(ma.Schema):
         validate=ma.validate.Range(min=1, max=100),
         metadata={"description": "simulations per page (with `status`, a page may hold fewer; follow `next`)"},
     )
-    before = Cursor(
-        metadata={
-            "type": "string",
-            "pattern": CURSOR_PATTERN,
-            "description": "the cursor of the next page: `next_before` of the previous one, as it came",
-        }
-    )
+    before = before_field()
 
 
 class CreatedSimulationSchema(SimulationSchema):

@@ -97,6 +97,18 @@ class AppTurnEventSchema(ma.Schema):
     data = ma.fields.Nested(AppTurnDataSchema, required=True)
 
 
+class PingDataSchema(ma.Schema):
+    app = ma.fields.String(required=True, metadata={"description": "the app's name"})
+
+
+class PingSchema(ma.Schema):
+    """What `POST /v1/app/webhook/test` sends the app's webhook."""
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(["ping"]))
+    timestamp = ma.fields.String(required=True, metadata={"description": "ISO 8601, UTC: when it was queued"})
+    data = ma.fields.Nested(PingDataSchema, required=True)
+
+
 class MatchedPlayerSchema(ma.Schema):
     player = ma.fields.String(required=True, metadata={"description": "the app's id of the player"})
     seat = ma.fields.Integer(required=True)
@@ -125,7 +137,9 @@ HEADERS = [
     _header("webhook-timestamp", "Unix seconds of this attempt", {"type": "string", "pattern": r"^\d+$"}),
     _header(
         "webhook-signature",
-        "`v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">` with the secret",
+        "`v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">` with the secret; during a secret's grace after "
+        "`domino-admin apps rotate-secret`, two of them, space-separated (by the old secret, then the new): accept "
+        "the delivery when one checks out",
         {"type": "string"},
     ),
     _header("webhook-attempt", "1 for the first delivery, 2 for the first retry, ...", {"type": "string", "pattern": r"^\d+$"}),
@@ -138,6 +152,7 @@ APP_EVENT_WHEN = {
     TURN_REMINDER: "once per turn of at least `DOMINO_REMINDER_MIN_TURN` (600 s), when `DOMINO_REMINDER_FRACTION` "
     "(0.2) of its time is left and the seat has not moved; on a clock, a turn's time is the seat's bank as it starts "
     "(only when the app subscribes to it)",
+    "ping": "the app asked for a test delivery (`POST /v1/app/webhook/test`); its `webhook-id` is `msg_ping_<id>`",
     MATCH_FOUND: "matchmaking seated some of the app's players in a game (only when the app subscribes to it)",
 }
 
@@ -148,12 +163,14 @@ def _app_event(event_type: str) -> dict[str, Any]:
             "operationId": "appEvent" + "".join(part.title() for part in event_type.split(".")),
             "summary": f"`{event_type}`: {APP_EVENT_WHEN[event_type]}",
             "description": "Sent to the app's `webhook` (`domino-admin apps create --webhook URL`), signed as Standard "
-            "Webhooks with the app's webhook secret (shown once by `apps create` and `apps rotate`). The "
+            "Webhooks with the app's webhook secret (shown once by `apps create`, `apps rotate-secret` and `PATCH "
+            "/v1/app` when it sets a first webhook). The "
             "`webhook-id` (`msg_<game id>_<version>_<event>`, the event with `_` for `.`) is the same on every "
             "retry of one event: drop duplicates by it. Any 2xx counts as delivered; anything else, a timeout or a "
             "refused connection is "
             "retried after each step of `DOMINO_WEBHOOK_BACKOFF`. Events of one game may arrive out of order "
-            "after a retry: order them by `data.version`. Nothing is sent for a revoked app.",
+            "after a retry: order them by `data.version`. Nothing is sent for a revoked app. Each delivery shows in "
+            "`GET /v1/app/deliveries`, and `POST /v1/app/deliveries/{id}/redeliver` sends it again with its id.",
             "parameters": HEADERS,
             "requestBody": {
                 "required": True,
@@ -165,6 +182,8 @@ def _app_event(event_type: str) -> dict[str, Any]:
 
 
 def _schema(event_type: str) -> str:
+    if event_type == "ping":
+        return "AppPing"
     if event_type == MATCH_FOUND:
         return "AppMatchEvent"
     return "AppTurnEvent" if event_type in (TURN_STARTED, TURN_REMINDER) else "AppEvent"
@@ -176,9 +195,10 @@ def document(spec: APISpec) -> None:
     spec.components.schema("TurnDelivery", schema=TurnDeliverySchema)
     spec.components.schema("AppEvent", schema=AppEventSchema)
     spec.components.schema("AppTurnEvent", schema=AppTurnEventSchema)
+    spec.components.schema("AppPing", schema=PingSchema)
     spec.components.schema("AppMatchEvent", schema=AppMatchEventSchema)
     spec.options["webhooks"] = {
-        **{event_type: _app_event(event_type) for event_type in (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND)},
+        **{event_type: _app_event(event_type) for event_type in (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND, "ping")},
         "turn": {
             "post": {
                 "operationId": "hostedBotTurn",

@@ -36,6 +36,27 @@ class ArenaRequest:
 
 
 @dataclasses.dataclass(frozen=True)
+class ArenaOwner:
+    """Who creates an arena: an app (its key) or a registered bot (its token)."""
+
+    key: str  # ``app:<id>`` or ``bot:<name>``: the arena's ``owner``
+    app_id: str | None = None  # an app: its bots may be entered
+    bot: str | None = None  # a bot: it may enter itself
+
+    @classmethod
+    def of_app(cls, app_id: str) -> ArenaOwner:
+        return cls(f"app:{app_id}", app_id=app_id)
+
+    @classmethod
+    def of_bot(cls, name: str) -> ArenaOwner:
+        return cls(f"bot:{name}", bot=name)
+
+    def may_enter(self, record: dict[str, Any]) -> bool:
+        """A registered bot enters this owner's arena when it is the owner's, or its owner opened it to arenas."""
+        return record["owner"] == self.app_id or record["name"] == self.bot or record.get("arenas") == "open"
+
+
+@dataclasses.dataclass(frozen=True)
 class ArenaSpec:
     """What an arena plays; stored as JSON in its record and never changed."""
 
@@ -47,7 +68,7 @@ class ArenaSpec:
     seatings: int  # games per deal
     seed: str  # a server secret: deal d is dealt from "<seed>:<d>"
     deal_version: int  # how every game's seed deals (domino.DEAL_VERSIONS): the same for the whole arena
-    per_bot: int  # arena games a bot plays at once (across arenas)
+    per_bot: int  # the arena's games in play at once (each seats every bot: also each bot's cap in it)
 
     @property
     def games(self) -> int:

@@ -53,6 +53,8 @@ export const openTicket = (body) => api('POST', '/v1/matchmaking/tickets', { bod
 export const readTicket = (id, token, wait, signal) =>
   api('GET', `/v1/matchmaking/tickets/${game(id)}?wait=${wait}`, { token, signal });
 export const cancelTicket = (id, token) => api('DELETE', `/v1/matchmaking/tickets/${game(id)}`, { token });
+export const offerRematch = (id, token) => api('POST', `/v1/games/${game(id)}/rematch`, { token });
+export const getRematch = (id, token) => api('GET', `/v1/games/${game(id)}/rematch`, { token });
 export const getView = (id, token) => api('GET', `/v1/games/${game(id)}`, { token });
 export const getHistory = (id, token) => api('GET', `/v1/games/${game(id)}/history`, { token });
 export const historyHref = (id) => `/v1/games/${game(id)}/history`;

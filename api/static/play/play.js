@@ -64,13 +64,14 @@ async function openTable(id, { watch }) {
     id, watch,
     token: saved ? saved.token : null,
     view: null, selected: null, busy: false, confirmResign: false,
-    refreshing: false, dirty: false, closed: false, clock: null, root: null, conn: null,
+    refreshing: false, dirty: false, closed: false, clock: null, root: null, conn: null, rematchState: null,
   };
   t.actions = {
     select: (tile) => selectTile(t, tile),
     play: (move) => sendMove(t, move),
     claim: (seat, input) => claimSeat(t, seat, input),
     resign: () => resign(t),
+    rematch: () => rematch(t),
     confirmResign: (yes) => { t.confirmResign = yes; draw(t); },
   };
   table = t;
@@ -246,6 +247,32 @@ async function resign(t) {
     setView(t, view);
   } catch (err) {
     showError(err);
+  }
+}
+
+/** Play again: offer or accept the same table; once every seat has accepted, open the new game at this
+ * seat (its token comes from the offer). Until then the offer is read every 2 s. */
+async function rematch(t) {
+  clearError();
+  t.rematchState = 'waiting';
+  draw(t);
+  try {
+    const answer = await client.offerRematch(t.id, t.token);
+    let next = answer.game ? { id: answer.game.id, seat: answer.game.seat, token: answer.token } : null;
+    while (!next && !t.closed) {
+      await new Promise((resolve) => { setTimeout(resolve, 2000); });
+      const offer = await client.getRematch(t.id, t.token);
+      if (offer.status === 'created') next = { id: offer.next_game_id, seat: t.view.seat, token: offer.token };
+      else if (offer.status !== 'open' && offer.status !== 'creating') throw new Error(SAY.rematchOver(offer.status));
+    }
+    if (next && !t.closed) {
+      client.saveSeat(next.id, next.seat, next.token, (client.loadSeat(t.id) || {}).name);
+      location.hash = `game=${next.id}`;
+    }
+  } catch (err) {
+    t.rematchState = null;
+    showError(err);
+    if (!t.closed) draw(t);
   }
 }
 

@@ -44,14 +44,27 @@ function gameOverItem(t) {
   const reason = t.outcome ? text.endReason(view, t.outcome, t.resigned) : null;
   const scores = view.seats.map((s) => [text.whoText(view, s.seat), view.scores[s.seat]]);
   const teams = view.team_scores ? text.teamScoresText(view) : null;
-  const data = [text.gameOverTitle(view), reason, scores, teams];
+  const data = [text.gameOverTitle(view), reason, scores, teams, t.rematchState, view.next_game_id, Boolean(t.token)];
   return piece('over', data, () => h('section', { class: 'card game-over', 'data-testid': 'game-over', role: 'status' },
     h('h2', {}, text.gameOverTitle(view)),
     reason ? h('p', { 'data-testid': 'end-reason' }, reason) : null,
     h('ul', { class: 'final-scores' }, scores.map(([who, score], seat) => h('li', {},
       `${who}: `, h('strong', { 'data-testid': `final-score-${seat}` }, String(score))))),
     teams ? h('p', { 'data-testid': 'team-scores' }, teams) : null,
-    h('p', {}, h('a', { href: historyHref(view.id) }, SAY.history), SAY.historyWhat, h('a', { href: '#new' }, SAY.playAgain))));
+    h('p', {}, h('a', { href: historyHref(view.id) }, SAY.history), SAY.historyWhat, h('a', { href: '#new' }, SAY.newGameLink)),
+    again(t)));
+}
+
+/** A seat offers (or accepts) the same table again; anyone follows the table once it has a next game. */
+function again(t) {
+  const view = t.view;
+  if (view.next_game_id) {
+    const where = t.token ? `#game=${view.next_game_id}` : `#watch=${view.next_game_id}`;
+    return h('p', {}, h('a', { href: where, 'data-testid': 'next-game' }, SAY.nextGame));
+  }
+  if (!t.token) return null;
+  if (t.rematchState) return h('p', { 'data-testid': 'rematch-status' }, SAY.rematchWaiting);
+  return h('p', {}, h('button', { type: 'button', id: 'rematch', class: 'primary', onclick: () => t.actions.rematch() }, SAY.playAgain));
 }
 
 function handTileItem(t, tile, state) {
