@@ -75,6 +75,10 @@ Send `expected_version` (or `If-Match`) with a move to make it conditional: a st
 deal follows from the seed by a published procedure (SHA-256 draws and a Fisher–Yates shuffle; the rules
 document, "Checking a deal"), so anyone can redo it.
 
+**Query parameters.** Each operation takes only the query parameters it documents: an unknown query parameter is a 422
+`invalid-request` naming it in `errors.query` (never silently ignored). An operation that needs credentials
+answers 401 to a request without `Authorization: Bearer <token>` before it checks anything else.
+
 **Errors** are RFC 9457 problem details (`application/problem+json`) with `type` `/problems/<slug>`:
 
 | status | slug | meaning |
@@ -187,7 +191,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     inflight.document(api.spec)
     bodyread.document(api.spec)
     document_storage_full(api.spec)
-    hooks.install(app, settings)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
+    hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()
 

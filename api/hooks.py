@@ -2,7 +2,8 @@
 
 Flask calls each registered hook through layers of its own; the steps, called directly, cost less on every
 move. Before the view: the cap on a client's requests in flight (first: it costs no Redis round trip), the
-rate limit (before the guard: requests the guard refuses count too), the body guard, the metrics' timer
+rate limit (before the guard: requests the guard refuses count too), the operation's credentials and query
+parameters, the body guard, the metrics' timer
 (started only for a request let in). After it, on every answer:
 the HTML pages' policy, the metrics, CORS, ``X-Request-ID``, the ``RateLimit`` headers.
 """
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 import flask
 import orjson
+from apispec import APISpec
 from werkzeug.wsgi import get_content_length
 
-from api import bodyread, cors, errors, inflight, metrics, ratelimit, web
+from api import bodyread, cors, errors, inflight, metrics, operations, ratelimit, web
 from api.config import Settings
 from api.extensions import PROBLEM_JSON, problem_response, request_id
 from api.framework import App, Before
@@ -24,15 +26,16 @@ from domino.notation import MEDIA_TYPE as RECORD_TEXT
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
 
-def install(app: App, settings: Settings) -> None:
+def install(app: App, settings: Settings, spec: APISpec) -> None:
     """The steps, in their order (after the routes: ``/metrics`` is one). Under Flask, WSGI layers: from the
-    outside in, who the client is (``ProxyFix``), its requests in flight, the body's deadline."""
+    outside in, who the client is (``ProxyFix``), its requests in flight, the body's deadline. An operation's
+    credentials and query (:mod:`api.operations`) are checked before its body."""
     bodyread.install(app, settings)
     in_flight = inflight.install(app, settings)
     limiter = ratelimit.setup(app, settings)
     observer = metrics.install(app)
     guard = body_guard(app, settings.max_body_depth, settings.body_timeout)
-    app.before_steps = (in_flight, limiter.before, guard, observer.start)
+    app.before_steps = (in_flight, limiter.before, operations.checks(app, spec), guard, observer.start)
     answer = (web.protect, observer.observe, cors.answer_headers(settings), request_id_header, limiter.after)
     app.after_steps = tuple(step for step in answer if step)
 

@@ -110,13 +110,15 @@ class RatingStore:
         """Up to ``count`` players of a leaderboard, best first (by ordinal, then by key, descending), after the
         position ``after`` (ordinal, player) of a page before: (player, ordinal, its rating as JSON)."""
         key = self.board_key(variant, board)
+        rows: list[tuple[bytes, float]]
         if after is None:
-            rows = self.conn.zrevrange(key, 0, count - 1, withscores=True)
+            rows = cast("list[tuple[bytes, float]]", self.conn.zrevrange(key, 0, count - 1, withscores=True))
         else:  # from the cursor's ordinal on, less those of that ordinal a page before showed (ties are rare)
             ties = int(self.conn.zcount(key, after[0], after[0]))
-            rows = self.conn.zrevrangebyscore(key, after[0], "-inf", start=0, num=count + ties, withscores=True)
-            rows = [(m, o) for m, o in rows if not (o == after[0] and m.decode() >= after[1])][:count]
-        players = [(m.decode(), float(o)) for m, o in cast("list[tuple[bytes, float]]", rows)]
+            found = self.conn.zrevrangebyscore(key, after[0], "-inf", start=0, num=count + ties, withscores=True)
+            rows = [(m, o) for m, o in cast("list[tuple[bytes, float]]", found) if not (o == after[0] and m.decode() >= after[1])]
+            rows = rows[:count]
+        players = [(m.decode(), float(o)) for m, o in rows]
         values = self.read(variant, [p for p, _ in players])
         return [(p, o, v) for (p, o), v in zip(players, values) if v is not None]
 

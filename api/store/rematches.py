@@ -68,7 +68,9 @@ class RematchStore:
         self, game_id: str, seat: int, now: float, expires_at: float, needed: list[int], next_id: str, tokens: list[str | None]
     ) -> tuple[str, str]:
         """``seat`` accepts the offer of ``game_id``, made now if there is none (with these terms): (status, outcome)."""
-        args = [self.prefix, game_id, seat, now, expires_at, orjson.dumps(needed), next_id, orjson.dumps(tokens), KEPT_S]
+        args: list[str | int | float | bytes] = [
+            self.prefix, game_id, seat, now, expires_at, orjson.dumps(needed), next_id, orjson.dumps(tokens), KEPT_S,
+        ]  # fmt: skip
         status, outcome = cast("list[bytes]", self._accept(keys=[], args=args))
         return status.decode(), outcome.decode()
 

@@ -85,34 +85,20 @@ redis.call('EXPIRE', p .. ':mm:w:' .. id, ARGV[5])
 return 1
 """
 
-# ARGV: prefix, match id, ttl, then (ticket id, game id, seat, token) per ticket.  A claimed match's game
-# exists: its tickets are matched (again, harmlessly, when the sweep finishes a match twice).
-_FINISH = """
-local p, mid = ARGV[1], ARGV[2]
-for i = 4, #ARGV, 4 do
+# ARGV: prefix, match id, ttl, status, then (ticket id, game id, seat, token) per ticket.  A claimed match is
+# settled: its game exists (``matched``: each ticket gets its game, seat and token; again, harmlessly, when the
+# sweep finishes a match twice), or cannot be made (``cancelled``: the game fields are empty).
+_SETTLE = """
+local p, mid, st = ARGV[1], ARGV[2], ARGV[4]
+for i = 5, #ARGV, 4 do
   local tk = p .. ':mm:t:' .. ARGV[i]
   if redis.call('HGET', tk, 'status') == 'claimed' then
-    redis.call('HSET', tk, 'status', 'matched', 'game_id', ARGV[i + 1], 'seat', ARGV[i + 2], 'token', ARGV[i + 3])
+    redis.call('HSET', tk, 'status', st)
+    if st == 'matched' then
+      redis.call('HSET', tk, 'game_id', ARGV[i + 1], 'seat', ARGV[i + 2], 'token', ARGV[i + 3])
+    end
     redis.call('EXPIRE', tk, ARGV[3])
-    redis.call('XADD', p .. ':mm:w:' .. ARGV[i], '*', 'status', 'matched')
-    redis.call('EXPIRE', p .. ':mm:w:' .. ARGV[i], ARGV[3])
-  end
-end
-redis.call('ZREM', p .. ':mm:pending', mid)
-redis.call('EXPIRE', p .. ':mm:m:' .. mid, ARGV[3])
-return 1
-"""
-
-# ARGV: prefix, match id, ttl, then ticket ids.  A claimed match whose game cannot be made: its tickets are
-# cancelled.
-_DROP = """
-local p, mid = ARGV[1], ARGV[2]
-for i = 4, #ARGV do
-  local tk = p .. ':mm:t:' .. ARGV[i]
-  if redis.call('HGET', tk, 'status') == 'claimed' then
-    redis.call('HSET', tk, 'status', 'cancelled')
-    redis.call('EXPIRE', tk, ARGV[3])
-    redis.call('XADD', p .. ':mm:w:' .. ARGV[i], '*', 'status', 'cancelled')
+    redis.call('XADD', p .. ':mm:w:' .. ARGV[i], '*', 'status', st)
     redis.call('EXPIRE', p .. ':mm:w:' .. ARGV[i], ARGV[3])
   end
 end
@@ -151,8 +137,7 @@ class TicketStore:
         self._open = conn.register_script(_OPEN)
         self._claim = conn.register_script(_CLAIM)
         self._close = conn.register_script(_CLOSE)
-        self._finish = conn.register_script(_FINISH)
-        self._drop = conn.register_script(_DROP)
+        self._settle = conn.register_script(_SETTLE)
         self._lock = conn.register_script(_LOCK)
         self._unlock = conn.register_script(_UNLOCK)
 
@@ -165,7 +150,9 @@ class TicketStore:
         seeker: dict[str, Any],
     ) -> bool:  # fmt: skip
         """Store a waiting ticket in its pool; False when its holder has ``cap`` open tickets."""
-        args = [self.prefix, ticket_id, pool, holder, cap, now, ttl, orjson.dumps(spec), token_hash, orjson.dumps(seeker)]
+        args: list[str | int | float | bytes] = [
+            self.prefix, ticket_id, pool, holder, cap, now, ttl, orjson.dumps(spec), token_hash, orjson.dumps(seeker),
+        ]  # fmt: skip
         return bool(self._open(keys=[], args=args))
 
     @translating
@@ -222,15 +209,18 @@ class TicketStore:
     @translating
     def finish(self, match_id: str, ttl: int, seated: list[tuple[str, str, int, str]]) -> None:
         """The match's game exists: each (ticket, game id, seat, seat token) is matched."""
-        args: list[Any] = [self.prefix, match_id, ttl]
-        for ticket_id, game_id, seat, token in seated:
-            args.extend((ticket_id, game_id, seat, token))
-        self._finish(keys=[], args=args)
+        self._settle_match(match_id, ttl, "matched", seated)
 
     @translating
     def drop(self, match_id: str, ttl: int, tickets: list[str]) -> None:
         """The match's game cannot be made: its tickets are cancelled."""
-        self._drop(keys=[], args=[self.prefix, match_id, ttl, *tickets])
+        self._settle_match(match_id, ttl, "cancelled", [(t, "", 0, "") for t in tickets])
+
+    def _settle_match(self, match_id: str, ttl: int, status: str, seated: list[tuple[str, str, int, str]]) -> None:
+        args: list[str | int | float | bytes] = [self.prefix, match_id, ttl, status]
+        for ticket_id, game_id, seat, token in seated:
+            args.extend((ticket_id, game_id, seat, token))
+        self._settle(keys=[], args=args)
 
     @translating
     def wait_over(self, ticket_id: str, block_ms: int) -> None:

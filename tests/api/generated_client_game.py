@@ -19,8 +19,8 @@ from domino_client.api.moves import play_move
 from domino_client.models import (
     BotSeat,
     CreatedGame,
-    CreateGame,
-    CreateGameVariant,
+    CreateGameDraw,
+    CreateGameDrawVariant,
     DrawOrPass,
     EventsPage,
     GameStatus,
@@ -48,7 +48,7 @@ def choose(moves: list[Move]) -> Move:
 
 def new_game(base_url: str) -> tuple[str, AuthenticatedClient, int]:
     """A draw game, Ana against greedy: (game id, Ana's client, her seat)."""
-    body = CreateGame(variant=CreateGameVariant.DRAW, seats=[HumanSeat(name="Ana"), BotSeat(bot="greedy")])
+    body = CreateGameDraw(variant=CreateGameDrawVariant.DRAW, seats=[HumanSeat(name="Ana"), BotSeat(bot="greedy")])
     created = create_game.sync(client=Client(base_url=base_url), body=body)
     assert isinstance(created, CreatedGame), created
     token = created.tokens[0]

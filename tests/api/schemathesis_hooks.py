@@ -1,13 +1,11 @@
-"""Hooks of the schemathesis run in test_contract_fuzz.py (loaded through ``SCHEMATHESIS_HOOKS``).
+"""Hooks of the schemathesis runs (loaded by the repository's `schemathesis.toml`, so `schemathesis run` from the
+repository uses them too; test_contract_fuzz.py runs with that file).
 
-`rules` is documented as an object of option overrides checked against `GET /v1/variants`: which options
-apply to a variant, and how they combine (`rounds` only with `match_end: fixed_rounds`, `teams` only with 4
-seats, a hand size the set can deal, ...), are the engine's rules, not JSON Schema. A generated `rules`
-object that the document's `RuleOverrides` accepts is therefore replaced by `{}`; every other member is fuzzed as
-generated (a `rules` the schema refuses is left as it is, so a negative case stays negative). Likewise an app's `metadata` (of the game or a
-seat) is documented as at most 1 KB of JSON, a size JSON Schema cannot state: a larger generated one is
-replaced by `{}`; and the names a seat's `bot` may give are the registry's state: a well-formed name that no
-bot has becomes `greedy`."""
+They stand for what JSON Schema cannot say, each where it applies (with the reason): which options of a
+variant's `rules` combine (the engine's rules, not JSON Schema's), a bot name that must exist, a query parameter
+allowed only with another, a header that must agree with a body member, a body member for one kind of
+credential. They change positive cases only (those the checks hold to "must be accepted"): a negative case
+stays as generated. `map_case` runs in every phase, the coverage phase included."""
 
 from __future__ import annotations
 
@@ -15,24 +13,18 @@ import json
 import re
 from typing import Any
 
-import jsonschema_rs
 import schemathesis
 
 import domino.bots
 from api.resources.moves.schemas import TILE_PATTERN
-from api.resources.variants.schemas import rule_overrides
 from api.service.registered_bots import BOT_NAME_PATTERN
-from api.service.events import STREAM_ID
 
 
-# `rules` as the document types it (RuleOverrides): a generated object it accepts is replaced, one it refuses
-# (a negative case) kept.
-_RULES = jsonschema_rs.validator_for(rule_overrides())
-
-
-@schemathesis.hook
-def map_body(context: Any, body: Any) -> Any:
-    if isinstance(body, dict) and isinstance(body.get("rules"), dict) and _RULES.is_valid(body["rules"]):
+def valid_body(body: Any) -> Any:
+    """A positive case's body, made valid where JSON Schema cannot say what valid is."""
+    if isinstance(body, dict) and isinstance(body.get("rules"), dict):
+        # Which of a variant's options combine (`rounds` only with `match_end: fixed_rounds`, `teams` only with 4
+        # seats, a hand size the set can deal, the caps of a game of computer players only) is the engine's.
         body = {**body, "rules": {}}
     games = body.get("games") if isinstance(body, dict) else None
     if isinstance(body, dict) and body.get("duplicate") is True and isinstance(games, (int, float)) and games >= 1:
@@ -100,6 +92,10 @@ def _small_metadata(holder: dict[str, Any]) -> dict[str, Any]:
 
 
 def _known_bot(seat: dict[str, Any]) -> dict[str, Any]:
+    if "webhook" in seat:
+        # Which webhook addresses are public (not loopback, private or reserved, and resolving in time) is
+        # DNS's and the address rules', not JSON Schema's: a seat of this run has none.
+        seat = {k: v for k, v in seat.items() if k != "webhook"}
     bot = seat.get("bot")
     if isinstance(bot, str) and re.fullmatch(BOT_NAME_PATTERN, bot) and bot not in domino.bots.ids():
         return {**seat, "bot": "greedy"}
@@ -113,45 +109,59 @@ def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:
     return seat
 
 
-@schemathesis.hook
-def map_case(context: Any, case: Any) -> Any:
-    """A move with both `expected_version` and `If-Match` naming different versions is a 422 by design (two
-    answers to one question); the document cannot tie a header to a body member, so keep one of the two."""
-    if isinstance(case.body, dict) and "expected_version" in case.body and case.headers:
-        case.headers.pop("If-Match", None)
-    # The coverage phase sends `Last-Event-ID: 0` as a schema-valid value, which the documented pattern
-    # (`<version>-<n>`) refuses; a positive case keeps the header only when it matches.
-    headers = case.headers or {}
-    positive = case.meta is None or all(c.mode == "positive" for c in case.meta.components.values())
-    if positive and "Last-Event-ID" in headers and not STREAM_ID.match(str(headers["Last-Event-ID"])):
-        headers.pop("Last-Event-ID")
-    # `GET /v1/games` without `owner=me` is the lobby: `status` only `waiting` and no `player` (both documented on
-    # the parameters; the document cannot tie one query parameter to another).
+def make_valid(case: Any) -> None:
+    """A positive case made valid where JSON Schema cannot say what valid is (a negative one stays as it is)."""
+    if case.meta is not None and not case.meta.generation.mode.is_positive:
+        return
+    case.body = valid_body(case.body)
+    headers = case.headers if isinstance(case.headers, dict) else {}
+    for parameter in case.operation.headers:
+        # The coverage phase's "default positive" case may carry a header value from its negative template
+        # (`Last-Event-ID: 0`, `If-Match: 0`): the tool's mistake. A positive case keeps only values the
+        # operation's declared pattern allows.
+        pattern = parameter.definition.get("schema", {}).get("pattern")
+        value = headers.get(parameter.name)
+        if pattern and value is not None and not re.search(pattern, str(value)):
+            headers.pop(parameter.name)
+    if isinstance(case.body, dict) and "expected_version" in case.body:
+        # `expected_version` and `If-Match` naming different versions is a 422 by design (two answers to one
+        # question); the document cannot tie a header to a body member, so keep one of the two.
+        headers.pop("If-Match", None)
+    if case.operation.path.endswith("/resign") and isinstance(case.body, dict):
+        # A resignation's `seat` is for the owning app's key only (documented on the member); this run has seat
+        # tokens, which resign their own seat with no body.
+        case.body.pop("seat", None)
     query = case.query if isinstance(case.query, dict) else {}
-    if positive and case.operation.path == "/v1/games" and case.method.upper() == "GET":
-        if "owner" not in query:
-            query.pop("player", None)
-            if query.get("status") not in (None, "waiting"):
-                query.pop("status")
-        # A `cursor` is a previous page's `next_cursor`, never made up (the document says so: opaque), and goes
-        # without `before`; `to_move` goes with `owner=me` and `player` only, without `status` or `before`.
-        query.pop("cursor", None)
-        if query.get("to_move") and ("owner" not in query or "player" not in query):
-            query.pop("to_move")
-        if query.get("to_move"):
-            query.pop("status", None)
-            query.pop("before", None)
-    return case
+    if case.operation.path == "/v1/games" and case.method.upper() == "GET":
+        _lobby_query(query)
+
+
+def _lobby_query(query: dict[str, Any]) -> None:
+    """`GET /v1/games` without `owner=me` is the lobby: `status` only `waiting` and no `player` (both documented on
+    the parameters; the document cannot tie one query parameter to another)."""
+    if "owner" not in query:
+        query.pop("player", None)
+        if query.get("status") not in (None, "waiting"):
+            query.pop("status")
+    # A `cursor` is a previous page's `next_cursor`, never made up (the document says so: opaque), and goes
+    # without `before`; `to_move` goes with `owner=me` and `player` only, without `status` or `before`.
+    query.pop("cursor", None)
+    if query.get("to_move") and ("owner" not in query or "player" not in query):
+        query.pop("to_move")
+    if query.get("to_move"):
+        query.pop("status", None)
+        query.pop("before", None)
 
 
 @schemathesis.hook
 def before_call(context: Any, case: Any, kwargs: Any) -> None:
-    """Seat tokens reach the stateful phase through the document's links (`header.Authorization`), which
-    schemathesis counts as generated credentials; mark them as real, so that `ignored_auth` probes each such
-    success without the token and with a wrong one (both must be 401) instead of failing it outright."""
+    """Every phase's cases pass here just before they are sent (the examples phase calls no `map_case`)."""
+    make_valid(case)
+    positive = case.meta is None or case.meta.generation.mode.is_positive
+    if positive and isinstance(case.body, dict) and "expected_version" in case.body and kwargs.get("headers"):
+        kwargs["headers"].pop("If-Match", None)  # as in make_valid: the stateful phase's links add it here
+    # Seat tokens reach the stateful phase through the document's links (`header.Authorization`), which
+    # schemathesis counts as generated credentials; mark them as real, so that `ignored_auth` probes each such
+    # success without the token and with a wrong one (both must be 401) instead of failing it outright.
     if case.headers and "Authorization" in case.headers:
         case._has_explicit_auth = True
-    if isinstance(case.body, dict) and "expected_version" in case.body:  # as in map_case, for every phase
-        for headers in (case.headers, kwargs.get("headers")):
-            if headers is not None and "If-Match" in headers:
-                del headers["If-Match"]

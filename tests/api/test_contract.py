@@ -217,3 +217,24 @@ def test_links_lead_from_a_new_game_and_a_new_simulation_to_their_operations() -
     assert links["PlayMove"]["parameters"]["header.Authorization"] == "Bearer {$response.body#/tokens/0/token}"
     sim_links = PATHS["/v1/simulations"]["post"]["responses"]["202"]["links"]
     assert {link["operationId"] for link in sim_links.values()} == {"getSimulation", "cancelSimulation", "deleteSimulation"}
+
+
+# Issue 33: each variant's `rules` take only that variant's options, chosen by `variant` (a discriminator).
+def test_rules_are_one_schema_per_variant_chosen_by_variant(client) -> None:  # type: ignore[no-untyped-def]
+    options = client.get("/v1/variants").get_json()["options"]
+    for body in ("CreateGame", "CreateSimulation", "CreateArena"):
+        assert SCHEMAS[body]["discriminator"]["propertyName"] == "variant"
+        mapping = SCHEMAS[body]["discriminator"]["mapping"]
+        assert [{"$ref": ref} for ref in mapping.values()] == SCHEMAS[body]["oneOf"]
+        for variant, ref in mapping.items():
+            branch = SCHEMAS[ref.rsplit("/", 1)[-1]]
+            assert branch["properties"]["variant"]["enum"] == [variant]
+            rules = SCHEMAS[branch["properties"]["rules"]["$ref"].rsplit("/", 1)[-1]]
+            assert set(rules["properties"]) == {name for name, o in options.items() if variant in o["defaults"]}
+    create = schema_validator("CreateGame")
+    seats = [{"name": "Ana"}, {"name": "Bo"}]
+    assert create.is_valid({"variant": "mexican_train", "rules": {"double_blank_value": 0}, "seats": seats})
+    assert not create.is_valid({"variant": "draw", "rules": {"double_blank_value": 0}, "seats": seats})
+    assert not create.is_valid({"variant": "draw", "seats": seats * 3})  # a line game seats at most 4
+    refused = client.post("/v1/games", json={"variant": "draw", "rules": {"double_blank_value": 0}, "seats": seats})
+    assert refused.status_code == 422 and "double_blank_value" in refused.get_json()["detail"]

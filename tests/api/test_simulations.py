@@ -133,7 +133,7 @@ def test_a_running_chunk_stops_at_a_cancel_and_adds_nothing(client, service, mon
 
 
 def test_unknown_simulation_is_a_404_problem(client):
-    for resp in (client.get("/v1/simulations/nosuchsimulation"), client.delete("/v1/simulations/nosuchsimulation")):
+    for resp in (client.get("/v1/simulations/nosuchsimulation"), client.delete("/v1/simulations/nosuchsimulation", headers={"Authorization": "Bearer not-its-token"})):
         assert resp.status_code == 404
         assert resp.mimetype == "application/problem+json"
         assert resp.get_json()["type"] == "/problems/not-found"

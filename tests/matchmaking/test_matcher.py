@@ -127,3 +127,17 @@ def test_rated_tickets_meet_only_within_their_ranges_which_widen(client, service
     assert a["status"] == b["status"] == "matched" and a["game_id"] == b["game_id"]
     view = client.get(f"/v1/games/{a['game_id']}", headers={"Authorization": f"Bearer {a['token']}"}).json
     assert view["rated"] is True and {s["player"] for s in view["seats"]} == {"u1", "u2"}
+
+
+def test_a_match_whose_game_cannot_be_made_cancels_its_tickets(client, run_bots, monkeypatch) -> None:
+    from api.service.create import Creation
+    from api.service.errors import InvalidRequest
+
+    def refuse(*args: Any, **kwargs: Any) -> bool:
+        raise InvalidRequest("the bot retired meanwhile")
+
+    monkeypatch.setattr(Creation, "create_for_match", refuse)
+    a = seek(client, {"variant": "draw", "players": 2}, address="127.0.0.2").json
+    b = seek(client, {"variant": "draw", "players": 2}, address="127.0.0.3").json
+    run_bots()
+    assert read(client, a).json["status"] == read(client, b).json["status"] == "cancelled"

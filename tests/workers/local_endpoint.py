@@ -36,6 +36,18 @@ class LocalEndpoint:
         self.server.server_close()
 
 
+class Recorder(LocalEndpoint):
+    """An app's webhook endpoint: keeps each delivery (headers, body), answers 204."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[tuple[dict[str, str], bytes]] = []
+        super().__init__("/hooks")
+
+    def answer(self, headers: dict[str, str], body: bytes) -> int:
+        self.deliveries.append((headers, body))
+        return 204
+
+
 class BlackHole:
     """Accepts connections and never answers (nor closes them)."""
 

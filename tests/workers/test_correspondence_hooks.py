@@ -11,23 +11,13 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from api.app import create_app
-from local_endpoint import LocalEndpoint
+from local_endpoint import Recorder
 from support import eventually, run_webhooks
 
 TWO = [{"name": "Ana", "player": "u-ana"}, {"name": "Bo", "player": "u-bo"}]
 
 
-class Receiver(LocalEndpoint):
-    """An app's webhook endpoint: keeps each delivery (headers, body), answers 204."""
-
-    def __init__(self) -> None:
-        self.deliveries: list[tuple[dict[str, str], bytes]] = []
-        super().__init__("/hooks")
-
-    def answer(self, headers: dict[str, str], body: bytes) -> int:
-        self.deliveries.append((headers, body))
-        return 204
-
+class Receiver(Recorder):
     def verified(self, secret: str) -> list[dict[str, Any]]:
         return [Webhook(secret).verify(body, headers) for headers, body in self.deliveries]
 

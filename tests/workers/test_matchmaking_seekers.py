@@ -7,20 +7,10 @@ from typing import Any
 
 from standardwebhooks.webhooks import Webhook
 
-from local_endpoint import LocalEndpoint
+from local_endpoint import Recorder
 from support import eventually, run_webhooks
 
 TICKETS = "/v1/matchmaking/tickets"
-
-
-class Receiver(LocalEndpoint):
-    def __init__(self) -> None:
-        self.deliveries: list[tuple[dict[str, str], bytes]] = []
-        super().__init__("/hooks")
-
-    def answer(self, headers: dict[str, str], body: bytes) -> int:
-        self.deliveries.append((headers, body))
-        return 204
 
 
 def _read(client, answer: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -29,7 +19,7 @@ def _read(client, answer: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-
 
 
 def test_an_apps_players_are_matched_into_its_own_game_and_it_hears_match_found(client, service, run_bots) -> None:  # type: ignore[no-untyped-def]
-    receiver = Receiver()
+    receiver = Recorder()
     try:
         issued = service.create_app("mm-app", receiver.url, None, None, "game.started,match.found")
         auth = {"Authorization": f"Bearer {issued.key}"}

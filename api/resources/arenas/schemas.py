@@ -6,8 +6,7 @@ from apispec import APISpec
 import domino
 from api.resources.common import StrictBoolean, WholeNumber
 from api.resources.simulations.schemas import before_field
-from api.resources.games.schemas import line_games_seat_at_most_four
-from api.resources.variants.schemas import RULES_REF
+from api.resources.variants.schemas import RULES_REF, rules_by_variant
 from api.resources.ratings.schemas import RatingSchema
 from api.service.registered_bots import BOT_NAME_PATTERN
 
@@ -155,4 +154,4 @@ class ArenaPageSchema(ma.Schema):
 
 
 def document(spec: APISpec) -> None:
-    spec.components.schemas["CreateArena"]["allOf"] = [line_games_seat_at_most_four("bots")]
+    rules_by_variant(spec, "CreateArena", "bots")

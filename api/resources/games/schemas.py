@@ -11,7 +11,7 @@ from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumb
 from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema, ClockViewSchema
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
-from api.resources.variants.schemas import RULES_REF
+from api.resources.variants.schemas import RULES_REF, rules_by_variant
 from api.service.registered_bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
@@ -316,15 +316,6 @@ class CreatedGameSchema(ma.Schema):
     tokens = ma.fields.List(ma.fields.Nested(TokenSchema), required=True)
 
 
-def line_games_seat_at_most_four(member: str) -> dict[str, Any]:
-    """JSON Schema: `member` (the seats, or one strategy per seat) has at most 4 items unless the variant is
-    Mexican Train (2-10)."""
-    return {
-        "if": {"properties": {"variant": {"const": "mexican_train"}}},
-        "else": {"properties": {member: {"maxItems": 4}}},
-    }
-
-
 def document(spec: APISpec) -> None:
     """The named types the schemas above refer to by reference (`$ref`) only."""
     spec.components.schema("LineBoard", schema=LineBoardSchema)
@@ -332,7 +323,7 @@ def document(spec: APISpec) -> None:
     for name, schema in SEAT_DOCS.items():
         spec.components.schema(name, {"description": inspect.cleandoc(schema.__doc__ or "")}, schema=schema)
     spec.components.schema("GameStatus", {"type": "string", "enum": GAME_STATUSES})
-    spec.components.schemas["CreateGame"]["allOf"] = [line_games_seat_at_most_four("seats")]
+    rules_by_variant(spec, "CreateGame", "seats")
     del spec.components.schemas["Seat"]  # the request's seats are documented as the three kinds above
     spec.components.schema("TurnPhase", {"type": "string", "enum": TURN_PHASES})
 

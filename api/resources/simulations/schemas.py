@@ -8,8 +8,7 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, WholeNumber, bot_ids
-from api.resources.games.schemas import line_games_seat_at_most_four
-from api.resources.variants.schemas import RULES_REF
+from api.resources.variants.schemas import RULES_REF, rules_by_variant
 from api.service.simulations.runner import STATUSES
 
 # A list position: the creation time (Unix seconds, to the microsecond) and the id of the last simulation
@@ -197,7 +196,7 @@ class SimulationSchema(ma.Schema):
 
 
 def document(spec: APISpec) -> None:
-    spec.components.schemas["CreateSimulation"]["allOf"] = [line_games_seat_at_most_four("strategies")]
+    rules_by_variant(spec, "CreateSimulation", "strategies")
 
 
 class SimulationListQuerySchema(ma.Schema):

@@ -6,7 +6,7 @@ import marshmallow as ma
 from apispec import APISpec
 
 import domino
-from domino.rules import CHOICES, INTEGERS, NULLABLE, PLAYER_MAP_RANGE, PLAYER_MAPS
+from domino.rules import CHOICES, INTEGERS, LINE_PRESETS, NULLABLE, PLAYER_MAP_RANGE, PLAYER_MAPS
 
 ANY_VALUE = {"description": "an option's value: a string, an integer, a boolean, a map from player count to integer, or null"}
 
@@ -96,7 +96,49 @@ def rule_overrides() -> dict[str, Any]:
 
 
 RULES_REF = {"$ref": "#/components/schemas/RuleOverrides"}
+REF = "#/components/schemas/"
+
+
+def _camel(preset: str) -> str:
+    return "".join(word.capitalize() for word in preset.split("_"))
+
+
+def variant_rules(preset: str) -> dict[str, Any]:
+    """JSON Schema of the `rules` of one variant: only the options it uses (any other is a 422 naming it)."""
+    every = rule_overrides()
+    uses = {name for name, option in domino.describe_variants()["options"].items() if preset in option["defaults"]}
+    return {
+        **every,
+        "description": f"The option overrides `{preset}` takes (`GET /v1/variants` lists their values and defaults); "
+        "a combination the rules do not allow is a 422 naming the option.",
+        "properties": {name: value for name, value in every["properties"].items() if name in uses},
+    }
+
+
+def rules_by_variant(spec: APISpec, body: str, seats: str) -> None:
+    """The request body `body` as a `oneOf` of one schema per variant, chosen by its `variant` (the
+    discriminator): each is the body with that variant's own `rules` (`<Variant>Rules`) and, for a line game,
+    at most 4 of `seats` (the seats, strategies or bots; Mexican Train's range stays)."""
+    base = spec.components.schemas[body]
+    mapping: dict[str, str] = {}
+    for preset in domino.PRESETS:
+        name = f"{body}{_camel(preset)}"
+        properties = dict(base["properties"])
+        properties["variant"] = {**properties["variant"], "enum": [preset]}
+        properties["rules"] = {**properties["rules"], "$ref": f"{REF}{_camel(preset)}Rules"}
+        if preset in LINE_PRESETS:
+            properties[seats] = {**properties[seats], "maxItems": 4}
+        description = f"{base.get('description', body)} (`{preset}`: its `rules` take only its own options)"
+        spec.components.schema(name, {**base, "description": description, "properties": properties})
+        mapping[preset] = REF + name
+    spec.components.schemas[body] = {
+        "description": f"{base.get('description', body)} One schema per variant, chosen by `variant`.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "variant", "mapping": mapping},
+    }
 
 
 def document(spec: APISpec) -> None:
     spec.components.schema("RuleOverrides", rule_overrides())
+    for preset in domino.PRESETS:
+        spec.components.schema(f"{_camel(preset)}Rules", variant_rules(preset))

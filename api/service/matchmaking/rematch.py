@@ -95,7 +95,7 @@ class Rematches:
 
     def _create(self, game: Game, offer: dict[str, Any]) -> str:
         """Make the reserved game (again, harmlessly, after a crash) and link it from the finished game."""
-        next_id = offer["next"]
+        next_id = str(offer["next"])
         self.creation.create_for_match(next_id, same_table(game), offer["tokens"], game.doc.get("app"))
         if game.doc.get("next_game_id") != next_id:
             try:

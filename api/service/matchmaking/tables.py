@@ -82,8 +82,9 @@ def seat(chosen: Sequence[Unit], size: int, teams: bool) -> Table:
     seats: list[str | None] = [None] * size
     free = list(range(size))
     if teams:
-        for unit, pair in zip((u for u in chosen if len(u) == 2), ((0, 2), (1, 3))):
-            for s, i in zip(unit, pair):
+        parties = [u for u in chosen if len(u) == 2]
+        for party, pair in zip(parties, ((0, 2), (1, 3))):
+            for s, i in zip(party, pair):
                 seats[i] = s.id
                 free.remove(i)
     for unit in chosen:
