@@ -19,6 +19,7 @@ from api.resources.bot_events import routes as bot_events
 from api.resources.bots import routes as bots
 from api.resources.events import routes as events
 from api.resources.events import schemas as event_schemas
+from api.resources.export import routes as export
 from api.resources.games import routes as games
 from api.resources.games import schemas as game_schemas
 from api.resources.matchmaking import routes as matchmaking
@@ -39,8 +40,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, seats, moves, events, matchmaking, rematch, apps, players, simulations, ratings,
-    arenas, health,
+    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, apps, players, simulations,
+    ratings, arenas, health,
 )  # fmt: skip
 
 API_DESCRIPTION = """\

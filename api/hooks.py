@@ -49,6 +49,8 @@ def _offered(req: flask.Request) -> tuple[str, ...]:
         return ("application/json", PROBLEM_JSON, "text/event-stream")
     if req.path.endswith("/record"):
         return ("application/json", PROBLEM_JSON, RECORD_TEXT)
+    if req.path == "/v1/games/export":
+        return ("application/x-ndjson", PROBLEM_JSON, RECORD_TEXT)
     return ("application/json", PROBLEM_JSON)
 
 

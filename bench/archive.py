@@ -12,6 +12,10 @@ shared machine the wall figure falls with the load, the CPU one much less; the d
 are not in it), the median and the range over ``--runs``, and the load average.
 
     python bench/archive.py [--games 2001] [--runs 3] [--batch 500] [--dialects sqlite,postgresql]
+
+With ``--reads`` it measures reads of archived games instead (bench/archive_reads.py says how):
+
+    python bench/archive.py --reads [--sizes 25000,250000] [--requests 1000] [--runs 3] [--dialects ...]
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from api.service.create import GameRequest  # noqa: E402
 from api.service.security import new_id  # noqa: E402
 from api.service.service import Service  # noqa: E402
 from workers.redis_server import RedisServer  # noqa: E402
+
+from archive_reads import add_arguments, reads, report  # noqa: E402
 
 TEMPLATES = 8
 
@@ -107,6 +113,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--dialects", default="sqlite,postgresql")
+    add_arguments(parser)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="domino-bench-archive-"))
     redis = RedisServer(folder / "redis", persistent=False)
@@ -127,7 +134,16 @@ def main() -> None:
                 cluster = PostgresCluster(found)
                 cluster.create()
                 url = cluster.start()
-            results[name] = one_dialect(name, url, redis_url, args)
+            if args.reads:
+                results[name] = reads(name, redis_url, url, [int(n) for n in args.sizes.split(",")], args.runs, args.requests)
+            else:
+                results[name] = one_dialect(name, url, redis_url, args)
+        if args.reads:
+            print(f"\nReads of archived games over 100 apps, {args.requests} requests of each kind per run, {args.runs} runs:")
+            for name, out in results.items():
+                report(name, out)
+            print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
+            return
         print(f"\n{args.games} finished one-round draw games per run, batches of {args.batch}, one process, {args.runs} runs:")
         for name, (rates, cpu_rates) in results.items():
             print(

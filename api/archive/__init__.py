@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import heapq
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -24,9 +25,9 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.dialects import postgresql, sqlite
 
-from api.archive.schema import games, metadata, seats
+from api.archive.schema import archive_order, games, metadata, seats
 
-__all__ = ["Archive", "ArchiveUnavailable", "Archived", "Entry", "Key", "metadata"]
+__all__ = ["Archive", "ArchiveUnavailable", "Archived", "Entry", "Key", "Scope", "Since", "metadata"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -76,6 +77,26 @@ class Archived:
         return [(sid, event) for sid, event in orjson.loads(self.raw_events)]
 
 
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    """Whose archived games an export reads: the app's own (only those with a seat of ``player``, if given),
+    and those in which one of ``bots`` (registered bots' names) sits."""
+
+    app: str | None = None
+    bots: tuple[str, ...] = ()
+    player: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Since:
+    """An export's filters: ended in [since, until), of ``variant``, rated or not (None: any)."""
+
+    since: float | None = None
+    until: float | None = None
+    variant: str | None = None
+    rated: bool | None = None
+
+
 def _engine(url: str) -> sa.Engine:
     if url.startswith("sqlite"):
         # A file shared by the API and the workers: WAL lets readers go on while a batch is written, and a
@@ -100,6 +121,26 @@ def _insert(dialect: str, table: sa.Table) -> Any:
     """INSERT ... ON CONFLICT DO NOTHING, the same statement on both dialects."""
     make = postgresql.insert if dialect == "postgresql" else sqlite.insert
     return make(table).on_conflict_do_nothing()
+
+
+def _in_order(only: Since, after: int, by: sa.Table, *where: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    """Games after position ``after`` in archive order that pass ``where`` and ``only``, found ``by`` the
+    games' own rows or by their seats' (a player's or a bot's games: their seats hold a copy of the position,
+    so one index finds them in order)."""
+    seq = by.c.seq
+    query = sa.select(seq, games.c.id, games.c.record)
+    if by is seats:
+        query = query.select_from(seats.join(games, games.c.id == seats.c.game_id))
+    query = query.where(seq > after, *where)
+    if only.since is not None:
+        query = query.where(games.c.ended_at >= only.since)
+    if only.until is not None:
+        query = query.where(games.c.ended_at < only.until)
+    if only.variant is not None:
+        query = query.where(games.c.variant == only.variant)
+    if only.rated is not None:
+        query = query.where(games.c.rated == only.rated)
+    return query.order_by(seq)
 
 
 def _upsert_newer(dialect: str, table: sa.Table) -> Any:
@@ -169,25 +210,29 @@ class Archive:
 
     def write(self, entries: Sequence[Entry]) -> list[str]:
         """Write ``entries`` in one transaction; a game already archived is left as it is (a retried batch
-        writes nothing twice) unless this entry is of a later version. Returns the ids of every entry, now all
-        in the archive."""
+        writes nothing twice) unless this entry is of a later version (it keeps its place in the archive's
+        order). Returns the ids of every entry, now all in the archive. The batch takes its places in the
+        archive's order first (``archive_order``: writers queue there, so the order is the order of commits)."""
         if not entries:
             return []
-        now = time.time()
-        rows = [
-            {
-                "id": e.id, "app": e.app, "variant": e.variant, "status": e.status, "rated": e.rated,
-                "created_at": e.created_at, "ended_at": e.ended_at, "archived_at": now, "version": e.version,
-                "doc": e.doc.decode(), "record": e.record.decode(), "events": e.events.decode(), "summary": e.summary.decode(),
-            }
-            for e in entries
-        ]  # fmt: skip
-        seat_rows = [
-            {"game_id": e.id, "app": e.app, "created_at": e.created_at, **{k: s.get(k) for k in ("seat", "name", "kind", "player", "bot")}}
-            for e in entries
-            for s in e.seats
-        ]
         with self._connect() as conn, conn.begin():
+            taken = sa.update(archive_order).where(archive_order.c.id == 1).values(last=archive_order.c.last + len(entries))
+            first = conn.execute(taken.returning(archive_order.c.last)).scalar_one() - len(entries) + 1
+            now = time.time()
+            rows = [
+                {
+                    "id": e.id, "app": e.app, "variant": e.variant, "status": e.status, "rated": e.rated,
+                    "created_at": e.created_at, "ended_at": e.ended_at, "archived_at": now, "version": e.version,
+                    "doc": e.doc.decode(), "record": e.record.decode(), "events": e.events.decode(),
+                    "summary": e.summary.decode(), "seq": first + n,
+                }
+                for n, e in enumerate(entries)
+            ]  # fmt: skip
+            seat_rows = [
+                {"game_id": e.id, "app": e.app, "created_at": e.created_at, "seq": first + n, **{k: s.get(k) for k in ("seat", "name", "kind", "player", "bot")}}
+                for n, e in enumerate(entries)
+                for s in e.seats
+            ]
             conn.execute(_upsert_newer(self.dialect, games), rows)
             if seat_rows:
                 conn.execute(_insert(self.dialect, seats), seat_rows)
@@ -259,6 +304,31 @@ class Archive:
                 seen.add(game_id)
                 out.append(((created_at, game_id), orjson.loads(summary)))
         return out
+
+    def position(self, game_id: str) -> int | None:
+        """Where ``game_id`` is in the archive's order (None: not archived)."""
+        with self._connect() as conn:
+            found = conn.execute(sa.select(games.c.seq).where(games.c.id == game_id)).scalar()
+        return None if found is None else int(found)
+
+    def export(self, scope: Scope, only: Since, after: int, limit: int) -> list[tuple[int, str, str]]:
+        """The next ``limit`` games of ``scope`` (filtered by ``only``) after position ``after`` in the archive's
+        order: (position, game id, record as JSON text). One indexed query per source (the app's games, or its
+        player's; each bot's), merged."""
+        sources = []
+        if scope.player is not None:
+            sources.append(_in_order(only, after, seats, seats.c.app == scope.app, seats.c.player == scope.player))
+        elif scope.app is not None:
+            sources.append(_in_order(only, after, games, games.c.app == scope.app))
+        sources += [_in_order(only, after, seats, seats.c.bot == bot) for bot in scope.bots]
+        with self._connect() as conn:
+            pages = [conn.execute(query.limit(limit)).all() for query in sources]
+        merged: dict[int, tuple[int, str, str]] = {}
+        for row in heapq.merge(*pages, key=lambda r: r[0]):
+            merged.setdefault(row[0], (row[0], row[1], row[2]))  # one game met twice: two of its seats matched
+            if len(merged) == limit:
+                break
+        return list(merged.values())
 
     def count(self) -> int:
         with self._connect() as conn:

@@ -6,7 +6,10 @@ their token hashes, so a seat still reads its own view), ``record`` the history 
 the game is over (the game's JSON record, docs/notation.md, without the caller's ``seat`` and ``archived``),
 ``events`` every stored event as ``[stream id, event]`` pairs, ``summary`` its entry in its owner's list. All
 four are JSON kept as text, byte for byte as written: the archive serves the same bytes Redis did.
-``seats``: one row per seat, for the owner's list by ``player``.
+``seats``: one row per seat, for the owner's list by ``player`` and the exports by player or registered bot.
+``seq`` is the archive's order (a game's and its seats'): each write numbers its games from ``archive_order``'s
+one row, which it updates first, so numbers come in commit order (writers wait there for each other) and an
+export that has read number n has read every smaller one.
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ games = sa.Table(
     sa.Column("record", sa.Text, nullable=False),
     sa.Column("events", sa.Text, nullable=False),
     sa.Column("summary", sa.Text, nullable=False),
-    # an app's games, newest first, by (created_at, id); with a status filter; every game in archive order
+    sa.Column("seq", sa.BigInteger, nullable=False, server_default="0"),  # "0" only while the migration numbers
+    # an app's games, newest first, by (created_at, id); with a status filter; in archive order (exports)
     sa.Index("games_by_app", "app", "created_at", "id"),
     sa.Index("games_by_app_status", "app", "status", "created_at", "id"),
-    sa.Index("games_by_archive_order", "archived_at", "id"),
+    sa.Index("games_in_archive_order", "seq", unique=True),
+    sa.Index("games_by_app_in_order", "app", "seq"),
 )
 
 seats = sa.Table(
@@ -48,6 +53,17 @@ seats = sa.Table(
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("bot", sa.Text, nullable=True),
     sa.Column("created_at", sa.Float, nullable=False),
-    # an app's games with a seat of one player, newest first
+    sa.Column("seq", sa.BigInteger, nullable=False, server_default="0"),  # its game's
+    # an app's games with a seat of one player, newest first; in archive order; a registered bot's games
     sa.Index("seats_by_app_player", "app", "player", "created_at", "game_id"),
+    sa.Index("seats_by_app_player_in_order", "app", "player", "seq"),
+    sa.Index("seats_by_bot_in_order", "bot", "seq"),
+)
+
+# The last ``seq`` given (one row, id 1): each write takes the next numbers here first.
+archive_order = sa.Table(
+    "archive_order",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("last", sa.BigInteger, nullable=False),
 )

@@ -39,6 +39,7 @@ def entry(game_id: str, whole: WholeGame, now: float) -> Entry | None:
         return None
     state = whole_state(doc, whole.rounds)  # plays and views as the live state does, with every round's record
     record = render_history(doc, whole.version, state, None, whole.events)
+    del record["archived"]  # the reads add it (api.service.views.from_archive); exports send the rest as it is
     return Entry(
         id=game_id,
         app=doc.get("app"),

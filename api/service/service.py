@@ -29,6 +29,7 @@ from api.service.create import Created, Creation, GameRequest
 from api.service.endings import Endings
 from api.service.erasure import Erasure
 from api.service.events import Events
+from api.service.export import ExportRequest, export, scope_of
 from api.service.games import Games
 from api.service.lobby import list_waiting
 from api.service.matchmaking import Matchmaking
@@ -233,6 +234,14 @@ class Service(MatchmakingCalls):
     ) -> tuple[list[dict[str, Any]], str | None]:
         """``app``'s games in which it is ``player``'s turn, soonest deadline first, after ``cursor``."""
         return list_to_move(self.store, self.games, app, player, cursor, limit)
+
+    def export(self, app: App | None, token: str | None, request: ExportRequest) -> Iterator[list[str]]:
+        """The records of the archived games ``app`` (its own, its registered bots'), or else the registered bot
+        whose ``token`` this is, may export, in archive order, a page at a time (api/service/export.py)."""
+        if app is None and token is None:
+            raise Unauthorized("This needs an app key (`Bearer dsk_app_...`) or a registered bot's token (`Bearer dsk_bot_...`).")
+        bot = None if app is not None else self.registry.caller(token)
+        return export(self.archive, scope_of(self.store, app, bot, request.player), request)
 
     def erase_player(self, app: App, player: str) -> int:
         """Erase ``player`` from every game of ``app``, live or archived; how many games named it."""

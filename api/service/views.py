@@ -154,14 +154,14 @@ def lobby_entry(doc: GameRecord, version: int, state: domino.State) -> dict[str,
 
 
 def game_summary(doc: GameRecord, version: int, state: domino.State) -> dict[str, Any]:
-    """A game in its owner's listing: a lobby entry of any status, with scores, winners and metadata."""
-    view = domino.view(state, None).to_dict()
+    """A game in its owner's listing: a lobby entry of any status, with scores, winners and metadata (as the
+    spectator's view shows them, read from the state: the archiving job renders one a game)."""
     return {
         **lobby_entry(doc, version, state),
         "status": game_status(state, doc),
-        "round": view["round"],
-        "scores": view["scores"],
-        "winners": view["winners"],
+        "round": state.round,
+        "scores": list(state.scores),
+        "winners": list(state.outcome.winners) if state.outcome else [],
         "metadata": doc.get("metadata"),
         "turn": None if state.finished or waiting(doc) else state.to_move,
         "deadline": doc.get("deadline"),

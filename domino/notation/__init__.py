@@ -14,14 +14,15 @@ from typing import Any
 
 from domino.errors import NotationError, ReplayError
 from domino.notation.acts import GIVEN, Act, act_of, acts_of, build, canonical, check
-from domino.notation.text import NOTATION, read_text, write_text
+from domino.notation.text import NOTATION, read_text, split_texts, write_text
 from domino.state import State
 
 MEDIA_TYPE = "text/x-domino-record"
 REQUIRED = ("id", "variant", "version", "seats", "rules", "seed_commitment", "client_seeded", "seed", "salt")
 
 __all__ = [
-    "MEDIA_TYPE", "NOTATION", "Act", "act_of", "build", "canonical", "parse", "parse_text", "replay", "write_text",
+    "MEDIA_TYPE", "NOTATION", "Act", "act_of", "build", "canonical", "parse", "parse_text", "replay", "split_texts",
+    "write_text",
 ]  # fmt: skip
 
 

@@ -136,6 +136,18 @@ def _result_line(event: dict[str, Any], scores: list[int]) -> str:
 # -- reading -----------------------------------------------------------------------------------------------
 
 
+def split_texts(text: str) -> list[str]:
+    """The text records of a file or an export (``GET /v1/games/export``), where each is followed by a blank
+    line: each record as :func:`read_text` reads it. A record begins with its ``notation`` tag, which no line of
+    a record's body can be, so the split is exact."""
+    body = text.rstrip("\n")
+    if not body:
+        return []
+    first, *rest = body.split(f"\n\n[notation ")
+    return [first + "\n", *(f"[notation {piece}\n" for piece in rest)]
+
+
+
 def read_text(text: str) -> tuple[dict[str, Any], State]:
     """The JSON record a text renders, and the final state, from replaying it; :class:`NotationError` names
     the first line that is not what the notation (or the replay) puts there."""

@@ -86,6 +86,7 @@ def test_every_finished_game_writes_reads_and_replays_to_the_same_final_state(
     through_json = json.loads(json.dumps(record))
     assert domino.notation.parse(json.dumps(record)) == through_json == record
     assert domino.replay(through_json) == final
+    assert domino.notation.split_texts(f"{text}\n{text}\n") == [text, text], "a file of records, as exported"
 
 
 @pytest.fixture(scope="module")
