@@ -125,7 +125,8 @@ def check_games(games: list[tuple[dict[int, Player], dict[int | None, Follower]]
     seen: dict[str, set[str]] = defaultdict(set)
     for _, followers in games:
         for seat, follower in followers.items():
-            assert follower.events[-1]["type"] == "game_ended"
+            ended = [e["type"] for e in follower.events if e["type"] != "rematch_created"]  # a link after the end
+            assert ended[-1] == "game_ended"
             for event in follower.events:
                 check(event, seen)
             resp = follower.player.history()
@@ -185,6 +186,8 @@ def test_real_games_send_exactly_the_documented_events(client, create_game, run_
     eventually(moved_for_seat_0, "seat 0's time ran out and the server moved for it", 60, 0.05)
     resp = client.post(f"/v1/games/{spectator.game_id}/resign", headers=humans[0].headers)
     assert resp.status_code == 200, resp.get_json()
+    # The table plays again (the computer player accepts at once): `rematch_created` on the finished game.
+    assert client.post(f"/v1/games/{spectator.game_id}/rematch", headers=humans[0].headers).status_code == 201
     assert poll_all(followers)
 
     seen = check_games(games)
