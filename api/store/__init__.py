@@ -29,7 +29,8 @@ from api.store.deliveries import AppDeliveries
 from api.store.delivery_log import DeliveryLog
 from api.store.due import DueSet, DueTimer
 from api.store.expiry import GameExpiry
-from api.store.games import CommitResult, EventFollower, GameStore, StoredGame, WholeGame
+from api.store.game_events import EventFollower
+from api.store.games import CommitResult, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
