@@ -41,8 +41,8 @@ from api.service.owned import list_owned, list_to_move
 from api.service.ratings import Ratings
 from api.service.records import whole_state
 from api.service.security import BOT_TOKEN_PREFIX, authenticate, token_bot
-from api.service.simulations.runner import Cursor, Simulations
-from api.service.simulations.spec import SimulationRequest
+from api.service.simulations.calls import SimulationCalls
+from api.service.simulations.runner import Simulations
 from api.service.sweep import Sweep, SweepReport
 from api.service.idle import IdleChecks
 from api.service.timer import Timed
@@ -52,7 +52,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service(AppCalls, MatchmakingCalls):
+class Service(AppCalls, MatchmakingCalls, SimulationCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -353,36 +353,6 @@ class Service(AppCalls, MatchmakingCalls):
 
     def cancel_arena(self, arena_id: str, owner: ArenaOwner) -> dict[str, Any]:
         return self.arenas.cancel(arena_id, owner)
-
-    # -- simulations -----------------------------------------------------------------------------------------
-
-    def create_simulation(self, request: SimulationRequest, client: str) -> tuple[str, dict[str, Any], str]:
-        """(its id, the simulation as queued, its owner's token: shown once). ``client``: the caller's address,
-        which lists it and holds one of its simulation slots while it is queued or running."""
-        return self.simulations.create(request, client)
-
-    def simulation(self, sim_id: str) -> dict[str, Any]:
-        return self.simulations.get(sim_id)
-
-    def list_simulations(
-        self, client: str, before: Cursor | None, limit: int, status: str | None = None
-    ) -> tuple[list[dict[str, Any]], Cursor | None]:
-        """The simulations ``client`` (an address) created."""
-        return self.simulations.list_page(client, before, limit, status)
-
-    def cancel_simulation(self, sim_id: str, token: str | None) -> dict[str, Any]:
-        """Only with the token its creator was given."""
-        return self.simulations.cancel(sim_id, token)
-
-    def delete_simulation(self, sim_id: str, token: str | None) -> None:
-        """Only with the token its creator was given."""
-        self.simulations.delete(sim_id, token)
-
-    def run_chunk(self, sim_id: str, chunk: int) -> str:
-        return self.simulations.run_chunk(sim_id, chunk)
-
-    def chunk_failed(self, sim_id: str, error: str) -> None:
-        self.simulations.chunk_failed(sim_id, error)
 
     # -- operations ---------------------------------------------------------------------------------------------
 

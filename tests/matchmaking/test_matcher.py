@@ -66,7 +66,7 @@ def test_a_match_left_half_done_by_a_crash_is_finished_by_the_sweep(client, serv
     finish = Matcher.finish
     crashed: list[str] = []
 
-    def crash(self: Matcher, match_id: str, match: dict[str, Any]) -> None:
+    def crash(self: Matcher, match_id: str, match: dict[str, Any], *specs: Any) -> None:
         crashed.append(match_id)
         raise SystemExit("killed between the claim and the game")
 

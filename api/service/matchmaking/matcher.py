@@ -79,12 +79,14 @@ class Matcher:
         match_id = new_id()
         if not self.store.tickets.claim(pool, match_id, match, now, table.tickets):
             return 0  # one of them was matched or cancelled meanwhile
-        self.finish(match_id, match)
+        self.finish(match_id, match, specs)
         return 1
 
-    def finish(self, match_id: str, match: dict[str, Any]) -> None:
-        """Create the match's game (again, harmlessly, after a crash) and mark its tickets matched."""
-        specs = {t: spec_of(r) for t in match["seats"] if t is not None and (r := self.store.tickets.get(t)) is not None}
+    def finish(self, match_id: str, match: dict[str, Any], specs: dict[str, dict[str, Any]] | None = None) -> None:
+        """Create the match's game (again, harmlessly, after a crash) and mark its tickets matched. ``specs``:
+        its tickets' requests, when the caller has read them (the sweep reads them here)."""
+        if specs is None:
+            specs = {t: spec_of(r) for t in match["seats"] if t is not None and (r := self.store.tickets.get(t)) is not None}
         seats = match["seats"]
         first = specs[next(t for t in seats if t is not None)]
         apps = {s["holder"].get("app") if s["holder"]["kind"] == PLAYER else None for s in specs.values()}
