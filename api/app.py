@@ -193,6 +193,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     inflight.document(api.spec)
     bodyread.document(api.spec)
     document_storage_full(api.spec)
+    server_errors.document(api.spec)
     hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()
