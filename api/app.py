@@ -120,6 +120,9 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
         API_SPEC_OPTIONS={
             "info": {"description": API_DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
             "tags": TAGS,
+            # An app sends its key on any call (its own rate limit and caps); an operation that needs a
+            # credential, or takes another, says so itself.
+            "security": [{}, {"appKey": []}],
             "components": {
                 "securitySchemes": {
                     "bearer": {

@@ -301,20 +301,29 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
 
 def document_everywhere(
-    spec: Any, ptype: errors.ProblemType, methods: frozenset[str], headers: dict[str, Any] | None = None
+    spec: Any,
+    ptype: errors.ProblemType,
+    methods: frozenset[str],
+    headers: dict[str, Any] | None = None,
+    exempt: frozenset[str] = frozenset(),
 ) -> None:
-    """Document ``ptype`` on every operation of ``methods`` (``"get"``, ``"post"``, ...), beside whatever the
-    operation documents already with that status: for an answer a hook gives before any view (the spec is
-    built at registration, so call this after the blueprints)."""
+    """Document ``ptype`` on every operation of ``methods`` (``"get"``, ``"post"``, ...) but those of the paths
+    ``exempt``, beside whatever the operation documents already with that status (unless it documents this
+    problem already): for an answer a hook gives before any view (the spec is built at registration, so call
+    this after the blueprints)."""
     key = str(ptype.status)
     description = f"`{ptype.slug}`: {ptype.description}"
     for path, operations in spec._paths.items():
+        if path in exempt:
+            continue
         for method, operation in operations.items():
             if method not in methods or not isinstance(operation, dict):
                 continue
             responses = operation.setdefault("responses", {})
             example = {"value": _example(ptype, path)}
             entry = responses.get(key)
+            if entry is not None and description in entry["description"]:
+                continue
             if entry is None:
                 content = {"schema": {"$ref": "#/components/schemas/Problem"}, "examples": {ptype.slug: example}}
                 responses[key] = {"description": description, "content": {PROBLEM_JSON: content}}

@@ -43,7 +43,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from api import errors
 from api.callers import calling_app
 from api.config import Settings
-from api.extensions import current_service, problem_response
+from api.extensions import current_service, document_everywhere, problem_response
 from api.service.errors import Unauthorized
 from api.wrappers import ApiRequest
 from api.store import StoreFull, StoreUnavailable
@@ -237,11 +237,16 @@ RATE_HEADERS = {
 
 
 def document(spec: Any, settings: Settings) -> None:
-    """Add the 429 problem to every operation that is counted (the spec is built at registration)."""
+    """Add the 429 problem to every operation that is counted (the spec is built at registration), and the 401
+    of an app key that names no current one: the count looks the key up first, on every such operation."""
     exempt = {p.strip() for p in settings.rate_limit_exempt.split(",") if p.strip()}
+    document_everywhere(spec, errors.UNAUTHORIZED, frozenset(("get", "post", "put", "patch", "delete")), exempt=frozenset(exempt))
     ptype = errors.RATE_LIMITED
     for path, operations in spec._paths.items():
-        if path in exempt:
+        if path in exempt:  # not counted: an app key is not even looked at
+            for operation in operations.values():
+                if isinstance(operation, dict):
+                    operation.setdefault("security", [])
             continue
         for method, operation in operations.items():
             if method not in ("get", "post", "put", "patch", "delete") or not isinstance(operation, dict):

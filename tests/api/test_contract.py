@@ -260,3 +260,16 @@ def test_every_component_schema_is_referenced() -> None:
         reached |= frontier
         frontier = set().union(*(refs(SCHEMAS[name]) for name in reached if name in SCHEMAS))
     assert set(SCHEMAS) - reached == set()
+
+
+# Issue 33: an app sends its key on any call (its own rate limit), so every counted operation may answer 401 to a
+# key that names no app: the document says so (an optional `appKey` by default, a 401 everywhere but /healthz).
+def test_an_unknown_app_key_is_a_documented_401_everywhere(client) -> None:  # type: ignore[no-untyped-def]
+    assert DOC["security"] == [{}, {"appKey": []}]
+    for path, item in PATHS.items():
+        for method, operation in item.items():
+            if path != "/healthz" and method != "parameters":
+                assert "401" in operation["responses"], (method, path)
+    resp = client.get("/v1/variants", headers={"Authorization": "Bearer dsk_app_" + "x" * 43})
+    assert resp.status_code == 401 and resp.get_json()["type"] == "/problems/unauthorized"
+    assert client.get("/healthz", headers={"Authorization": "Bearer dsk_app_" + "x" * 43}).status_code == 200

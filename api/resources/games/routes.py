@@ -173,7 +173,6 @@ RECORD_TEXT = domino.notation.MEDIA_TYPE
 @blp.route("/<string:game_id>/record")
 @blp.doc(
     operationId="getGameRecord",
-    security=[],
     responses={
         200: {
             "content": {
