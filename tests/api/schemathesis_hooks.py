@@ -9,11 +9,15 @@ stays as generated. `map_case` runs in every phase, the coverage phase included.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
+from collections.abc import MutableMapping
 from typing import Any
 
 import schemathesis
+from schemathesis.core import NotSet
 
 import domino.bots
 from api.resources.moves.schemas import TILE_PATTERN
@@ -111,10 +115,17 @@ def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:
 
 def make_valid(case: Any) -> None:
     """A positive case made valid where JSON Schema cannot say what valid is (a negative one stays as it is)."""
+    negative = case.meta is not None and not case.meta.generation.mode.is_positive
+    if isinstance(case.body, NotSet) and negative and len(case.operation.body) > 0:
+        # The tool's mistake: a "negative" body of an operation whose body is optional sent as no body at all,
+        # which is valid (and then accepted). Every body of this API is an object: an array is what it meant.
+        case.body = []
+        case.media_type = case.media_type or "application/json"
     if case.meta is not None and not case.meta.generation.mode.is_positive:
         return
     case.body = valid_body(case.body)
-    headers = case.headers if isinstance(case.headers, dict) else {}
+    # A case's headers and query are mappings of the tool's own types (headers: a case-insensitive dict).
+    headers = case.headers if isinstance(case.headers, MutableMapping) else {}
     for parameter in case.operation.headers:
         # The coverage phase's "default positive" case may carry a header value from its negative template
         # (`Last-Event-ID: 0`, `If-Match: 0`): the tool's mistake. A positive case keeps only values the
@@ -128,26 +139,64 @@ def make_valid(case: Any) -> None:
         # question); the document cannot tie a header to a body member, so keep one of the two.
         headers.pop("If-Match", None)
     if case.operation.path.endswith("/resign") and isinstance(case.body, dict):
-        # A resignation's `seat` is for the owning app's key only (documented on the member); this run has seat
-        # tokens, which resign their own seat with no body.
-        case.body.pop("seat", None)
-    query = case.query if isinstance(case.query, dict) else {}
+        # A resignation's `seat` is for the owning app's key, which must name one (documented on the member); a
+        # seat token resigns its own seat, with no `seat`. Seat 0 is in every game.
+        if _credential(headers) == "app":
+            case.body["seat"] = 0
+        else:
+            case.body.pop("seat", None)
+    query = case.query if isinstance(case.query, MutableMapping) else {}
     if case.operation.path == "/v1/games" and case.method.upper() == "GET":
         _lobby_query(query)
     if case.operation.path.startswith("/v1/ratings/"):
         query.pop("cursor", None)  # a previous page's `next_cursor` (opaque), never made up
+    if case.operation.path == "/v1/games/export":
+        query.pop("after", None)  # the id of the last record received (documented), never made up
     if case.operation.path == "/v1/matchmaking/tickets" and isinstance(case.body, dict):
-        _anonymous_ticket(case.body)
+        _ticket(case.body, _credential(headers))
+    if case.operation.path == "/v1/bots" and case.method.upper() == "POST" and isinstance(case.body, dict):
+        _new_bot_name(case.body)
 
 
-def _anonymous_ticket(body: dict[str, Any]) -> None:
-    """This run seeks anonymously (no app key, no bot token): no `player`, unrated (so no `rating_range`), a
-    fill `bot` only with `bots_after_s`, and no party: a party code names a waiting ticket, and a party needs a
-    team table. Each is documented on its member; JSON Schema cannot tie them to the caller or to each other."""
-    for member in ("player", "rated", "rating_range", "party"):
-        body.pop(member, None)
+def _credential(headers: Any) -> str | None:
+    """The kind of credential a case carries: `app` (an app key), `bot` (a bot token), another token, or None."""
+    token = str(headers.get("Authorization", "")).partition(" ")[2]
+    return "app" if token.startswith("dsk_app_") else "bot" if token.startswith("dsk_bot_") else token or None
+
+
+def _ticket(body: dict[str, Any], credential: str | None) -> None:
+    """Who seeks decides what a ticket may say (each documented on its member; JSON Schema cannot tie a member to
+    the caller, or members to each other): an app's ticket names its `player`, nobody else's does; an anonymous
+    ticket is unrated; a `rating_range` is `[lo, hi]` on a rated ticket only; a rated table is never filled with
+    computer players; a fill `bot` goes with `bots_after_s`. No party: a party code names a waiting ticket, and
+    a party needs a team table."""
+    body.pop("party", None)
+    if credential == "app":
+        body.setdefault("player", "fuzz-player")
+    else:
+        body.pop("player", None)
+    if credential not in ("app", "bot"):
+        body.pop("rated", None)
+    if body.get("rated") is True:
+        body.pop("bots_after_s", None)
+        body.pop("bot", None)
+        if isinstance(body.get("rating_range"), list) and all(isinstance(x, (int, float)) for x in body["rating_range"]):
+            body["rating_range"] = sorted(body["rating_range"])
+    else:
+        body.pop("rating_range", None)
     if "bots_after_s" not in body:
         body.pop("bot", None)
+
+
+_BOT_NAMES = itertools.count()
+
+
+def _new_bot_name(body: dict[str, Any]) -> None:
+    """A bot's name is never reused (a name taken is a 422, documented under `name`): a schema-valid name gets a
+    suffix no earlier case had, within the pattern's 32 characters."""
+    name = body.get("name")
+    if isinstance(name, str) and re.fullmatch(BOT_NAME_PATTERN, name):
+        body["name"] = f"{name[:20]}{os.getpid() % 1000:03d}x{next(_BOT_NAMES):08d}"
 
 
 def _lobby_query(query: dict[str, Any]) -> None:
