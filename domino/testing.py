@@ -12,20 +12,21 @@ from typing import Any, Callable, Iterable, Mapping
 
 from domino import bots, variants
 from domino.analysis.fairplay import Choice, position_choice
-from domino.analysis.omniscient import deal_values, omniscient_values
+from domino.analysis.omniscient import omniscient_values
+from domino.analysis.values import move_values
 from domino.bots.base import Budget
-from domino.bots.inference import Sampler, infer
 from domino.dealing import sorted_hand
 from domino.engine import legal_moves, new_game, settle, step
 from domino.errors import InvalidDealError
 from domino.moves import Move
+from domino.notation.acts import Act, act_of, build
 from domino.rules import Rules
 from domino.shuffle import DEAL_VERSION, check_version
 from domino.state import Deal, LineBoard, Placed, State
 from domino.tiles import Tile, full_set
 from domino.variants import line, mexican_train, train_rounds
-from domino.variants.trains import MEXICAN, PHASES, TrainBoard, TrainTurn
 from domino.views import view
+from domino.variants.trains import MEXICAN, PHASES, TrainBoard, TrainTurn
 from domino.core.tables import mask_of, tables
 from domino.core.trains import PHASE_OF, TrainConfig, TrainSim, train_index
 
@@ -271,6 +272,27 @@ def train_sim(state: State) -> TrainSim:
 _BUILDERS: dict[object, Callable[..., State]] = {line: _line_position, mexican_train: _train_position}
 
 
+def bot_record(
+    rules: Rules, seed: str, players: list[str], nodes: int = 2000, game_id: str = "g0000000000000000"
+) -> dict[str, Any]:
+    """The revealed record (history document) of a game that the built-in bots ``players`` (one id a seat) play
+    to the end from ``seed``, each search at ``nodes`` a move (deterministic)."""
+    rng = random.Random(f"{game_id}:{seed}")
+    strategies = [bots.get(name) for name in players]
+    state = new_game(rules, seed=seed)
+    acts = [Act(0, "created")]
+    while not state.finished:
+        seat = state.turn
+        move = strategies[seat].choose(view(state, seat), rng, Budget(nodes=nodes))
+        state, events = step(state, move)
+        acts.append(act_of(len(acts), events[0].to_dict(for_seat=seat)))
+    seats = [{"seat": i, "name": name, "kind": "bot"} for i, name in enumerate(players)]
+    given = {
+        "id": game_id, "variant": rules.preset_name, "version": len(acts) - 1, "seats": seats, "rules": rules.to_dict(),
+        "seed_commitment": "", "client_seeded": True, "seed": seed, "salt": "", "deal_version": DEAL_VERSION,
+    }  # fmt: skip
+    return build(given, acts)[0]
+
 
 @dataclass(frozen=True, slots=True)
 class Peeker:
@@ -304,7 +326,7 @@ def screened_game(rules: Rules, seed: str, player: str, opponent: str, nodes: in
         if screened and len(moves) > 1:
             at = f"{seed}:{version}"
             info = move_values(view(state, state.turn), random.Random(f"{at}:info"), nodes)
-            choices.append(position_choice(state, move, info, at, nodes))
+            choices.append(position_choice(state, move, [(v.move, v.value) for v in info], at, nodes))
         state, _ = step(state, move)
     return choices, version
 
@@ -314,8 +336,3 @@ def _mover(kind: str, nodes: int) -> Callable[[State, random.Random], Move]:
         return Peeker(nodes).choose_seen
     bot = bots.get(kind)
     return lambda state, rng: bot.choose(view(state, state.turn), rng, Budget(nodes=nodes))
-
-
-def move_values(seat_view: Any, rng: random.Random, nodes: int) -> list[tuple[Move, float]]:
-    """Stand-in for the analysis's values from the mover's information, until domino.analysis has them."""
-    return deal_values(seat_view, Sampler(infer(seat_view)), rng, nodes)

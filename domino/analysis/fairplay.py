@@ -112,12 +112,14 @@ def choice(side: int, played: Move, expert: Move, info: Values, omniscient: Valu
     return Choice(side, played, expert, hidden_only(info, omniscient))
 
 
-def position_choice(state: State, played: Move, info: Values, seed: str, nodes: int) -> Choice:
+def position_choice(
+    state: State, played: Move, info: Values, seed: str, nodes: int, round_points: Sequence[int] = ()
+) -> Choice:
     """The screen's reading of one choice position of a finished game (``state``: every hand, before the move;
     ``info``: the analysis's values there): the values to one who sees the other hands, and the honest
     expert's pick, each within ``nodes`` and seeded from ``seed`` (the game id and version), so deterministic."""
     seat = state.turn
-    omniscient = omniscient_values(state, random.Random(f"{seed}:seen"), nodes)
+    omniscient = omniscient_values(state, random.Random(f"{seed}:seen"), nodes, round_points)
     expert = get("expert").choose(view(state, seat), random.Random(f"{seed}:expert"), Budget(nodes=nodes))
     return choice(state.rules.side_of(seat), played, expert, info, omniscient)
 

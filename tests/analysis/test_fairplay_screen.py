@@ -10,7 +10,8 @@ import pytest
 import domino
 from domino.analysis.fairplay import Choice, exact_interval, hidden_only, position_choice, screen, upper_tail
 from domino.analysis.omniscient import omniscient_values
-from domino.testing import Peeker, move_values, position, screened_game
+from domino.analysis import move_values
+from domino.testing import Peeker, position, screened_game
 
 PASS, DRAW = domino.Pass(), domino.Draw()
 
@@ -28,7 +29,7 @@ def test_the_omniscient_values_see_the_other_hand_and_the_peeker_plays_on_them()
     three_one, five_two = domino.legal_moves(state)
     seen = dict(omniscient_values(state, random.Random(1), 4000))
     assert seen[three_one] > seen[five_two] + 5
-    info = move_values(domino.view(state, 0), random.Random(2), 4000)
+    info = [(v.move, v.value) for v in move_values(domino.view(state, 0), random.Random(2), 4000)]
     assert dict(info)[five_two] > dict(info)[three_one] + 1
     assert hidden_only(info, list(seen.items())) == (three_one,)
     assert Peeker(4000).choose_seen(state, random.Random(3)) == three_one
@@ -90,6 +91,6 @@ def test_a_peeker_is_flagged_on_a_fixed_sample_and_honest_players_are_not() -> N
     for kind in ("peeker", "expert", "greedy"):
         choices: list[Choice] = []
         for game in range(2):
-            choices += screened_game(rules, f"screen-{kind}-{game}", kind, "greedy", 2000)[0]
+            choices += screened_game(rules, f"screen-{kind}-{game}", kind, "greedy", 4000)[0]
         flags[kind] = screen(choices).flag
     assert flags == {"peeker": True, "expert": False, "greedy": False}
