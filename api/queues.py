@@ -218,15 +218,18 @@ class Queues:
             self.enqueue_chunks(sim_id, [chunk])
 
     def retry_abandoned_chunks(self, now: float | None = None) -> list[str]:
-        """Hand back to RQ the simulation chunks whose worker died with its work horse: once the execution's
-        heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try), but a
-        live worker looks only every 10 minutes; the sweep looks every interval. Returns the job ids found."""
+        """Hand back to RQ the simulation chunks and analyses whose worker died with its work horse: once the
+        execution's heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try),
+        but a live worker looks only every 10 minutes; the sweep looks every interval. Returns the job ids found."""
         # The failure callback (chunk_failed, which fails the simulation after the last try) runs here, in the
         # sweep's thread: its timeout must be a timer, not SIGALRM (main thread only).
-        registry = StartedJobRegistry(queue=self.simulations, death_penalty_class=TimerDeathPenalty)
-        abandoned = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
-        if abandoned:
-            registry.cleanup(now)
+        abandoned = []
+        for queue in (self.simulations, self.analysis):  # the long jobs: analyses too
+            registry = StartedJobRegistry(queue=queue, death_penalty_class=TimerDeathPenalty)
+            found = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
+            if found:
+                registry.cleanup(now)
+            abandoned += found
         return abandoned
 
     def drop_chunks(self, sim_id: str, chunks: int) -> int:

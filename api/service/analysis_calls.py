@@ -3,6 +3,7 @@ simulations' are): docs/analysis.md."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from api.service.analyses import Analyses
@@ -12,8 +13,7 @@ from api.service.security import is_id
 
 class AnalysisCalls:
     analyses: Analyses
-
-    def record(self, game_id: str) -> dict[str, Any]: ...  # Service's: the revealed record, or why not
+    record: Callable[[str], dict[str, Any]]  # Service's: a game's revealed record, or why not (404, 409)
 
     def request_analysis(self, game_id: str, client: str) -> tuple[int, dict[str, Any]]:
         """(200 when done, else 202; the game's analysis): the one asked for before, or a new one queued for a

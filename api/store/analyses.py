@@ -15,7 +15,7 @@ Every key expires ``ttl`` after its last write; a finished analysis lives on in 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -93,13 +93,13 @@ class AnalysisStore:
 
     @translating
     def load(self, game_id: str) -> dict[str, str] | None:
-        raw = self.conn.hgetall(self._keys(game_id)[0])
+        raw = cast("dict[bytes, bytes]", self.conn.hgetall(self._keys(game_id)[0]))
         return {k.decode(): v.decode() for k, v in raw.items()} if raw else None
 
     @translating
     def moves(self, game_id: str) -> list[str]:
         """The moves analysed so far (JSON), in the game's order."""
-        return [m.decode() for m in self.conn.lrange(self._keys(game_id)[1], 0, -1)]
+        return [m.decode() for m in cast("list[bytes]", self.conn.lrange(self._keys(game_id)[1], 0, -1))]
 
     @translating
     def progress(self, game_id: str, index: int, total: int, moves: list[str]) -> int:
