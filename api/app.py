@@ -12,6 +12,7 @@ import flask
 from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter, document_storage_full
+from api.resources.analysis import routes as analysis
 from api.resources.apps import routes as apps
 from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
@@ -41,8 +42,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, apps, players, simulations,
-    ratings, arenas, health,
+    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, analysis, apps, players,
+    simulations, ratings, arenas, health,
 )  # fmt: skip
 
 API_DESCRIPTION = """\
@@ -95,6 +96,7 @@ TAGS = [
     {"name": "moves", "description": "Play, draw or pass."},
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
     {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating."},
+    {"name": "analysis", "description": "Finished games analysed move by move on the `analysis` queue (docs/analysis.md)."},
     {"name": "apps", "description": "Third-party apps: the calling app (`domino-admin apps create` makes one)."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
