@@ -30,7 +30,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import domino  # noqa: E402
-from domino.analysis.fairplay import Choice, screen  # noqa: E402
+from domino.analysis import DEFAULT_NODES  # noqa: E402
+from domino.analysis.fairplay import Choice, Tally, screen, tally  # noqa: E402
 from domino.testing import screened_game  # noqa: E402
 
 SETUPS: dict[str, tuple[str, int, dict[str, Any]]] = {
@@ -46,29 +47,13 @@ def play(setup: str, kind: str, opp: str, game: int, nodes: int) -> tuple[list[C
     return screened_game(rules, f"fairplay-{setup}-{kind}-{game}", kind, opp, nodes)
 
 
-def counts(choices: list[Choice]) -> dict[str, int]:
-    return {
-        "positions": len(choices),
-        "telling": sum(bool(c.hidden_only) for c in choices),
-        "seat": sum(c.seat_took for c in choices),
-        "expert": sum(c.expert_took for c in choices),
-        "seat_only": sum(c.seat_took and not c.expert_took for c in choices),
-        "expert_only": sum(c.expert_took and not c.seat_took for c in choices),
-    }
+def sample_tally(games: list[dict[str, Any]]) -> Tally:
+    return sum((Tally.from_dict(g["tally"]) for g in games), Tally())
 
 
 def flagged(games: list[dict[str, Any]]) -> bool:
-    """The screen of a sample, from its games' counts (the screen reads only these sums)."""
-    fake: list[Choice] = []
-    a, b = domino.Pass(), domino.Draw()
-    for g in games:
-        c = g["counts"]
-        both = c["seat"] - c["seat_only"]
-        fake += [Choice(0, a, a, (a,))] * both
-        fake += [Choice(0, a, b, (a,))] * c["seat_only"]
-        fake += [Choice(0, b, a, (a,))] * c["expert_only"]
-        fake += [Choice(0, b, b, ())] * (c["positions"] - both - c["seat_only"] - c["expert_only"])
-    return screen(fake).flag
+    """The screen of a sample, from its games' tallies (the screen reads only these sums)."""
+    return screen(sample_tally(games)).flag
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -91,11 +76,12 @@ def report(rows: list[dict[str, Any]], sample: int) -> None:
         lo, hi = wilson(k, len(disjoint))
         rng = random.Random(0)
         over = sum(flagged(rng.sample(games, sample)) for _ in range(2000)) if len(games) >= sample else 0
-        tot = {key: sum(g["counts"][key] for g in games) for key in games[0]["counts"]}
+        whole = screen(sample_tally(games))
         secs = sorted(g["seconds"] for g in games)
         print(
-            f"{setup:10} {kind:8} games={len(games):4} positions={tot['positions']} telling={tot['telling']} "
-            f"rate={tot['seat'] / max(1, tot['positions']):.3f} expert_rate={tot['expert'] / max(1, tot['positions']):.3f} "
+            f"{setup:10} {kind:8} games={len(games):4} positions={whole.positions} telling={whole.tally.telling} "
+            f"rate={whole.rate:.3f} expert_rate={whole.expert_rate:.3f} (McNemar p={whole.p_value:.2g}) "
+            f"gain={whole.gain:.2f} (98% CI {whole.gain_interval[0]:.2f} to {whole.gain_interval[1]:.2f}) "
             f"flagged {k}/{len(disjoint)} disjoint {sample}-game samples ({100 * k / max(1, len(disjoint)):.0f}%, "
             f"95% CI {100 * lo:.0f}-{100 * hi:.0f}%); of 2000 overlapping samples {100 * over / 2000:.1f}%; "
             f"median {secs[len(secs) // 2]:.1f} s a game"
@@ -109,7 +95,7 @@ def main() -> None:
     ap.add_argument("--opp", default="greedy")
     ap.add_argument("--games", type=int, default=60, help="games per kind")
     ap.add_argument("--sample", type=int, default=20)
-    ap.add_argument("--nodes", type=int, default=20000, help="the analysis budget a position")
+    ap.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="the analysis budget a position")
     ap.add_argument("--out", default="/tmp/fairplay_bench.jsonl")
     ap.add_argument("--report", action="store_true", help="only report what --out holds")
     args = ap.parse_args()
@@ -124,7 +110,7 @@ def main() -> None:
                 t0 = time.process_time()
                 choices, moves = play(args.setup, kind, args.opp, game, args.nodes)
                 row = {"setup": args.setup, "kind": kind, "game": game, "nodes": args.nodes, "opp": args.opp,
-                       "moves": moves, "seconds": time.process_time() - t0, "counts": counts(choices)}
+                       "moves": moves, "seconds": time.process_time() - t0, "tally": tally(choices).to_dict()}
                 rows.append(row)
                 with out.open("a") as f:
                     f.write(json.dumps(row) + "\n")

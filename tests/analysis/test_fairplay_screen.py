@@ -8,7 +8,7 @@ import random
 import pytest
 
 import domino
-from domino.analysis.fairplay import Choice, exact_interval, hidden_only, position_choice, screen, upper_tail
+from domino.analysis.fairplay import Choice, Tally, exact_interval, gain, hidden_only, position_choice, screen, tally, upper_tail
 from domino.analysis.omniscient import omniscient_values
 from domino.analysis import move_values
 from domino.testing import Peeker, position, screened_game
@@ -55,32 +55,54 @@ def test_binomial_tail_and_exact_interval() -> None:
     assert exact_interval(0, 5, 0.01)[0] == 0.0 and exact_interval(5, 5, 0.01)[1] == 1.0
 
 
-def _choices(seat_only: int, expert_only: int, both: int, neither: int) -> list[Choice]:
-    return (
+def _choices(seat_only: int, expert_only: int, both: int, neither: int, gain: float = 1.0) -> list[Choice]:
+    """Positions with these outcomes; the seat's gains alternate gain + 1 and gain - 1."""
+    out = (
         [Choice(0, PASS, PASS, (PASS,))] * both
         + [Choice(0, PASS, DRAW, (PASS,))] * seat_only
         + [Choice(0, DRAW, PASS, (PASS,))] * expert_only
         + [Choice(0, DRAW, DRAW, ())] * neither
     )
+    return [Choice(c.side, c.played, c.expert, c.hidden_only, gain + (-1) ** i) for i, c in enumerate(out)]
 
 
 def test_the_screen_is_a_paired_exact_test_and_its_interval_says_the_same() -> None:
     s = screen(_choices(seat_only=12, expert_only=2, both=3, neither=83))
-    assert (s.positions, s.telling, s.seat_count, s.expert_count) == (100, 17, 15, 5)
+    t = s.tally
+    assert (t.positions, t.telling, t.seat_count, t.expert_count) == (100, 17, 15, 5)
     assert s.rate == pytest.approx(0.15) and s.expert_rate == pytest.approx(0.05)
     assert s.p_value == pytest.approx(upper_tail(12, 14, 0.5))
-    assert s.flag and s.interval[0] > 0 and s.interval[0] < s.difference < s.interval[1]
+    assert s.p_value < 0.01 and s.interval[0] > 0 and s.interval[0] < s.difference < s.interval[1]
+    assert s.gain == pytest.approx(1.0) and s.gain_interval[0] > 0 and s.gain_p_value < 0.01 and s.flag
     calm = screen(_choices(seat_only=7, expert_only=5, both=3, neither=85))
     assert not calm.flag and calm.interval[0] < 0 < calm.interval[1]
     for seat_only in range(0, 25):
         for expert_only in range(0, 25, 3):
             s = screen(_choices(seat_only, expert_only, 1, 50))
-            assert s.flag == (s.p_value < 0.01) == (s.interval[0] > 0)
+            assert (s.p_value < 0.01) == (s.interval[0] > 0)
+            assert s.flag == (s.p_value < 0.01 and s.gain_p_value < 0.01)
+    # Many hidden-only moves, but worth no more seen than the seat's information said: an honest player who
+    # plays unlike the expert (greedy does) is not flagged.
+    different = screen(_choices(seat_only=30, expert_only=2, both=3, neither=65, gain=0.0))
+    assert different.p_value < 0.01 and different.gain_p_value > 0.01 and not different.flag
     empty = screen([])
     assert not empty.flag and empty.positions == 0 and empty.interval == (0.0, 0.0)
     assert set(s.to_dict()) == {
-        "positions", "telling_positions", "rate", "expert_rate", "difference", "interval", "confidence", "p_value", "flag",
+        "positions", "telling_positions", "rate", "expert_rate", "difference", "interval", "p_value", "gain",
+        "gain_interval", "gain_p_value", "confidence", "flag",
     }  # fmt: skip
+
+
+def test_tallies_add_up_and_a_sum_screens_as_the_positions_do() -> None:
+    a, b = _choices(5, 1, 2, 20), _choices(3, 2, 0, 30, gain=0.5)
+    assert tally(a) + tally(b) == tally(a + b)
+    assert Tally.from_dict(tally(a).to_dict()) == tally(a)
+    assert screen(tally(a) + tally(b)) == screen(a + b)
+
+
+def test_the_gain_is_the_played_moves_edge_seen_minus_its_edge_from_the_information() -> None:
+    x, y = domino.Play(domino.Tile(1, 0), "left"), DRAW
+    assert gain(x, [(x, 1.0), (y, 3.0)], [(x, 6.0), (y, 2.0)]) == pytest.approx((6 - 4) - (1 - 2))
 
 
 @pytest.mark.slow
