@@ -23,6 +23,7 @@ from api.resources.export import routes as export
 from api.resources.games import routes as games
 from api.resources.games import schemas as game_schemas
 from api.resources.matchmaking import routes as matchmaking
+from api.resources.matchmaking import schemas as ticket_schemas
 from api.resources.rematch import routes as rematch
 from api.resources.health import routes as health
 from api.resources.moves import routes as moves
@@ -183,6 +184,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
         event_schemas.document,
         simulation_schemas.document,
         arena_schemas.document,
+        ticket_schemas.document,
         webhook_schemas.document,
     ):
         document(api.spec)
@@ -191,6 +193,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     inflight.document(api.spec)
     bodyread.document(api.spec)
     document_storage_full(api.spec)
+    server_errors.document(api.spec)
     hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

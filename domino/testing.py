@@ -3,19 +3,23 @@ line games, ``position(rules, trains=[...], markers=..., ...)`` for Mexican Trai
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from typing import Any, Callable, Iterable, Mapping
 
-from domino import variants
+from domino import bots, variants
+from domino.bots.base import Budget
 from domino.dealing import sorted_hand
-from domino.engine import settle
+from domino.engine import new_game, settle, step
 from domino.errors import InvalidDealError
+from domino.notation.acts import Act, act_of, build
 from domino.rules import Rules
 from domino.shuffle import DEAL_VERSION, check_version
 from domino.state import Deal, LineBoard, Placed, State
 from domino.tiles import Tile, full_set
 from domino.variants import line, mexican_train, train_rounds
+from domino.views import view
 from domino.variants.trains import MEXICAN, PHASES, TrainBoard, TrainTurn
 from domino.core.tables import mask_of, tables
 from domino.core.trains import PHASE_OF, TrainConfig, TrainSim, train_index
@@ -260,3 +264,25 @@ def train_sim(state: State) -> TrainSim:
 
 
 _BUILDERS: dict[object, Callable[..., State]] = {line: _line_position, mexican_train: _train_position}
+
+
+def bot_record(
+    rules: Rules, seed: str, players: list[str], nodes: int = 2000, game_id: str = "g0000000000000000"
+) -> dict[str, Any]:
+    """The revealed record (history document) of a game that the built-in bots ``players`` (one id a seat) play
+    to the end from ``seed``, each search at ``nodes`` a move (deterministic)."""
+    rng = random.Random(f"{game_id}:{seed}")
+    strategies = [bots.get(name) for name in players]
+    state = new_game(rules, seed=seed)
+    acts = [Act(0, "created")]
+    while not state.finished:
+        seat = state.turn
+        move = strategies[seat].choose(view(state, seat), rng, Budget(nodes=nodes))
+        state, events = step(state, move)
+        acts.append(act_of(len(acts), events[0].to_dict(for_seat=seat)))
+    seats = [{"seat": i, "name": name, "kind": "bot"} for i, name in enumerate(players)]
+    given = {
+        "id": game_id, "variant": rules.preset_name, "version": len(acts) - 1, "seats": seats, "rules": rules.to_dict(),
+        "seed_commitment": "", "client_seeded": True, "seed": seed, "salt": "", "deal_version": DEAL_VERSION,
+    }  # fmt: skip
+    return build(given, acts)[0]
