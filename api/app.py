@@ -14,6 +14,7 @@ import flask
 from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter, document_storage_full
+from api.resources.analysis import routes as analysis
 from api.resources.apps import routes as apps
 from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
@@ -25,6 +26,7 @@ from api.resources.export import routes as export
 from api.resources.games import routes as games
 from api.resources.games import schemas as game_schemas
 from api.resources.matchmaking import routes as matchmaking
+from api.resources.matchmaking import schemas as ticket_schemas
 from api.resources.rematch import routes as rematch
 from api.resources.health import routes as health
 from api.resources.moves import routes as moves
@@ -42,8 +44,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, apps, players, simulations,
-    ratings, arenas, health,
+    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, analysis, apps, players,
+    simulations, ratings, arenas, health,
 )  # fmt: skip
 
 API_DESCRIPTION = """\
@@ -96,6 +98,7 @@ TAGS = [
     {"name": "moves", "description": "Play, draw or pass."},
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
     {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating."},
+    {"name": "analysis", "description": "Finished games analysed move by move on the `analysis` queue (docs/analysis.md)."},
     {"name": "apps", "description": "Third-party apps: the calling app (`domino-admin apps create` makes one)."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
@@ -170,6 +173,7 @@ def _document(settings: Settings, spec: Any) -> None:
         event_schemas.document,
         simulation_schemas.document,
         arena_schemas.document,
+        ticket_schemas.document,
         webhook_schemas.document,
     ):
         document(spec)
@@ -177,6 +181,7 @@ def _document(settings: Settings, spec: Any) -> None:
     inflight.document(spec)
     bodyread.document(spec)
     document_storage_full(spec)
+    server_errors.document(spec)
 
 
 def create_app(config: dict[str, Any] | None = None) -> flask.Flask:

@@ -1,21 +1,31 @@
 """Build any mid-round position for tests: ``position(rules, layout="[2-5][5-1]", ...)`` for the
-line games, ``position(rules, trains=[...], markers=..., ...)`` for Mexican Train. Every fixture lives here."""
+line games, ``position(rules, trains=[...], markers=..., ...)`` for Mexican Train. Every fixture lives here,
+the fair-play screen's cheat too (``Peeker``, ``screened_game``: tests and bench/fairplay.py only)."""
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from domino import variants
+from domino import bots, variants
+from domino.analysis.fairplay import Choice, position_choice
+from domino.analysis.omniscient import omniscient_values
+from domino.analysis.values import move_values
+from domino.bots.base import Budget
 from domino.dealing import sorted_hand
-from domino.engine import settle
+from domino.engine import legal_moves, new_game, settle, step
 from domino.errors import InvalidDealError
+from domino.moves import Move
+from domino.notation.acts import Act, act_of, build
 from domino.rules import Rules
 from domino.shuffle import DEAL_VERSION, check_version
 from domino.state import Deal, LineBoard, Placed, State
 from domino.tiles import Tile, full_set
 from domino.variants import line, mexican_train, train_rounds
+from domino.views import view
 from domino.variants.trains import MEXICAN, PHASES, TrainBoard, TrainTurn
 from domino.core.tables import mask_of, tables
 from domino.core.trains import PHASE_OF, TrainConfig, TrainSim, train_index
@@ -260,3 +270,69 @@ def train_sim(state: State) -> TrainSim:
 
 
 _BUILDERS: dict[object, Callable[..., State]] = {line: _line_position, mexican_train: _train_position}
+
+
+def bot_record(
+    rules: Rules, seed: str, players: list[str], nodes: int = 2000, game_id: str = "g0000000000000000"
+) -> dict[str, Any]:
+    """The revealed record (history document) of a game that the built-in bots ``players`` (one id a seat) play
+    to the end from ``seed``, each search at ``nodes`` a move (deterministic)."""
+    rng = random.Random(f"{game_id}:{seed}")
+    strategies = [bots.get(name) for name in players]
+    state = new_game(rules, seed=seed)
+    acts = [Act(0, "created")]
+    while not state.finished:
+        seat = state.turn
+        move = strategies[seat].choose(view(state, seat), rng, Budget(nodes=nodes))
+        state, events = step(state, move)
+        acts.append(act_of(len(acts), events[0].to_dict(for_seat=seat)))
+    seats = [{"seat": i, "name": name, "kind": "bot"} for i, name in enumerate(players)]
+    given = {
+        "id": game_id, "variant": rules.preset_name, "version": len(acts) - 1, "seats": seats, "rules": rules.to_dict(),
+        "seed_commitment": "", "client_seeded": True, "seed": seed, "salt": "", "deal_version": DEAL_VERSION,
+    }  # fmt: skip
+    return build(given, acts)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Peeker:
+    """A cheat, for the fair-play screen's tests and bench only (never a listed bot: nothing public seats it): it
+    sees the other hands (not the boneyard's order) and plays the move best to that eye."""
+
+    nodes: int = 20000
+
+    def choose_seen(self, state: State, rng: random.Random) -> Move:
+        moves = legal_moves(state)
+        if len(moves) == 1:
+            return moves[0]
+        values = omniscient_values(state, rng, self.nodes)
+        return max(values, key=lambda mv: mv[1])[0]
+
+
+def screened_game(rules: Rules, seed: str, player: str, opponent: str, nodes: int) -> tuple[list[Choice], int]:
+    """A game played through the engine, side 0 (seat 0, or team 0) by ``player`` (``"peeker"``, or a bot id) and
+    the others by ``opponent``, every search at ``nodes``; then side 0's choice positions as the fair-play screen
+    reads them (each at ``nodes``, seeded from ``seed`` and the version): (the readings, the moves made)."""
+    state = new_game(rules, seed=seed)
+    rng = random.Random(seed)
+    me, them = _mover(player, nodes), _mover(opponent, nodes)
+    choices: list[Choice] = []
+    version = 0
+    while state.outcome is None:
+        version += 1
+        moves = legal_moves(state)
+        screened = rules.side_of(state.turn) == 0
+        move = (me if screened else them)(state, rng) if len(moves) > 1 else moves[0]
+        if screened and len(moves) > 1:
+            at = f"{seed}:{version}"
+            info = move_values(view(state, state.turn), random.Random(f"{at}:info"), nodes)
+            choices.append(position_choice(state, move, [(v.move, v.value) for v in info], at, nodes))
+        state, _ = step(state, move)
+    return choices, version
+
+
+def _mover(kind: str, nodes: int) -> Callable[[State, random.Random], Move]:
+    if kind == "peeker":
+        return Peeker(nodes).choose_seen
+    bot = bots.get(kind)
+    return lambda state, rng: bot.choose(view(state, state.turn), rng, Budget(nodes=nodes))

@@ -222,7 +222,7 @@ def test_links_lead_from_a_new_game_and_a_new_simulation_to_their_operations() -
 # Issue 33: each variant's `rules` take only that variant's options, chosen by `variant` (a discriminator).
 def test_rules_are_one_schema_per_variant_chosen_by_variant(client) -> None:  # type: ignore[no-untyped-def]
     options = client.get("/v1/variants").get_json()["options"]
-    for body in ("CreateGame", "CreateSimulation", "CreateArena"):
+    for body in ("CreateGame", "CreateSimulation", "CreateArena", "CreateTicket"):
         assert SCHEMAS[body]["discriminator"]["propertyName"] == "variant"
         mapping = SCHEMAS[body]["discriminator"]["mapping"]
         assert [{"$ref": ref} for ref in mapping.values()] == SCHEMAS[body]["oneOf"]
@@ -238,3 +238,25 @@ def test_rules_are_one_schema_per_variant_chosen_by_variant(client) -> None:  # 
     assert not create.is_valid({"variant": "draw", "seats": seats * 3})  # a line game seats at most 4
     refused = client.post("/v1/games", json={"variant": "draw", "rules": {"double_blank_value": 0}, "seats": seats})
     assert refused.status_code == 422 and "double_blank_value" in refused.get_json()["detail"]
+    ticket = schema_validator("CreateTicket")
+    assert ticket.is_valid({"variant": "mexican_train", "players": 8})
+    assert not ticket.is_valid({"variant": "draw", "players": 8})  # a line game seats at most 4
+    refused = client.post("/v1/matchmaking/tickets", json={"variant": "draw", "players": 8})
+    assert refused.status_code == 422 and "players" in refused.get_json()["errors"]["json"]
+
+
+# Issue 33: the document has no orphans: every component schema is referenced from an operation, a webhook or
+# another schema that is (a generated client would carry a type nothing uses, and a reader would look for it).
+def test_every_component_schema_is_referenced() -> None:
+    def refs(node: object) -> set[str]:
+        if isinstance(node, dict):
+            found = {node["$ref"].rsplit("/", 1)[-1]} if isinstance(node.get("$ref"), str) else set()
+            return found.union(*(refs(value) for value in node.values()))
+        return set().union(*(refs(value) for value in node)) if isinstance(node, list) else set()
+
+    reached: set[str] = set()
+    frontier = refs({key: value for key, value in DOC.items() if key != "components"})
+    while frontier - reached:
+        reached |= frontier
+        frontier = set().union(*(refs(SCHEMAS[name]) for name in reached if name in SCHEMAS))
+    assert set(SCHEMAS) - reached == set()

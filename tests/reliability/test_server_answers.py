@@ -7,6 +7,7 @@ import socket
 
 import httpx
 
+from conftest import schema_validator
 from gunicorn_server import env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
 
 
@@ -59,6 +60,7 @@ def test_what_gunicorn_refuses_before_the_app_is_a_problem_document_too(settings
             resp = client.send(request)
             assert resp.status_code == status and resp.headers["content-type"] == "application/problem+json", resp.text
             assert resp.json()["type"] == f"/problems/{slug}" and resp.json()["status"] == status
+            assert schema_validator("Problem").is_valid(resp.json()), resp.json()  # as documented on every operation
     with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:  # a control character in a header
         sock.sendall(b"GET /v1/variants HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\nConnection: close\r\n\r\n")
         answer = b"".join(iter(lambda: sock.recv(4096), b""))

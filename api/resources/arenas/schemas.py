@@ -6,7 +6,7 @@ from apispec import APISpec
 import domino
 from api.resources.common import StrictBoolean, WholeNumber
 from api.resources.simulations.schemas import before_field
-from api.resources.variants.schemas import RULES_REF, rules_by_variant
+from api.resources.variants.schemas import RULES_SCHEMA, rules_by_variant
 from api.resources.ratings.schemas import RatingSchema
 from api.service.registered_bots import BOT_NAME_PATTERN
 
@@ -58,7 +58,7 @@ class CreateArenaSchema(ma.Schema):
         load_default=dict,
         metadata={
             "schema": {
-                **RULES_REF,
+                **RULES_SCHEMA,
                 "description": "option overrides as for a game; a game of computer players only has the usual "
                 "caps (`target_score`, `rounds`)",
             }

@@ -11,7 +11,7 @@ from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumb
 from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema, ClockViewSchema
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
-from api.resources.variants.schemas import RULES_REF, rules_by_variant
+from api.resources.variants.schemas import RULES_SCHEMA, rules_by_variant
 from api.service.registered_bots import BOT_NAME_PATTERN
 from api.service.webhooks import check_url
 
@@ -139,7 +139,7 @@ class CreateGameSchema(ma.Schema):
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"schema": {**RULES_REF, "description": "option overrides; `players` comes from the seats"}},
+        metadata={"schema": {**RULES_SCHEMA, "description": "option overrides; `players` comes from the seats"}},
     )
     seats = ma.fields.List(
         ma.fields.Nested(SeatSchema),

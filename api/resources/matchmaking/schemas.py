@@ -3,11 +3,12 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
+from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
 from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema
-from api.resources.variants.schemas import RULES_REF
+from api.resources.variants.schemas import RULES_SCHEMA, rules_by_variant
 
 TICKET_STATUSES = ["waiting", "matched", "cancelled", "expired"]
 MAX_BOTS_AFTER_S = 600
@@ -30,7 +31,7 @@ class CreateTicketSchema(ma.Schema):
         load_default=dict,
         metadata={
             "schema": {
-                **RULES_REF,
+                **RULES_SCHEMA,
                 "description": "option overrides (`players` comes from `players`); tickets are matched when their "
                 "rules are the same once defaults are filled in",
             }
@@ -131,3 +132,7 @@ class TicketQuerySchema(ma.Schema):
         validate=ma.validate.Range(min=0, max=30),
         metadata={"description": "seconds to wait while the ticket waits (a long poll), at most 30"},
     )
+
+
+def document(spec: APISpec) -> None:
+    rules_by_variant(spec, "CreateTicket", "players")

@@ -8,7 +8,7 @@ from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, WholeNumber, bot_ids
-from api.resources.variants.schemas import RULES_REF, rules_by_variant
+from api.resources.variants.schemas import RULES_SCHEMA, rules_by_variant
 from api.service.simulations.runner import STATUSES
 
 # A list position: the creation time (Unix seconds, to the microsecond) and the id of the last simulation
@@ -53,7 +53,7 @@ class CreateSimulationSchema(ma.Schema):
     rules = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         load_default=dict,
-        metadata={"schema": {**RULES_REF, "description": "option overrides as for a game; `players` comes from `strategies`"}},
+        metadata={"schema": {**RULES_SCHEMA, "description": "option overrides as for a game; `players` comes from `strategies`"}},
     )
     strategies = ma.fields.List(
         ma.fields.String(validate=ma.validate.OneOf(bot_ids())),

@@ -95,7 +95,8 @@ def rule_overrides() -> dict[str, Any]:
     }
 
 
-RULES_REF = {"$ref": "#/components/schemas/RuleOverrides"}
+# A body's `rules` before `rules_by_variant` gives each variant's schema its own `<Variant>Rules`.
+RULES_SCHEMA: dict[str, Any] = {"type": "object"}
 REF = "#/components/schemas/"
 
 
@@ -118,16 +119,18 @@ def variant_rules(preset: str) -> dict[str, Any]:
 def rules_by_variant(spec: APISpec, body: str, seats: str) -> None:
     """The request body `body` as a `oneOf` of one schema per variant, chosen by its `variant` (the
     discriminator): each is the body with that variant's own `rules` (`<Variant>Rules`) and, for a line game,
-    at most 4 of `seats` (the seats, strategies or bots; Mexican Train's range stays)."""
+    at most 4 `seats` (a list of seats, strategies or bots, or a number of players; Mexican Train's range stays)."""
     base = spec.components.schemas[body]
     mapping: dict[str, str] = {}
     for preset in domino.PRESETS:
         name = f"{body}{_camel(preset)}"
         properties = dict(base["properties"])
         properties["variant"] = {**properties["variant"], "enum": [preset]}
-        properties["rules"] = {**properties["rules"], "$ref": f"{REF}{_camel(preset)}Rules"}
+        rules = {k: v for k, v in properties["rules"].items() if k != "type"}
+        properties["rules"] = {**rules, "$ref": f"{REF}{_camel(preset)}Rules"}
         if preset in LINE_PRESETS:
-            properties[seats] = {**properties[seats], "maxItems": 4}
+            bound = "maxItems" if properties[seats].get("type") == "array" else "maximum"
+            properties[seats] = {**properties[seats], bound: 4}
         description = f"{base.get('description', body)} (`{preset}`: its `rules` take only its own options)"
         spec.components.schema(name, {**base, "description": description, "properties": properties})
         mapping[preset] = REF + name
@@ -139,6 +142,5 @@ def rules_by_variant(spec: APISpec, body: str, seats: str) -> None:
 
 
 def document(spec: APISpec) -> None:
-    spec.components.schema("RuleOverrides", rule_overrides())
     for preset in domino.PRESETS:
         spec.components.schema(f"{_camel(preset)}Rules", variant_rules(preset))
