@@ -165,7 +165,7 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
 def _document(settings: Settings, spec: Any) -> None:
     """What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as a
     play or a draw/pass, one schema per event type and `Event`), per-variant limits, the webhooks; the answers
-    of the hooks (rate limit, requests in flight, bodies, a full Redis) on every operation they guard."""
+    of the hooks (rate limit, requests in flight, bodies, a full Redis) and of gunicorn on every operation."""
     for document in (
         variant_schemas.document,
         game_schemas.document,
