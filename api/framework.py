@@ -170,6 +170,7 @@ class SmorestApi(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ship
     responses documented with ``ERROR_SCHEMA`` as ``ERROR_CONTENT_TYPE``; no pagination header."""
 
     FIELD_DOCUMENTERS: tuple[Callable[..., dict[str, Any]], ...] = ()
+    spec: Any  # apispec's APISpec: made by _init_spec, or shared (register_documented)
     ERROR_CONTENT_TYPE = "application/json"
 
     def register_error_handlers(self, app: flask.Flask) -> None:
