@@ -295,23 +295,14 @@ def _rq_worker(queues: list[Queue], conn: Any, settings: Settings, fork: bool | 
     # for it (workers/stopping.py). So a worker on the simulations queue alone forks; so does one on the analysis
     # queue (an analysis runs for seconds to a minute, and one put back resumes after the moves it wrote).
     fork = fork if fork is not None else set(purposes) <= {SIMULATIONS, ANALYSIS}
+    common: dict[str, Any] = dict(
+        connection=conn, serializer=SERIALIZER, full_backoff=settings.full_backoff, full_backoff_max=settings.full_backoff_max
+    )
     if fork:
         return ForkingWorker(
-            queues,
-            connection=conn,
-            serializer=SERIALIZER,
-            job_monitoring_interval=settings.worker_stop_check,
-            stop_grace=settings.worker_stop_grace,
-            full_backoff=settings.full_backoff,
-            full_backoff_max=settings.full_backoff_max,
+            queues, job_monitoring_interval=settings.worker_stop_check, stop_grace=settings.worker_stop_grace, **common
         )
-    return NonForkingWorker(
-        queues,
-        connection=conn,
-        serializer=SERIALIZER,
-        full_backoff=settings.full_backoff,
-        full_backoff_max=settings.full_backoff_max,
-    )
+    return NonForkingWorker(queues, **common)
 
 
 def _exit(code: int, sweep: threading.Thread | None) -> NoReturn:
