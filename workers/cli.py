@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from rq import Queue
 from rq.exceptions import StopRequested
@@ -266,36 +266,7 @@ def worker(argv: list[str] | None = None) -> NoReturn:
 
     stop = threading.Event()
     sweep = sweep_mod.start_thread(service, stop) if args.sweep else None
-    # NonForkingWorker runs each job in this process instead of forking a work horse per job. Bot turns are pure
-    # and idempotent (a stale or duplicate job is a no-op, and a crashed one is re-enqueued by the sweep), so
-    # the fork's isolation buys nothing, while it costs ~14 ms of CPU per job here against ~2 ms without it:
-    # most of a computer player's turn would be spent forking.
-    #
-    # Simulation chunks are the other way round: seconds of CPU each, so a fork (~14 ms) costs under 1%, and in
-    # exchange the worker outlives a chunk that crashes or runs out of memory (RQ marks it failed and retries
-    # it; it counts once), a search bot's memory is returned after every chunk, the parent keeps the
-    # worker's heartbeat while the chunk runs, and on SIGTERM it puts a long chunk back instead of waiting
-    # for it (workers/stopping.py). So a worker on the simulations queue alone forks; so does one on the analysis
-    # queue (an analysis runs for seconds to a minute, and one put back resumes after the moves it wrote).
-    fork = args.fork if args.fork is not None else set(args.queues) <= {SIMULATIONS, ANALYSIS}
-    if fork:
-        rq_worker: BaseWorker = ForkingWorker(
-            queues,
-            connection=conn,
-            serializer=SERIALIZER,
-            job_monitoring_interval=settings.worker_stop_check,
-            stop_grace=settings.worker_stop_grace,
-            full_backoff=settings.full_backoff,
-            full_backoff_max=settings.full_backoff_max,
-        )
-    else:
-        rq_worker = NonForkingWorker(
-            queues,
-            connection=conn,
-            serializer=SERIALIZER,
-            full_backoff=settings.full_backoff,
-            full_backoff_max=settings.full_backoff_max,
-        )
+    rq_worker = _rq_worker(queues, conn, settings, args.fork, args.queues)
     code = 0
     try:
         rq_worker.work(burst=args.burst, logging_level=os.environ.get("DOMINO_RQ_LOG_LEVEL", "WARNING"))
@@ -307,6 +278,31 @@ def worker(argv: list[str] | None = None) -> NoReturn:
     finally:
         stop.set()
     _exit(code, sweep)
+
+
+def _rq_worker(queues: list[Queue], conn: Any, settings: Settings, fork: bool | None, purposes: list[str]) -> BaseWorker:
+    """The RQ worker of ``queues`` (``purposes``: the names given on the command line): forking or not (``fork``,
+    None: by the queues)."""
+    # NonForkingWorker runs each job in this process instead of forking a work horse per job. Bot turns are pure
+    # and idempotent (a stale or duplicate job is a no-op, and a crashed one is re-enqueued by the sweep), so
+    # the fork's isolation buys nothing, while it costs ~14 ms of CPU per job here against ~2 ms without it:
+    # most of a computer player's turn would be spent forking.
+    #
+    # Simulation chunks are the other way round: seconds of CPU each, so a fork (~14 ms) costs under 1%, and in
+    # exchange the worker outlives a chunk that crashes or runs out of memory (RQ marks it failed and retries
+    # it; it counts once), a search bot's memory is returned after every chunk, the parent keeps the
+    # worker's heartbeat while the chunk runs, and on SIGTERM it puts a long chunk back instead of waiting
+    # for it (workers/stopping.py). So a worker on the simulations queue alone forks; so does one on the analysis
+    # queue (an analysis runs for seconds to a minute, and one put back resumes after the moves it wrote).
+    fork = fork if fork is not None else set(purposes) <= {SIMULATIONS, ANALYSIS}
+    common: dict[str, Any] = dict(
+        connection=conn, serializer=SERIALIZER, full_backoff=settings.full_backoff, full_backoff_max=settings.full_backoff_max
+    )
+    if fork:
+        return ForkingWorker(
+            queues, job_monitoring_interval=settings.worker_stop_check, stop_grace=settings.worker_stop_grace, **common
+        )
+    return NonForkingWorker(queues, **common)
 
 
 def _exit(code: int, sweep: threading.Thread | None) -> NoReturn:
