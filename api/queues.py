@@ -8,6 +8,7 @@ one kind of string import the import rules allow (tests/test_import_rules.py). P
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,6 +25,7 @@ BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot
 SIMULATIONS = "simulations"  # throughput
 WEBHOOKS = "webhooks"  # hosted bots' turns and apps' lifecycle events (the name is Settings.webhooks_queue)
 ARCHIVE = "archive"  # batches of finished games to the archive (Settings.archive_queue; api.service.archiving)
+HINTS = "hints"  # a seat's hint: its legal moves valued (Settings.hints_queue; api.service.hints), answered while the API waits
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
 FAILURE_TTL = 24 * 3600
@@ -69,6 +71,10 @@ def _archive_timeout(s: Settings) -> int:
     return s.archive_job_timeout
 
 
+def _hint_timeout(s: Settings) -> int:
+    return max(1, int(s.hint_wait) + 1)  # nobody waits for it longer
+
+
 # ``bot_turn(game_id, version)``: on the bot-games queue for a game nobody attends (api/service/bot_games.py), so
 # that live games never wait behind one. ``timeout_turn(game_id, version)``: the seat to move is past its
 # deadline. Both do nothing once the game has moved on.
@@ -96,8 +102,13 @@ ARCHIVE_BATCH = JobKind("workers.jobs.archive_games", ARCHIVE, "archive", _archi
 # (milliseconds: on the latency queue). Idempotent: a ticket is claimed once, whatever runs twice.
 MATCH_POOL = JobKind("workers.jobs.match_pool", BOTS, "match", _turn_timeout)
 
+# ``hint_moves(game_id, version, seat)``: the values of ``seat``'s legal moves at ``version`` (pure: nothing is
+# written; the API commits the hint once it has the answer). Each request is its own attempt (the enqueue time
+# in ns): two hints asked at one version are two jobs.
+HINT = JobKind("workers.jobs.hint_moves", HINTS, "hint", _hint_timeout)
+
 JOB_KINDS: tuple[JobKind, ...] = (
-    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
+    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL, HINT,
 )  # fmt: skip
 
 
@@ -119,12 +130,14 @@ class Queues:
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
         self.archive = Queue(s.archive_queue, connection=conn, serializer=SERIALIZER)
+        self.hints = Queue(s.hints_queue, connection=conn, serializer=SERIALIZER)
         self._by_purpose = {
             BOTS: self.bots,
             BOT_GAMES: self.bot_games,
             SIMULATIONS: self.simulations,
             WEBHOOKS: self.webhooks,
             ARCHIVE: self.archive,
+            HINTS: self.hints,
         }
 
     def by_purpose(self) -> dict[str, Queue]:
@@ -160,6 +173,16 @@ class Queues:
             "description": f"{kind.name} {' '.join(map(str, call))} ({job_id})",
         }
         return call, options
+
+    def answer(self, job: Job, seconds: float) -> Any:
+        """``job``'s return value once it has run, waiting up to ``seconds`` for it (a blocking read of its
+        result, on the blocking connection: no short read timeout); None if it did not succeed in time."""
+        waiting = Job(job.id, connection=self.store.connections.blocking_queue(), serializer=SERIALIZER)
+        with translated():
+            result = waiting.latest_result(timeout=max(1, math.ceil(seconds)))
+        if result is None or result.type != result.Type.SUCCESSFUL:
+            return None
+        return result.return_value
 
     def queued(self, purpose: str) -> int:
         """Jobs waiting on the queue of ``purpose``."""
@@ -232,7 +255,8 @@ class Queues:
     # -- observing --------------------------------------------------------------------------------------------
 
     def worker_counts(self) -> dict[str, int]:
-        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``, ``archive``);
+        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``, ``archive``,
+        ``hints``);
         StoreUnavailable when the queue Redis does not answer."""
         conn = self.store.rq_connection()
         with translated():

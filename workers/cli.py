@@ -23,7 +23,7 @@ from rq.worker import BaseWorker
 
 from api.config import Settings
 from api.archive import Archive
-from api.queues import ARCHIVE, BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+from api.queues import ARCHIVE, BOT_GAMES, BOTS, HINTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 from api.service.service import Service
 from workers import jobs
 from workers import sweep as sweep_mod
@@ -94,6 +94,9 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--archive-workers", type=int, default=1, help="RQ workers on the archive queue, finished games to SQL (default 1)"
     )
+    parser.add_argument(
+        "--hint-workers", type=int, default=1, help="RQ workers on the hints queue, hints in practice games (default 1)"
+    )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
     parser.add_argument(
         "--archive",
@@ -135,12 +138,13 @@ def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Pope
 
 def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[Child]:
     """The RQ workers: bots (the first with the sweep), bot-games (at a lower CPU priority: on a busy machine
-    live play and the API get the CPU first), simulations, webhooks."""
+    live play and the API get the CPU first), simulations, webhooks, archive, hints."""
     commands = [["bots", "--sweep"] if i == 0 else ["bots"] for i in range(args.bot_workers)]
     commands += [["bot-games", "--nice", "10"]] * args.bot_game_workers
     commands += [["simulations"]] * args.simulation_workers
     commands += [["webhooks"]] * args.webhook_workers
     commands += [["archive"]] * args.archive_workers
+    commands += [["hints"]] * args.hint_workers
     return [Child(f"worker {' '.join(command)}", functools.partial(_start_worker, command, env)) for command in commands]
 
 
@@ -150,7 +154,7 @@ def _start_worker(command: list[str], env: dict[str, str]) -> subprocess.Popen[b
 
 def serve(argv: list[str] | None = None) -> int:
     """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
-    computer players only, a simulations worker, a webhooks worker and an archive worker; start again any of
+    computer players only, a simulations worker, a webhooks worker, an archive worker and a hints worker; start again any of
     them that exits (workers/supervise.py); stop on Ctrl-C."""
     args = _serve_parser().parse_args(argv)
     if not _port_free(args.host, args.port):
@@ -211,7 +215,8 @@ def _worker_options() -> argparse.ArgumentParser:
         default=["bots"],
         help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
         "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
-        "webhooks, archive (finished games to the archive, by batches)",
+        "webhooks, archive (finished games to the archive, by batches), hints (hints in practice games: a search of "
+        "about 50 ms each, while the asking API request waits)",
     )
     parser.add_argument(
         "--sweep",
@@ -255,6 +260,7 @@ def worker(argv: list[str] | None = None) -> NoReturn:
         SIMULATIONS: settings.simulations_queue,
         WEBHOOKS: settings.webhooks_queue,
         ARCHIVE: settings.archive_queue,
+        HINTS: settings.hints_queue,
     }
     names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]

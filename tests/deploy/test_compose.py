@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = {"api", "streams", "worker", "bot-games", "simulations", "webhooks", "archive", "archive-migrate"}
+APP_SERVICES = {"api", "streams", "worker", "bot-games", "simulations", "webhooks", "archive", "archive-migrate", "hints"}
 ARCHIVE = "postgresql+psycopg://domino:domino@postgres:5432/domino"
 NODES = {f"redis-node-{n}" for n in range(1, 7)}
 

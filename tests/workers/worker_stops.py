@@ -36,6 +36,7 @@ KINDS = {
     "webhooks": (["webhooks"], "webhooks"),
     "simulations": (["simulations"], "simulations"),
     "archive": (["archive"], "archive"),
+    "hints": (["hints"], "hints"),
 }
 LONG_JOB_KINDS = {"simulations"}  # the forking workers: a running job is put back, not waited for
 SHORT_JOB_SECONDS = 0.3
