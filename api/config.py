@@ -130,6 +130,17 @@ class Settings:
     simulation_overrun: float = 2.0
     simulation_ttl: int = 7 * 24 * 3600
 
+    # Analyses of finished games (api/service/analyses.py, docs/analysis.md): one job each on their own queue.
+    # A client may have analyses_per_client of them queued or running at once (429 beyond); each move with a
+    # choice is valued at analysis_nodes simulator moves per position (the default budget); progress is written
+    # at least every analysis_progress_s; the record in Redis lives analysis_ttl (the archive keeps the answer).
+    analysis_queue: str = "analysis"
+    analyses_per_client: int = 4
+    analysis_nodes: int = 12000
+    analysis_progress_s: float = 1.0
+    analysis_job_timeout: int = 3600
+    analysis_ttl: int = 24 * 3600
+
     # Arenas (api/service/arenas/): rated games between bots on the workers, through the real game path. An
     # arena plays at most arena_max_games games of at most arena_max_deals deals (422 beyond), at most
     # arena_games_per_bot of them at once (each seats every bot: that many for each bot, in this arena only);

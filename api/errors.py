@@ -15,9 +15,9 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    AnalysisNotFound, ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
     HintsOff, HintUnavailable, InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
-    TicketNotFound, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
+    TicketNotFound, TooManyAnalyses, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
@@ -143,6 +143,13 @@ TOO_MANY_SIMULATIONS = ProblemType(
     "This client has as many simulations queued or running as it may (`DOMINO_SIMULATIONS_PER_CLIENT`); wait "
     "for one to end or cancel one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_ANALYSES = ProblemType(
+    429,
+    "too-many-analyses",
+    "Too many analyses",
+    "This client has as many analyses queued or running as it may (`DOMINO_ANALYSES_PER_CLIENT`); wait for one "
+    "to end, or retry after `Retry-After` seconds.",
+)
 TOO_MANY_APP_GAMES = ProblemType(
     429,
     "too-many-app-games",
@@ -224,6 +231,7 @@ PROBLEM_TYPES = [
     TOO_MANY_IN_FLIGHT,
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
+    TOO_MANY_ANALYSES,
     TOO_MANY_APP_GAMES,
     TOO_MANY_ARENAS,
     TOO_MANY_TICKETS,
@@ -240,7 +248,7 @@ BY_STATUS = {
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, HINTS_OFF, SEAT_TAKEN, SEAT_LIMIT,
         TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, TOO_MANY_ARENAS,
-        TOO_MANY_TICKETS, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
+        TOO_MANY_TICKETS, TOO_MANY_ANALYSES, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -301,6 +309,8 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManyStreams: TOO_MANY_STREAMS,
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
+    TooManyAnalyses: TOO_MANY_ANALYSES,
+    AnalysisNotFound: NOT_FOUND,
     TooManyAppGames: TOO_MANY_APP_GAMES,
     TooManyArenas: TOO_MANY_ARENAS,
     TooManyTickets: TOO_MANY_TICKETS,

@@ -25,6 +25,7 @@ BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot
 SIMULATIONS = "simulations"  # throughput
 WEBHOOKS = "webhooks"  # hosted bots' turns and apps' lifecycle events (the name is Settings.webhooks_queue)
 ARCHIVE = "archive"  # batches of finished games to the archive (Settings.archive_queue; api.service.archiving)
+ANALYSIS = "analysis"  # analyses of finished games (Settings.analysis_queue; api.service.analyses)
 HINTS = "hints"  # a seat's hint: its legal moves valued (Settings.hints_queue; api.service.hints), answered while the API waits
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
@@ -71,6 +72,10 @@ def _archive_timeout(s: Settings) -> int:
     return s.archive_job_timeout
 
 
+def _analysis_timeout(s: Settings) -> int:
+    return s.analysis_job_timeout
+
+
 def _hint_timeout(s: Settings) -> int:
     return max(1, int(s.hint_wait) + 1)  # nobody waits for it longer
 
@@ -107,8 +112,16 @@ MATCH_POOL = JobKind("workers.jobs.match_pool", BOTS, "match", _turn_timeout)
 # in ns): two hints asked at one version are two jobs.
 HINT = JobKind("workers.jobs.hint_moves", HINTS, "hint", _hint_timeout)
 
+# ``run_analysis(game_id)``: analyse a finished game, resuming after the moves already analysed (a worker that
+# stops puts the job back); retried by RQ, then ``analysis_failed`` fails the analysis. Each analysis started
+# (again, after a failure) is its own job: the enqueue time in ns.
+RUN_ANALYSIS = JobKind(
+    "workers.jobs.run_analysis", ANALYSIS, "analysis", _analysis_timeout, on_failure="workers.jobs.analysis_failed"
+)
+
 JOB_KINDS: tuple[JobKind, ...] = (
-    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL, HINT,
+    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
+    RUN_ANALYSIS, HINT,
 )  # fmt: skip
 
 
@@ -130,6 +143,7 @@ class Queues:
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
         self.archive = Queue(s.archive_queue, connection=conn, serializer=SERIALIZER)
+        self.analysis = Queue(s.analysis_queue, connection=conn, serializer=SERIALIZER)
         self.hints = Queue(s.hints_queue, connection=conn, serializer=SERIALIZER)
         self._by_purpose = {
             BOTS: self.bots,
@@ -137,6 +151,7 @@ class Queues:
             SIMULATIONS: self.simulations,
             WEBHOOKS: self.webhooks,
             ARCHIVE: self.archive,
+            ANALYSIS: self.analysis,
             HINTS: self.hints,
         }
 
@@ -226,15 +241,18 @@ class Queues:
             self.enqueue_chunks(sim_id, [chunk])
 
     def retry_abandoned_chunks(self, now: float | None = None) -> list[str]:
-        """Hand back to RQ the simulation chunks whose worker died with its work horse: once the execution's
-        heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try), but a
-        live worker looks only every 10 minutes; the sweep looks every interval. Returns the job ids found."""
+        """Hand back to RQ the simulation chunks and analyses whose worker died with its work horse: once the
+        execution's heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try),
+        but a live worker looks only every 10 minutes; the sweep looks every interval. Returns the job ids found."""
         # The failure callback (chunk_failed, which fails the simulation after the last try) runs here, in the
         # sweep's thread: its timeout must be a timer, not SIGALRM (main thread only).
-        registry = StartedJobRegistry(queue=self.simulations, death_penalty_class=TimerDeathPenalty)
-        abandoned = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
-        if abandoned:
-            registry.cleanup(now)
+        abandoned = []
+        for queue in (self.simulations, self.analysis):  # the long jobs: analyses too
+            registry = StartedJobRegistry(queue=queue, death_penalty_class=TimerDeathPenalty)
+            found = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
+            if found:
+                registry.cleanup(now)
+            abandoned += found
         return abandoned
 
     def drop_chunks(self, sim_id: str, chunks: int) -> int:
@@ -252,11 +270,24 @@ class Queues:
             conn.delete(*(Job.key_for(job_id) for job_id in dropped))
         return len(dropped)
 
+    # -- analyses ---------------------------------------------------------------------------------------------
+
+    def enqueue_analysis(self, game_id: str, attempt: int) -> None:
+        """``workers.jobs.run_analysis(game_id)`` as its own job (``attempt``: the analysis' own number), retried
+        twice when it fails (also when its worker died); ``analysis_failed`` after the last try."""
+        kind = RUN_ANALYSIS
+        assert kind.on_failure is not None
+        self.analysis.enqueue(
+            kind.path, game_id, job_id=kind.job_id(game_id, attempt=attempt), job_timeout=kind.timeout(self.settings),
+            result_ttl=CHUNK_RESULT_TTL, failure_ttl=FAILURE_TTL, description=f"analysis of {game_id}",
+            retry=Retry(max=2), on_failure=Callback(kind.on_failure),
+        )  # fmt: skip
+
     # -- observing --------------------------------------------------------------------------------------------
 
     def worker_counts(self) -> dict[str, int]:
         """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``, ``archive``,
-        ``hints``);
+        ``analysis``, ``hints``);
         StoreUnavailable when the queue Redis does not answer."""
         conn = self.store.rq_connection()
         with translated():

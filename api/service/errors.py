@@ -101,6 +101,14 @@ class TooManySimulations(AtCapacity):
     pass
 
 
+class TooManyAnalyses(AtCapacity):
+    """A client has as many analyses queued or running as it may."""
+
+
+class AnalysisNotFound(ServiceError):
+    """A game with no analysis (none asked for, or its record expired and the archive has none)."""
+
+
 class TooManyArenas(AtCapacity):
     """An arena owner has as many arenas running as one owner may."""
 

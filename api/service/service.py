@@ -23,6 +23,8 @@ from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
 from api.service.self_service import SelfService
+from api.service.analyses import Analyses
+from api.service.analysis_calls import AnalysisCalls
 from api.service.app_calls import AppCalls
 from api.service.apps import App, Apps
 from api.service.commits import Commits
@@ -53,7 +55,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service(AppCalls, MatchmakingCalls, SimulationCalls):
+class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -79,6 +81,7 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls):
             self.timed, self.idle,
         )  # fmt: skip
         self.simulations = Simulations(self.store, settings, self.queues)
+        self.analyses = Analyses(self.store, settings, self.queues, self.archive)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
