@@ -29,6 +29,7 @@ from api.resources.matchmaking import routes as matchmaking
 from api.resources.matchmaking import schemas as ticket_schemas
 from api.resources.rematch import routes as rematch
 from api.resources.health import routes as health
+from api.resources.hints import routes as hints
 from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
 from api.resources.players import routes as players
@@ -44,7 +45,7 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, analysis, apps, players,
+    variants, bots, bot_events, games, export, seats, moves, hints, events, matchmaking, rematch, analysis, apps, players,
     simulations, ratings, arenas, health,
 )  # fmt: skip
 
@@ -96,6 +97,7 @@ TAGS = [
     {"name": "games", "description": "Create games and read their views and history."},
     {"name": "seats", "description": "The lobby of games with open seats; claim a seat; resign."},
     {"name": "moves", "description": "Play, draw or pass."},
+    {"name": "hints", "description": "Practice games (`hints: true`): the seat to move's legal moves, valued and ranked."},
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
     {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating."},
     {"name": "analysis", "description": "Finished games analysed move by move on the `analysis` queue (docs/analysis.md)."},

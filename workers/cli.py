@@ -23,7 +23,7 @@ from rq.worker import BaseWorker
 
 from api.config import Settings
 from api.archive import Archive
-from api.queues import ANALYSIS, ARCHIVE, BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+from api.queues import ANALYSIS, ARCHIVE, BOT_GAMES, BOTS, HINTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 from api.service.service import Service
 from workers import jobs
 from workers import sweep as sweep_mod
@@ -97,6 +97,9 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--analysis-workers", type=int, default=1, help="RQ workers on the analysis queue, analyses of finished games (default 1)"
     )
+    parser.add_argument(
+        "--hint-workers", type=int, default=1, help="RQ workers on the hints queue, hints in practice games (default 1)"
+    )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
     parser.add_argument(
         "--archive",
@@ -138,13 +141,14 @@ def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Pope
 
 def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[Child]:
     """The RQ workers: bots (the first with the sweep), bot-games (at a lower CPU priority: on a busy machine
-    live play and the API get the CPU first), simulations, webhooks, archive, analysis."""
+    live play and the API get the CPU first), simulations, webhooks, archive, analysis, hints."""
     commands = [["bots", "--sweep"] if i == 0 else ["bots"] for i in range(args.bot_workers)]
     commands += [["bot-games", "--nice", "10"]] * args.bot_game_workers
     commands += [["simulations"]] * args.simulation_workers
     commands += [["webhooks"]] * args.webhook_workers
     commands += [["archive"]] * args.archive_workers
     commands += [["analysis"]] * args.analysis_workers
+    commands += [["hints"]] * args.hint_workers
     return [Child(f"worker {' '.join(command)}", functools.partial(_start_worker, command, env)) for command in commands]
 
 
@@ -154,8 +158,8 @@ def _start_worker(command: list[str], env: dict[str, str]) -> subprocess.Popen[b
 
 def serve(argv: list[str] | None = None) -> int:
     """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
-    computer players only, a simulations worker, a webhooks worker, an archive worker and an analysis worker;
-    start again any of them that exits (workers/supervise.py); stop on Ctrl-C."""
+    computer players only, a simulations worker, a webhooks worker, an archive worker, an analysis worker and a
+    hints worker; start again any of them that exits (workers/supervise.py); stop on Ctrl-C."""
     args = _serve_parser().parse_args(argv)
     if not _port_free(args.host, args.port):
         print(f"domino-serve: port {args.port} on {args.host} is taken; use --port or DOMINO_PORT", file=sys.stderr)
@@ -215,7 +219,8 @@ def _worker_options() -> argparse.ArgumentParser:
         default=["bots"],
         help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
         "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
-        "webhooks, archive (finished games to the archive, by batches), analysis (analyses of finished games)",
+        "webhooks, archive (finished games to the archive, by batches), analysis (analyses of finished games), "
+        "hints (hints in practice games: a search of about 50 ms each, while the asking API request waits)",
     )
     parser.add_argument(
         "--sweep",
@@ -260,6 +265,7 @@ def worker(argv: list[str] | None = None) -> NoReturn:
         WEBHOOKS: settings.webhooks_queue,
         ARCHIVE: settings.archive_queue,
         ANALYSIS: settings.analysis_queue,
+        HINTS: settings.hints_queue,
     }
     names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
