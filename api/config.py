@@ -94,6 +94,13 @@ class Settings:
     # seat that is not a computer player made one of its own last this many moves itself.
     unattended_after: int = 3
 
+    # Hints (api/service/hints.py): a `hints: true` game's seat to move asks for its legal moves' values. The
+    # search runs on hints_queue's workers, hint_nodes nodes a hint (about 50 ms; deterministic), never in an
+    # API process; the API waits at most hint_wait seconds for the answer (503 beyond: nothing is committed).
+    hints_queue: str = "hints"
+    hint_nodes: int = 20000
+    hint_wait: float = 5.0
+
     # What one client (its address, as the rate limit sees it) may hold at once; 429 (Retry-After:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
     # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).

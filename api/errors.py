@@ -16,7 +16,7 @@ from domino.errors import describe
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
     AnalysisNotFound, ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    HintsOff, HintUnavailable, InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
     TicketNotFound, TooManyAnalyses, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
@@ -70,6 +70,9 @@ GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no m
 NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
 GAME_NOT_OVER = ProblemType(
     409, "game-not-over", "Game not over", "A game's record is read once the game is over: before, it would reveal the hands."
+)
+HINTS_OFF = ProblemType(
+    409, "hints-off", "Hints off", "Hints are asked only in a game created with `\"hints\": true` (never a rated one)."
 )
 SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
 IDEMPOTENCY_KEY_REUSED = ProblemType(
@@ -211,6 +214,7 @@ PROBLEM_TYPES = [
     GAME_OVER,
     NOT_STARTED,
     GAME_NOT_OVER,
+    HINTS_OFF,
     SEAT_TAKEN,
     SEAT_LIMIT,
     OFFER_CLOSED,
@@ -242,7 +246,7 @@ BY_STATUS = {
     for p in PROBLEM_TYPES
     if p
     not in (
-        ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
+        ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, HINTS_OFF, SEAT_TAKEN, SEAT_LIMIT,
         TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, TOO_MANY_ARENAS,
         TOO_MANY_TICKETS, TOO_MANY_ANALYSES, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
     )  # fmt: skip
@@ -312,6 +316,8 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManyTickets: TOO_MANY_TICKETS,
     TicketNotFound: NOT_FOUND,
     OfferClosed: OFFER_CLOSED,
+    HintsOff: HINTS_OFF,
+    HintUnavailable: UNAVAILABLE,  # Retry-After: no hints worker answered in time
     SeatLimit: SEAT_LIMIT,
     GameBusy: UNAVAILABLE,  # a game that kept changing under an erasure: retrying is all there is to do
     # store

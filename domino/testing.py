@@ -202,18 +202,7 @@ def _train_position(
     The block test runs at once for a position at the start of a turn.
     """
     n = rules.players
-    e = train_rounds.engine_value(rules, round)
-    if isinstance(trains, Mapping):
-        texts = [str(trains.get(s, "")) for s in range(n)]
-    else:
-        texts = list(trains) or [""] * n
-    if len(texts) != n:
-        raise InvalidDealError(f"{len(texts)} trains for {n} players")
-    board = TrainBoard(
-        e, tuple(parse_layout(t, e, f"train:{s}") for s, t in enumerate(texts)), parse_layout(mexican, e, "mexican")
-    )
-    if board.mexican and not rules.mexican_train:
-        raise InvalidDealError("there is no Mexican train (mexican_train = false)")
+    board = _train_board(rules, round, trains, mexican)
     hand_tiles = [list(tiles(h)) for h in hands]
     if len(hand_tiles) != n:
         raise InvalidDealError(f"{len(hand_tiles)} hands for {n} players")
@@ -233,6 +222,24 @@ def _train_position(
     turn = TrainTurn(tuple(s in marked for s in range(n)), pending, tuple(first), phase)
     version = check_version(deal_version)
     return settle(mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, variant=turn, deal_version=version))
+
+
+def _train_board(rules: Rules, round: int, trains: Mapping[int, str] | Iterable[str], mexican: str) -> TrainBoard:
+    """The board of ``_train_position``'s ``trains`` and ``mexican`` layouts."""
+    n = rules.players
+    e = train_rounds.engine_value(rules, round)
+    if isinstance(trains, Mapping):
+        texts = [str(trains.get(s, "")) for s in range(n)]
+    else:
+        texts = list(trains) or [""] * n
+    if len(texts) != n:
+        raise InvalidDealError(f"{len(texts)} trains for {n} players")
+    board = TrainBoard(
+        e, tuple(parse_layout(t, e, f"train:{s}") for s, t in enumerate(texts)), parse_layout(mexican, e, "mexican")
+    )
+    if board.mexican and not rules.mexican_train:
+        raise InvalidDealError("there is no Mexican train (mexican_train = false)")
+    return board
 
 
 def _is_double(p: Placed) -> bool:

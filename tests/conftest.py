@@ -147,6 +147,7 @@ def settings(
         simulations_queue=f"simulations-{tag}",
         webhooks_queue=f"webhooks-{tag}",
         archive_queue=f"archive-{tag}",
+        hints_queue=f"hints-{tag}",
         analysis_queue=f"analysis-{tag}",
         archive_url=archive_url,
         bot_due_delay=0.2,
@@ -160,7 +161,7 @@ def settings(
     for field in (
         "redis_url", "key_prefix", "bots_queue", "bot_games_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
         "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff", "webhook_allow_private",
-        "archive_queue", "archive_url", "analysis_queue",
+        "archive_queue", "archive_url", "analysis_queue", "hints_queue",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
     if queue_url:

@@ -85,6 +85,11 @@ def match_pool(pool: str, ticket_id: str) -> str:
     return service().match_pool(pool, ticket_id)
 
 
+def hint_moves(game_id: str, version: int, seat: int) -> dict[str, Any]:
+    """The values of ``seat``'s legal moves at ``version`` (writes nothing: a full Redis does not hold it up)."""
+    return service().hint_values(game_id, version, seat)
+
+
 @outlasting_full
 def archive_games() -> str:
     return service().archive_games()

@@ -125,6 +125,14 @@ class TicketNotFound(ServiceError):
     """No such matchmaking ticket for this token."""
 
 
+class HintsOff(ServiceError):
+    """A hint asked in a game created without ``hints: true``."""
+
+
+class HintUnavailable(AtCapacity):
+    """No hints worker answered within ``Settings.hint_wait``: nothing was counted; ``Retry-After``."""
+
+
 class OfferClosed(ServiceError):
     """A ticket, challenge or rematch offer that is no longer open (matched, answered, cancelled, expired)."""
 

@@ -34,6 +34,7 @@ from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.export import ExportRequest, export, scope_of
 from api.service.games import Games
+from api.service.hints import Hints
 from api.service.lobby import list_waiting
 from api.service.matchmaking import Matchmaking
 from api.service.matchmaking.calls import MatchmakingCalls
@@ -67,6 +68,7 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
         self.commits = Commits(self.store, settings, self.games, turns, lifecycle)
         self.creation = Creation(self.store, settings, self.commits)
         self.moves = Moves(self.store, settings, self.commits)
+        self.hints = Hints(self.store, settings, self.games, self.commits, self.queues)
         self.events = Events(self.store, settings, self.games)
         self.webhooks = Webhooks(self.store, settings, self.games)
         self.ratings = Ratings(self.store, settings)
@@ -210,6 +212,10 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
             raise InvalidRequest(f"No `seat` here: {why}.", errors={"json": {"seat": [why]}})
         return self.moves.resign(game_id, token, expected_version)
 
+    def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The token's seat, to move in a game with hints: its legal moves valued, best first (a commit)."""
+        return self.hints.ask(game_id, token)
+
     def abort(self, game_id: str, app: App | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
         """The owning ``app`` calls its game off (status ``aborted``): (the spectator's view, version)."""
         return self.endings.abort(app, game_id, expected_version)
@@ -285,6 +291,10 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
         """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
         choose = computer.timeout_move(game_id, version, self.settings)
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
+
+    def hint_values(self, game_id: str, version: int, seat: int) -> dict[str, Any]:
+        """The job of a hint: ``seat``'s legal moves valued at ``version`` (api/service/hints.py)."""
+        return self.hints.values(game_id, version, seat)
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
         """The job: hand the turn's delivery to this process's deliveries (fair per owner)."""

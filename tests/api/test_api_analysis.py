@@ -25,15 +25,24 @@ def settings(settings):  # type: ignore[no-untyped-def]
     return replace(settings, analysis_nodes=NODES)
 
 
-def _finished(client, run_bots, target: int = 15) -> str:  # type: ignore[no-untyped-def]
-    """A two-player draw game of computer players, played to its end by the bots' worker: its id."""
-    body = {"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}], "rules": {"target_score": target}}
+def _finished(client, run_bots) -> str:  # type: ignore[no-untyped-def]
+    """A two-player draw game of computer players, one round, played to its end by the bots' worker: its id."""
+    body = {"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}],
+            "rules": {"match_end": "fixed_rounds", "rounds": 1}}  # fmt: skip
     created = client.post("/v1/games", json=body)
     assert created.status_code == 201, created.get_json()
     game_id: str = created.get_json()["game"]["id"]
     eventually(lambda: run_bots() is not None and client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished",
                "the bots finished the game")  # fmt: skip
     return game_id
+
+
+def _resigned(client) -> str:  # type: ignore[no-untyped-def]
+    """A game over at once: its first seat resigns before any move (revealed, nothing to analyse)."""
+    created = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"name": "Bo"}]}).get_json()
+    token = created["tokens"][0]["token"]
+    assert client.post(f"/v1/games/{created['game']['id']}/resign", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    return created["game"]["id"]  # type: ignore[no-any-return]
 
 
 def _queued(service) -> int:  # type: ignore[no-untyped-def]
@@ -83,10 +92,10 @@ def test_a_game_not_over_or_unknown_is_refused_and_nothing_is_queued(client, ser
     assert _queued(service) == 0
 
 
-def test_too_many_analyses_queued_by_one_client_is_a_429_with_retry_after(settings, run_bots):  # type: ignore[no-untyped-def]
+def test_too_many_analyses_queued_by_one_client_is_a_429_with_retry_after(settings):  # type: ignore[no-untyped-def]
     app = create_app({"DOMINO": replace(settings, analyses_per_client=1, capacity_retry_after=7), "TESTING": True})
     client = app.test_client()
-    first, second = _finished(client, run_bots), _finished(client, run_bots)
+    first, second = _resigned(client), _resigned(client)
     assert client.post(f"/v1/games/{first}/analysis", environ_base=ALICE).status_code == 202
     refused = client.post(f"/v1/games/{second}/analysis", environ_base=ALICE)
     assert_problem(refused, 429, "too-many-analyses")
@@ -95,8 +104,8 @@ def test_too_many_analyses_queued_by_one_client_is_a_429_with_retry_after(settin
     assert client.post(f"/v1/games/{second}/analysis", environ_base=BOB).status_code == 202, "another client"
 
 
-def test_a_long_poll_answers_when_the_analysis_is_done(client, service, run_bots, run_analyses):  # type: ignore[no-untyped-def]
-    game_id = _finished(client, run_bots)
+def test_a_long_poll_answers_when_the_analysis_is_done(client, service, run_analyses):  # type: ignore[no-untyped-def]
+    game_id = _resigned(client)
     url = f"/v1/games/{game_id}/analysis"
     client.post(url)
     short = returns_within(30, lambda: client.get(f"{url}?wait=0.05"))
@@ -109,7 +118,8 @@ def test_a_long_poll_answers_when_the_analysis_is_done(client, service, run_bots
     eventually(lambda: blocked_clients(conn, "xread") > waiting, "the long poll waits")
     run_analyses()
     poll.join(60)
-    assert answer["status"] == "done" and answer["moves"]
+    assert answer["status"] == "done" and answer["moves"] == [], "resigned before any move: nothing to analyse"
+    assert [s["count"] for s in answer["seats"]] == [0, 0]
     assert_problem(client.get(f"{url}?wait=31"), 422, "invalid-request")
 
 

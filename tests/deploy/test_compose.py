@@ -19,6 +19,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 APP_SERVICES = {
     "api", "streams", "worker", "bot-games", "simulations", "webhooks", "archive", "archive-migrate", "analysis",
+    "hints",
 }  # fmt: skip
 ARCHIVE = "postgresql+psycopg://domino:domino@postgres:5432/domino"
 NODES = {f"redis-node-{n}" for n in range(1, 7)}

@@ -36,6 +36,7 @@ KINDS = {
     "webhooks": (["webhooks"], "webhooks"),
     "simulations": (["simulations"], "simulations"),
     "archive": (["archive"], "archive"),
+    "hints": (["hints"], "hints"),
     "analysis": (["analysis"], "analysis"),
 }
 LONG_JOB_KINDS = {"simulations", "analysis"}  # the forking workers: a running job is put back, not waited for
@@ -110,6 +111,7 @@ class Started:
             "DOMINO_WEBHOOKS_QUEUE": f"webhooks-{tag}",
             "DOMINO_ARCHIVE_QUEUE": f"archive-{tag}",
             "DOMINO_ANALYSIS_QUEUE": f"analysis-{tag}",
+            "DOMINO_HINTS_QUEUE": f"hints-{tag}",
             "DOMINO_ARCHIVE_URL": f"sqlite:///{self.archive}",
             "DOMINO_LOG_LEVEL": "WARNING",
             "DOMINO_RQ_LOG_LEVEL": "WARNING",
