@@ -3,7 +3,9 @@ process (gunicorn) builds its app with ``serve()``."""
 
 from __future__ import annotations
 
+import functools
 import gc
+import json
 from importlib import resources as importlib_resources
 from typing import Any
 
@@ -12,6 +14,7 @@ import flask
 from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter, document_storage_full
+from api.resources.analysis import routes as analysis
 from api.resources.apps import routes as apps
 from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
@@ -26,6 +29,7 @@ from api.resources.matchmaking import routes as matchmaking
 from api.resources.matchmaking import schemas as ticket_schemas
 from api.resources.rematch import routes as rematch
 from api.resources.health import routes as health
+from api.resources.hints import routes as hints
 from api.resources.moves import routes as moves
 from api.resources.moves import schemas as move_schemas
 from api.resources.players import routes as players
@@ -41,8 +45,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, events, matchmaking, rematch, apps, players, simulations,
-    ratings, arenas, health,
+    variants, bots, bot_events, games, export, seats, moves, hints, events, matchmaking, rematch, analysis, apps, players,
+    simulations, ratings, arenas, health,
 )  # fmt: skip
 
 API_DESCRIPTION = """\
@@ -93,8 +97,10 @@ TAGS = [
     {"name": "games", "description": "Create games and read their views and history."},
     {"name": "seats", "description": "The lobby of games with open seats; claim a seat; resign."},
     {"name": "moves", "description": "Play, draw or pass."},
+    {"name": "hints", "description": "Practice games (`hints: true`): the seat to move's legal moves, valued and ranked."},
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
     {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating."},
+    {"name": "analysis", "description": "Finished games analysed move by move on the `analysis` queue (docs/analysis.md)."},
     {"name": "apps", "description": "Third-party apps: the calling app (`domino-admin apps create` makes one)."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
@@ -161,6 +167,28 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
     )
 
 
+def _document(settings: Settings, spec: Any) -> None:
+    """What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as a
+    play or a draw/pass, one schema per event type and `Event`), per-variant limits, the webhooks; the answers
+    of the hooks (rate limit, requests in flight, bodies, a full Redis) and of gunicorn on every operation."""
+    for document in (
+        variant_schemas.document,
+        game_schemas.document,
+        move_schemas.document,
+        event_schemas.document,
+        simulation_schemas.document,
+        arena_schemas.document,
+        ticket_schemas.document,
+        webhook_schemas.document,
+    ):
+        document(spec)
+    ratelimit.document(spec, settings)  # reads settings.rate_limit_exempt only (a part of the document's key)
+    inflight.document(spec)
+    bodyread.document(spec)
+    document_storage_full(spec)
+    server_errors.document(spec)
+
+
 def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     """Build the app. ``config`` may hold Flask settings and ``"DOMINO"``: a :class:`Settings`
     (default: ``Settings.from_env()``)."""
@@ -175,28 +203,9 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
 
     api = Api(app)
-    for resource in RESOURCES:
-        api.register_blueprint(resource.blp)
-
-    # What the routes' schemas cannot say: the types named by reference only (boards, seat kinds, `Move` as
-    # a play or a draw/pass, one schema per event type and `Event`), per-variant limits, and the webhooks.
-    for document in (
-        variant_schemas.document,
-        game_schemas.document,
-        move_schemas.document,
-        event_schemas.document,
-        simulation_schemas.document,
-        arena_schemas.document,
-        ticket_schemas.document,
-        webhook_schemas.document,
-    ):
-        document(api.spec)
-
-    ratelimit.document(api.spec, settings)
-    inflight.document(api.spec)
-    bodyread.document(api.spec)
-    document_storage_full(api.spec)
-    server_errors.document(api.spec)
+    documented = {k: v for k, v in app.config.items() if k.startswith(("API_", "OPENAPI_"))}  # flask-smorest's
+    key = (settings.rate_limit_exempt, json.dumps(documented, sort_keys=True, default=repr))  # all the document reads
+    api.register_documented([resource.blp for resource in RESOURCES], functools.partial(_document, settings), key)
     hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

@@ -94,6 +94,13 @@ class Settings:
     # seat that is not a computer player made one of its own last this many moves itself.
     unattended_after: int = 3
 
+    # Hints (api/service/hints.py): a `hints: true` game's seat to move asks for its legal moves' values. The
+    # search runs on hints_queue's workers, hint_nodes nodes a hint (about 50 ms; deterministic), never in an
+    # API process; the API waits at most hint_wait seconds for the answer (503 beyond: nothing is committed).
+    hints_queue: str = "hints"
+    hint_nodes: int = 20000
+    hint_wait: float = 5.0
+
     # What one client (its address, as the rate limit sees it) may hold at once; 429 (Retry-After:
     # capacity_retry_after) beyond. Games waiting or playing: each holds its slot until it ends, or at most
     # game_ttl. Seats: of one listed game, so that one client cannot take every open seat (409 beyond).
@@ -122,6 +129,17 @@ class Settings:
     # stops, and its simulation fails: the cost model was wrong for its rules, and a worker is not held for days.
     simulation_overrun: float = 2.0
     simulation_ttl: int = 7 * 24 * 3600
+
+    # Analyses of finished games (api/service/analyses.py, docs/analysis.md): one job each on their own queue.
+    # A client may have analyses_per_client of them queued or running at once (429 beyond); each move with a
+    # choice is valued at analysis_nodes simulator moves per position (the default budget); progress is written
+    # at least every analysis_progress_s; the record in Redis lives analysis_ttl (the archive keeps the answer).
+    analysis_queue: str = "analysis"
+    analyses_per_client: int = 4
+    analysis_nodes: int = 12000
+    analysis_progress_s: float = 1.0
+    analysis_job_timeout: int = 3600
+    analysis_ttl: int = 24 * 3600
 
     # Arenas (api/service/arenas/): rated games between bots on the workers, through the real game path. An
     # arena plays at most arena_max_games games of at most arena_max_deals deals (422 beyond), at most

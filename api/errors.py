@@ -15,9 +15,9 @@ from domino.errors import describe
 
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
-    ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
-    TicketNotFound, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
+    AnalysisNotFound, ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
+    HintsOff, HintUnavailable, InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    TicketNotFound, TooManyAnalyses, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
@@ -70,6 +70,9 @@ GAME_OVER = ProblemType(409, "game-over", "Game over", "The game has ended; no m
 NOT_STARTED = ProblemType(409, "not-started", "Not started", "The game is waiting for seats to be taken.")
 GAME_NOT_OVER = ProblemType(
     409, "game-not-over", "Game not over", "A game's record is read once the game is over: before, it would reveal the hands."
+)
+HINTS_OFF = ProblemType(
+    409, "hints-off", "Hints off", "Hints are asked only in a game created with `\"hints\": true` (never a rated one)."
 )
 SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
 IDEMPOTENCY_KEY_REUSED = ProblemType(
@@ -140,6 +143,13 @@ TOO_MANY_SIMULATIONS = ProblemType(
     "This client has as many simulations queued or running as it may (`DOMINO_SIMULATIONS_PER_CLIENT`); wait "
     "for one to end or cancel one, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_ANALYSES = ProblemType(
+    429,
+    "too-many-analyses",
+    "Too many analyses",
+    "This client has as many analyses queued or running as it may (`DOMINO_ANALYSES_PER_CLIENT`); wait for one "
+    "to end, or retry after `Retry-After` seconds.",
+)
 TOO_MANY_APP_GAMES = ProblemType(
     429,
     "too-many-app-games",
@@ -204,6 +214,7 @@ PROBLEM_TYPES = [
     GAME_OVER,
     NOT_STARTED,
     GAME_NOT_OVER,
+    HINTS_OFF,
     SEAT_TAKEN,
     SEAT_LIMIT,
     OFFER_CLOSED,
@@ -220,6 +231,7 @@ PROBLEM_TYPES = [
     TOO_MANY_IN_FLIGHT,
     TOO_MANY_GAMES,
     TOO_MANY_SIMULATIONS,
+    TOO_MANY_ANALYSES,
     TOO_MANY_APP_GAMES,
     TOO_MANY_ARENAS,
     TOO_MANY_TICKETS,
@@ -234,9 +246,9 @@ BY_STATUS = {
     for p in PROBLEM_TYPES
     if p
     not in (
-        ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, SEAT_TAKEN, SEAT_LIMIT,
+        ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, HINTS_OFF, SEAT_TAKEN, SEAT_LIMIT,
         TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, TOO_MANY_ARENAS,
-        TOO_MANY_TICKETS, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
+        TOO_MANY_TICKETS, TOO_MANY_ANALYSES, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -297,11 +309,15 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManyStreams: TOO_MANY_STREAMS,
     TooManyGames: TOO_MANY_GAMES,
     TooManySimulations: TOO_MANY_SIMULATIONS,
+    TooManyAnalyses: TOO_MANY_ANALYSES,
+    AnalysisNotFound: NOT_FOUND,
     TooManyAppGames: TOO_MANY_APP_GAMES,
     TooManyArenas: TOO_MANY_ARENAS,
     TooManyTickets: TOO_MANY_TICKETS,
     TicketNotFound: NOT_FOUND,
     OfferClosed: OFFER_CLOSED,
+    HintsOff: HINTS_OFF,
+    HintUnavailable: UNAVAILABLE,  # Retry-After: no hints worker answered in time
     SeatLimit: SEAT_LIMIT,
     GameBusy: UNAVAILABLE,  # a game that kept changing under an erasure: retrying is all there is to do
     # store

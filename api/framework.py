@@ -11,7 +11,9 @@ fails there with its name, not somewhere in a request. The versions tested are p
 - werkzeug's ``Response.get_wsgi_headers`` (:class:`ApiResponse`): headers sent without its copy when it would
   fix nothing.
 - flask-smorest's private hooks (:class:`SmorestApi`): the spec's set-up, its error handlers, its documented
-  responses and its pagination header; a view's ``_apidoc`` (:func:`documenting_only`, :func:`add_responses`)
+  responses and its pagination header; the blueprint-to-Api map its ``register_blueprint`` fills, filled by
+  :meth:`SmorestApi.register_documented` when a process's later apps share the document (a test checks
+  ``current_api`` still finds it); a view's ``_apidoc`` (:func:`documenting_only`, :func:`add_responses`)
   and ``Blueprint._make_doc_response_schema``, so that decorators document without wrapping the view.
 - apispec's marshmallow converter (``ma_plugin.converter.add_attribute_function``): fields documented as
   exactly the schema their metadata names.
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import http
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 import flask
@@ -168,6 +170,7 @@ class SmorestApi(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ship
     responses documented with ``ERROR_SCHEMA`` as ``ERROR_CONTENT_TYPE``; no pagination header."""
 
     FIELD_DOCUMENTERS: tuple[Callable[..., dict[str, Any]], ...] = ()
+    spec: Any  # apispec's APISpec: made by _init_spec, or shared (register_documented)
     ERROR_CONTENT_TYPE = "application/json"
 
     def register_error_handlers(self, app: flask.Flask) -> None:
@@ -184,6 +187,25 @@ class SmorestApi(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ship
     def _register_error_handlers(self) -> None:
         self.register_error_handlers(self._app)
 
+    def register_documented(
+        self, blueprints: Sequence[flask_smorest.Blueprint], document: Callable[[Any], None], key: Hashable
+    ) -> None:
+        """Register ``blueprints`` on the app, with the document: their operations, then what ``document`` adds
+        to the spec. The document is built once per process for each ``key`` (all it depends on besides the
+        code) and the later apps share it, read only: building it is most of an app's making (0.1 s of CPU), and
+        a test run makes hundreds of apps."""
+        built = _DOCUMENTS.get(key)
+        if built is None:
+            for blueprint in blueprints:
+                self.register_blueprint(blueprint)
+            document(self.spec)
+            _DOCUMENTS[key] = self.spec
+            return
+        self.spec = built
+        for blueprint in blueprints:  # flask-smorest's register_blueprint but for the document
+            self._app.extensions["flask-smorest"]["blp_name_to_api"][blueprint.name] = self
+            self._app.register_blueprint(blueprint)
+
     def _register_responses(self) -> None:
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
@@ -191,6 +213,9 @@ class SmorestApi(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ship
                 response["schema"] = self.ERROR_SCHEMA
             prepare_response(response, self.spec, self.ERROR_CONTENT_TYPE)
             self.spec.components.response(status.name, response, lazy=True)
+
+
+_DOCUMENTS: dict[Hashable, Any] = {}  # SmorestApi.register_documented: the spec built for each key
 
 
 def documenting_only(decorator: Callable[[F], Any], func: F) -> F:

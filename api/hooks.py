@@ -10,6 +10,8 @@ the HTML pages' policy, the metrics, CORS, ``X-Request-ID``, the ``RateLimit`` h
 
 from __future__ import annotations
 
+from typing import Any
+
 import flask
 import orjson
 from apispec import APISpec
@@ -99,22 +101,9 @@ def body_guard(app: flask.Flask, max_depth: int, timeout: float) -> Before:
         if more:
             # A chunked body (no Content-Length) is cut at the limit by werkzeug, silently: more was sent.
             return problem_response(errors.PAYLOAD_TOO_LARGE, f"The body is over {limit} bytes.")
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            if str(exc).startswith("number is infinity"):  # 1e999: valid JSON, but no number of ours
-                detail = "Numbers must be finite."
-                return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
-            return problem_response(errors.BAD_REQUEST, "The body is not valid JSON.")
-        depth = nesting_depth(body)
-        if depth > max_depth:
-            # Deep nesting is valid JSON but no request of ours; unchecked, it overflows recursive code later.
-            detail = f"Arrays and objects may be nested at most {max_depth} deep."
-            return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
-        repeated = repeated_key(raw, body) if depth else None
-        if repeated is not None:
-            # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
-            return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
+        body = _parsed(raw, max_depth)
+        if isinstance(body, flask.Response):
+            return body
         if getattr(view, "takes_no_body", False) and not getattr(view, "body_optional", False) and body != {}:
             detail = "This operation takes no body: send none, or {}."
             return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
@@ -122,3 +111,25 @@ def body_guard(app: flask.Flask, max_depth: int, timeout: float) -> Before:
         return None
 
     return guard
+
+
+def _parsed(raw: bytes, max_depth: int) -> Any:
+    """The body parsed (any JSON value), or the problem that answers it (a ``flask.Response``): not JSON (400),
+    a number past a float (422), nested deeper than ``max_depth`` (422), a key repeated in an object (400)."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("number is infinity"):  # 1e999: valid JSON, but no number of ours
+            detail = "Numbers must be finite."
+            return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
+        return problem_response(errors.BAD_REQUEST, "The body is not valid JSON.")
+    depth = nesting_depth(body)
+    if depth > max_depth:
+        # Deep nesting is valid JSON but no request of ours; unchecked, it overflows recursive code later.
+        detail = f"Arrays and objects may be nested at most {max_depth} deep."
+        return problem_response(errors.INVALID_REQUEST, detail, {"errors": {"json": {"_schema": [detail]}}})
+    repeated = repeated_key(raw, body) if depth else None
+    if repeated is not None:
+        # orjson keeps the last of repeated keys silently; two readers of one body must not disagree.
+        return problem_response(errors.BAD_REQUEST, f"The body repeats the key {repeated[:40]!r} in one object.")
+    return body

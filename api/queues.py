@@ -8,6 +8,7 @@ one kind of string import the import rules allow (tests/test_import_rules.py). P
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,6 +25,8 @@ BOT_GAMES = "bot-games"  # turns of games of computer players only (Settings.bot
 SIMULATIONS = "simulations"  # throughput
 WEBHOOKS = "webhooks"  # hosted bots' turns and apps' lifecycle events (the name is Settings.webhooks_queue)
 ARCHIVE = "archive"  # batches of finished games to the archive (Settings.archive_queue; api.service.archiving)
+ANALYSIS = "analysis"  # analyses of finished games (Settings.analysis_queue; api.service.analyses)
+HINTS = "hints"  # a seat's hint: its legal moves valued (Settings.hints_queue; api.service.hints), answered while the API waits
 
 SERIALIZER = "json"  # RQ payloads are JSON, never pickles
 FAILURE_TTL = 24 * 3600
@@ -69,6 +72,14 @@ def _archive_timeout(s: Settings) -> int:
     return s.archive_job_timeout
 
 
+def _analysis_timeout(s: Settings) -> int:
+    return s.analysis_job_timeout
+
+
+def _hint_timeout(s: Settings) -> int:
+    return max(1, int(s.hint_wait) + 1)  # nobody waits for it longer
+
+
 # ``bot_turn(game_id, version)``: on the bot-games queue for a game nobody attends (api/service/bot_games.py), so
 # that live games never wait behind one. ``timeout_turn(game_id, version)``: the seat to move is past its
 # deadline. Both do nothing once the game has moved on.
@@ -96,8 +107,21 @@ ARCHIVE_BATCH = JobKind("workers.jobs.archive_games", ARCHIVE, "archive", _archi
 # (milliseconds: on the latency queue). Idempotent: a ticket is claimed once, whatever runs twice.
 MATCH_POOL = JobKind("workers.jobs.match_pool", BOTS, "match", _turn_timeout)
 
+# ``hint_moves(game_id, version, seat)``: the values of ``seat``'s legal moves at ``version`` (pure: nothing is
+# written; the API commits the hint once it has the answer). Each request is its own attempt (the enqueue time
+# in ns): two hints asked at one version are two jobs.
+HINT = JobKind("workers.jobs.hint_moves", HINTS, "hint", _hint_timeout)
+
+# ``run_analysis(game_id)``: analyse a finished game, resuming after the moves already analysed (a worker that
+# stops puts the job back); retried by RQ, then ``analysis_failed`` fails the analysis. Each analysis started
+# (again, after a failure) is its own job: the enqueue time in ns.
+RUN_ANALYSIS = JobKind(
+    "workers.jobs.run_analysis", ANALYSIS, "analysis", _analysis_timeout, on_failure="workers.jobs.analysis_failed"
+)
+
 JOB_KINDS: tuple[JobKind, ...] = (
     BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
+    RUN_ANALYSIS, HINT,
 )  # fmt: skip
 
 
@@ -119,12 +143,16 @@ class Queues:
         self.simulations = Queue(s.simulations_queue, connection=conn, serializer=SERIALIZER)
         self.webhooks = Queue(s.webhooks_queue, connection=conn, serializer=SERIALIZER)
         self.archive = Queue(s.archive_queue, connection=conn, serializer=SERIALIZER)
+        self.analysis = Queue(s.analysis_queue, connection=conn, serializer=SERIALIZER)
+        self.hints = Queue(s.hints_queue, connection=conn, serializer=SERIALIZER)
         self._by_purpose = {
             BOTS: self.bots,
             BOT_GAMES: self.bot_games,
             SIMULATIONS: self.simulations,
             WEBHOOKS: self.webhooks,
             ARCHIVE: self.archive,
+            ANALYSIS: self.analysis,
+            HINTS: self.hints,
         }
 
     def by_purpose(self) -> dict[str, Queue]:
@@ -160,6 +188,16 @@ class Queues:
             "description": f"{kind.name} {' '.join(map(str, call))} ({job_id})",
         }
         return call, options
+
+    def answer(self, job: Job, seconds: float) -> Any:
+        """``job``'s return value once it has run, waiting up to ``seconds`` for it (a blocking read of its
+        result, on the blocking connection: no short read timeout); None if it did not succeed in time."""
+        waiting = Job(job.id, connection=self.store.connections.blocking_queue(), serializer=SERIALIZER)
+        with translated():
+            result = waiting.latest_result(timeout=max(1, math.ceil(seconds)))
+        if result is None or result.type != result.Type.SUCCESSFUL:
+            return None
+        return result.return_value
 
     def queued(self, purpose: str) -> int:
         """Jobs waiting on the queue of ``purpose``."""
@@ -203,15 +241,18 @@ class Queues:
             self.enqueue_chunks(sim_id, [chunk])
 
     def retry_abandoned_chunks(self, now: float | None = None) -> list[str]:
-        """Hand back to RQ the simulation chunks whose worker died with its work horse: once the execution's
-        heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try), but a
-        live worker looks only every 10 minutes; the sweep looks every interval. Returns the job ids found."""
+        """Hand back to RQ the simulation chunks and analyses whose worker died with its work horse: once the
+        execution's heartbeat has lapsed (about a minute), RQ retries such a job (or fails it after its last try),
+        but a live worker looks only every 10 minutes; the sweep looks every interval. Returns the job ids found."""
         # The failure callback (chunk_failed, which fails the simulation after the last try) runs here, in the
         # sweep's thread: its timeout must be a timer, not SIGALRM (main thread only).
-        registry = StartedJobRegistry(queue=self.simulations, death_penalty_class=TimerDeathPenalty)
-        abandoned = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
-        if abandoned:
-            registry.cleanup(now)
+        abandoned = []
+        for queue in (self.simulations, self.analysis):  # the long jobs: analyses too
+            registry = StartedJobRegistry(queue=queue, death_penalty_class=TimerDeathPenalty)
+            found = [str(job_id) for job_id in registry.get_expired_job_ids(now)]
+            if found:
+                registry.cleanup(now)
+            abandoned += found
         return abandoned
 
     def drop_chunks(self, sim_id: str, chunks: int) -> int:
@@ -229,10 +270,24 @@ class Queues:
             conn.delete(*(Job.key_for(job_id) for job_id in dropped))
         return len(dropped)
 
+    # -- analyses ---------------------------------------------------------------------------------------------
+
+    def enqueue_analysis(self, game_id: str, attempt: int) -> None:
+        """``workers.jobs.run_analysis(game_id)`` as its own job (``attempt``: the analysis' own number), retried
+        twice when it fails (also when its worker died); ``analysis_failed`` after the last try."""
+        kind = RUN_ANALYSIS
+        assert kind.on_failure is not None
+        self.analysis.enqueue(
+            kind.path, game_id, job_id=kind.job_id(game_id, attempt=attempt), job_timeout=kind.timeout(self.settings),
+            result_ttl=CHUNK_RESULT_TTL, failure_ttl=FAILURE_TTL, description=f"analysis of {game_id}",
+            retry=Retry(max=2), on_failure=Callback(kind.on_failure),
+        )  # fmt: skip
+
     # -- observing --------------------------------------------------------------------------------------------
 
     def worker_counts(self) -> dict[str, int]:
-        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``, ``archive``);
+        """Workers listening per purpose (``bots``, ``bot-games``, ``simulations``, ``webhooks``, ``archive``,
+        ``analysis``, ``hints``);
         StoreUnavailable when the queue Redis does not answer."""
         conn = self.store.rq_connection()
         with translated():

@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import collections
 import copy
+import hashlib
 import importlib
 import os
 import random
+import sqlite3
 import sys
 from typing import Any
 
@@ -55,25 +57,49 @@ def load(path: str | None) -> Any:
 
 
 class Pab:
-    """A ``choose(view, rng, budget)`` strategy that asks abw333's probabilistic alpha-beta."""
+    """A ``choose(view, rng, budget)`` strategy that asks abw333's probabilistic alpha-beta.
+
+    With ``cache`` (a SQLite file), its random numbers come from its view and the node budget rather than from
+    the caller's ``rng``, so its move is a function of what it sees: moves are kept in the file and read back
+    when the same view comes again (another run, another version of our bot on the same deals reaching the
+    same position). Its searches are most of a run's time."""
 
     id = "pab"
     bench_nodes = 40000
     default_ms = 100.0
 
-    def __init__(self, dominoes: Any) -> None:
+    def __init__(self, dominoes: Any, cache: str | None = None) -> None:
         self.d = dominoes
+        self.db = sqlite3.connect(cache, timeout=60) if cache else None
+        if self.db is not None:
+            self.db.execute("CREATE TABLE IF NOT EXISTS moves (view TEXT PRIMARY KEY, move INTEGER)")
+            self.db.commit()
 
     def choose(self, view: Any, rng: random.Random, budget: Any) -> Any:
         legal = view.legal_moves
         if len(legal) == 1:
             return legal[0]
+        nodes = budget.nodes or self.bench_nodes
+        if self.db is None:
+            return self._search(view, rng, nodes)
+        log = [(e.seat, e.type, str(e.tile), e.end) for e in view.log]
+        seen = repr((nodes, view.seat, sorted(map(str, view.hand)), log))
+        key = hashlib.sha256(seen.encode()).hexdigest()
+        row = self.db.execute("SELECT move FROM moves WHERE view = ?", (key,)).fetchone()
+        if row is not None:
+            return legal[row[0]]
+        move = self._search(view, random.Random(key), nodes)
+        self.db.execute("INSERT OR REPLACE INTO moves VALUES (?, ?)", (key, legal.index(move)))
+        self.db.commit()
+        return move
+
+    def _search(self, view: Any, rng: random.Random, nodes: int) -> Any:
         game = self._game(view)
         random.seed(rng.getrandbits(64))  # abw333 samples deals with the global generator
-        counter = self._optimal_moves(game, budget.nodes or self.bench_nodes)
+        counter = self._optimal_moves(game, nodes)
         self.d.players.bota_gorda(game)
         best = sorted(game.valid_moves, key=lambda m: -counter[m])[0]  # stable: ties stay heaviest first
-        return self._ours(best, legal)
+        return self._ours(best, view.legal_moves)
 
     def _optimal_moves(self, game: Any, nodes: int) -> collections.Counter[Any]:
         """How often each first move was optimal over sampled deals, within ``nodes`` positions in all."""

@@ -11,6 +11,11 @@ per bot move (median, p95, max; only moves with a choice).
     python bench/bot_strength.py --timed --deals 20      # wall-clock budgets: latency at the default 100 ms
     python bench/bot_strength.py --setup mexican4 --bot expert --opp club   # the train search vs the planner
     python bench/bot_strength.py --setup team_block --opp pab --abw333 PATH  # vs abw333's best (bench/abw333_pab.py)
+    python bench/bot_strength.py --setup team_block --opp pab --pab-cache /tmp/pab.sqlite3  # pab's moves kept
+
+pab's searches are most of a run against it; ``--pab-cache`` makes its move a function of its view (its random
+numbers seeded from it) and keeps the moves in a file, so that another run on the same deals (a version of
+our bot being compared with another) pays only for the positions it reaches that no run reached before.
 
 In Mexican Train (``mexican4``: one bot seat against three, the lowest penalty wins the round) ``club``
 plays with the train planner, as ``expert`` did before its train search: ``--opp club`` measures the new
@@ -114,22 +119,23 @@ def play_round(
     tally.margins.append(margin)
 
 
-def strategy(bot_id: str, abw333: str | None) -> Any:
-    """A built-in level, or ``pab``: abw333's probabilistic alpha-beta, loaded from ``abw333`` (a path)."""
+def strategy(bot_id: str, abw333: str | None, pab_cache: str | None = None) -> Any:
+    """A built-in level, or ``pab``: abw333's probabilistic alpha-beta, loaded from ``abw333`` (a path), its
+    moves kept in ``pab_cache`` if given."""
     if bot_id == "pab":
         import abw333_pab  # bench/abw333_pab.py, beside this file
 
-        return abw333_pab.Pab(abw333_pab.load(abw333))
+        return abw333_pab.Pab(abw333_pab.load(abw333), pab_cache)
     return get(bot_id)
 
 
 def run(
     setup: str, deals: int, bot_id: str, opp_id: str, nodes: int | None, timed: bool, seed0: int,
-    abw333: str | None = None, every: int = 0,
+    abw333: str | None = None, every: int = 0, pab_cache: str | None = None,
 ) -> Tally:
     name, players, overrides = SETUPS[setup]
     rules = domino.Rules.preset(name, players=players, **overrides)
-    bot, opp = strategy(bot_id, abw333), strategy(opp_id, abw333)
+    bot, opp = strategy(bot_id, abw333, pab_cache), strategy(opp_id, abw333, pab_cache)
     tally = Tally()
     t0 = time.monotonic()
     for d in range(deals):
@@ -172,6 +178,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--abw333", default=None, help="checkout of abw333/dominoes for pab (else $DOMINO_ABW333)")
     ap.add_argument("--every", type=int, default=0, help="print the figure so far every N deals")
+    ap.add_argument(
+        "--pab-cache", default=None,
+        help="SQLite file of pab's moves: its random numbers from its view, its moves kept and reused across runs",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     setups = args.setup or list(DEFAULT_ORDER)
     for setup in setups:
@@ -184,7 +194,8 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.monotonic()
         try:
             tally = run(
-                setup, args.deals, args.bot, args.opp, nodes, args.timed, args.seed, args.abw333, args.every
+                setup, args.deals, args.bot, args.opp, nodes, args.timed, args.seed, args.abw333, args.every,
+                args.pab_cache,
             )
         except NotImplementedError as exc:  # a variant the engine does not play yet
             print(f"{setup:11s} skipped: {exc}", flush=True)

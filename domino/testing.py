@@ -1,18 +1,24 @@
 """Build any mid-round position for tests: ``position(rules, layout="[2-5][5-1]", ...)`` for the
-line games, ``position(rules, trains=[...], markers=..., ...)`` for Mexican Train. Every fixture lives here."""
+line games, ``position(rules, trains=[...], markers=..., ...)`` for Mexican Train. Every fixture lives here,
+the fair-play screen's cheat too (``Peeker``, ``screened_game``: tests and bench/fairplay.py only)."""
 
 from __future__ import annotations
 
 import random
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from domino import bots, variants
+from domino.analysis.fairplay import Choice, position_choice
+from domino.analysis.omniscient import omniscient_values
+from domino.analysis.values import move_values
 from domino.bots.base import Budget
 from domino.dealing import sorted_hand
-from domino.engine import new_game, settle, step
+from domino.engine import legal_moves, new_game, settle, step
 from domino.errors import InvalidDealError
+from domino.moves import Move
 from domino.notation.acts import Act, act_of, build
 from domino.rules import Rules
 from domino.shuffle import DEAL_VERSION, check_version
@@ -196,18 +202,7 @@ def _train_position(
     The block test runs at once for a position at the start of a turn.
     """
     n = rules.players
-    e = train_rounds.engine_value(rules, round)
-    if isinstance(trains, Mapping):
-        texts = [str(trains.get(s, "")) for s in range(n)]
-    else:
-        texts = list(trains) or [""] * n
-    if len(texts) != n:
-        raise InvalidDealError(f"{len(texts)} trains for {n} players")
-    board = TrainBoard(
-        e, tuple(parse_layout(t, e, f"train:{s}") for s, t in enumerate(texts)), parse_layout(mexican, e, "mexican")
-    )
-    if board.mexican and not rules.mexican_train:
-        raise InvalidDealError("there is no Mexican train (mexican_train = false)")
+    board = _train_board(rules, round, trains, mexican)
     hand_tiles = [list(tiles(h)) for h in hands]
     if len(hand_tiles) != n:
         raise InvalidDealError(f"{len(hand_tiles)} hands for {n} players")
@@ -227,6 +222,24 @@ def _train_position(
     turn = TrainTurn(tuple(s in marked for s in range(n)), pending, tuple(first), phase)
     version = check_version(deal_version)
     return settle(mid_round(rules, seed, round, hand_tiles, pile, board, to_move, scores, drawn, variant=turn, deal_version=version))
+
+
+def _train_board(rules: Rules, round: int, trains: Mapping[int, str] | Iterable[str], mexican: str) -> TrainBoard:
+    """The board of ``_train_position``'s ``trains`` and ``mexican`` layouts."""
+    n = rules.players
+    e = train_rounds.engine_value(rules, round)
+    if isinstance(trains, Mapping):
+        texts = [str(trains.get(s, "")) for s in range(n)]
+    else:
+        texts = list(trains) or [""] * n
+    if len(texts) != n:
+        raise InvalidDealError(f"{len(texts)} trains for {n} players")
+    board = TrainBoard(
+        e, tuple(parse_layout(t, e, f"train:{s}") for s, t in enumerate(texts)), parse_layout(mexican, e, "mexican")
+    )
+    if board.mexican and not rules.mexican_train:
+        raise InvalidDealError("there is no Mexican train (mexican_train = false)")
+    return board
 
 
 def _is_double(p: Placed) -> bool:
@@ -286,3 +299,47 @@ def bot_record(
         "seed_commitment": "", "client_seeded": True, "seed": seed, "salt": "", "deal_version": DEAL_VERSION,
     }  # fmt: skip
     return build(given, acts)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Peeker:
+    """A cheat, for the fair-play screen's tests and bench only (never a listed bot: nothing public seats it): it
+    sees the other hands (not the boneyard's order) and plays the move best to that eye."""
+
+    nodes: int = 20000
+
+    def choose_seen(self, state: State, rng: random.Random) -> Move:
+        moves = legal_moves(state)
+        if len(moves) == 1:
+            return moves[0]
+        values = omniscient_values(state, rng, self.nodes)
+        return max(values, key=lambda mv: mv[1])[0]
+
+
+def screened_game(rules: Rules, seed: str, player: str, opponent: str, nodes: int) -> tuple[list[Choice], int]:
+    """A game played through the engine, side 0 (seat 0, or team 0) by ``player`` (``"peeker"``, or a bot id) and
+    the others by ``opponent``, every search at ``nodes``; then side 0's choice positions as the fair-play screen
+    reads them (each at ``nodes``, seeded from ``seed`` and the version): (the readings, the moves made)."""
+    state = new_game(rules, seed=seed)
+    rng = random.Random(seed)
+    me, them = _mover(player, nodes), _mover(opponent, nodes)
+    choices: list[Choice] = []
+    version = 0
+    while state.outcome is None:
+        version += 1
+        moves = legal_moves(state)
+        screened = rules.side_of(state.turn) == 0
+        move = (me if screened else them)(state, rng) if len(moves) > 1 else moves[0]
+        if screened and len(moves) > 1:
+            at = f"{seed}:{version}"
+            info = move_values(view(state, state.turn), random.Random(f"{at}:info"), nodes)
+            choices.append(position_choice(state, move, [(v.move, v.value) for v in info], at, nodes))
+        state, _ = step(state, move)
+    return choices, version
+
+
+def _mover(kind: str, nodes: int) -> Callable[[State, random.Random], Move]:
+    if kind == "peeker":
+        return Peeker(nodes).choose_seen
+    bot = bots.get(kind)
+    return lambda state, rng: bot.choose(view(state, state.turn), rng, Budget(nodes=nodes))

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from api.config import Settings
-from api.queues import ARCHIVE, BOT_GAMES, BOTS, SIMULATIONS
+from api.queues import ANALYSIS, ARCHIVE, BOT_GAMES, BOTS, SIMULATIONS
 from support import SMALL_MAXMEMORY, stop_process, work_burst
 
 # CI runs the same examples every time (derandomize: a seed from each test's own source), so a red run is
@@ -147,6 +147,8 @@ def settings(
         simulations_queue=f"simulations-{tag}",
         webhooks_queue=f"webhooks-{tag}",
         archive_queue=f"archive-{tag}",
+        hints_queue=f"hints-{tag}",
+        analysis_queue=f"analysis-{tag}",
         archive_url=archive_url,
         bot_due_delay=0.2,
         sweep_interval=0.05,
@@ -159,7 +161,7 @@ def settings(
     for field in (
         "redis_url", "key_prefix", "bots_queue", "bot_games_queue", "simulations_queue", "bot_due_delay", "sweep_interval",
         "webhooks_queue", "keepalive_interval", "min_turn_timeout", "webhook_timeout", "webhook_backoff", "webhook_allow_private",
-        "archive_queue", "archive_url",
+        "archive_queue", "archive_url", "analysis_queue", "hints_queue",
     ):  # fmt: skip
         monkeypatch.setenv(f"DOMINO_{field.upper()}", str(getattr(s, field)))
     if queue_url:
@@ -237,6 +239,12 @@ def run_archive(service):  # type: ignore[no-untyped-def]
 def run_simulations(service):  # type: ignore[no-untyped-def]
     """run_simulations(max_jobs=None): run the simulations queue to empty (``work_burst``)."""
     return functools.partial(work_burst, service, (SIMULATIONS,))
+
+
+@pytest.fixture
+def run_analyses(service):  # type: ignore[no-untyped-def]
+    """run_analyses(max_jobs=None): run the analysis queue to empty (``work_burst``)."""
+    return functools.partial(work_burst, service, (ANALYSIS,))
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 from rq import SimpleWorker
 
-from api.queues import SERIALIZER, WEBHOOKS, Queues
+from api.queues import HINTS, SERIALIZER, WEBHOOKS, Queues
 from api.service import deliveries
 from api.service.records import game_record, whole_state
 
@@ -42,6 +42,21 @@ def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) 
     names = [by_purpose[purpose].name for purpose in purposes]
     worker = BurstWorker(names, connection=service.store.worker_connection(), serializer=SERIALIZER)
     return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
+
+
+def ask_hint(service, client, game_id: str, headers: dict[str, str]):  # type: ignore[no-untyped-def]
+    """``POST /v1/games/{game_id}/hint`` with ``headers`` (a Flask test client's), its job run by a burst worker
+    here once it is queued, as a hints worker would (the request waits for it in a thread of its own); the
+    answer. A request refused before any job is queued answers as it is."""
+    answer: list[Any] = []
+    asking = threading.Thread(target=lambda: answer.append(client.post(f"/v1/games/{game_id}/hint", headers=headers)))
+    asking.start()
+    queue = Queues(service.store).by_purpose()[HINTS]
+    eventually(lambda: queue.count or not asking.is_alive(), "the hint's job queued, or the answer")
+    work_burst(service, (HINTS,))
+    asking.join(60)
+    assert answer, "the hint request did not answer"
+    return answer[0]
 
 
 def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]

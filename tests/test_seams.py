@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import flask
+import flask_smorest
 import marshmallow as ma
 import pytest
 import redis
@@ -151,6 +152,27 @@ def test_the_decorators_document_without_wrapping_and_the_spec_says_so() -> None
     assert kind == {"$ref": "#/components/schemas/Kind"}, "apispec: the attribute function is no longer called"
     invalid = spec["components"]["responses"]["UNPROCESSABLE_ENTITY"]["content"]
     assert list(invalid) == ["application/problem+json"], "flask-smorest: _register_responses no longer used"
+
+
+def test_the_later_apps_of_a_process_share_the_document_and_flask_smorest_still_finds_their_api() -> None:
+    blueprint = _mini_api()[0].blueprints["things"]
+    apis = []
+    for _ in range(2):
+        app = framework.App(__name__)
+        app.config.update(API_TITLE="t", API_VERSION="1", OPENAPI_VERSION="3.1.0")
+        api = Api(app)
+        api.register_documented([blueprint], lambda spec: spec.components.schema("Extra", {"type": "string"}), ("seams", id(blueprint)))
+        apis.append(api)
+    first, second = apis
+    assert second.spec is first.spec, "the second app builds the document again"
+    spec = second.spec.to_dict()
+    assert "Extra" in spec["components"]["schemas"] and "/v1/things" in spec["paths"]
+    assert app.test_client().post("/v1/things", json={}).status_code == 201
+    with app.test_request_context("/v1/things", method="POST"):
+        assert flask_smorest.current_api._get_current_object() is second, (
+            "flask-smorest: current_api no longer finds the Api in the blueprint-to-Api map "
+            "(SmorestApi.register_documented fills it)"
+        )
 
 
 def test_the_parser_takes_the_body_the_guard_parsed() -> None:

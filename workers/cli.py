@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from rq import Queue
 from rq.exceptions import StopRequested
@@ -23,7 +23,7 @@ from rq.worker import BaseWorker
 
 from api.config import Settings
 from api.archive import Archive
-from api.queues import ARCHIVE, BOT_GAMES, BOTS, SERIALIZER, SIMULATIONS, WEBHOOKS
+from api.queues import ANALYSIS, ARCHIVE, BOT_GAMES, BOTS, HINTS, SERIALIZER, SIMULATIONS, WEBHOOKS
 from api.service.service import Service
 from workers import jobs
 from workers import sweep as sweep_mod
@@ -94,6 +94,12 @@ def _serve_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--archive-workers", type=int, default=1, help="RQ workers on the archive queue, finished games to SQL (default 1)"
     )
+    parser.add_argument(
+        "--analysis-workers", type=int, default=1, help="RQ workers on the analysis queue, analyses of finished games (default 1)"
+    )
+    parser.add_argument(
+        "--hint-workers", type=int, default=1, help="RQ workers on the hints queue, hints in practice games (default 1)"
+    )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
     parser.add_argument(
         "--archive",
@@ -135,12 +141,14 @@ def _start_api(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Pope
 
 def _start_workers(args: argparse.Namespace, env: dict[str, str]) -> list[Child]:
     """The RQ workers: bots (the first with the sweep), bot-games (at a lower CPU priority: on a busy machine
-    live play and the API get the CPU first), simulations, webhooks."""
+    live play and the API get the CPU first), simulations, webhooks, archive, analysis, hints."""
     commands = [["bots", "--sweep"] if i == 0 else ["bots"] for i in range(args.bot_workers)]
     commands += [["bot-games", "--nice", "10"]] * args.bot_game_workers
     commands += [["simulations"]] * args.simulation_workers
     commands += [["webhooks"]] * args.webhook_workers
     commands += [["archive"]] * args.archive_workers
+    commands += [["analysis"]] * args.analysis_workers
+    commands += [["hints"]] * args.hint_workers
     return [Child(f"worker {' '.join(command)}", functools.partial(_start_worker, command, env)) for command in commands]
 
 
@@ -150,8 +158,8 @@ def _start_worker(command: list[str], env: dict[str, str]) -> subprocess.Popen[b
 
 def serve(argv: list[str] | None = None) -> int:
     """Start Redis (unless DOMINO_REDIS_URL is set), the API, a bots worker with the sweep, a worker for games of
-    computer players only, a simulations worker, a webhooks worker and an archive worker; start again any of
-    them that exits (workers/supervise.py); stop on Ctrl-C."""
+    computer players only, a simulations worker, a webhooks worker, an archive worker, an analysis worker and a
+    hints worker; start again any of them that exits (workers/supervise.py); stop on Ctrl-C."""
     args = _serve_parser().parse_args(argv)
     if not _port_free(args.host, args.port):
         print(f"domino-serve: port {args.port} on {args.host} is taken; use --port or DOMINO_PORT", file=sys.stderr)
@@ -211,7 +219,8 @@ def _worker_options() -> argparse.ArgumentParser:
         default=["bots"],
         help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
         "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
-        "webhooks, archive (finished games to the archive, by batches)",
+        "webhooks, archive (finished games to the archive, by batches), analysis (analyses of finished games), "
+        "hints (hints in practice games: a search of about 50 ms each, while the asking API request waits)",
     )
     parser.add_argument(
         "--sweep",
@@ -231,7 +240,7 @@ def _worker_options() -> argparse.ArgumentParser:
         "--fork",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="run each job in a forked work horse (default: only when every queue is simulations)",
+        help="run each job in a forked work horse (default: only when every queue is simulations or analysis)",
     )
     parser.add_argument("--log-level", default=os.environ.get("DOMINO_LOG_LEVEL", "INFO"))
     return parser
@@ -255,41 +264,15 @@ def worker(argv: list[str] | None = None) -> NoReturn:
         SIMULATIONS: settings.simulations_queue,
         WEBHOOKS: settings.webhooks_queue,
         ARCHIVE: settings.archive_queue,
+        ANALYSIS: settings.analysis_queue,
+        HINTS: settings.hints_queue,
     }
     names = [configured.get(q, q) for q in args.queues]
     queues = [Queue(name, connection=conn, serializer=SERIALIZER) for name in names]
 
     stop = threading.Event()
     sweep = sweep_mod.start_thread(service, stop) if args.sweep else None
-    # NonForkingWorker runs each job in this process instead of forking a work horse per job. Bot turns are pure
-    # and idempotent (a stale or duplicate job is a no-op, and a crashed one is re-enqueued by the sweep), so
-    # the fork's isolation buys nothing, while it costs ~14 ms of CPU per job here against ~2 ms without it:
-    # most of a computer player's turn would be spent forking.
-    #
-    # Simulation chunks are the other way round: seconds of CPU each, so a fork (~14 ms) costs under 1%, and in
-    # exchange the worker outlives a chunk that crashes or runs out of memory (RQ marks it failed and retries
-    # it; it counts once), a search bot's memory is returned after every chunk, the parent keeps the
-    # worker's heartbeat while the chunk runs, and on SIGTERM it puts a long chunk back instead of waiting
-    # for it (workers/stopping.py). So a worker on the simulations queue alone forks.
-    fork = args.fork if args.fork is not None else set(args.queues) == {SIMULATIONS}
-    if fork:
-        rq_worker: BaseWorker = ForkingWorker(
-            queues,
-            connection=conn,
-            serializer=SERIALIZER,
-            job_monitoring_interval=settings.worker_stop_check,
-            stop_grace=settings.worker_stop_grace,
-            full_backoff=settings.full_backoff,
-            full_backoff_max=settings.full_backoff_max,
-        )
-    else:
-        rq_worker = NonForkingWorker(
-            queues,
-            connection=conn,
-            serializer=SERIALIZER,
-            full_backoff=settings.full_backoff,
-            full_backoff_max=settings.full_backoff_max,
-        )
+    rq_worker = _rq_worker(queues, conn, settings, args.fork, args.queues)
     code = 0
     try:
         rq_worker.work(burst=args.burst, logging_level=os.environ.get("DOMINO_RQ_LOG_LEVEL", "WARNING"))
@@ -301,6 +284,31 @@ def worker(argv: list[str] | None = None) -> NoReturn:
     finally:
         stop.set()
     _exit(code, sweep)
+
+
+def _rq_worker(queues: list[Queue], conn: Any, settings: Settings, fork: bool | None, purposes: list[str]) -> BaseWorker:
+    """The RQ worker of ``queues`` (``purposes``: the names given on the command line): forking or not (``fork``,
+    None: by the queues)."""
+    # NonForkingWorker runs each job in this process instead of forking a work horse per job. Bot turns are pure
+    # and idempotent (a stale or duplicate job is a no-op, and a crashed one is re-enqueued by the sweep), so
+    # the fork's isolation buys nothing, while it costs ~14 ms of CPU per job here against ~2 ms without it:
+    # most of a computer player's turn would be spent forking.
+    #
+    # Simulation chunks are the other way round: seconds of CPU each, so a fork (~14 ms) costs under 1%, and in
+    # exchange the worker outlives a chunk that crashes or runs out of memory (RQ marks it failed and retries
+    # it; it counts once), a search bot's memory is returned after every chunk, the parent keeps the
+    # worker's heartbeat while the chunk runs, and on SIGTERM it puts a long chunk back instead of waiting
+    # for it (workers/stopping.py). So a worker on the simulations queue alone forks; so does one on the analysis
+    # queue (an analysis runs for seconds to a minute, and one put back resumes after the moves it wrote).
+    fork = fork if fork is not None else set(purposes) <= {SIMULATIONS, ANALYSIS}
+    common: dict[str, Any] = dict(
+        connection=conn, serializer=SERIALIZER, full_backoff=settings.full_backoff, full_backoff_max=settings.full_backoff_max
+    )
+    if fork:
+        return ForkingWorker(
+            queues, job_monitoring_interval=settings.worker_stop_check, stop_grace=settings.worker_stop_grace, **common
+        )
+    return NonForkingWorker(queues, **common)
 
 
 def _exit(code: int, sweep: threading.Thread | None) -> NoReturn:

@@ -85,6 +85,11 @@ def match_pool(pool: str, ticket_id: str) -> str:
     return service().match_pool(pool, ticket_id)
 
 
+def hint_moves(game_id: str, version: int, seat: int) -> dict[str, Any]:
+    """The values of ``seat``'s legal moves at ``version`` (writes nothing: a full Redis does not hold it up)."""
+    return service().hint_values(game_id, version, seat)
+
+
 @outlasting_full
 def archive_games() -> str:
     return service().archive_games()
@@ -102,3 +107,16 @@ def chunk_failed(job: Any, connection: Any, exc_type: Any = None, exc: Any = Non
     sim_id = job.args[0] if job.args else ""
     reason = f"chunk {job.args[1] if len(job.args) > 1 else '?'}: {getattr(exc_type, '__name__', 'failure')}: {exc}"
     service().chunk_failed(sim_id, reason)
+
+
+@outlasting_full
+def run_analysis(game_id: str) -> str:
+    return service().run_analysis(game_id)
+
+
+def analysis_failed(job: Any, connection: Any, exc_type: Any = None, exc: Any = None, tb: Any = None) -> None:
+    """RQ failure callback of an analysis: after its last attempt, the analysis is ``failed``."""
+    if job.retries_left:
+        return  # RQ retries it
+    game_id = job.args[0] if job.args else ""
+    service().analysis_failed(game_id, f"{getattr(exc_type, '__name__', 'failure')}: {exc}")

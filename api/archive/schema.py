@@ -67,3 +67,16 @@ archive_order = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("last", sa.BigInteger, nullable=False),
 )
+
+# One row per analysed game (docs/analysis.md): ``doc`` is the analysis as ``GET /v1/games/{id}/analysis`` answers
+# its ``moves`` and ``seats`` (JSON text), ``nodes`` the budget per move it was made with. No foreign key: a
+# game's analysis may be written before its game is archived (both come from the same finished game).
+analyses = sa.Table(
+    "analyses",
+    metadata,
+    sa.Column("game_id", sa.String(32), primary_key=True),
+    sa.Column("nodes", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float, nullable=False),
+    sa.Column("doc", sa.Text, nullable=False),
+)

@@ -52,6 +52,7 @@ class Change:
     auto: bool = False  # made by the server for a seat past its deadline
     answer: Answer | None = None
     rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # round records leaving the live state
+    keeps_turn: bool = False  # the same seat goes on with the same turn: its deadline and clock run on (a hint)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +123,10 @@ class Commits:
         """Write ``change`` over ``version`` (None: a new game) with one compare-and-set; None when another
         commit landed first. GameNotFound when the game has gone."""
         new_version = 0 if version is None else version + 1
-        plan = self.turns.prepare(game_id, change.doc, change.state, new_version)
+        if change.keeps_turn:
+            plan = self.turns.kept(change.doc, change.state)
+        else:
+            plan = self.turns.prepare(game_id, change.doc, change.state, new_version)
         events = decorate(change.events, plan, change.auto)
         idem = None
         if change.answer is not None:

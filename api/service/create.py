@@ -52,6 +52,7 @@ class GameRequest:
     clock: dict[str, float] | None = None  # Fischer: initial_s, increment_s (never with turn_timeout_s)
     metadata: dict[str, Any] | None = None  # the game's; a seat's are in its dict, with its `player`
     rated: bool = False  # its end updates its players' ratings (api/service/ratings.py)
+    hints: bool = False  # a practice game: the seat to move may ask for hints (api/service/hints.py); never rated
 
 
 def players(req: GameRequest) -> list[str]:
@@ -82,7 +83,7 @@ class Creation:
             raise Unauthorized("Creating a game needs an app key: `Authorization: Bearer dsk_app_...`.")
         fp = fingerprint(
             "create", req.variant, req.seats, req.rules, req.seed, req.unlisted, req.turn_timeout_s, req.metadata, req.rated,
-            req.clock,
+            req.clock, *((req.hints,) if req.hints else ()),
         )
         key_hash = None
         if idempotency_key:
@@ -248,6 +249,9 @@ class Creation:
             if "bot" in seat and seat["bot"] not in domino.bots.ids()
         }  # consent (403) is judged before the rest of the seats
         if req.rated:
+            if req.hints:
+                practice = "a game with hints is a practice game, never rated"
+                raise invalid("hints", practice, f"No `hints` in a rated game: {practice}.")
             check_rated(req.seats, req.seed, app_id)
         registered: dict[str, dict[str, Any]] = {}
         for i, record in records.items():
@@ -326,6 +330,8 @@ class Creation:
             }  # fmt: skip
         if req.rated:
             doc["rated"] = True
+        if req.hints:
+            doc["hints"] = True
         return doc, state, tokens
 
 

@@ -101,6 +101,14 @@ class TooManySimulations(AtCapacity):
     pass
 
 
+class TooManyAnalyses(AtCapacity):
+    """A client has as many analyses queued or running as it may."""
+
+
+class AnalysisNotFound(ServiceError):
+    """A game with no analysis (none asked for, or its record expired and the archive has none)."""
+
+
 class TooManyArenas(AtCapacity):
     """An arena owner has as many arenas running as one owner may."""
 
@@ -115,6 +123,14 @@ class TooManyTickets(AtCapacity):
 
 class TicketNotFound(ServiceError):
     """No such matchmaking ticket for this token."""
+
+
+class HintsOff(ServiceError):
+    """A hint asked in a game created without ``hints: true``."""
+
+
+class HintUnavailable(AtCapacity):
+    """No hints worker answered within ``Settings.hint_wait``: nothing was counted; ``Retry-After``."""
 
 
 class OfferClosed(ServiceError):

@@ -56,6 +56,8 @@ class GameRecord(TypedDict):
     client_seeded: bool
     creator: NotRequired[str]  # the creating client's address: the game holds one of its slots until it ends
     rated: NotRequired[bool]  # its end updates its players' ratings (api/service/ratings.py)
+    hints: NotRequired[bool]  # a practice game: the seat to move may ask for a hint (api/service/hints.py)
+    hints_used: NotRequired[dict[str, int]]  # by seat (a string: JSON keys)
     arena: NotRequired[ArenaGame]  # one of an arena's games (api/service/arenas/)
     next_game_id: NotRequired[str]  # after it ended: the game its table plays next (a rematch)
     app: NotRequired[str]  # the owning app's id (created with its key): holds one of the app's slots until it ends
@@ -157,7 +159,13 @@ SEAT_EXTRAS = ("player", "metadata")  # shown only when a seat has them
 
 
 def public_seats(doc: GameRecord) -> list[dict[str, Any]]:
-    return [
+    """The seats as everyone sees them; in a game with hints, each with the hints it used."""
+    seats = [
         {"seat": s["seat"], "name": s["name"], "kind": s["kind"], **{k: s[k] for k in SEAT_EXTRAS if k in s}}  # type: ignore[literal-required]
         for s in doc["seats"]
     ]
+    if doc.get("hints"):
+        used = doc.get("hints_used") or {}
+        for seat in seats:
+            seat["hints_used"] = used.get(str(seat["seat"]), 0)
+    return seats

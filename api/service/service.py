@@ -23,6 +23,8 @@ from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
 from api.service.self_service import SelfService
+from api.service.analyses import Analyses
+from api.service.analysis_calls import AnalysisCalls
 from api.service.app_calls import AppCalls
 from api.service.apps import App, Apps
 from api.service.commits import Commits
@@ -32,6 +34,7 @@ from api.service.erasure import Erasure
 from api.service.events import Events
 from api.service.export import ExportRequest, export, scope_of
 from api.service.games import Games
+from api.service.hints import Hints
 from api.service.lobby import list_waiting
 from api.service.matchmaking import Matchmaking
 from api.service.matchmaking.calls import MatchmakingCalls
@@ -52,7 +55,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service(AppCalls, MatchmakingCalls, SimulationCalls):
+class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -65,6 +68,7 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls):
         self.commits = Commits(self.store, settings, self.games, turns, lifecycle)
         self.creation = Creation(self.store, settings, self.commits)
         self.moves = Moves(self.store, settings, self.commits)
+        self.hints = Hints(self.store, settings, self.games, self.commits, self.queues)
         self.events = Events(self.store, settings, self.games)
         self.webhooks = Webhooks(self.store, settings, self.games)
         self.ratings = Ratings(self.store, settings)
@@ -77,6 +81,7 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls):
             self.timed, self.idle,
         )  # fmt: skip
         self.simulations = Simulations(self.store, settings, self.queues)
+        self.analyses = Analyses(self.store, settings, self.queues, self.archive)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
@@ -207,6 +212,10 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls):
             raise InvalidRequest(f"No `seat` here: {why}.", errors={"json": {"seat": [why]}})
         return self.moves.resign(game_id, token, expected_version)
 
+    def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The token's seat, to move in a game with hints: its legal moves valued, best first (a commit)."""
+        return self.hints.ask(game_id, token)
+
     def abort(self, game_id: str, app: App | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
         """The owning ``app`` calls its game off (status ``aborted``): (the spectator's view, version)."""
         return self.endings.abort(app, game_id, expected_version)
@@ -282,6 +291,10 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls):
         """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
         choose = computer.timeout_move(game_id, version, self.settings)
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
+
+    def hint_values(self, game_id: str, version: int, seat: int) -> dict[str, Any]:
+        """The job of a hint: ``seat``'s legal moves valued at ``version`` (api/service/hints.py)."""
+        return self.hints.values(game_id, version, seat)
 
     def deliver_webhook(self, game_id: str, version: int, attempt: int) -> str:
         """The job: hand the turn's delivery to this process's deliveries (fair per owner)."""

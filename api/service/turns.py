@@ -130,6 +130,14 @@ class Turns:
             clock=public_clock(doc),
         )  # fmt: skip
 
+    def kept(self, doc: GameRecord, state: domino.State) -> Plan:
+        """Before a commit that leaves the turn as it was (a hint): the same seat to move, the same deadline
+        and clock; nothing newly due (what was due stays due)."""
+        doc["touched_at"] = round(time.time(), 3)
+        seat = state.to_move
+        legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
+        return Plan(seat=seat, deadline=doc.get("deadline"), legal_moves=legal_moves, clock=public_clock(doc))
+
     def _registered(self, name: str) -> dict[str, Any] | None:
         found = self.store.bots.get(name)
         return None if found is None else found[0]

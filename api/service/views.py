@@ -15,7 +15,7 @@ from api.service.records import GameRecord, public_seats, waiting
 _VIEW_ORDER = (
     "id", "variant", "rules", "status", "version", "round", "turn", "seat", "seats", "scores", "team_scores",
     "boneyard_count", "out_of_play_count", "board", "log", "hand", "legal_moves", "last_round", "winners",
-    "seed_commitment", "client_seeded", "rated", "turn_timeout_s", "clock", "deadline",
+    "seed_commitment", "client_seeded", "rated", "hints", "turn_timeout_s", "clock", "deadline",
 )  # fmt: skip
 _VIEW_DROP = ("hand_counts", "finished")  # shown as seats[].hand_count and status
 MINIMAL_VIEW = ("id", "variant", "version", "seat", "status")  # a move's answer with Prefer: return=minimal
@@ -57,6 +57,7 @@ def render_view(
         "seed_commitment": doc["seed_commitment"],
         "client_seeded": doc["client_seeded"],
         "rated": doc.get("rated", False),
+        "hints": doc.get("hints", False),
         "turn_timeout_s": doc.get("turn_timeout_s"),
         "clock": public_clock(doc),
         "deadline": doc.get("deadline"),

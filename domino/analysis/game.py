@@ -103,19 +103,15 @@ def positions(record: dict[str, Any]) -> Iterator[Position]:
     """The moves with a choice (more than one legal move) of a revealed game record (its history document
     once the game is over: ``seed`` and ``rules`` known), in the game's order."""
     state = new_game(_rules(record), seed=str(record["seed"]), deal_version=record.get("deal_version", 1))
-    start = (state.round, state.scores)
     for act in acts_of(record):
         if act.kind not in _MOVES or state.outcome is not None:
             if act.kind in ("resign", "end"):
                 return
             continue
-        if state.round != start[0]:
-            start = (state.round, state.scores)
         move = parse_move({"type": act.kind, "tile": act.tile, "end": act.end})
         seat = state.turn
         if len(legal_moves(state)) > 1:
-            sides = state.rules.sides
-            points = tuple(state.scores[k] - start[1][k] for k in range(sides))
+            points = state.round_points[: state.rules.sides]  # side k's are its first seat's, seat k's
             yield Position(act.version, seat, resolve(state, move), state, view(state, seat), points)
         state = step(state, move, seat=act.seat)[0]
 

@@ -60,6 +60,8 @@ def solve(
     count = [0]
     pips = sim.tb.pips
 
+    # Over 60 lines as one closure on purpose: it runs at every node of the search, where a call per node to a
+    # helper would cost measurably (bench/strength.py counts nodes per second).
     def ab(s: LineSim, alpha: float, beta: float) -> float:
         if s.over:
             return utility(s, side, bonus)

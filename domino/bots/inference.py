@@ -113,24 +113,15 @@ def infer(view: Any) -> Knowledge:
 
 def _replay(view: Any, rules: dict[str, Any], tb: Tables, slots: dict[int, list[int]]) -> bool:
     """Replay the round's log into per-seat slot masks; False if the log does not explain the board."""
-    me = int(view.seat)
-    players = len(view.hand_counts)
     spinner = rules.get("spinner") == "first_double"
     log: tuple[LogEntry, ...] = view.log
     plays = [e for e in log if e.type == "play"]
     if len(plays) != len(view.tiles_on_board):
         return False
-    hand_size = int(rules["hand_size"])
-    initial = 0
-    first = plays[0] if plays else None
-    if first is not None and _lead_was_forced(view, rules) and first.tile is not None:
-        top = rank(first.tile)
-        for i, t in enumerate(tb.tiles):
-            if rank(t) > top:
-                initial |= 1 << i
-    for s in range(players):
-        if s != me:
-            slots[s] = [initial] * hand_size
+    initial = _forbidden_at_deal(view, rules, tb, plays[0] if plays else None)
+    for s in range(len(view.hand_counts)):
+        if s != int(view.seat):
+            slots[s] = [initial] * int(rules["hand_size"])
     may_draw = bool(rules.get("may_draw_when_playable"))
     drawn_may = rules.get("drawn_tile_play") == "may"
     extra = bool(rules.get("opener_extra_play"))
@@ -178,6 +169,17 @@ def _replay(view: Any, rules: dict[str, Any], tb: Tables, slots: dict[int, list[
                     sl[j] |= open_mask
         prev = e
     return True
+
+
+def _forbidden_at_deal(view: Any, rules: dict[str, Any], tb: Tables, first: LogEntry | None) -> int:
+    """The tiles no hand held when dealt (a mask): those outranking a lead that was forced, else none."""
+    initial = 0
+    if first is not None and _lead_was_forced(view, rules) and first.tile is not None:
+        top = rank(first.tile)
+        for i, t in enumerate(tb.tiles):
+            if rank(t) > top:
+                initial |= 1 << i
+    return initial
 
 
 def _lead_was_forced(view: Any, rules: dict[str, Any]) -> bool:

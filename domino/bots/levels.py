@@ -32,7 +32,7 @@ EXPERT = SearchBot(
     "(95% CI 70-82), 2p block 64% (60-66, n=1000), 2p draw 69% (63-75), 4p All Fives teams 79% (72-85), "
     "Mexican Train 4p lowest total 62% (56-67, n=300); vs club: team block 50% (42-59), 2p block 56% (48-63), "
     "Mexican Train 25% (21-30, n=400; one seat against three, 25% is equal strength); vs abw333's "
-    "probabilistic alpha-beta (pab), 4p team block, 40,000 nodes a move each: 60% (95% CI 53-66, n=210); "
+    "probabilistic alpha-beta (pab), 4p team block, 40,000 nodes a move each: 58% (95% CI 54-63, n=410); "
     "p95 96 ms a move at the default 100 ms"),
     default_ms=100.0,
     eps=0.1,

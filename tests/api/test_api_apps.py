@@ -3,6 +3,8 @@ with `owner=me`, metadata and players, the app's own rate limit and game cap, an
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from api.app import create_app
+from workers import admin
 from conftest import openapi_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -302,6 +305,18 @@ def _admin(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _admin_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """``domino-admin`` run in this process, as its console script calls it (``workers.admin.main``), for the
+    quick tier: a process each costs more than the test (the slow test above runs the command itself)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = admin.main(list(args))
+        except SystemExit as exit:  # argparse refusing the arguments
+            code = int(exit.code or 0)
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
+
 @pytest.mark.slow
 def test_domino_admin_makes_lists_rotates_and_revokes_apps(client) -> None:  # type: ignore[no-untyped-def]
     made = _admin("apps", "create", "cli-app", "--webhook", "https://hooks.example.com/d", "--rate-limit", "100/10", "--max-games", "5")
@@ -343,18 +358,18 @@ def test_a_status_filter_pages_on_past_the_games_it_skips(client, app_key) -> No
 
 
 def test_domino_admin_subscribes_an_app_to_turn_events(client) -> None:  # type: ignore[no-untyped-def]
-    refused = _admin("apps", "create", "turns-app", "--webhook", "https://hooks.example.com/d", "--events", "game.started,turn.begun")
+    refused = _admin_here("apps", "create", "turns-app", "--webhook", "https://hooks.example.com/d", "--events", "game.started,turn.begun")
     assert refused.returncode == 2 and "'turn.begun'" in refused.stderr and "turn.reminder" in refused.stderr
-    assert "turns-app" not in _admin("apps", "list").stdout, "nothing made"
-    made = _admin("apps", "create", "turns-app", "--webhook", "https://hooks.example.com/d", "--events", "turn.started,game.ended")
+    assert "turns-app" not in _admin_here("apps", "list").stdout, "nothing made"
+    made = _admin_here("apps", "create", "turns-app", "--webhook", "https://hooks.example.com/d", "--events", "turn.started,game.ended")
     assert made.returncode == 0, made.stderr
     key = re.search(r"key: (\S+)", made.stdout).group(1)  # type: ignore[union-attr]
     assert client.get("/v1/app", headers=bearer(key)).get_json()["events"] == ["game.ended", "turn.started"]
-    assert _admin("apps", "update", "turns-app", "--events", "nope").returncode == 2
+    assert _admin_here("apps", "update", "turns-app", "--events", "nope").returncode == 2
     assert client.get("/v1/app", headers=bearer(key)).get_json()["events"] == ["game.ended", "turn.started"], "unchanged"
-    updated = _admin("apps", "update", "turns-app", "--events", "turn.started,turn.reminder")
+    updated = _admin_here("apps", "update", "turns-app", "--events", "turn.started,turn.reminder")
     assert updated.returncode == 0 and "turn.started,turn.reminder" in updated.stdout
     assert client.get("/v1/app", headers=bearer(key)).get_json()["events"] == ["turn.started", "turn.reminder"]
-    default = _admin("apps", "create", "plain-app")
+    default = _admin_here("apps", "create", "plain-app")
     plain = re.search(r"key: (\S+)", default.stdout).group(1)  # type: ignore[union-attr]
     assert client.get("/v1/app", headers=bearer(plain)).get_json()["events"] == ["game.started", "round.ended", "game.ended"]

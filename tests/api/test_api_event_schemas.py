@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import Player, openapi_document, schema_validator
-from support import eventually
+from support import ask_hint, eventually
 
 from workers import sweep as sweep_mod
 
@@ -148,14 +148,17 @@ def check_games(games: list[tuple[dict[int, Player], dict[int | None, Follower]]
 def test_real_games_send_exactly_the_documented_events(client, create_game, run_bots, service):  # type: ignore[no-untyped-def]
     games: list[tuple[dict[int, Player], dict[int | None, Follower]]] = []
 
-    # A 2-player draw game: seat 1 open, claimed; both human, on a Fischer clock that never runs out.
+    # A 2-player draw game with hints: seat 1 open, claimed; both human, on a Fischer clock that never runs out;
+    # the first seat to move asks for a hint (`hint_used`).
     _, humans, spectator = create_game(
-        [{"name": "Ana"}, {"open": True}], seed="events-draw", clock={"initial_s": 3600, "increment_s": 0}
+        [{"name": "Ana"}, {"open": True}], seed="events-draw", clock={"initial_s": 3600, "increment_s": 0}, hints=True
     )
     claimed = client.post(f"/v1/games/{spectator.game_id}/seats/1", json={"name": "Bo"})
     assert claimed.status_code == 201, claimed.get_json()
     humans[1] = Player(client, spectator.game_id, claimed.get_json()["token"])
     games.append((humans, follow(humans, spectator)))
+    mover = humans[spectator.view().get_json()["turn"]]
+    assert ask_hint(service, client, mover.game_id, mover.headers).status_code == 200
     play_to_the_end(run_bots, humans, games[-1][1])
 
     # A 4-player All Fives team game and a 4-player Mexican Train game (its engine found by search draws).

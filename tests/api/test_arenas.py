@@ -17,9 +17,15 @@ FAST = {"target_score": 30}
 
 
 @pytest.fixture
-def settings(settings):  # type: ignore[no-untyped-def]
+def bot_turn_timeout() -> float:
+    """A registered bot's turn deadline (``Settings.bot_turn_timeout``): the default, unless a test names its own."""
+    return 30.0
+
+
+@pytest.fixture
+def settings(settings, bot_turn_timeout):  # type: ignore[no-untyped-def]
     """One game in play per arena at once, so that the cap shows."""
-    return replace_settings(settings, arena_games_per_bot=1)
+    return replace_settings(settings, arena_games_per_bot=1, bot_turn_timeout=bot_turn_timeout)
 
 
 @pytest.fixture
@@ -203,6 +209,7 @@ def test_a_step_that_runs_late_takes_no_slot_of_a_game_that_has_ended(client, se
     assert _get(client, arena["id"])["games"][0]["id"] == first["id"]
 
 
+@pytest.mark.parametrize("bot_turn_timeout", [0.05])  # its turn begun before it retired ends at its deadline
 def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, service, register_bot, app_key, run_bots):
     bot = register_bot("leaver", variants=("draw",))
     arena = _arena(client, bots=["greedy", "leaver"], deals=2, duplicate=False)
@@ -212,9 +219,9 @@ def test_an_arena_stops_when_a_registered_bot_can_no_longer_be_seated(client, se
     assert resign.status_code == 401, "a retired bot's token stops at once"
 
     def played_out() -> bool:  # the server moves for the retired bot until the game ends (a turn begun before it
-        # retired at that turn's deadline, DOMINO_BOT_TURN_TIMEOUT: 30 s; its later turns at once)
-        service.sweep()
-        run_bots()
+        # retired at that turn's deadline, its later turns at once)
+        while service.sweep().timeouts or run_bots():
+            pass  # each of its turns is due once the last is played: no wait between them
         return client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished"
 
     eventually(played_out, "the server played the retired bot's seat to the end", 180, 0.2)

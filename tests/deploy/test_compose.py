@@ -17,7 +17,10 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = {"api", "streams", "worker", "bot-games", "simulations", "webhooks", "archive", "archive-migrate"}
+APP_SERVICES = {
+    "api", "streams", "worker", "bot-games", "simulations", "webhooks", "archive", "archive-migrate", "analysis",
+    "hints",
+}  # fmt: skip
 ARCHIVE = "postgresql+psycopg://domino:domino@postgres:5432/domino"
 NODES = {f"redis-node-{n}" for n in range(1, 7)}
 
@@ -74,7 +77,9 @@ def test_the_default_profile_is_one_redis_for_games_and_queues(compose):
         assert env["DOMINO_REDIS_URL"] == env["DOMINO_QUEUE_URL"] == "redis://redis:6379/0", name
         assert env["DOMINO_ARCHIVE_URL"] == ARCHIVE, name
     assert _command(services["archive-migrate"]) == "domino-admin archive migrate"
-    assert services["archive"]["depends_on"]["archive-migrate"]["condition"] == "service_completed_successfully"
+    for name in ("archive", "analysis"):  # both write to the archive
+        assert services[name]["depends_on"]["archive-migrate"]["condition"] == "service_completed_successfully"
+    assert _command(services["analysis"]) == "domino-worker analysis"
 
 
 def test_the_cluster_profile_is_six_nodes_joined_by_an_init_job_and_the_queues_stay_on_redis(compose):

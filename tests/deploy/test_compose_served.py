@@ -97,7 +97,7 @@ def proxied(settings, tmp_path):  # type: ignore[no-untyped-def]
             end_server(proc, grace=10)
 
 
-def test_a_bots_four_long_polls_leave_rest_answering(proxied, register_bot, service):
+def test_a_bots_four_long_polls_leave_rest_answering(proxied, register_bot, service, client, app_key):
     bot = register_bot("pollster")
     conn = service.store.redis
     readers = blocked_clients(conn, "xread")
@@ -117,6 +117,9 @@ def test_a_bots_four_long_polls_leave_rest_answering(proxied, register_bot, serv
             resp = returns_within(20, lambda path=path: http.get(path))  # well inside the polls' 30 s
             assert resp.status_code == 200, (path, resp.text)
     assert not done, "the long polls were still waiting while REST answered"
+    # A game seating the bot: its notice ends the 4 polls (rather than their 30 s running out).
+    game = {"variant": "draw", "seats": [{"bot": "pollster"}, {"bot": "greedy"}]}
+    assert client.post("/v1/games", json=game, headers={"Authorization": f"Bearer {app_key}"}).status_code == 201
     for poll in polls:
         poll.join(60)
     assert done == [200] * 4

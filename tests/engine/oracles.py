@@ -46,6 +46,38 @@ def r5(x: int) -> int:
     return 5 * ((x + 2) // 5)
 
 
+def _fives(r: domino.Rules, counted: list[int]) -> int:
+    return sum(r5(c) for c in counted) if r.fives_bonus_scope == "per_opponent" else r5(sum(counted))
+
+
+def _team_award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
+    """docs/rules.md#team-play: the winning team's award, on both its seats."""
+    pips = res.pips_left
+    team = [pips[0] + pips[2], pips[1] + pips[3]]
+    if res.end == "domino":
+        w = res.winner
+        assert w is not None
+        t = w % 2
+    else:
+        if team[0] == team[1]:
+            return (0,) * 4
+        t = 0 if team[0] < team[1] else 1
+    if r.scoring == "pagat_difference":
+        pts = max(0, team[1 - t] - team[t])
+    else:
+        if r.team_scoring == "opponents_only":
+            counted = [pips[s] for s in range(4) if s % 2 != t]
+        elif res.end == "domino":
+            counted = [pips[s] for s in range(4) if s != res.winner]
+        else:
+            counted = list(pips)
+        if r.scoring == "all_fives":
+            pts = 0 if (res.end == "blocked" and r.fives_blocked_award == "none") else _fives(r, counted)
+        else:
+            pts = sum(counted)
+    return tuple(pts if s % 2 == t else 0 for s in range(4))
+
+
 def award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
     """docs/rules.md#scoring-a-round, #all_fives, #team-play: what each seat gains at the end of the round (a team's award on both)."""
     n = r.players
@@ -53,34 +85,8 @@ def award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
     out = [0] * n
     if res.end == "abandoned":
         return tuple(out)
-
-    def fives(counted: list[int]) -> int:
-        return sum(r5(c) for c in counted) if r.fives_bonus_scope == "per_opponent" else r5(sum(counted))
-
     if r.has_teams:
-        team = [pips[0] + pips[2], pips[1] + pips[3]]
-        if res.end == "domino":
-            w = res.winner
-            assert w is not None
-            t = w % 2
-        else:
-            if team[0] == team[1]:
-                return tuple(out)
-            t = 0 if team[0] < team[1] else 1
-        if r.scoring == "pagat_difference":
-            pts = max(0, team[1 - t] - team[t])
-        else:
-            if r.team_scoring == "opponents_only":
-                counted = [pips[s] for s in range(4) if s % 2 != t]
-            elif res.end == "domino":
-                counted = [pips[s] for s in range(4) if s != res.winner]
-            else:
-                counted = list(pips)
-            if r.scoring == "all_fives":
-                pts = 0 if (res.end == "blocked" and r.fives_blocked_award == "none") else fives(counted)
-            else:
-                pts = sum(counted)
-        return tuple(pts if s % 2 == t else 0 for s in range(4))
+        return _team_award(r, res)
 
     def single(w_pips: int, others: list[int], blocked: bool) -> int:
         if r.scoring == "opponents_total":
@@ -92,7 +98,7 @@ def award(r: domino.Rules, res: domino.RoundResult) -> tuple[int, ...]:
         assert r.scoring == "all_fives"
         if blocked and r.fives_blocked_award == "none":
             return 0
-        return fives(others)
+        return _fives(r, others)
 
     if res.end == "domino":
         w = res.winner

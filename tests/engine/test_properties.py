@@ -203,7 +203,11 @@ def check_step(before: domino.State, move: domino.Move, after: domino.State, eve
             assert after.turn == (before.turn + 1) % r.players
         else:
             assert after.turn == before.turn and not before.board.line
-    # the match end (docs/rules.md#the-match)
+    check_match_end(r, after, bool(ended))
+
+
+def check_match_end(r: domino.Rules, after: domino.State, ended: bool) -> None:
+    """docs/rules.md#the-match: who won and why, once the match is over; none too soon."""
     if after.outcome is not None:
         o = after.outcome
         best = max(after.scores)

@@ -15,12 +15,22 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from rq.job import Job
+from rq.registry import StartedJobRegistry
+
 import domino
 from api.app import create_app
+from api.queues import SERIALIZER, Queues
+from api.service.create import GameRequest
+from api.service.service import Service
+from api.service.simulations.spec import SimulationRequest
+from api.store import ping_url
+from workers import sweep
 from gunicorn_server import ROOT, env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
 from support import eventually, returns_within, stop_processes, whole_game_state
 from workers.redis_server import find_redis_server, free_port
@@ -32,12 +42,6 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_worker_killed_mid_turn_the_game_continues(settings, service):
-    from rq.registry import StartedJobRegistry
-
-    from api.queues import Queues
-    from api.service.create import GameRequest
-    from workers import sweep
-
     # Every bot turn thinks 1 s (the longest a seat may ask for; a game of computer players only may not by
     # default, so the cap is raised here), so a kill lands mid-turn; the sweep re-enqueues a turn not played
     # 2 s after it became due.
@@ -93,10 +97,6 @@ def freeze_a_horse_mid_chunk(worker: int, running: Callable[[], list[str]]) -> l
 
 def kill_mid_chunk(worker: subprocess.Popen[bytes], registry, conn) -> str:  # type: ignore[no-untyped-def]
     """SIGKILL a simulations worker and its work horse while a chunk runs; the chunk's job id."""
-    from rq.job import Job
-
-    from api.queues import SERIALIZER
-
     def running() -> list[str]:  # a chunk its work horse has started (not one only taken off the queue)
         ids = registry.get_job_ids(cleanup=False)
         return [i for i in ids if Job.fetch(i, connection=conn, serializer=SERIALIZER).get_status() == "started"]
@@ -112,8 +112,6 @@ def kill_mid_chunk(worker: subprocess.Popen[bytes], registry, conn) -> str:  # t
 
 def sweep_in_a_thread(service, now: float | None = None) -> int:  # type: ignore[no-untyped-def]
     """One sweep, where the sweep runs: in a thread beside a bots worker's."""
-    from workers import sweep
-
     found: list[int] = []
     thread = threading.Thread(target=lambda: found.append(sweep.sweep_once(service, now)))
     thread.start()
@@ -125,13 +123,6 @@ def sweep_in_a_thread(service, now: float | None = None) -> int:  # type: ignore
 def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twice(
     settings, service, run_simulations, last_try
 ):
-    from rq.job import Job
-    from rq.registry import StartedJobRegistry
-
-    from api.service.service import Service
-    from api.service.simulations.spec import SimulationRequest
-    from api.queues import SERIALIZER, Queues
-
     quick = Service(replace(settings, simulation_chunk_seconds=1.5))  # chunks of about half a second (the model errs long)
     body = {"variant": "draw", "strategies": ["greedy", "random"], "games": 7000, "seed": "killed"}
     sim_id, sim, _ = quick.create_simulation(SimulationRequest(**body), "127.0.0.1")
@@ -191,7 +182,6 @@ def test_a_simulation_worker_killed_mid_chunk_loses_no_game_and_counts_none_twic
 
 class PrivateRedis:
     """A redis-server of this test on a fixed port, with its data in a folder, so it can come back."""
-
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self.port = free_port()
@@ -199,7 +189,6 @@ class PrivateRedis:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        from api.store import ping_url
 
         self.proc = subprocess.Popen(
             [
@@ -220,6 +209,18 @@ class PrivateRedis:
     def signal(self, sig: int) -> None:
         assert self.proc is not None
         self.proc.send_signal(sig)
+
+
+def slowest_503(*calls: Callable[[], object]) -> float:
+    """Each call answers (within a failure bound) a 503 ``unavailable`` problem; the longest one took, in s."""
+    worst = 0.0
+    for call in calls:
+        t0 = time.monotonic()
+        resp: Any = returns_within(30, call)
+        worst = max(worst, time.monotonic() - t0)
+        assert resp.status_code == 503, resp.get_data(as_text=True)
+        assert resp.get_json()["type"] == "/problems/unavailable"
+    return worst
 
 
 def test_redis_gone_is_a_503_nothing_half_written_and_the_same_app_recovers(settings, tmp_path):
@@ -254,19 +255,12 @@ def test_redis_gone_is_a_503_nothing_half_written_and_the_same_app_recovers(sett
                 redis_.kill()
             else:
                 redis_.signal(signal.SIGSTOP)  # accepts connections, answers nothing: the timeouts must act
-            worst = 0.0
-            for call in (
+            timings[how] = slowest_503(
                 lambda: client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth),
                 lambda: client.get(f"/v1/games/{game_id}", headers=auth),
                 lambda: client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A"}, {"bot": "greedy"}]}),
                 lambda: client.get(f"/v1/games/{game_id}/history"),
-            ):
-                t0 = time.monotonic()
-                resp = returns_within(30, call)
-                worst = max(worst, time.monotonic() - t0)
-                assert resp.status_code == 503, resp.get_data(as_text=True)
-                assert resp.get_json()["type"] == "/problems/unavailable"
-            timings[how] = worst
+            )
             assert client.get("/v1/variants").status_code == 200  # what needs no Redis still answers
             if how == "killed":
                 redis_.start()  # same port, same data folder: the game is there again

@@ -4,7 +4,7 @@ front of its queue, whether it deregistered, and whether anything (a work horse)
 ``test_worker_stop.py`` and ``bench/worker_stop.py``.
 
 Busy means a job is running when SIGTERM comes: on the non-forking kinds, a queue of short jobs (a fraction of a
-second each, as their jobs are), of which the running one must finish; on ``simulations``, a job far longer
+second each, as their jobs are), of which the running one must finish; on ``simulations`` and ``analysis``, a job far longer
 than the 10 s a worker has to stop, which must go back to the front of its queue. Each process has queues of
 its own, so that its jobs are its own.
 """
@@ -36,8 +36,10 @@ KINDS = {
     "webhooks": (["webhooks"], "webhooks"),
     "simulations": (["simulations"], "simulations"),
     "archive": (["archive"], "archive"),
+    "hints": (["hints"], "hints"),
+    "analysis": (["analysis"], "analysis"),
 }
-LONG_JOB_KINDS = {"simulations"}  # the forking workers: a running job is put back, not waited for
+LONG_JOB_KINDS = {"simulations", "analysis"}  # the forking workers: a running job is put back, not waited for
 SHORT_JOB_SECONDS = 0.3
 LONG_JOB_SECONDS = 120.0
 STOP_CEILING = 10.0  # the promise: every worker exits within 10 s of SIGTERM
@@ -108,6 +110,8 @@ class Started:
             "DOMINO_SIMULATIONS_QUEUE": f"simulations-{tag}",
             "DOMINO_WEBHOOKS_QUEUE": f"webhooks-{tag}",
             "DOMINO_ARCHIVE_QUEUE": f"archive-{tag}",
+            "DOMINO_ANALYSIS_QUEUE": f"analysis-{tag}",
+            "DOMINO_HINTS_QUEUE": f"hints-{tag}",
             "DOMINO_ARCHIVE_URL": f"sqlite:///{self.archive}",
             "DOMINO_LOG_LEVEL": "WARNING",
             "DOMINO_RQ_LOG_LEVEL": "WARNING",

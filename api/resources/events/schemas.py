@@ -254,6 +254,15 @@ class RematchCreatedEventSchema(_EventSchema):
     next_game_id = ma.fields.String(required=True, metadata={"description": "the new game's id"})
 
 
+class HintUsedEventSchema(_EventSchema):
+    """A game with hints: the seat to move asked for one (`POST .../hint`). The turn goes on as it was: a
+    `turn_started` with the same `deadline` follows. The values are in the answer to that seat only."""
+
+    type = _type("hint_used")
+    seat = _seat("the seat that asked")
+    hints_used = ma.fields.Integer(required=True, metadata={"description": "the hints that seat has asked for, this one included"})
+
+
 class TurnStartedEventSchema(_EventSchema):
     """A seat is to move: the last event of every change that leaves one to move (never in the history)."""
 
@@ -289,6 +298,7 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
     "resigned": ResignedEventSchema,
     "game_ended": GameEndedEventSchema,
     "rematch_created": RematchCreatedEventSchema,
+    "hint_used": HintUsedEventSchema,
     "turn_started": TurnStartedEventSchema,
 }
 

@@ -13,6 +13,7 @@ class HistorySeatSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     name = ma.fields.String(required=True, allow_none=True)
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
+    hints_used = ma.fields.Integer(metadata={"description": "games with `hints` only: the hints this seat asked for"})
     player = ma.fields.String(metadata={"description": "the app's id of the seat's user, when it named one"})
     metadata = ma.fields.Dict(metadata={"description": "the seat's metadata, when it has some"})
 

@@ -93,7 +93,8 @@ def create_game(body: dict[str, Any]) -> flask.Response:
     A registered bot is seated only with its owner's app key (403 `forbidden` otherwise, and nothing is
     created). A `rated` game updates its players' ratings when it ends (`GET /v1/ratings/{variant}`): it seats
     only computer players (built-in, or registered with consent) and app players (seats with a `player`), and
-    has no `seed`; its open seats are not listed in the lobby."""
+    has no `seed`; its open seats are not listed in the lobby. A game with `hints` is a practice game: the seat
+    to move may ask `POST /v1/games/{id}/hint`; it is never rated (`rated` and `hints` together: 422)."""
     request = GameRequest(
         body["variant"],
         body["seats"],
@@ -103,6 +104,7 @@ def create_game(body: dict[str, Any]) -> flask.Response:
         turn_timeout_s=body.get("turn_timeout_s"),
         clock=body.get("clock"),
         rated=body.get("rated", False),
+        hints=body.get("hints", False),
         metadata=body.get("metadata"),
     )
     view, tokens, version, game_id = current_service().create_game(

@@ -173,6 +173,14 @@ class CreateGameSchema(ma.Schema):
             "(`bot`: built-in or registered) or an app's player (a seat with `player`); no `seed` (422 otherwise)"
         },
     )
+    hints = StrictBoolean(
+        load_default=False,
+        metadata={
+            "description": "`true`: a practice game; the seat to move may ask for its legal moves valued "
+            "(`POST /v1/games/{id}/hint`), each hint seen by everyone (event `hint_used`, `hints_used` per seat). "
+            "Never with `rated` (422)"
+        },
+    )
     metadata = Metadata("the game's")
     turn_timeout_s = StrictFloat(
         allow_none=True,
@@ -211,6 +219,7 @@ class ViewSeatSchema(ma.Schema):
     name = ma.fields.String(required=True, allow_none=True, metadata={"description": "null for an open seat"})
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
     hand_count = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "tiles in that seat's hand"})
+    hints_used = ma.fields.Integer(metadata={"description": "games with `hints` only: the hints this seat asked for"})
     player = ma.fields.String(metadata={"description": "the app's id of the seat's user, when it named one"})
     metadata = ma.fields.Dict(metadata={"description": "the seat's metadata, when it has some"})
 
@@ -283,6 +292,10 @@ class GameViewSchema(ma.Schema):
     rated = ma.fields.Boolean(
         required=True,
         metadata={"description": "its end updates its players' ratings (`GET /v1/ratings/{variant}`)"},
+    )
+    hints = ma.fields.Boolean(
+        required=True,
+        metadata={"description": "a practice game with hints (`POST .../hint`): each seat's `hints_used` is in `seats`"},
     )
     turn_timeout_s = ma.fields.Float(required=True, allow_none=True, metadata={"description": "seconds per move, or null"})
     clock = ma.fields.Nested(
@@ -366,6 +379,7 @@ VIEW_EXAMPLE = {
     "seed_commitment": "9f2c5e0d3b8a4c61e7f0a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6",
     "client_seeded": False,
     "rated": False,
+    "hints": False,
     "next_game_id": None,
     "archived": False,
 }

@@ -33,6 +33,7 @@ def healthz() -> flask.Response:
             "simulations_workers": 2,
             "webhooks_workers": 1,
             "archive_workers": 1,
+            "analysis_workers": 1,
             "archive": {"ok": True, "dialect": "postgresql", "revision": "0001", "migrated": True},
         },
     },

@@ -30,6 +30,9 @@ class ReadyChecksSchema(ma.Schema):
     archive_workers = ma.fields.Integer(
         required=True, metadata={"description": "workers listening on `archive` (information only: 0 is still ready)"}
     )
+    analysis_workers = ma.fields.Integer(
+        required=True, metadata={"description": "workers listening on `analysis` (information only: 0 is still ready)"}
+    )
     archive = ma.fields.Dict(
         required=True,
         metadata={

@@ -79,6 +79,7 @@ class LobbySeatSchema(ma.Schema):
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(SEAT_KINDS))
     player = ma.fields.String(metadata={"description": "the app's id of the seat's user, when it named one"})
     metadata = ma.fields.Dict(metadata={"description": "the seat's metadata, when it has some"})
+    hints_used = ma.fields.Integer(metadata={"description": "games with `hints` only: the hints this seat asked for"})
 
 
 class LobbyGameSchema(ma.Schema):

@@ -38,7 +38,8 @@ def _seat_request(seat: dict[str, Any]) -> dict[str, Any]:
 
 
 def same_table(game: Game) -> GameRequest:
-    """The finished game's table again: variant, rules, seats in the same places, timing, rated; a new seed."""
+    """The finished game's table again: variant, rules, seats in the same places, timing, rated, hints; a new
+    seed."""
     doc = game.doc
     rules = {k: v for k, v in game.state.rules.to_dict().items() if k not in ("variant", "players")}
     clock = doc.get("clock")
@@ -51,6 +52,7 @@ def same_table(game: Game) -> GameRequest:
         clock={"initial_s": clock["initial_s"], "increment_s": clock["increment_s"]} if clock else None,
         metadata=doc.get("metadata"),
         rated=bool(doc.get("rated")),
+        hints=bool(doc.get("hints")),
     )
 
 

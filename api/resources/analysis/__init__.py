@@ -1,0 +1,1 @@
+"""Analyses of finished games: POST/GET /v1/games/{id}/analysis."""
