@@ -34,7 +34,10 @@ class MoveSchema(ma.Schema):
     )
     expected_version = WholeNumber(
         validate=ma.validate.Range(min=0, max=MAX_VERSION),
-        metadata={"description": "optional: 412 unless the game is at this version"},
+        metadata={
+            "description": "optional: 412 unless the game is at this version; with `If-Match` too, both name the "
+            "same version (else 422 `invalid-request`)"
+        },
     )
 
     @ma.validates_schema
