@@ -173,9 +173,12 @@ class Moves:
         self._played(committed)
         return "played"
 
-    def resign(self, game_id: str, token: str | None, expected_version: int | None = None) -> tuple[dict[str, Any], int]:
+    def resign(
+        self, game_id: str, token: str | None, expected_version: int | None = None, named: int | None = None
+    ) -> tuple[dict[str, Any], int]:
         """The token's seat resigns (on ``expected_version`` only, when given): the game ends and the other side
-        wins. (view, version)."""
+        wins. (view, version). A seat ``named`` in the body is the owning app's to send: a 422, once the token
+        is known to be one of the game's (credentials are judged first)."""
         if token is None:
             raise Unauthorized("A seat token is needed to resign: `Authorization: Bearer <token>`.")
         bot = token_bot(self.store, token)
@@ -184,6 +187,9 @@ class Moves:
             doc = game.doc
             seat = authenticate(doc, token, bot)
             assert seat is not None
+            if named is not None:
+                why = "a seat token resigns its own seat (send no body); `seat` is for the owning app's key"
+                raise InvalidRequest(f"No `seat` here: {why}.", errors={"json": {"seat": [why]}})
             if expected_version is not None and expected_version != game.version:
                 raise mismatch(doc, game.version, seat)
             new_state, events = domino.resign(game.state, seat)  # GameOverError -> 409 game-over

@@ -13,7 +13,7 @@ from typing import Any
 import domino
 from api.archive import Archive, ArchiveUnavailable, Key
 from api.config import Settings
-from api.service.errors import GameNotOver, InvalidRequest, Unauthorized
+from api.service.errors import GameNotOver, Unauthorized
 from api.queues import Queues
 from api.service import computer
 from api.service.app_events import Lifecycle
@@ -207,10 +207,7 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
         """The token's seat resigns (its view), or, with the owning ``app``'s key, ``seat`` does (the spectator's)."""
         if app is not None:
             return self.endings.resign_seat(app, game_id, seat, expected_version)
-        if seat is not None:
-            why = "a seat token resigns its own seat (send no body); `seat` is for the owning app's key"
-            raise InvalidRequest(f"No `seat` here: {why}.", errors={"json": {"seat": [why]}})
-        return self.moves.resign(game_id, token, expected_version)
+        return self.moves.resign(game_id, token, expected_version, seat)
 
     def hint(self, game_id: str, token: str | None) -> dict[str, Any]:
         """The token's seat, to move in a game with hints: its legal moves valued, best first (a commit)."""

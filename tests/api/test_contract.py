@@ -274,3 +274,18 @@ def test_an_unknown_app_key_is_a_documented_401_everywhere(client) -> None:  # t
     resp = client.get("/v1/variants", headers={"Authorization": "Bearer dsk_app_" + "x" * 43})
     assert resp.status_code == 401 and resp.get_json()["type"] == "/problems/unauthorized"
     assert client.get("/healthz", headers={"Authorization": "Bearer dsk_app_" + "x" * 43}).status_code == 200
+
+
+# Issue 33: /readyz names one count per queue its workers listen on, each in its schema (`hints_workers` was not).
+def test_readyz_answers_as_documented(client) -> None:  # type: ignore[no-untyped-def]
+    resp = client.get("/readyz")
+    assert schema_validator("Ready").is_valid(resp.get_json()), resp.get_json()
+
+
+# Issue 33: credentials first: a resignation naming a `seat` with a token that is none of the game's is a 401, not
+# the 422 of a seat token naming a seat.
+def test_a_resignation_judges_the_token_before_its_seat(create_game) -> None:  # type: ignore[no-untyped-def]
+    _, players, _ = create_game([{"name": "Ana"}, {"name": "Bo"}])
+    client, url = players[0].client, f"/v1/games/{players[0].game_id}/resign"
+    assert client.post(url, json={"seat": 0}, headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert client.post(url, json={"seat": 0}, headers=players[0].headers).status_code == 422

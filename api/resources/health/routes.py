@@ -34,6 +34,7 @@ def healthz() -> flask.Response:
             "webhooks_workers": 1,
             "archive_workers": 1,
             "analysis_workers": 1,
+            "hints_workers": 1,
             "archive": {"ok": True, "dialect": "postgresql", "revision": "0001", "migrated": True},
         },
     },

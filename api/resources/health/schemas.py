@@ -33,6 +33,9 @@ class ReadyChecksSchema(ma.Schema):
     analysis_workers = ma.fields.Integer(
         required=True, metadata={"description": "workers listening on `analysis` (information only: 0 is still ready)"}
     )
+    hints_workers = ma.fields.Integer(
+        required=True, metadata={"description": "workers listening on `hints` (information only: 0 is still ready)"}
+    )
     archive = ma.fields.Dict(
         required=True,
         metadata={
