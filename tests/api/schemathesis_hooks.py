@@ -116,9 +116,10 @@ def _think_at_most(seat: dict[str, Any], limit: int) -> dict[str, Any]:
 def make_valid(case: Any) -> None:
     """A positive case made valid where JSON Schema cannot say what valid is (a negative one stays as it is)."""
     negative = case.meta is not None and not case.meta.generation.mode.is_positive
-    if isinstance(case.body, NotSet) and negative and len(case.operation.body) > 0:
-        # The tool's mistake: a "negative" body of an operation whose body is optional sent as no body at all,
-        # which is valid (and then accepted). Every body of this API is an object: an array is what it meant.
+    if (isinstance(case.body, NotSet) or case.body is None) and negative and len(case.operation.body) > 0:
+        # The tool's mistake: a "negative" body of an operation whose body is optional (none, or a JSON null,
+        # which its client sends as nothing) arrives as no body at all, which is valid (and then accepted). Every
+        # body of this API is an object: an array is what it meant.
         case.body = []
         case.media_type = case.media_type or "application/json"
     if case.meta is not None and not case.meta.generation.mode.is_positive:
