@@ -16,7 +16,7 @@ from domino.errors import describe
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
     AnalysisNotFound, ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    HintsOff, HintUnavailable, InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    HintsOff, HintUnavailable, InvalidRequest, NothingToScreen, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
     TicketNotFound, TooManyAnalyses, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
@@ -55,7 +55,8 @@ FORBIDDEN = ProblemType(
     "only with its owner's app key.",
 )
 NOT_FOUND = ProblemType(
-    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource."
+    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource; no "
+    "finished game to screen."
 )
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
 NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
@@ -311,6 +312,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAnalyses: TOO_MANY_ANALYSES,
     AnalysisNotFound: NOT_FOUND,
+    NothingToScreen: NOT_FOUND,
     TooManyAppGames: TOO_MANY_APP_GAMES,
     TooManyArenas: TOO_MANY_ARENAS,
     TooManyTickets: TOO_MANY_TICKETS,
