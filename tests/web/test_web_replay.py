@@ -251,7 +251,7 @@ def test_a_live_games_replay_shows_no_hidden_tile(live_server, new_page):  # typ
     assert page.get_attribute(REPLAY, "data-live") == "true"
     assert "still being played" in page.inner_text("[data-testid=replay-status]")
     version = shown(page)["version"]
-    assert version <= spectator["version"]
+    assert version >= spectator["version"], "everything played so far (the bot may have answered since)"
     for step in range(shown(page)["step"], -1, -1):  # back through everything played so far
         wait_step(page, step)
         for seat in (0, 1):
