@@ -15,6 +15,7 @@ from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter, document_storage_full
 from api.resources.analysis import routes as analysis
+from api.resources.fairplay import routes as fairplay
 from api.resources.apps import routes as apps
 from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
@@ -46,7 +47,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, hints, events, matchmaking, challenges, rematch, analysis, apps, players,
+    variants, bots, bot_events, games, export, seats, moves, hints, events, matchmaking, challenges, rematch, analysis, fairplay,
+    apps, players,
     simulations, ratings, arenas, health,
 )  # fmt: skip
 
@@ -102,6 +104,7 @@ TAGS = [
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
     {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating; challenges; rematches."},
     {"name": "analysis", "description": "Finished games analysed move by move on the `analysis` queue (docs/analysis.md)."},
+    {"name": "fairplay", "description": "Fair-play screens of an app's player or a registered bot, on request (docs/analysis.md)."},
     {"name": "apps", "description": "Third-party apps: the calling app (`domino-admin apps create` makes one)."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},

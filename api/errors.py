@@ -16,8 +16,9 @@ from domino.errors import describe
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
     AnalysisNotFound, ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    HintsOff, HintUnavailable, InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
-    TicketNotFound, TooManyAnalyses, TooManyChallenges, ChallengeNotFound, BotBusy, DeadlineTooShort, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
+    HintsOff, HintUnavailable, InvalidRequest, NothingToScreen, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    TicketNotFound, TooManyAnalyses, TooManyChallenges, ChallengeNotFound, BotBusy, DeadlineTooShort, TooManyAppGames, TooManyArenas, TooManyGames,
+    TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
@@ -55,7 +56,8 @@ FORBIDDEN = ProblemType(
     "only with its owner's app key.",
 )
 NOT_FOUND = ProblemType(
-    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource."
+    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource; no "
+    "finished game to screen."
 )
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
 NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
@@ -336,6 +338,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAnalyses: TOO_MANY_ANALYSES,
     AnalysisNotFound: NOT_FOUND,
+    NothingToScreen: NOT_FOUND,
     TooManyAppGames: TOO_MANY_APP_GAMES,
     TooManyArenas: TOO_MANY_ARENAS,
     TooManyTickets: TOO_MANY_TICKETS,

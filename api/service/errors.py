@@ -159,3 +159,7 @@ class SeatLimit(ServiceError):
 
 class GameBusy(ServiceError):
     """A game kept changing under an operation that had to read it first: the caller may simply try again."""
+
+
+class NothingToScreen(ServiceError):
+    """A fair-play screen of a player (or bot) with no finished game the caller may read."""

@@ -241,6 +241,10 @@ class RegisteredBots:
             raise BotNotFound(f"No registered bot {name!r}.")
         return found
 
+    def check_owner(self, owner: str, name: str) -> None:
+        """BotNotFound for no such bot, Forbidden when the app ``owner`` did not register it."""
+        self._owned(owner, name)
+
     def _owned(self, owner: str, name: str) -> tuple[dict[str, Any], int]:
         record, misses = self._found(name)
         if record["owner"] != owner:
