@@ -161,6 +161,10 @@ def test_the_urls_version_opens_there_with_the_analysis_of_its_move(live_server,
     loss = page.inner_text("[data-testid=analysis-loss]")
     assert loss.startswith(f"{move['loss']:.2f}") if move["loss"] > 0 else loss.startswith("0")
     assert page.locator(".analysis tbody tr").count() == len(move["values"])
+    losses = page.locator("[data-testid=step-loss]").all_inner_texts()
+    assert len(losses) == sum(1 for m in analysis["moves"] if m["loss"] > 0.5), "the list of moves marks each inaccurate one"
+    if move["loss"] > 0.5:
+        assert f"loss {move['loss']:.2f}" in page.inner_text(".step-link[aria-current=step]")
     page.keyboard.press("Home")
     wait_step(page, 0)
     assert page.inner_text("[data-testid=analysis-move]") == "No choice to weigh at this step."
