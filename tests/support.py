@@ -47,11 +47,15 @@ def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) 
     return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
 
 
-def play_out(client, key: str, seat: dict[str, Any], run_bots, token: str | None = None, rules: dict[str, Any] | None = None) -> str:  # type: ignore[no-untyped-def]
-    """A 2-player draw game created with the app ``key``: seat 0 is ``seat``, played here with its token (or
-    ``token``: a registered bot's) by random legal moves seeded by the game id, seat 1 greedy (its turns run by
-    ``run_bots``); one round unless ``rules`` say otherwise; played to its end. Its id."""
-    body = {"variant": "draw", "seats": [seat, {"bot": "greedy"}], "rules": rules or {"match_end": "fixed_rounds", "rounds": 1}}
+def play_out(
+    client, key: str, seat: dict[str, Any], run_bots, token: str | None = None, rules: dict[str, Any] | None = None,
+    variant: str = "draw", players: int = 2,
+) -> str:  # type: ignore[no-untyped-def]  # fmt: skip
+    """A game of ``variant`` created with the app ``key``: seat 0 is ``seat``, played here with its token (or
+    ``token``: a registered bot's) by random legal moves seeded by the game id, the other ``players`` - 1 seats
+    greedy (their turns run by ``run_bots``); one round unless ``rules`` say otherwise; played to its end. Its id."""
+    seats = [seat] + [{"bot": "greedy"}] * (players - 1)
+    body = {"variant": variant, "seats": seats, "rules": rules or {"match_end": "fixed_rounds", "rounds": 1}}
     created = client.post("/v1/games", json=body, headers={"Authorization": f"Bearer {key}"})
     assert created.status_code == 201, created.get_json()
     game_id: str = created.get_json()["game"]["id"]

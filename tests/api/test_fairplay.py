@@ -127,6 +127,24 @@ def test_a_new_game_makes_a_new_screen_that_reads_only_that_game(  # type: ignor
     assert_problem(client.get(url, headers=_auth(app.key)), 404, "not-found")
 
 
+def test_in_a_team_game_the_side_is_screened_too(client, service, app_key, run_bots, run_archive, run_analyses):  # type: ignore[no-untyped-def]
+    rules = {"teams": "partners_opposite", "match_end": "fixed_rounds", "rounds": 1}
+    team_game = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots, rules=rules, variant="block", players=4)
+    alone = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    _archived(service, run_archive)
+    url = "/v1/fairplay?player=u-ana&games=2"
+    queued = client.get(url, headers=_auth(app_key)).get_json()
+    assert queued["games"] == [{"game_id": alone, "seats": [0], "partners": []},
+                               {"game_id": team_game, "seats": [0], "partners": [2]}]  # fmt: skip
+    run_analyses()
+    done = client.get(url, headers=_auth(app_key)).get_json()
+    own = _expected(client, [alone, team_game])
+    side = _expected(client, [team_game]) + _expected(client, [team_game], seat=2)
+    assert done["seat"]["positions"] == own.positions and done["seat"]["games"] == 2
+    assert done["team"]["positions"] == side.positions and done["team"]["games"] == 1
+    assert {k: done["team"][k] for k in screen(side).to_dict()} == screen(side).to_dict()
+
+
 def test_a_bots_owner_screens_its_bot_and_nobody_else_sees_a_screen(  # type: ignore[no-untyped-def]
     client, service, make_app, register_bot, app_key, run_bots, run_archive, run_analyses
 ):
