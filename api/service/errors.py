@@ -125,6 +125,22 @@ class TicketNotFound(ServiceError):
     """No such matchmaking ticket for this token."""
 
 
+class TooManyChallenges(AtCapacity):
+    """A challenger has as many open challenges as it may."""
+
+
+class ChallengeNotFound(ServiceError):
+    """No such challenge for this caller (or it is over and no longer kept)."""
+
+
+class BotBusy(ServiceError):
+    """A registered bot plays as many games at once as its ``max_games`` allows."""
+
+
+class DeadlineTooShort(ServiceError):
+    """A game's time per move is shorter than a registered bot's ``min_turn_timeout_s``."""
+
+
 class HintsOff(ServiceError):
     """A hint asked in a game created without ``hints: true``."""
 

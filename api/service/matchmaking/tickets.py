@@ -30,7 +30,7 @@ def new_ticket_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
-def _stamp(t: float) -> str:
+def stamp(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
@@ -44,7 +44,7 @@ def render(ticket_id: str, record: dict[str, str], spec: dict[str, Any]) -> dict
         **{k: spec[k] for k in ("variant", "players", "rules", "rated", "rating_range", "bots_after_s", "bot", "party")},
         **{k: spec[k] for k in ("turn_timeout_s", "clock") if spec.get(k) is not None},
         "holder": spec["holder"],
-        "created_at": _stamp(spec["created_at"]),
+        "created_at": stamp(spec["created_at"]),
         "game_id": None,
         "seat": None,
         "token": None,
