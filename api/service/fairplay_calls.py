@@ -6,14 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from api.service.apps import App
+from api.service.apps import App, Apps
 from api.service.fairplay import Screens, Subject
 from api.service.registered_bots import RegisteredBots
+
+OPERATOR = "operator"  # the client whose slots the operator's screens hold
 
 
 class FairplayCalls:
     screens: Screens
     registry: RegisteredBots
+    apps: Apps
     record: Callable[[str], dict[str, Any]]  # Service's: a game's revealed record, or why not (404, 409)
 
     def player_fairplay(self, app: App, player: str, games: int, client: str, wait: float = 0.0) -> tuple[int, dict[str, Any]]:
@@ -26,6 +29,16 @@ class FairplayCalls:
         """As :meth:`player_fairplay`, of the registered bot ``name``: only its owner's (Forbidden otherwise)."""
         self.registry.check_owner(app.id, name)
         return _answer(self.screens.screen(Subject("bot", name), games, client, wait))
+
+    def operator_fairplay(self, subject: str, name: str, app: str | None, games: int, wait: float = 0.0) -> dict[str, Any]:
+        """The operator's (``domino-admin fairplay``): a screen of any app's player (``app``: the app's id or name)
+        or of any registered bot (``subject``: ``player`` or ``bot``), as the owner's call answers it; its slot is
+        the operator's own."""
+        if subject == "bot":
+            self.registry.get(name)  # BotNotFound for none
+            return self.screens.screen(Subject("bot", name), games, OPERATOR, wait)
+        owner = self.apps.find(app or "")
+        return self.screens.screen(Subject("player", name, owner.id), games, OPERATOR, wait)
 
     def run_fairplay(self, screen_id: str) -> str:
         """The job: read the screen's games (resuming where an earlier run stopped) and keep it in the archive."""

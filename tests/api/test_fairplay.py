@@ -4,57 +4,41 @@ owner's key; idempotent per set of games; games read once; capped per client; ba
 
 from __future__ import annotations
 
-import random
+import contextlib
+import io
+import json
 import threading
 from dataclasses import replace
 from typing import Any
 
 import pytest
-from support import assert_problem, blocked_clients, eventually, work_burst
+from support import (
+    assert_problem,
+    blocked_clients,
+    eventually,
+    play_out,
+    screened_tally,
+    work_burst,
+)
 
 from api.app import create_app
 from api.queues import ARCHIVE, BOT_GAMES, BOTS, Queues
-from domino.analysis import analyse_position, positions
-from domino.analysis.fairplay import Tally, position_choice, screen, tally
+from domino.analysis import positions
+from domino.analysis.fairplay import Tally, screen
+from workers import admin
 
 NODES = 300
-ONE_ROUND = {"match_end": "fixed_rounds", "rounds": 1}
 
 
 @pytest.fixture
-def settings(settings):  # type: ignore[no-untyped-def]
-    """Small budgets: a few hundred simulator moves a position."""
+def settings(settings, monkeypatch):  # type: ignore[no-untyped-def]
+    """Small budgets: a few hundred simulator moves a position (``domino-admin``'s too)."""
+    monkeypatch.setenv("DOMINO_ANALYSIS_NODES", str(NODES))
     return replace(settings, analysis_nodes=NODES)
 
 
 def _auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
-
-
-def _play_out(client, key: str, seat: dict[str, Any], run_bots, token: str | None = None, variant: str = "draw",
-              others: int = 1) -> str:  # type: ignore[no-untyped-def]  # fmt: skip
-    """A one-round game created with ``key``: seat 0 is ``seat`` (played by this test with its token, or
-    ``token`` for a registered bot), the others greedy; played to its end. Its id."""
-    body = {"variant": variant, "seats": [seat] + [{"bot": "greedy"}] * others, "rules": ONE_ROUND}
-    created = client.post("/v1/games", json=body, headers=_auth(key))
-    assert created.status_code == 201, created.get_json()
-    game_id: str = created.get_json()["game"]["id"]
-    token = token or created.get_json()["tokens"][0]["token"]
-    rng = random.Random(game_id)
-
-    def finished() -> bool:
-        view = client.get(f"/v1/games/{game_id}", headers=_auth(token)).get_json()
-        if view["status"] == "finished":
-            return True
-        if view["legal_moves"]:
-            move = rng.choice(view["legal_moves"])
-            assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=_auth(token)).status_code == 200
-        else:
-            run_bots()
-        return False
-
-    eventually(finished, "the game played to its end")
-    return game_id
 
 
 def _archived(service, run_archive) -> None:  # type: ignore[no-untyped-def]
@@ -67,24 +51,23 @@ def _queued(service) -> int:  # type: ignore[no-untyped-def]
 
 
 def _expected(client, game_ids: list[str], seat: int = 0) -> Tally:
-    """The pure screen's tally of ``seat``'s moves in these games, read as the service reads them."""
-    total = Tally()
-    for game_id in game_ids:
-        record = client.get(f"/v1/games/{game_id}/record").get_json()
-        for p in positions(record):
-            if p.seat == seat:
-                info = [(v.move, v.value) for v in analyse_position(game_id, p, NODES).values]
-                seed = f"fairplay:{game_id}:{p.version}"
-                total += tally([position_choice(p.state, p.played, info, seed, NODES, p.round_points)])
-    return total
+    return screened_tally({g: client.get(f"/v1/games/{g}/record").get_json() for g in game_ids}, seat, NODES)
+
+
+def _operator(*args: str) -> tuple[int, Any]:
+    """``domino-admin`` run in this process (as its console script calls it): (exit code, the JSON it printed)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = admin.main(list(args))
+    return code, json.loads(out.getvalue()) if code == 0 else None
 
 
 def test_an_apps_player_is_screened_once_and_the_answer_is_the_pure_screens(  # type: ignore[no-untyped-def]
     client, service, make_app, run_bots, run_archive, run_analyses
 ):
     app = make_app()
-    games = [_play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots) for _ in range(2)]
-    _play_out(client, app.key, {"name": "Bo", "player": "u-bo"}, run_bots)  # another player's
+    games = [play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots) for _ in range(2)]
+    play_out(client, app.key, {"name": "Bo", "player": "u-bo"}, run_bots)  # another player's
     _archived(service, run_archive)
     url = "/v1/fairplay?player=u-ana&games=5"
 
@@ -118,7 +101,7 @@ def test_a_new_game_makes_a_new_screen_that_reads_only_that_game(  # type: ignor
     client, service, make_app, run_bots, run_archive, run_analyses
 ):
     app = make_app()
-    first_game = _play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    first_game = play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots)
     _archived(service, run_archive)
     url = "/v1/fairplay?player=u-ana"
     client.get(url, headers=_auth(app.key))
@@ -126,7 +109,7 @@ def test_a_new_game_makes_a_new_screen_that_reads_only_that_game(  # type: ignor
     before = client.get(url, headers=_auth(app.key)).get_json()
     assert before["status"] == "done" and before["games_asked"] == 20 and len(before["games"]) == 1
 
-    second_game = _play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    second_game = play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots)
     _archived(service, run_archive)
     after = client.get(url, headers=_auth(app.key)).get_json()
     assert after["id"] != before["id"] and after["status"] == "queued"
@@ -138,13 +121,36 @@ def test_a_new_game_makes_a_new_screen_that_reads_only_that_game(  # type: ignor
     kept = service.archive.readings([first_game, second_game], NODES)
     assert set(kept) == {(first_game, 0), (second_game, 0)}, "each game's seat read once, and kept"
 
+    erased = client.delete("/v1/app/players/u-ana", headers=_auth(app.key))
+    assert erased.status_code == 200
+    assert service.archive.screen(after["id"]) is None and service.archive.screen(before["id"]) is None, "its screens go"
+    assert_problem(client.get(url, headers=_auth(app.key)), 404, "not-found")
+
+
+def test_in_a_team_game_the_side_is_screened_too(client, service, app_key, run_bots, run_archive, run_analyses):  # type: ignore[no-untyped-def]
+    rules = {"teams": "partners_opposite", "match_end": "fixed_rounds", "rounds": 1}
+    team_game = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots, rules=rules, variant="block", players=4)
+    alone = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    _archived(service, run_archive)
+    url = "/v1/fairplay?player=u-ana&games=2"
+    queued = client.get(url, headers=_auth(app_key)).get_json()
+    assert queued["games"] == [{"game_id": alone, "seats": [0], "partners": []},
+                               {"game_id": team_game, "seats": [0], "partners": [2]}]  # fmt: skip
+    run_analyses()
+    done = client.get(url, headers=_auth(app_key)).get_json()
+    own = _expected(client, [alone, team_game])
+    side = _expected(client, [team_game]) + _expected(client, [team_game], seat=2)
+    assert done["seat"]["positions"] == own.positions and done["seat"]["games"] == 2
+    assert done["team"]["positions"] == side.positions and done["team"]["games"] == 1
+    assert {k: done["team"][k] for k in screen(side).to_dict()} == screen(side).to_dict()
+
 
 def test_a_bots_owner_screens_its_bot_and_nobody_else_sees_a_screen(  # type: ignore[no-untyped-def]
     client, service, make_app, register_bot, app_key, run_bots, run_archive, run_analyses
 ):
     bot = register_bot("peeky")
-    game_id = _play_out(client, app_key, {"bot": "peeky"}, run_bots, token=bot["token"])
-    _play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    game_id = play_out(client, app_key, {"bot": "peeky"}, run_bots, token=bot["token"])
+    play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
     _archived(service, run_archive)
     url = "/v1/bots/peeky/fairplay?games=3"
     queued = client.get(url, headers=_auth(app_key))
@@ -153,6 +159,12 @@ def test_a_bots_owner_screens_its_bot_and_nobody_else_sees_a_screen(  # type: ig
     run_analyses()
     done = client.get(url, headers=_auth(app_key)).get_json()
     assert done["status"] == "done" and done["seat"]["positions"] == _expected(client, [game_id]).positions
+
+    assert _operator("fairplay", "bot", "peeky", "--games", "3") == (0, done), "the operator reads it too"
+    player = client.get("/v1/fairplay?player=u-ana", headers=_auth(app_key)).get_json()
+    assert _operator("fairplay", "player", service.authenticate_app(app_key).name, "u-ana") == (0, player)
+    assert _operator("fairplay", "bot", "nobody-here")[0] == 1
+    assert _operator("fairplay", "player", "no-such-app", "u-ana")[0] == 2
 
     other = make_app()
     assert_problem(client.get(url, headers=_auth(other.key)), 403, "forbidden")
@@ -183,7 +195,7 @@ def test_too_many_screens_queued_by_one_client_is_a_429_with_retry_after(  # typ
     service = app.extensions["domino.service"]
     owner = service.create_app("fp-app", None, None, None)
     for player in ("u-ana", "u-bo"):
-        _play_out(client, owner.key, {"name": "X", "player": player}, lambda: _run_bots(service))
+        play_out(client, owner.key, {"name": "X", "player": player}, lambda: _run_bots(service))
     service.archiving.enqueue()
     assert work_burst(service, (ARCHIVE,))
     alice = {"REMOTE_ADDR": "10.0.0.1"}
@@ -204,7 +216,7 @@ def _run_bots(service) -> bool:  # type: ignore[no-untyped-def]
 def test_a_long_poll_answers_when_the_screen_is_done(  # type: ignore[no-untyped-def]
     client, service, app_key, run_bots, run_archive, run_analyses
 ):
-    _play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
     _archived(service, run_archive)
     url = "/v1/fairplay?player=u-ana&games=1"
     assert client.get(url, headers=_auth(app_key)).status_code == 202
