@@ -118,9 +118,10 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls, Fairpl
         (and ``webhook_secret`` for a webhook bot), shown this once."""
         return self.ratings.with_ratings([self.registry.register(owner, owner_name, name, description, variants, webhook)])[0]
 
-    def update_bot(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """Only the app ``owner`` that registered it: ``description``, ``variants``, ``webhook``."""
-        return self.ratings.with_ratings([self.registry.update(owner, name, changes)])[0]
+    def update_bot(self, owner: str | None, token: str | None, name: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """The app ``owner`` that registered it (anything), or the bot itself (its ``token``: its limits)."""
+        entry = self.registry.update(owner, name, changes) if owner is not None else self.registry.set_limits(token, name, changes)
+        return self.ratings.with_ratings([entry])[0]
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)
