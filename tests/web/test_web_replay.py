@@ -286,4 +286,11 @@ def test_a_live_games_replay_shows_no_hidden_tile(live_server, new_page):  # typ
     page.wait_for_function(f"() => Number(document.querySelector('{REPLAY}').dataset.version) >= {view['version']}")
     assert page.get_attribute("[data-testid=hand-0]", "data-hidden") == "true"
     p.screenshot("web-replay-live")
-    assert p.console_errors == [], "a live game: no analysis asked for"
+
+    # The game ends (Ana resigns): the page becomes the finished game's, every hand shown.
+    assert live_server.http.post(f"/v1/games/{game_id}/resign", headers=ana).status_code == 200
+    page.wait_for_selector(f"{REPLAY}:not([data-live])")
+    page.keyboard.press("End")
+    assert "resigned" in page.inner_text(CAPTION)
+    assert sorted(hand_tiles(page, 0)) == sorted(view["hand"]), "Ana's hand, revealed with the game's end"
+    assert_no_errors(p)
