@@ -135,7 +135,7 @@ function analysisItem(r, step) {
  * that lost more than the accuracy's half point; the step shown is marked current. */
 function movesItem(r) {
   const analysed = Boolean(r.analysis && r.analysis.status === 'done');
-  return part(`moves:${analysed}`, () => {
+  return part(`moves:${analysed}:${r.steps.length}`, () => {
     const rounds = [];
     r.steps.forEach((step, i) => {
       if (!rounds.length || step.kind === 'deal') rounds.push({ round: step.round, items: [] });
@@ -168,6 +168,7 @@ export function drawReplay(r, root) {
   attr(root, 'data-live', r.live ? 'true' : null);
   attr(root, 'data-version', step.version);
   attr(root, 'data-step', r.at);
+  attr(root, 'data-steps', r.steps.length);
   const [buttons, position, caption] = controls.children;
   const [first, back, forward, last] = buttons.children;
   attr(first, 'disabled', r.at === 0);

@@ -56,7 +56,7 @@ export const SAY = {
   forwardLabel: 'Forward one move (Right arrow)', lastLabel: 'Go to the last position (End)',
   stepOf: (i, n, version) => `Step ${i + 1} of ${n} · version ${version}`,
   keysHint: 'Keys: Left and Right step, Home and End jump.',
-  replayLive: 'This game is still being played: the replay shows the moves so far, without the hidden tiles.',
+  replayLive: 'This game is still being played: the replay shows the moves so far, without the hidden tiles, and follows the game.',
   replayCatchUp: 'Load the latest moves', watchLive: 'Watch it live',
   replayFinished: 'The game is over: every hand is shown.',
   replayUnrevealed: 'The game is over, but its deals are not revealed yet (an arena\'s games are revealed when the arena ends): hands are hidden.', nothingToReplay: 'Nothing has been played in this game yet.',
