@@ -34,6 +34,10 @@ class BurstWorker(SimpleWorker):
     def unsubscribe(self) -> None:
         """No command channel (see the class)."""
 
+    def _install_signal_handlers(self) -> None:
+        """The test process keeps its own SIGINT and SIGTERM handlers: RQ's would stay installed after the burst,
+        and a Ctrl-C (or a CI timeout's SIGTERM) would raise RQ's StopRequested in whatever test runs then."""
+
 
 def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) -> bool:  # type: ignore[no-untyped-def]
     """Run this test's queues of ``purposes`` (``api.queues`` names: bots, bot-games, simulations, webhooks, archive) to
