@@ -214,10 +214,10 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     app.extensions["domino.settings"] = settings
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
 
-    api = Api(app)
     documented = {k: v for k, v in app.config.items() if k.startswith(("API_", "OPENAPI_"))}  # flask-smorest's
     key = (settings.rate_limit_exempt, json.dumps(documented, sort_keys=True, default=repr))  # all the document reads
-    api.register_documented([resource.blp for resource in RESOURCES], functools.partial(_document, settings), key)
+    api = Api(app, key)
+    api.register_documented([resource.blp for resource in RESOURCES], functools.partial(_document, settings))
     hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()
