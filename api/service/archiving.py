@@ -90,7 +90,7 @@ class Archiving:
             log.warning("the archive is down (%s): %d games stay in Redis, tried again in %ss", exc, len(entries), s.archive_retry)
             self.due.mark_many([e.id for e in entries], now + s.archive_retry)
             return f"archive down: {len(entries)} games wait"
-        self._archived(entries)
+        self._archived(entries, whole)
         self.due.clear_many([*drop, *(e.id for e in entries)])
         if len(taken) == s.archive_batch:
             self.enqueue()
@@ -101,16 +101,18 @@ class Archiving:
         arenas = {gid: game_record(w.doc).get("arena") for gid, w in whole.items()}
         return {gid for gid, ref in arenas.items() if ref is not None and self.store.arenas.is_running(ref["id"])}
 
-    def _archived(self, entries: list[Entry]) -> None:
+    def _archived(self, entries: list[Entry], whole: dict[str, WholeGame]) -> None:
         """The archive holds ``entries``: flag them in Redis with their grace expiry, and take them out of
         their apps' Redis indexes (the archive lists them now)."""
         self.store.expiry.mark_archived([e.id for e in entries], self.settings.archived_ttl)
+        held: dict[str, list[str]] = {}
         for e in entries:
-            if (held_by := owner(orjson.loads(e.doc))) is not None:
-                self.store.client_finished.release(held_by, e.id)
-            if e.app is not None:
-                players = [p for p in (seat.get("player") for seat in e.seats) if p]
-                self.store.apps.disown(e.app, [e.id], players)
+            if (held_by := owner(game_record(whole[e.id].doc))) is not None:
+                held.setdefault(held_by, []).append(e.id)
+        self.store.client_finished.release_many(held)
+        self.store.apps.disown_many(
+            [(e.app, [e.id], [p for p in (seat.get("player") for seat in e.seats) if p]) for e in entries if e.app is not None]
+        )
 
     def enqueue(self) -> None:
         """One more archive job (its own id: any number may run)."""
