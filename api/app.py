@@ -15,11 +15,13 @@ from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter, document_storage_full
 from api.resources.analysis import routes as analysis
+from api.resources.fairplay import routes as fairplay
 from api.resources.apps import routes as apps
 from api.resources.arenas import routes as arenas
 from api.resources.arenas import schemas as arena_schemas
 from api.resources.bot_events import routes as bot_events
 from api.resources.bots import routes as bots
+from api.resources.challenges import routes as challenges
 from api.resources.events import routes as events
 from api.resources.events import schemas as event_schemas
 from api.resources.export import routes as export
@@ -45,7 +47,8 @@ from api.service.service import Service
 # The resources' routes, in the order of their tags in the docs. Imported here, where the app is put together:
 # each imports api.extensions, which imports the schema of a move (the problem details name it).
 RESOURCES = (
-    variants, bots, bot_events, games, export, seats, moves, hints, events, matchmaking, rematch, analysis, apps, players,
+    variants, bots, bot_events, games, export, seats, moves, hints, events, matchmaking, challenges, rematch, analysis, fairplay,
+    apps, players,
     simulations, ratings, arenas, health,
 )  # fmt: skip
 
@@ -99,8 +102,9 @@ TAGS = [
     {"name": "moves", "description": "Play, draw or pass."},
     {"name": "hints", "description": "Practice games (`hints: true`): the seat to move's legal moves, valued and ranked."},
     {"name": "events", "description": "Follow a game: long poll, or Server-Sent Events with `Last-Event-ID` resumption."},
-    {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating."},
+    {"name": "matchmaking", "description": "Find a table: tickets matched by variant, rules, size and rating; challenges; rematches."},
     {"name": "analysis", "description": "Finished games analysed move by move on the `analysis` queue (docs/analysis.md)."},
+    {"name": "fairplay", "description": "Fair-play screens of an app's player or a registered bot, on request (docs/analysis.md)."},
     {"name": "apps", "description": "Third-party apps: the calling app (`domino-admin apps create` makes one)."},
     {"name": "simulations", "description": "Bot-against-bot games in bulk, run by workers on the `simulations` queue."},
     {"name": "health", "description": "Liveness and readiness."},
@@ -156,6 +160,12 @@ def _openapi_config(settings: Settings) -> dict[str, Any]:
                         "description": "A matchmaking ticket's token from `POST /v1/matchmaking/tickets` (`token`, "
                         "`dtk_...`): its holder's.",
                     },
+                    "challengeToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A challenge's token from `POST /v1/challenges` (`token`, `dch_...`): its "
+                        "challenger's.",
+                    },
                     "simulationToken": {
                         "type": "http",
                         "scheme": "bearer",
@@ -202,10 +212,10 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     app.extensions["domino.settings"] = settings
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
 
-    api = Api(app)
     documented = {k: v for k, v in app.config.items() if k.startswith(("API_", "OPENAPI_"))}  # flask-smorest's
     key = (settings.rate_limit_exempt, json.dumps(documented, sort_keys=True, default=repr))  # all the document reads
-    api.register_documented([resource.blp for resource in RESOURCES], functools.partial(_document, settings), key)
+    api = Api(app, key)
+    api.register_documented([resource.blp for resource in RESOURCES], functools.partial(_document, settings))
     hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

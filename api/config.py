@@ -160,6 +160,10 @@ class Settings:
     # bot); a waiting ticket nobody reads for ticket_idle seconds expires; a rated ticket's rating range widens
     # by match_widen ordinal points per second waited, on each side.
     max_tickets: int = 3
+    # Challenges (api/service/matchmaking/challenges.py): open challenges per challenger (429 beyond), and how
+    # long one stays open unless it says (`expires_in_s`).
+    max_challenges: int = 5
+    challenge_expiry: float = 60.0
     ticket_idle: float = 30.0
     match_widen: float = 0.5
     keepalive_interval: float = 15.0  # an SSE comment at least this often

@@ -16,8 +16,9 @@ from domino.errors import describe
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
     AnalysisNotFound, ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    HintsOff, HintUnavailable, InvalidRequest, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
-    TicketNotFound, TooManyAnalyses, TooManyAppGames, TooManyArenas, TooManyGames, TooManySimulations, TooManyStreams, TooManyTickets,
+    HintsOff, HintUnavailable, InvalidRequest, NothingToScreen, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    TicketNotFound, TooManyAnalyses, TooManyChallenges, ChallengeNotFound, BotBusy, DeadlineTooShort, TooManyAppGames, TooManyArenas, TooManyGames,
+    TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
 )  # fmt: skip
 from api.store import StoreFull, StoreUnavailable
@@ -55,7 +56,8 @@ FORBIDDEN = ProblemType(
     "only with its owner's app key.",
 )
 NOT_FOUND = ProblemType(
-    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource."
+    404, "not-found", "Not found", "No such game (or it expired), seat, registered bot, variant, arena or resource; no "
+    "finished game to screen."
 )
 METHOD_NOT_ALLOWED = ProblemType(405, "method-not-allowed", "Method not allowed", "The path exists; the method does not.")
 NOT_ACCEPTABLE = ProblemType(406, "not-acceptable", "Not acceptable", "No representation matches Accept.")
@@ -171,12 +173,33 @@ TOO_MANY_TICKETS = ProblemType(
     "This holder (an address, an app's player, a registered bot) has as many open matchmaking tickets as it may "
     "(`DOMINO_MAX_TICKETS`, 3 by default); cancel one or wait for a match, or retry after `Retry-After` seconds.",
 )
+TOO_MANY_CHALLENGES = ProblemType(
+    429,
+    "too-many-challenges",
+    "Too many challenges",
+    "This challenger (an address, an app's player, a registered bot) has as many open challenges as it may "
+    "(`DOMINO_MAX_CHALLENGES`, 5 by default); cancel one or wait for answers, or retry after `Retry-After` seconds.",
+)
+BOT_BUSY = ProblemType(
+    409,
+    "bot-busy",
+    "Bot busy",
+    "The registered bot plays as many games at once as it accepts (its `max_games`, `PATCH /v1/bots/{name}`): "
+    "challenge it, or seek with it, once one of its games ends.",
+)
+DEADLINE_TOO_SHORT = ProblemType(
+    422,
+    "deadline-too-short",
+    "Deadline too short",
+    "The game's time per move (`turn_timeout_s`, or a clock's `initial_s`) is shorter than a registered bot "
+    "accepts (its `min_turn_timeout_s`, `PATCH /v1/bots/{name}`); `min_turn_timeout_s` says how long.",
+)
 OFFER_CLOSED = ProblemType(
     409,
     "offer-closed",
     "Offer closed",
-    "The ticket, challenge or rematch is no longer open: matched, answered, cancelled or expired (`ticket_status` "
-    "says which, for a ticket).",
+    "The ticket, challenge or rematch is no longer open: matched, answered, cancelled or expired (`ticket_status`, "
+    "`challenge_status` or `rematch_status` says which).",
 )
 SEAT_LIMIT = ProblemType(
     409,
@@ -218,6 +241,7 @@ PROBLEM_TYPES = [
     SEAT_TAKEN,
     SEAT_LIMIT,
     OFFER_CLOSED,
+    BOT_BUSY,
     IDEMPOTENCY_KEY_REUSED,
     VERSION_MISMATCH,
     REQUEST_TIMEOUT,
@@ -225,6 +249,7 @@ PROBLEM_TYPES = [
     URI_TOO_LONG,
     UNSUPPORTED_MEDIA_TYPE,
     INVALID_REQUEST,
+    DEADLINE_TOO_SHORT,
     HEADERS_TOO_LARGE,
     RATE_LIMITED,
     TOO_MANY_STREAMS,
@@ -235,6 +260,7 @@ PROBLEM_TYPES = [
     TOO_MANY_APP_GAMES,
     TOO_MANY_ARENAS,
     TOO_MANY_TICKETS,
+    TOO_MANY_CHALLENGES,
     UNAVAILABLE,
     STORAGE_FULL,
     INTERNAL,
@@ -248,7 +274,8 @@ BY_STATUS = {
     not in (
         ILLEGAL_MOVE, AMBIGUOUS_MOVE, GAME_OVER, NOT_YOUR_TURN, NOT_STARTED, GAME_NOT_OVER, HINTS_OFF, SEAT_TAKEN, SEAT_LIMIT,
         TOO_MANY_STREAMS, TOO_MANY_IN_FLIGHT, TOO_MANY_GAMES, TOO_MANY_SIMULATIONS, TOO_MANY_APP_GAMES, TOO_MANY_ARENAS,
-        TOO_MANY_TICKETS, TOO_MANY_ANALYSES, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL,
+        TOO_MANY_TICKETS, TOO_MANY_ANALYSES, IDEMPOTENCY_KEY_REUSED, STORAGE_FULL, TOO_MANY_CHALLENGES, BOT_BUSY,
+        DEADLINE_TOO_SHORT,
     )  # fmt: skip
 }
 BY_STATUS[409] = ProblemType(409, "conflict", "Conflict", "The request conflicts with the game's state.")
@@ -311,10 +338,15 @@ TABLE: dict[type[Exception], ProblemType] = {
     TooManySimulations: TOO_MANY_SIMULATIONS,
     TooManyAnalyses: TOO_MANY_ANALYSES,
     AnalysisNotFound: NOT_FOUND,
+    NothingToScreen: NOT_FOUND,
     TooManyAppGames: TOO_MANY_APP_GAMES,
     TooManyArenas: TOO_MANY_ARENAS,
     TooManyTickets: TOO_MANY_TICKETS,
     TicketNotFound: NOT_FOUND,
+    TooManyChallenges: TOO_MANY_CHALLENGES,
+    ChallengeNotFound: NOT_FOUND,
+    BotBusy: BOT_BUSY,
+    DeadlineTooShort: DEADLINE_TOO_SHORT,
     OfferClosed: OFFER_CLOSED,
     HintsOff: HINTS_OFF,
     HintUnavailable: UNAVAILABLE,  # Retry-After: no hints worker answered in time

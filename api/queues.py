@@ -120,9 +120,15 @@ RUN_ANALYSIS = JobKind(
     "workers.jobs.run_analysis", ANALYSIS, "analysis", _analysis_timeout, on_failure="workers.jobs.analysis_failed"
 )
 
+# ``run_fairplay(screen_id)``: a fair-play screen (api/service/fairplay.py), as an analysis: resuming after the
+# positions already read, retried by RQ, then ``fairplay_failed``; each screen started is its own job.
+RUN_FAIRPLAY = JobKind(
+    "workers.jobs.run_fairplay", ANALYSIS, "fairplay", _analysis_timeout, on_failure="workers.jobs.fairplay_failed"
+)
+
 JOB_KINDS: tuple[JobKind, ...] = (
     BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURNS, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
-    RUN_ANALYSIS, HINT,
+    RUN_ANALYSIS, RUN_FAIRPLAY, HINT,
 )  # fmt: skip
 
 
@@ -288,11 +294,17 @@ class Queues:
     def enqueue_analysis(self, game_id: str, attempt: int) -> None:
         """``workers.jobs.run_analysis(game_id)`` as its own job (``attempt``: the analysis' own number), retried
         twice when it fails (also when its worker died); ``analysis_failed`` after the last try."""
-        kind = RUN_ANALYSIS
+        self._enqueue_long(RUN_ANALYSIS, game_id, attempt, f"analysis of {game_id}")
+
+    def enqueue_fairplay(self, screen_id: str, attempt: int) -> None:
+        """``workers.jobs.run_fairplay(screen_id)``, as :meth:`enqueue_analysis`."""
+        self._enqueue_long(RUN_FAIRPLAY, screen_id, attempt, f"fair-play screen {screen_id}")
+
+    def _enqueue_long(self, kind: JobKind, job_of: str, attempt: int, description: str) -> None:
         assert kind.on_failure is not None
         self.analysis.enqueue(
-            kind.path, game_id, job_id=kind.job_id(game_id, attempt=attempt), job_timeout=kind.timeout(self.settings),
-            result_ttl=CHUNK_RESULT_TTL, failure_ttl=FAILURE_TTL, description=f"analysis of {game_id}",
+            kind.path, job_of, job_id=kind.job_id(job_of, attempt=attempt), job_timeout=kind.timeout(self.settings),
+            result_ttl=CHUNK_RESULT_TTL, failure_ttl=FAILURE_TTL, description=description,
             retry=Retry(max=2), on_failure=Callback(kind.on_failure),
         )  # fmt: skip
 

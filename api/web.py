@@ -66,8 +66,10 @@ def landing() -> flask.Response:
 @blp.get("/play")
 @blp.get("/play/")
 @blp.get("/play/watch")
+@blp.get("/play/replay")
 def play() -> flask.Response:
-    """The client; ``/play/watch?game=<id>`` opens the spectator's table (the same page)."""
+    """The client; ``/play/watch?game=<id>`` opens the spectator's table, ``/play/replay?game=<id>&v=<version>``
+    the game step by step (the same page)."""
     return _index()
 
 

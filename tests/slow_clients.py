@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import resource
+import selectors
 import socket
 
 
@@ -38,6 +39,22 @@ def first_answer(sock: socket.socket) -> bytes:
             break
         raw += chunk
     return raw
+
+
+def first_answers(socks: list[socket.socket], count: int) -> list[bytes]:
+    """The first ``count`` answers the server sends on any of ``socks``, in the order they come (fewer when the
+    rest are closed unanswered). Which of many connections from one address a proxy refuses is its choice: its
+    workers read their requests in no fixed order."""
+    answers: list[bytes] = []
+    with selectors.DefaultSelector() as waiting:
+        for sock in socks:
+            waiting.register(sock, selectors.EVENT_READ)
+        while len(answers) < count and waiting.get_map():
+            for key, _ in waiting.select():
+                waiting.unregister(key.fileobj)
+                if raw := first_answer(key.fileobj):  # type: ignore[arg-type]
+                    answers.append(raw)
+    return answers[:count]
 
 
 def _length(raw: bytes) -> int:

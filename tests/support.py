@@ -4,6 +4,7 @@ conftest: ``tests/web`` has a conftest of its own, and ``import conftest`` gets 
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from rq import SimpleWorker
 from api.queues import HINTS, SERIALIZER, WEBHOOKS, Queues
 from api.service import deliveries
 from api.service.records import game_record, whole_state
+from domino.analysis import analyse_position, positions
+from domino.analysis.fairplay import Tally, position_choice, tally
 
 
 class BurstWorker(SimpleWorker):
@@ -34,6 +37,10 @@ class BurstWorker(SimpleWorker):
     def unsubscribe(self) -> None:
         """No command channel (see the class)."""
 
+    def _install_signal_handlers(self) -> None:
+        """The test process keeps its own SIGINT and SIGTERM handlers: RQ's would stay installed after the burst,
+        and a Ctrl-C (or a CI timeout's SIGTERM) would raise RQ's StopRequested in whatever test runs then."""
+
 
 def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) -> bool:  # type: ignore[no-untyped-def]
     """Run this test's queues of ``purposes`` (``api.queues`` names: bots, bot-games, simulations, webhooks, archive) to
@@ -41,7 +48,58 @@ def work_burst(service, purposes: tuple[str, ...], max_jobs: int | None = None) 
     by_purpose = Queues(service.store).by_purpose()
     names = [by_purpose[purpose].name for purpose in purposes]
     worker = BurstWorker(names, connection=service.store.worker_connection(), serializer=SERIALIZER)
-    return bool(worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING"))
+    worker.last_cleaned_at = _CLEANED_AT.get(tuple(names))
+    worked = worker.work(burst=True, max_jobs=max_jobs, logging_level="WARNING")
+    _CLEANED_AT[tuple(names)] = worker.last_cleaned_at
+    return bool(worked)
+
+
+# When RQ's maintenance (its registries cleaned) last ran for each set of queues. RQ runs it as a worker starts,
+# then every maintenance interval; a burst worker is made per call, and tests call hundreds in a row (one per
+# job): here they keep the time, as one worker that kept running would (it was half of each burst's round trips).
+_CLEANED_AT: dict[tuple[str, ...], Any] = {}
+
+
+def play_out(
+    client, key: str, seat: dict[str, Any], run_bots, token: str | None = None, rules: dict[str, Any] | None = None,
+    variant: str = "draw", players: int = 2,
+) -> str:  # type: ignore[no-untyped-def]  # fmt: skip
+    """A game of ``variant`` created with the app ``key``: seat 0 is ``seat``, played here with its token (or
+    ``token``: a registered bot's) by random legal moves seeded by the game id, the other ``players`` - 1 seats
+    greedy (their turns run by ``run_bots``); one round unless ``rules`` say otherwise; played to its end. Its id."""
+    seats = [seat] + [{"bot": "greedy"}] * (players - 1)
+    body = {"variant": variant, "seats": seats, "rules": rules or {"match_end": "fixed_rounds", "rounds": 1}}
+    created = client.post("/v1/games", json=body, headers={"Authorization": f"Bearer {key}"})
+    assert created.status_code == 201, created.get_json()
+    game_id: str = created.get_json()["game"]["id"]
+    auth = {"Authorization": f"Bearer {token or created.get_json()['tokens'][0]['token']}"}
+    rng = random.Random(game_id)
+
+    def finished() -> bool:
+        view = client.get(f"/v1/games/{game_id}", headers=auth).get_json()
+        if view["status"] == "finished":
+            return True
+        if view["legal_moves"]:
+            assert client.post(f"/v1/games/{game_id}/moves", json=rng.choice(view["legal_moves"]), headers=auth).status_code == 200
+        else:
+            run_bots()
+        return False
+
+    eventually(finished, "the game played to its end")
+    return game_id
+
+
+def screened_tally(records: dict[str, dict[str, Any]], seat: int, nodes: int) -> Tally:
+    """The pure fair-play screen's tally of ``seat``'s moves in these games (game id -> its record), each position
+    read as the service reads it (the analysis' values, then the seeded reading at ``nodes``)."""
+    total = Tally()
+    for game_id, record in records.items():
+        for p in positions(record):
+            if p.seat == seat:
+                info = [(v.move, v.value) for v in analyse_position(game_id, p, nodes).values]
+                seed = f"fairplay:{game_id}:{p.version}"
+                total += tally([position_choice(p.state, p.played, info, seed, nodes, p.round_points)])
+    return total
 
 
 def ask_hint(service, client, game_id: str, headers: dict[str, str]):  # type: ignore[no-untyped-def]

@@ -10,17 +10,22 @@ ends) and ``apps revoke APP`` (every key stops working at once) take an app's id
 ``domino-admin archive migrate`` brings the archive's schema (``DOMINO_ARCHIVE_URL``) to the newest migration:
 run it once per release before the API and workers start (``domino-serve`` does it itself for its SQLite);
 ``archive status`` prints the migration the archive is at and how many games it holds.
+
+``domino-admin fairplay player APP PLAYER [--games 20] [--wait 30]`` and ``fairplay bot NAME [...]``: the operator
+reads (or queues) any app's player's or any registered bot's fair-play screen, as its owner would, and prints
+it as JSON (docs/analysis.md#fair-play-screen).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import datetime, timezone
 
 from api.archive import ArchiveUnavailable
 from api.config import Settings
-from api.service.errors import InvalidRequest
+from api.service.errors import InvalidRequest, ServiceError
 from api.service.app_events import LIFECYCLE_EVENTS, WEBHOOK_EVENTS
 from api.service.apps import Issued, parse_grace
 from api.service.service import Service
@@ -55,6 +60,15 @@ def _parser() -> argparse.ArgumentParser:
     archive_commands = archive.add_subparsers(dest="command", required=True)
     archive_commands.add_parser("migrate", help="bring the schema to the newest migration (safe to run again)")
     archive_commands.add_parser("status", help="the migration it is at, and how many games it holds")
+    fairplay = groups.add_parser("fairplay", help="fair-play screens of any app's player or any registered bot")
+    subjects = fairplay.add_subparsers(dest="command", required=True)
+    player = subjects.add_parser("player", help="an app's player: queue or read its screen")
+    player.add_argument("app", help="the app's id or name")
+    player.add_argument("name", help="the app's id of the player")
+    subjects.add_parser("bot", help="a registered bot: queue or read its screen").add_argument("name")
+    for subject in (player, subjects.choices["bot"]):
+        subject.add_argument("--games", type=int, default=20, choices=range(1, 101), metavar="1-100", help="last finished games (20)")
+        subject.add_argument("--wait", type=float, default=0.0, help="seconds to wait for it to be done (at most 30)")
     return parser
 
 
@@ -87,6 +101,9 @@ def _archive(service: Service, command: str) -> None:
 def _run(service: Service, args: argparse.Namespace) -> None:
     if args.group == "archive":
         _archive(service, args.command)
+    elif args.group == "fairplay":
+        found = service.operator_fairplay(args.command, args.name, getattr(args, "app", None), args.games, args.wait)
+        print(json.dumps(found, indent=2))
     elif args.command == "create":
         _issued(service.create_app(args.name, args.webhook, args.rate_limit, args.max_games, args.events), "created")
     elif args.command == "update":
@@ -118,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     except InvalidRequest as exc:
         print(f"domino-admin: {exc.detail}", file=sys.stderr)
         return 2
+    except ServiceError as exc:  # no such bot, nothing to screen, too many screens queued
+        print(f"domino-admin: {exc.detail}", file=sys.stderr)
+        return 1
     except StoreUnavailable:
         print("domino-admin: Redis does not answer (DOMINO_REDIS_URL)", file=sys.stderr)
         return 1

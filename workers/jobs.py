@@ -121,3 +121,16 @@ def analysis_failed(job: Any, connection: Any, exc_type: Any = None, exc: Any = 
         return  # RQ retries it
     game_id = job.args[0] if job.args else ""
     service().analysis_failed(game_id, f"{getattr(exc_type, '__name__', 'failure')}: {exc}")
+
+
+@outlasting_full
+def run_fairplay(screen_id: str) -> str:
+    return service().run_fairplay(screen_id)
+
+
+def fairplay_failed(job: Any, connection: Any, exc_type: Any = None, exc: Any = None, tb: Any = None) -> None:
+    """RQ failure callback of a fair-play screen: after its last attempt, the screen is ``failed``."""
+    if job.retries_left:
+        return  # RQ retries it
+    screen_id = job.args[0] if job.args else ""
+    service().fairplay_failed(screen_id, f"{getattr(exc_type, '__name__', 'failure')}: {exc}")

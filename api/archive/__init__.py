@@ -25,9 +25,10 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.dialects import postgresql, sqlite
 
-from api.archive.schema import analyses, archive_order, games, metadata, seats
+from api.archive.fairplay import FairplayArchive, Reading
+from api.archive.schema import analyses, archive_order, fairplay_screens, games, metadata, seats
 
-__all__ = ["Archive", "ArchiveUnavailable", "Archived", "Entry", "Key", "Scope", "Since", "metadata"]
+__all__ = ["Archive", "ArchiveUnavailable", "Archived", "Entry", "Key", "Reading", "Scope", "Since", "metadata"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -160,7 +161,7 @@ def _sqlite_folder(url: str) -> None:
         Path(database).parent.mkdir(parents=True, exist_ok=True)
 
 
-class Archive:
+class Archive(FairplayArchive):
     """The archive at ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``). No I/O until first used."""
 
     def __init__(self, url: str) -> None:
@@ -250,6 +251,9 @@ class Archive:
             rows = conn.execute(sa.select(games.c.id, *json_columns).where(games.c.id.in_(mine))).all()
             for row in rows:
                 conn.execute(games.update().where(games.c.id == row.id).values(rewrite(dict(row._mapping))))
+            # its fair-play screens name it: they go (docs/analysis.md#fair-play-screen)
+            screens = fairplay_screens.c
+            conn.execute(fairplay_screens.delete().where(screens.app == app, screens.subject == f"player:{player}"))
             conn.execute(
                 seats.update()
                 .where(seats.c.app == app, seats.c.player == player)
@@ -357,6 +361,9 @@ class Archive:
             r.game_id: {**orjson.loads(r.doc), "nodes": r.nodes, "created_at": r.created_at, "finished_at": r.finished_at}
             for r in rows
         }
+
+    def _insert_new(self, table: sa.Table) -> Any:
+        return _insert(self.dialect, table)
 
     def count(self) -> int:
         with self._connect() as conn:

@@ -80,3 +80,29 @@ analyses = sa.Table(
     sa.Column("finished_at", sa.Float, nullable=False),
     sa.Column("doc", sa.Text, nullable=False),
 )
+
+# The fair-play screen (docs/analysis.md#fair-play-screen). ``fairplay_readings``: one row per seat of a game read
+# at a budget: the sums the screen adds up (domino.analysis.fairplay.Tally as JSON), deterministic for the game,
+# the seat and ``nodes``, so a later screen over some of the same games reads them here instead of again.
+# ``fairplay_screens``: one row per finished screen, by its id (a hash of whose, of what and over which games);
+# ``subject`` is ``player:<id>`` (an app's player; ``app`` is that app) or ``bot:<name>``.
+fairplay_readings = sa.Table(
+    "fairplay_readings",
+    metadata,
+    sa.Column("game_id", sa.String(32), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("nodes", sa.Integer, primary_key=True),
+    sa.Column("tally", sa.Text, nullable=False),
+)
+
+fairplay_screens = sa.Table(
+    "fairplay_screens",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("app", sa.Text, nullable=True),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float, nullable=False),
+    sa.Column("doc", sa.Text, nullable=False),
+    sa.Index("fairplay_screens_by_subject", "app", "subject"),
+)

@@ -129,7 +129,7 @@ def small_json(value: Any) -> None:
         raise ma.ValidationError(f"at most {METADATA_MAX_BYTES} bytes as JSON")
 
 
-def player_field(description: str | None = None) -> ma.fields.String:
+def player_field(description: str | None = None, required: bool = False) -> ma.fields.String:
     """A seat's ``player`` (with an example), or with ``description`` the listing's filter (without one: an
     example run of the document sends it alone, where it needs ``owner=me``)."""
     doc: dict[str, Any] = {"pattern": PLAYER_PATTERN}
@@ -142,7 +142,8 @@ def player_field(description: str | None = None) -> ma.fields.String:
     else:
         doc["description"] = description
     return ma.fields.String(
-        validate=ma.validate.Regexp(re.compile(PLAYER_PATTERN), error="1-64 of A-Z a-z 0-9 . _ : @ -"), metadata=doc
+        validate=ma.validate.Regexp(re.compile(PLAYER_PATTERN), error="1-64 of A-Z a-z 0-9 . _ : @ -"), metadata=doc,
+        required=required,
     )
 
 

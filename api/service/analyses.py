@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
@@ -26,11 +26,12 @@ from api.archive import Archive
 from api.config import Settings
 from api.queues import Queues
 from api.service.errors import AnalysisNotFound, TooManyAnalyses
-from api.store import Store
+from api.store import AnalysisStore, Store
 
 log = logging.getLogger("api.service.analyses")
 
 PENDING = ("queued", "running")
+SCREEN_SLOT = "fp:"  # a fair-play screen's slot (api/service/fairplay.py)
 
 
 class Analyses:
@@ -80,11 +81,12 @@ class Analyses:
         return found
 
     def take_slot(self, client: str, slot: str) -> None:
-        """One of ``client``'s analysis slots for ``slot`` (a game id), or TooManyAnalyses. Slots of analyses
-        that are over are given back first."""
+        """One of ``client``'s analysis slots for ``slot`` (a game id, or ``fp:`` and a fair-play screen's id:
+        both kinds share a client's slots), or TooManyAnalyses. Slots of jobs that are over are given back
+        first."""
         slots = self.store.client_analyses
         held = slots.held(client)
-        over = [g for g in held if (self.records.load(g) or {}).get("status") not in PENDING]
+        over = [g for g in held if (self._job_of(g).load(g.removeprefix(SCREEN_SLOT)) or {}).get("status") not in PENDING]
         slots.release(client, *over)
         cap = self.settings.analyses_per_client
         if not slots.take(client, slot, cap, self.settings.analysis_ttl * 1000):
@@ -92,6 +94,9 @@ class Analyses:
                 f"This client has {cap} analyses queued or running, as many as it may; wait for one to end.",
                 self.settings.capacity_retry_after,
             )
+
+    def _job_of(self, slot: str) -> AnalysisStore:
+        return self.store.screens if slot.startswith(SCREEN_SLOT) else self.records
 
     # -- the job ------------------------------------------------------------------------------------------------
 
@@ -127,13 +132,7 @@ class Analyses:
         return f"done: {len(done)} moves"
 
     def _flush(self, game_id: str, done: list[MoveAnalysis], batch: list[MoveAnalysis], total: int) -> bool:
-        """Write ``batch`` after ``done`` (then moved there); False when another run got further meanwhile."""
-        kept = self.records.progress(game_id, len(done), total, [orjson.dumps(m.to_dict()).decode() for m in batch])
-        if kept != len(done) + len(batch):
-            return False
-        done.extend(batch)
-        batch.clear()
-        return True
+        return flush(self.records, game_id, done, batch, total)
 
     def failed(self, game_id: str, error: str) -> None:
         """RQ's failure callback after the last attempt."""
@@ -144,6 +143,24 @@ class Analyses:
     def _end(self, game_id: str, client: str, status: str, error: str = "") -> None:
         self.records.end(game_id, status, error)
         self.store.client_analyses.release(client, game_id)
+
+
+class Reading(Protocol):
+    def to_dict(self) -> Any: ...
+
+
+R = TypeVar("R", bound=Reading)
+
+
+def flush(records: AnalysisStore, job_id: str, done: list[R], batch: list[R], total: int) -> bool:
+    """Write ``batch`` after ``done`` in the job's list (then moved there); False when another run got further
+    meanwhile. (An analysis' moves; a fair-play screen's positions.)"""
+    kept = records.progress(job_id, len(done), total, [orjson.dumps(m.to_dict()).decode() for m in batch])
+    if kept != len(done) + len(batch):
+        return False
+    done.extend(batch)
+    batch.clear()
+    return True
 
 
 def _pending(game_id: str, fields: dict[str, str]) -> dict[str, Any]:

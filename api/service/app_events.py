@@ -45,7 +45,8 @@ EVENT_TYPES = (GAME_STARTED, ROUND_ENDED, GAME_ENDED)
 LIFECYCLE_EVENTS = EVENT_TYPES  # what an app's webhook subscribes to unless told otherwise
 TURN_STARTED, TURN_REMINDER = "turn.started", "turn.reminder"  # a human seat's turn; its time running out
 MATCH_FOUND = "match.found"  # the app's players' matchmaking tickets were matched (api/service/matchmaking)
-WEBHOOK_EVENTS = (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND)
+CHALLENGE_RECEIVED = "challenge.received"  # one of the app's players was challenged (api/service/matchmaking/challenges.py)
+WEBHOOK_EVENTS = (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND, CHALLENGE_RECEIVED)
 
 
 def delivery_id(game_id: str, version: int, event_type: str) -> str:
@@ -116,6 +117,12 @@ def match_payload(game_id: str, players: list[dict[str, Any]]) -> dict[str, Any]
     """The body of a ``match.found`` delivery: the game the app's players were matched into, with each one's
     seat and ticket (its holder reads the seat's token from the ticket)."""
     return {"type": MATCH_FOUND, "timestamp": _stamp(), "data": {"game_id": game_id, "players": players}}
+
+
+def challenge_payload(challenge: dict[str, Any], player: str) -> dict[str, Any]:
+    """The body of a ``challenge.received`` delivery: the challenge as its addressee reads it, and the app's
+    player it is for (who accepts or declines it with the app's key)."""
+    return {"type": CHALLENGE_RECEIVED, "timestamp": _stamp(), "data": {"player": player, "challenge": challenge}}
 
 
 def _stamp() -> str:
@@ -237,17 +244,21 @@ class Lifecycle:
         return self.announce(doc.get("app", ""), doc["id"], game.version, TURN_REMINDER, body, subscribed=True)
 
     def announce(
-        self, app_id: str, game_id: str, version: int, event_type: str, body: dict[str, Any], subscribed: bool = False
-    ) -> bool:
-        """Deliver an event that is no commit's (a reminder, a match found) to the app if it subscribes to it
-        (``subscribed``: known already), under a delivery id fixed by the game, version and event, so that
-        one sent again after a crash is the same delivery. False when the app does not hear it."""
+        self, app_id: str, game_id: str, version: int, event_type: str, body: dict[str, Any], subscribed: bool = False,
+        of_game: bool = True,
+    ) -> bool:  # fmt: skip
+        """Deliver an event that is no commit's (a reminder, a match found, a challenge) to the app if it
+        subscribes to it (``subscribed``: known already), under a delivery id fixed by the game (``of_game``
+        false: a challenge's id, no game to look for), version and event, so that one sent again after a crash
+        is the same delivery. False when the app does not hear it."""
         if not subscribed:
             app = self.store.apps.get(app_id)
             if app is None or not app.get("webhook") or app.get("revoked_at") or event_type not in subscriptions(app):
                 return False
         delivery = delivery_id(game_id, version, event_type)
-        record = {"app": app_id, "game": game_id, "body": orjson.dumps(body).decode()}
+        record: dict[str, Any] = {"app": app_id, "game": game_id, "body": orjson.dumps(body).decode()}
+        if not of_game:
+            record.update(game=None, checked=True)  # an event known to have happened: no game to look for
         self.store.app_deliveries.put(delivery, "announced", record, self.settings.app_event_ttl, landed=True)
         queued(self.store, delivery, record)
         self.store.app_hooks_due.mark(delivery, first_due(self.settings), attempt=1)

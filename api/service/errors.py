@@ -125,6 +125,22 @@ class TicketNotFound(ServiceError):
     """No such matchmaking ticket for this token."""
 
 
+class TooManyChallenges(AtCapacity):
+    """A challenger has as many open challenges as it may."""
+
+
+class ChallengeNotFound(ServiceError):
+    """No such challenge for this caller (or it is over and no longer kept)."""
+
+
+class BotBusy(ServiceError):
+    """A registered bot plays as many games at once as its ``max_games`` allows."""
+
+
+class DeadlineTooShort(ServiceError):
+    """A game's time per move is shorter than a registered bot's ``min_turn_timeout_s``."""
+
+
 class HintsOff(ServiceError):
     """A hint asked in a game created without ``hints: true``."""
 
@@ -143,3 +159,7 @@ class SeatLimit(ServiceError):
 
 class GameBusy(ServiceError):
     """A game kept changing under an operation that had to read it first: the caller may simply try again."""
+
+
+class NothingToScreen(ServiceError):
+    """A fair-play screen of a player (or bot) with no finished game the caller may read."""

@@ -26,6 +26,8 @@ from api.service.registered_bots import RegisteredBots
 from api.service.self_service import SelfService
 from api.service.analyses import Analyses
 from api.service.analysis_calls import AnalysisCalls
+from api.service.fairplay import Screens
+from api.service.fairplay_calls import FairplayCalls
 from api.service.app_calls import AppCalls
 from api.service.apps import App, Apps
 from api.service.commits import Commits
@@ -56,7 +58,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
+class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls, FairplayCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -83,6 +85,7 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
         )  # fmt: skip
         self.simulations = Simulations(self.store, settings, self.queues)
         self.analyses = Analyses(self.store, settings, self.queues, self.archive)
+        self.screens = Screens(self.store, settings, self.queues, self.archive, self.analyses)
         self.registry = RegisteredBots(self.store, settings)
         self.bot_events = BotEvents(self.store, settings, self.registry)
         self.apps = Apps(self.store, settings)
@@ -116,9 +119,10 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls):
         (and ``webhook_secret`` for a webhook bot), shown this once."""
         return self.ratings.with_ratings([self.registry.register(owner, owner_name, name, description, variants, webhook)])[0]
 
-    def update_bot(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """Only the app ``owner`` that registered it: ``description``, ``variants``, ``webhook``."""
-        return self.ratings.with_ratings([self.registry.update(owner, name, changes)])[0]
+    def update_bot(self, owner: str | None, token: str | None, name: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """The app ``owner`` that registered it (anything), or the bot itself (its ``token``: its limits)."""
+        entry = self.registry.update(owner, name, changes) if owner is not None else self.registry.set_limits(token, name, changes)
+        return self.ratings.with_ratings([entry])[0]
 
     def retire_bot(self, owner: str, name: str) -> None:
         self.registry.retire(owner, name)

@@ -8,7 +8,7 @@ lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
 ``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,
 notice streams), ``tickets`` (matchmaking tickets, pools and matches), ``analyses`` (analyses of finished
-games queued or running) with ``client_analyses``, ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
+games queued or running) with ``client_analyses``, ``screens`` (fair-play screens queued or running), ``ratings`` (per-variant ratings of rated games) with ``ratings_due`` (rated games ended and
 not yet counted), ``archive_due`` (finished games not yet archived), and ``arenas``.
 Every Redis ``ConnectionError``/``TimeoutError`` (and a cluster's own: a slot without a master, no node to
 ask) surfaces as :class:`StoreUnavailable` (a fast 503).
@@ -24,6 +24,7 @@ from api.store.analyses import AnalysisStore
 from api.store.apps import AppStore
 from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
+from api.store.challenges import ChallengeStore
 from api.store.connections import (
     Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
 )
@@ -45,7 +46,7 @@ from api.store.rematches import RematchStore
 from api.store.tickets import TicketStore
 
 __all__ = [
-    "AnalysisStore", "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
+    "AnalysisStore", "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ChallengeStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
     "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "RematchStore", "TicketStore", "WebhookHosts", "WholeGame",
     "out_of_memory", "ping_url", "shutdown_url",
@@ -90,8 +91,11 @@ class Store:
         self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
         self.tickets = TicketStore(queue, self.connections.blocking_queue, prefix)  # matchmaking
         self.rematches = RematchStore(queue, prefix)  # offers of the same table again
+        self.challenges = ChallengeStore(queue, prefix)  # one player's or bot's offer of a game to another
+        self.bot_games = ClientSlots(queue, prefix, "botgames")  # a registered bot's games at once (its max_games)
         self.analyses = AnalysisStore(queue, self.connections.blocking_queue, prefix, settings.analysis_ttl)
-        self.client_analyses = ClientSlots(queue, prefix, "analyses")  # a client's analyses queued or running
+        self.client_analyses = ClientSlots(queue, prefix, "analyses")  # a client's analyses (and screens) queued or running
+        self.screens = AnalysisStore(queue, self.connections.blocking_queue, prefix, settings.analysis_ttl, "fp")  # fair-play screens
 
     @property
     def redis(self) -> Redis | RedisCluster:

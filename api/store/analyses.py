@@ -10,6 +10,9 @@
   long poll waits on.
 
 Every key expires ``ttl`` after its last write; a finished analysis lives on in the archive.
+
+Fair-play screens (api/service/fairplay.py) are jobs of the same shape: the same keys under ``<prefix>:fp:<screen
+id>``, the list holding the positions read so far.
 """
 
 from __future__ import annotations
@@ -68,8 +71,9 @@ return st
 
 
 class AnalysisStore:
-    def __init__(self, conn: redis.Redis, blocking: Callable[[], redis.Redis], prefix: str, ttl: int) -> None:
+    def __init__(self, conn: redis.Redis, blocking: Callable[[], redis.Redis], prefix: str, ttl: int, kind: str = "an") -> None:
         self.conn = conn
+        self.kind = kind
         self.blocking = blocking
         self.prefix = prefix
         self.ttl = ttl
@@ -78,7 +82,7 @@ class AnalysisStore:
         self._end = conn.register_script(_END)
 
     def _keys(self, game_id: str) -> list[str]:
-        key = f"{self.prefix}:an:{game_id}"
+        key = f"{self.prefix}:{self.kind}:{game_id}"
         return [key, f"{key}:moves", f"{key}:w"]
 
     @translating

@@ -1,5 +1,5 @@
 """The fair-play screen: did a seat choose, more often than an honest ``expert`` would have on the same
-positions, moves that are best only to one who sees the hidden tiles? (docs/analysis.md#fair-play)
+positions, moves that are best only to one who sees the hidden tiles? (docs/analysis.md#fair-play-screen)
 
 At each of the seat's choice positions (two legal moves or more) two sets of moves are compared: the moves
 best from the seat's own information (the analysis's values) and the moves best to one who sees the other

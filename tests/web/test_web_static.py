@@ -8,7 +8,7 @@ from api.web import PLAY_DIR
 
 
 def test_play_answers_html(client):  # type: ignore[no-untyped-def]
-    for path in ("/play", "/play/", "/play/watch?game=abc"):
+    for path in ("/play", "/play/", "/play/watch?game=abc", "/play/replay?game=abc&v=3"):
         resp = client.get(path)
         assert resp.status_code == 200, path
         assert resp.mimetype == "text/html"
@@ -51,7 +51,7 @@ def test_the_client_uses_only_documented_endpoints(client):  # type: ignore[no-u
 
 
 def test_pages_send_a_content_security_policy_and_refuse_framing(client):  # type: ignore[no-untyped-def]
-    for path in ("/", "/play", "/play/watch?game=abc", "/docs"):
+    for path in ("/", "/play", "/play/watch?game=abc", "/play/replay?game=abc", "/docs"):
         resp = client.get(path)
         policy = resp.headers.get("Content-Security-Policy", "")
         assert "frame-ancestors 'none'" in policy and resp.headers.get("X-Frame-Options") == "DENY", path

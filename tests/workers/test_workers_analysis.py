@@ -20,11 +20,12 @@ from domino.analysis import analyse
 
 pytestmark = pytest.mark.slow
 
-NODES = 6000
+NODES = 10_000
 
 
-def _finished(client, run_bots) -> str:  # type: ignore[no-untyped-def]
-    body = {"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}], "rules": {"target_score": 30}}
+def _finished(client, run_bots, target_score: int = 30) -> str:  # type: ignore[no-untyped-def]
+    body = {"variant": "draw", "seats": [{"bot": "greedy"}, {"bot": "random"}], "rules": {"target_score": target_score},
+            "seed": "an analysis long enough to stop midway"}  # fmt: skip
     game_id: str = client.post("/v1/games", json=body).get_json()["game"]["id"]
     eventually(lambda: run_bots() is not None and client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished",
                "the bots finished the game")  # fmt: skip
@@ -41,7 +42,9 @@ def test_a_worker_process_analyses_a_game_and_one_stopped_midway_is_resumed_to_t
     settings, client, service, run_bots, run_analyses
 ) -> None:  # type: ignore[no-untyped-def]
     slow = Service(replace(settings, analysis_nodes=NODES))
-    game_id = _finished(client, run_bots)
+    # A seeded match of several rounds: its analysis lasts seconds, so the worker is still inside it when it is
+    # stopped just after its first progress (on a fast machine a one-round game was done before the stop).
+    game_id = _finished(client, run_bots, target_score=60)
     queue = Queues(service.store).analysis
     conn = service.store.rq_connection()
     worker = _worker()

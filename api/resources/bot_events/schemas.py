@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import marshmallow as ma
 
+from api.resources.challenges.schemas import ChallengeSchema
 from api.resources.games.schemas import GameViewSchema
 from api.resources.moves.schemas import MoveSchema
 from api.service.events import STREAM_ID
 
-NOTICE_TYPES = ["turn", "game_started", "game_ended", "match"]
+NOTICE_TYPES = ["turn", "game_started", "game_ended", "match", "challenge"]
 
 
 class BotEventsQuerySchema(ma.Schema):
@@ -41,17 +42,18 @@ class BotEventsHeadersSchema(ma.Schema):
 
 class BotNoticeSchema(ma.Schema):
     """One notice on a registered bot's stream: `turn` (it is to move: post one of `legal_moves` to
-    `move_url` with `expected_version` = `version` and the bot token), `game_started`, `game_ended`, and `match`
-    (a matchmaking ticket the bot holds was matched: the game and its seat)."""
+    `move_url` with `expected_version` = `version` and the bot token), `game_started`, `game_ended`, `match`
+    (a matchmaking ticket the bot holds was matched: the game and its seat), and `challenge` (someone challenges
+    the bot: `challenge`, to accept or decline before its `expires_at`; no game yet)."""
 
     class Meta:
         unknown = ma.INCLUDE  # notices may gain members and types: ignore those you do not know
 
     id = ma.fields.String(required=True, metadata={"description": "the notice's id: `after` / `Last-Event-ID`"})
     type = ma.fields.String(required=True, metadata={"description": f"one of {NOTICE_TYPES} (more may come)"})
-    game_id = ma.fields.String(required=True)
-    seat = ma.fields.Integer(required=True, metadata={"description": "the bot's seat in that game"})
-    version = ma.fields.Integer(required=True, metadata={"description": "the game's version the notice is about"})
+    game_id = ma.fields.String(metadata={"description": "the game (every type but `challenge`)"})
+    seat = ma.fields.Integer(metadata={"description": "the bot's seat in that game (every type but `challenge`)"})
+    version = ma.fields.Integer(metadata={"description": "the game's version the notice is about (every type but `challenge`)"})
     variant = ma.fields.String(metadata={"description": "`game_started`, `game_ended`: the game's variant"})
     deadline = ma.fields.Float(
         allow_none=True, metadata={"description": "`turn`: Unix time by which to move, else the server moves for it"}
@@ -63,6 +65,11 @@ class BotNoticeSchema(ma.Schema):
     scores = ma.fields.List(ma.fields.Integer(), allow_none=True, metadata={"description": "`game_ended`: final scores"})
     reason = ma.fields.String(allow_none=True, metadata={"description": "`game_ended`: why it ended"})
     ticket = ma.fields.String(metadata={"description": "`match`: the ticket matched"})
+    challenge_id = ma.fields.String(metadata={"description": "`challenge`: accept or decline it at `/v1/challenges/{id}`"})
+    expires_at = ma.fields.Float(metadata={"description": "`challenge`: Unix time until which it may be accepted"})
+    challenge = ma.fields.Nested(
+        ChallengeSchema, metadata={"description": "`challenge`: the challenge as the bot reads it (`GET /v1/challenges/{id}`)"}
+    )
 
 
 class BotEventsPageSchema(ma.Schema):

@@ -8,10 +8,11 @@ from typing import Any
 import marshmallow as ma
 from apispec import APISpec
 
+from api.resources.challenges.schemas import ChallengeSchema
 from api.resources.games.history import HistorySeatSchema
 from api.resources.games.schemas import GAME_STATUSES, STATUS_DOC, GameViewSchema, LastRoundSchema
 from api.resources.moves.schemas import MoveSchema
-from api.service.app_events import EVENT_TYPES, MATCH_FOUND, TURN_REMINDER, TURN_STARTED
+from api.service.app_events import CHALLENGE_RECEIVED, EVENT_TYPES, MATCH_FOUND, TURN_REMINDER, TURN_STARTED
 
 
 class TurnDeliverySchema(ma.Schema):
@@ -128,6 +129,23 @@ class AppMatchEventSchema(ma.Schema):
     data = ma.fields.Nested(AppMatchDataSchema, required=True)
 
 
+class AppChallengeDataSchema(ma.Schema):
+    player = ma.fields.String(required=True, metadata={"description": "the app's player challenged"})
+    challenge = ma.fields.Nested(
+        ChallengeSchema,
+        required=True,
+        metadata={"description": "the challenge as its addressee reads it: accept or decline it with the app's key and `player`"},
+    )
+
+
+class AppChallengeEventSchema(ma.Schema):
+    """What an app's webhook receives when one of its players is challenged (`challenge.received`)."""
+
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf([CHALLENGE_RECEIVED]))
+    timestamp = ma.fields.String(required=True, metadata={"description": "ISO 8601, UTC: when it was sent first"})
+    data = ma.fields.Nested(AppChallengeDataSchema, required=True)
+
+
 def _header(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "in": "header", "required": True, "description": description, "schema": schema}
 
@@ -154,6 +172,8 @@ APP_EVENT_WHEN = {
     "(only when the app subscribes to it)",
     "ping": "the app asked for a test delivery (`POST /v1/app/webhook/test`); its `webhook-id` is `msg_ping_<id>`",
     MATCH_FOUND: "matchmaking seated some of the app's players in a game (only when the app subscribes to it)",
+    CHALLENGE_RECEIVED: "another player of the app challenged one of its players (`POST /v1/challenges`); its "
+    "`webhook-id` is `msg_<challenge id>_0_challenge_received` (only when the app subscribes to it)",
 }
 
 
@@ -186,6 +206,8 @@ def _schema(event_type: str) -> str:
         return "AppPing"
     if event_type == MATCH_FOUND:
         return "AppMatchEvent"
+    if event_type == CHALLENGE_RECEIVED:
+        return "AppChallengeEvent"
     return "AppTurnEvent" if event_type in (TURN_STARTED, TURN_REMINDER) else "AppEvent"
 
 
@@ -197,8 +219,9 @@ def document(spec: APISpec) -> None:
     spec.components.schema("AppTurnEvent", schema=AppTurnEventSchema)
     spec.components.schema("AppPing", schema=PingSchema)
     spec.components.schema("AppMatchEvent", schema=AppMatchEventSchema)
+    spec.components.schema("AppChallengeEvent", schema=AppChallengeEventSchema)
     spec.options["webhooks"] = {
-        **{event_type: _app_event(event_type) for event_type in (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND, "ping")},
+        **{event_type: _app_event(event_type) for event_type in (*EVENT_TYPES, TURN_STARTED, TURN_REMINDER, MATCH_FOUND, CHALLENGE_RECEIVED, "ping")},
         "turn": {
             "post": {
                 "operationId": "hostedBotTurn",

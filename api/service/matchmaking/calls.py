@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from api.service.apps import App
-from api.service.matchmaking import Matchmaking, TicketRequest
+from api.service.matchmaking import Caller, ChallengeRequest, Matchmaking, TicketRequest
 from api.service.matchmaking.rematch import Rematches
 
 
@@ -26,6 +26,25 @@ class MatchmakingCalls:
 
     def cancel_ticket(self, ticket_id: str, token: str | None) -> dict[str, Any]:
         return self.matchmaking.cancel(ticket_id, token)
+
+    def open_challenge(
+        self, req: ChallengeRequest, app: App | None, token: str | None, player: str | None, client: str
+    ) -> dict[str, Any]:
+        """A challenge from an app's ``player``, a registered bot (its ``token``) or the anonymous ``client``:
+        ``{"challenge", "token"}`` (api/service/matchmaking/challenges.py)."""
+        return self.matchmaking.challenge(req, app, token, player, client)
+
+    def challenge(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
+        return self.matchmaking.challenges.read(challenge_id, caller)
+
+    def accept_challenge(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
+        return self.matchmaking.challenges.accept(challenge_id, caller)
+
+    def decline_challenge(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
+        return self.matchmaking.challenges.decline(challenge_id, caller)
+
+    def cancel_challenge(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
+        return self.matchmaking.challenges.cancel(challenge_id, caller)
 
     def rematch(self, game_id: str, token: str | None, timeout_s: float | None = None) -> tuple[int, dict[str, Any]]:
         """Offer or accept the same table again (api/service/matchmaking/rematch.py): (201, the new game) or (202,

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from api.config import Settings
+from api.service.bot_limits import BotLimits
 from api.service.errors import OfferClosed, TicketNotFound, TooManyTickets
 from api.service.matchmaking.spec import BOT, PLAYER, Holder, TicketRequest, check, pool_of
 from api.service.ratings import bot_player, rated_player, shown
@@ -30,7 +31,7 @@ def new_ticket_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
-def _stamp(t: float) -> str:
+def stamp(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
@@ -44,7 +45,7 @@ def render(ticket_id: str, record: dict[str, str], spec: dict[str, Any]) -> dict
         **{k: spec[k] for k in ("variant", "players", "rules", "rated", "rating_range", "bots_after_s", "bot", "party")},
         **{k: spec[k] for k in ("turn_timeout_s", "clock") if spec.get(k) is not None},
         "holder": spec["holder"],
-        "created_at": _stamp(spec["created_at"]),
+        "created_at": stamp(spec["created_at"]),
         "game_id": None,
         "seat": None,
         "token": None,
@@ -58,10 +59,13 @@ class Tickets:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.limits = BotLimits(store, settings)
 
     def open(self, req: TicketRequest, holder: Holder) -> tuple[str, str, dict[str, Any]]:
         """A new waiting ticket: (its id, its pool, what its holder reads, with its ``token``)."""
         rules = check(req, holder)
+        if holder.kind == BOT:  # what the bot accepts: its games at once, its shortest time per move
+            self.limits.check(holder.name, req.turn_timeout_s, req.clock)
         pool = pool_of(req, rules)
         ticket_id, now = new_id(), time.time()
         party = self._party(req, pool, ticket_id)

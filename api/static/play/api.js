@@ -58,6 +58,11 @@ export const getRematch = (id, token) => api('GET', `/v1/games/${game(id)}/remat
 export const getView = (id, token) => api('GET', `/v1/games/${game(id)}`, { token });
 export const getHistory = (id, token) => api('GET', `/v1/games/${game(id)}/history`, { token });
 export const historyHref = (id) => `/v1/games/${game(id)}/history`;
+/** A finished game's analysis (404 when none was asked for); with `wait`, a long poll until it is over. */
+export const getAnalysis = (id, wait = 0, signal) => api('GET', `/v1/games/${game(id)}/analysis?wait=${wait}`, { signal });
+export const requestAnalysis = (id) => api('POST', `/v1/games/${game(id)}/analysis`);
+/** The replay page of a game, at a version (the first position when none). */
+export const replayHref = (id, version) => `/play/replay?game=${game(id)}${version === undefined ? '' : `&v=${version}`}`;
 export const playMove = (id, token, move) => api('POST', `/v1/games/${game(id)}/moves`, { token, body: move });
 export const resign = (id, token) => api('POST', `/v1/games/${game(id)}/resign`, { token });
 export const claimSeat = (id, seat, name) => api('POST', `/v1/games/${game(id)}/seats/${seat}`, { body: { name } });

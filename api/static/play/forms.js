@@ -200,7 +200,8 @@ export async function showNewGame($app, current) {
     form,
     mine.length ? h('section', { class: 'card' }, h('h2', {}, SAY.yourGames),
       h('ul', { class: 'plain' }, mine.map((g) => h('li', {},
-        h('a', { href: `#game=${g.id}` }, `${g.id}`), SAY.savedGame(g.seat))))) : null,
+        h('a', { href: `#game=${g.id}` }, `${g.id}`), SAY.savedGame(g.seat), ' · ',
+        h('a', { href: client.replayHref(g.id) }, SAY.replay))))) : null,
   );
 }
 

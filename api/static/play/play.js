@@ -6,6 +6,7 @@
 //   #game=<id>      a table: your seat if this browser holds its token, else the spectator's view
 //                   (with "take this seat" for open seats: the link to share with a friend)
 //   #watch=<id>     the spectator's table (also /play/watch?game=<id>)
+//   /play/replay?game=<id>&v=<version>   a game step by step (replay.js)
 //
 // The modules: api.js (the API client and the seats held), connection.js (the live connection), state.js
 // and layout.js (pure: the table's state, where tiles lie), text.js (every word shown or announced),
@@ -20,6 +21,7 @@ import { SAY, announcements } from './text.js';
 import { put, h } from './dom.js';
 import { drawTable, makeTable, showConn } from './table.js';
 import { showNewGame, showLobby } from './forms.js';
+import { showReplay } from './replay.js';
 import { showError, clearError, clearNetworkError, announce, clearAnnouncements } from './notices.js';
 
 const $app = document.getElementById('app');
@@ -36,7 +38,11 @@ function route() {
   clearError();
   const params = new URLSearchParams(location.hash.slice(1));
   const query = new URLSearchParams(location.search);
-  if (location.pathname.replace(/\/$/, '') === '/play/watch' && query.get('game') && !location.hash) {
+  const path = location.pathname.replace(/\/$/, '');
+  if (path === '/play/replay' && query.get('game')) {
+    return showReplay($app, query.get('game'), query.has('v') ? Number(query.get('v')) : null, current);
+  }
+  if (path === '/play/watch' && query.get('game') && !location.hash) {
     return openTable(query.get('game'), { watch: true });
   }
   if (params.get('game')) return openTable(params.get('game'), { watch: false });
@@ -45,7 +51,8 @@ function route() {
   return showNewGame($app, current);
 }
 
-window.addEventListener('hashchange', route);
+// The skip link's #app moves the focus only: it is no page of its own.
+window.addEventListener('hashchange', () => { if (location.hash !== '#app') route(); });
 
 // ---------------------------------------------------------------- the open table
 

@@ -9,7 +9,7 @@ import { tileSvg, tileBack, parseTile } from './tiles.js';
 import { boardItem, smallTile } from './board.js';
 import { over, legalPlays, turnState, turnActions, maxPips } from './state.js';
 import * as text from './text.js';
-import { historyHref } from './api.js';
+import { historyHref, replayHref } from './api.js';
 
 const { SAY } = text;
 
@@ -35,7 +35,7 @@ export function showConn(el, state) {
   attr(el, 'data-state', state);
 }
 
-function gameOverItem(t) {
+export function gameOverItem(t) {
   const view = t.view;
   if (!over(view)) return null;
   if (view.status === 'aborted') {
@@ -51,7 +51,9 @@ function gameOverItem(t) {
     h('ul', { class: 'final-scores' }, scores.map(([who, score], seat) => h('li', {},
       `${who}: `, h('strong', { 'data-testid': `final-score-${seat}` }, String(score))))),
     teams ? h('p', { 'data-testid': 'team-scores' }, teams) : null,
-    h('p', {}, h('a', { href: historyHref(view.id) }, SAY.history), SAY.historyWhat, h('a', { href: '#new' }, SAY.newGameLink)),
+    h('p', {},
+      t.replaying ? null : [h('a', { href: replayHref(view.id, 0), 'data-testid': 'replay-link' }, SAY.replay), ' · '],
+      h('a', { href: historyHref(view.id) }, SAY.history), SAY.historyWhat, h('a', { href: '#new' }, SAY.newGameLink)),
     again(t)));
 }
 
@@ -173,7 +175,7 @@ function shareItem(t) {
   });
 }
 
-function roundResultItem(t) {
+export function roundResultItem(t) {
   const view = t.view;
   const lr = view.last_round;
   if (!lr) return null;
@@ -209,6 +211,7 @@ function toolsItem(t) {
   const resignable = view.seat !== null && view.status === 'playing';
   return piece('tools', [view.id, resignable, t.confirmResign], () => {
     const items = [h('a', { href: `/play/watch?game=${view.id}` }, SAY.spectatorLink)];
+    if (view.status === 'playing') items.push(h('a', { href: replayHref(view.id), 'data-testid': 'replay-link' }, SAY.replayHere));
     if (resignable) {
       items.push(t.confirmResign
         ? h('span', {}, SAY.resignSure,

@@ -49,6 +49,28 @@ export const SAY = {
   openRound: 'to open the round', play: (tile, where) => `Play ${tile} ${where}`,
   engine: (tile) => (tile ? `Engine ${tile}` : 'No engine yet'), trainEnd: (n) => `end ${n}`,
   spinner: (tile) => `Spinner ${tile}. `,
+  replay: 'Replay', replayHere: 'Replay the moves so far', replayTitle: (id) => `Replay of game ${id}`,
+  titleReplay: (id) => `Replay ${id} · Dominoes`, replayControls: 'Step through the game',
+  first: 'First', back: 'Back', forward: 'Forward', last: 'Last',
+  firstLabel: 'Go to the first position (Home)', backLabel: 'Back one move (Left arrow)',
+  forwardLabel: 'Forward one move (Right arrow)', lastLabel: 'Go to the last position (End)',
+  stepOf: (i, n, version) => `Step ${i + 1} of ${n} · version ${version}`,
+  keysHint: 'Keys: Left and Right step, Home and End jump.',
+  replayLive: 'This game is still being played: the replay shows the moves so far, without the hidden tiles, and follows the game.',
+  replayCatchUp: 'Load the latest moves', watchLive: 'Watch it live',
+  replayFinished: 'The game is over: every hand is shown.',
+  replayUnrevealed: 'The game is over, but its deals are not revealed yet (an arena\'s games are revealed when the arena ends): hands are hidden.', nothingToReplay: 'Nothing has been played in this game yet.',
+  moves: 'Moves', hands: 'Hands', handsHidden: 'hidden', analysis: 'Analysis',
+  analysisNone: 'This game has not been analysed.', analyse: 'Analyse this game',
+  analysisQueued: 'The analysis is queued…', analysisRunning: (p) => `Analysing… ${Math.round(p * 100)}%`,
+  analysisFailed: 'The analysis failed.', analysisLive: 'An analysis can be asked for once the game is over.',
+  noChoice: 'No choice to weigh at this step.',
+  played: 'Played', best: 'Best', loss: 'Loss', value: 'Value', accuracy: 'Accuracy',
+  lossShort: (loss) => ` (loss ${loss.toFixed(2)})`,
+  lossText: (loss) => (loss <= 0 ? '0 (the best move)' : `${loss.toFixed(2)} point${loss === 1 ? '' : 's'}`),
+  roundDealt: (n) => `Round ${n} dealt.`, gameStart: 'The start of the game.',
+  scoresByRound: 'Scores by round', roundWord: 'Round', total: 'Total', roundHeading: (n) => `Round ${n}`,
+  openTable: 'The game\'s table', loadingReplay: 'Loading the replay…', replayFailed: 'The replay could not be loaded.',
 };
 
 export const VARIANT_NAMES = {
@@ -216,4 +238,35 @@ export function announcements(prev, view) {
     out.push(turnText(view));
   }
   return out.filter(Boolean);
+}
+
+/** A move as the analysis names it ({type, tile, end}): "6-4 on the left", "draw", "pass". */
+export function moveText(move) {
+  if (move.type !== 'play') return move.type;
+  if (!move.end) return `${move.tile} to open`;
+  if (move.end === 'mexican') return `${move.tile} on the Mexican train`;
+  if (move.end.startsWith('train:')) return `${move.tile} on train ${Number(move.end.slice(6)) + 1}`;
+  return `${move.tile} on the ${move.end}`;
+}
+
+/** What a replay step shows, in words (its caption, announced as it changes). */
+export function stepText(step) {
+  // A finished game's history names the tiles drawn: say which.
+  const moves = step.moves.map((m) => (m.type === 'draw' && m.tile ? `${whoText(step, m.seat)} drew ${m.tile}` : describeMove(step, m)));
+  let parts = moves;
+  if (step.kind === 'deal') parts = [...moves, SAY.roundDealt(step.round)];
+  else if (step.kind === 'round') parts = [...moves, roundTitle(step.last_round)];
+  else if (step.kind === 'end') {
+    const ended = step.last_round && step.last_round.round === step.round ? roundTitle(step.last_round) : '';
+    parts = [...moves, ended, gameOverTitle(step), step.outcome ? endReason(step, step.outcome, step.resigned) : ''];
+  }
+  const said = parts.filter(Boolean).map((p) => p.replace(/[.!]$/, ''));
+  return said.length ? `${said.join('. ')}.` : SAY.gameStart;
+}
+
+/** A seat's summary in an analysis: "Ana: accuracy 80%, mean loss 0.42". */
+export function accuracyText(view, summary) {
+  const who = seatName(view, summary.seat);
+  if (summary.accuracy === null || summary.accuracy === undefined) return `${who}: no choices`;
+  return `${who}: accuracy ${Math.round(summary.accuracy)}%, mean loss ${summary.mean_loss.toFixed(2)}`;
 }
