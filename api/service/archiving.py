@@ -75,18 +75,23 @@ class Archiving:
         whole = self.store.games.load_whole(taken)
         waiting = self.store.ratings_due.pending(list(whole))  # archived only once their ratings are counted
         now = time.time()
-        entries, drop, held = [], [], {}
+        entries: list[Entry] = []
+        drop: list[str] = []
+        held: dict[str, list[str]] = {}  # held: owner -> its games archived now
         for game_id in taken:
             found = whole.pop(game_id, None)  # each game decoded in turn, and let go once rendered
-            if found is not None and game_id not in waiting and self._sealed(found):
+            if found is None:
+                drop.append(game_id)  # gone (deleted)
+                continue
+            if game_id not in waiting and self._sealed(found):
                 waiting.add(game_id)  # an arena's game waits for the arena's end (its record reveals the deals)
-            made = None if found is None or game_id in waiting else entry(game_id, found, now)
+            made = None if game_id in waiting else entry(game_id, found, now)
             if made is not None:
                 entries.append(made)
                 if (held_by := owner(game_record(found.doc))) is not None:
                     held.setdefault(held_by, []).append(game_id)
             elif game_id not in waiting:
-                drop.append(game_id)  # gone (deleted), or not over: nothing to archive
+                drop.append(game_id)  # not over: nothing to archive
         try:
             self.archive.write(entries)
         except ArchiveUnavailable as exc:
