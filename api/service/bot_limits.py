@@ -11,6 +11,8 @@ when the game ends: :mod:`api.service.create`, :mod:`api.service.commits`).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 from api.config import Settings
@@ -56,3 +58,21 @@ class BotLimits:
         most = record.get("max_games")
         if most is not None and self.store.bot_games.count(name) >= most:
             raise BotBusy(f"The bot {name!r} plays {most} games at once, as many as it accepts.", bot=name, max_games=most)
+
+    def hold(self, game_id: str, records: Iterable[dict[str, Any]], enforce: bool = True) -> None:
+        """Each registered bot of a new game holds one of its slots for it (``enforce``: refused with 409
+        ``bot-busy`` when one is at its ``max_games``, and then none is held; else counted only: an arena's
+        games, which the bot's arena entry agreed to). Its lease is renewed by the game's idle checks
+        (:mod:`api.service.idle`) and the slot given back when the game ends (:mod:`api.service.commits`)."""
+        lease = math.ceil((self.settings.game_ttl + self.settings.expiry_margin) * 1000)
+        held: list[str] = []
+        for record in records:
+            name, most = record["name"], record.get("max_games")
+            if not self.store.bot_games.take(name, game_id, most if enforce and most is not None else 0, lease):
+                self.release(game_id, held)
+                raise BotBusy(f"The bot {name!r} plays {most} games at once, as many as it accepts.", bot=name, max_games=most)
+            held.append(name)
+
+    def release(self, game_id: str, names: Iterable[str]) -> None:
+        for name in names:
+            self.store.bot_games.release(name, game_id)

@@ -23,7 +23,7 @@ import domino
 from api.config import Settings
 from api.service.app_events import Lifecycle
 from api.service.games import Game, Games, gone
-from api.service.records import GameRecord, StoredEvent, owner
+from api.service.records import REGISTERED, GameRecord, StoredEvent, owner
 from api.service.turns import Plan, Turns, decorate, notice
 from api.service.views import render_view
 from api.store import Store, StoreUnavailable
@@ -168,8 +168,8 @@ class Commits:
             log.warning("could not clear the idle entry of game %s", game_id, exc_info=True)
 
     def _release_creator_slot(self, game_id: str, doc: GameRecord) -> None:
-        """An ended game no longer counts against its creator's (or app's) cap of live games, and counts
-        against its cap of finished games until the archive takes it; if Redis is gone now, the slot lapses."""
+        """An ended game no longer counts against its creator's (or app's) cap of live games, nor its bots', and
+        counts against its cap of finished games until the archive takes it; if Redis is gone now, the slot lapses."""
         try:
             if "app" in doc:
                 self.store.app_games.release(doc["app"], game_id)
@@ -177,5 +177,8 @@ class Commits:
                 self.store.client_games.release(doc["creator"], game_id)
             if (held_by := owner(doc)) is not None:
                 self.store.client_finished.take(held_by, game_id, 0, self.settings.finished_ttl * 1000)
+            for seat in doc["seats"]:  # nor against its registered bots' max_games (api/service/bot_limits.py)
+                if seat["kind"] == REGISTERED:
+                    self.store.bot_games.release(seat["bot"], game_id)
         except StoreUnavailable:
             log.warning("could not release the creator's slot for game %s", game_id, exc_info=True)

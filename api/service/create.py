@@ -23,7 +23,8 @@ import orjson
 import domino
 import domino.bots
 from api.config import Settings
-from api.service.errors import IdempotencyKeyReused, InvalidRequest, TooManyAppGames, TooManyGames, Unauthorized
+from api.service.bot_limits import BotLimits
+from api.service.errors import BotBusy, IdempotencyKeyReused, InvalidRequest, TooManyAppGames, TooManyGames, Unauthorized
 from api.service import bot_games, webhooks
 from api.service.addresses import literal_target
 from api.service.apps import App
@@ -66,6 +67,7 @@ class Creation:
         self.settings = settings
         self.commits = commits
         self.bots = RegisteredBots(store, settings)
+        self.limits = BotLimits(store, settings)
 
     def create(
         self,
@@ -96,8 +98,9 @@ class Creation:
         game_id = new_id()
         self._take_slot(game_id, client, app)
         try:
+            self.limits.hold(game_id, registered.values())
             return self._commit_new(game_id, req, rules, registered, client, app, fp, key_hash, idempotency_key)
-        except StoreUnavailable:
+        except (StoreUnavailable, BotBusy):
             self._undo(game_id, client, app, req)
             raise
 
@@ -134,6 +137,7 @@ class Creation:
         try:
             self.store.lobby.remove(game_id)
             self.store.games.delete(game_id)
+            self.limits.release(game_id, [seat["bot"] for seat in req.seats if "bot" in seat])
             if app is not None:
                 self.store.app_games.release(app.id, game_id)
                 self.store.apps.disown(app.id, [game_id], players(req))
@@ -186,6 +190,7 @@ class Creation:
         rules, registered = self.check(req, entered=frozenset(s["bot"] for s in req.seats))
         doc, state, _ = self._first_record(game_id, req, rules, registered, seed, deal_version)
         doc["arena"] = arena
+        self.limits.hold(game_id, registered.values(), enforce=False)
         return self._commit_first(game_id, doc, state, req.variant, exists_ok=True) is not None
 
     def create_for_match(self, game_id: str, req: GameRequest, tokens: list[str | None], app_id: str | None) -> bool:
@@ -195,6 +200,7 @@ class Creation:
         sits there only by a ticket it holds itself: its consent."""
         rules, registered = self.check(req, app_id, entered=frozenset(s["bot"] for s in req.seats if "bot" in s))
         doc, state, _ = self._first_record(game_id, req, rules, registered, chosen=tokens)
+        self.limits.hold(game_id, registered.values())  # a bot at its max_games: 409 bot-busy, nothing made
         if app_id is not None:
             doc["app"] = app_id
             self.store.apps.own(app_id, game_id, doc["created_at"], players(req))

@@ -19,7 +19,7 @@ import time
 
 from api.config import Settings
 from api.service.games import Games
-from api.service.records import GameRecord
+from api.service.records import REGISTERED, GameRecord
 from api.store import Store
 
 log = logging.getLogger("api.service.idle")
@@ -41,7 +41,8 @@ class IdleChecks:
         self.games = games
 
     def hold_until(self, doc: GameRecord, until: float) -> None:
-        """The creator's (or app's) slot for this live game is held until ``until`` plus the margin."""
+        """The creator's (or app's) slot for this live game, and its registered bots', are held until ``until``
+        plus the margin."""
         lease_ms = math.ceil((until - time.time() + self.settings.expiry_margin) * 1000)
         if lease_ms <= 0:
             return
@@ -49,6 +50,9 @@ class IdleChecks:
             self.store.app_games.take(doc["app"], doc["id"], 0, lease_ms)
         elif "creator" in doc:
             self.store.client_games.take(doc["creator"], doc["id"], 0, lease_ms)
+        for seat in doc["seats"]:  # and each registered bot's (its max_games)
+            if seat["kind"] == REGISTERED:
+                self.store.bot_games.take(seat["bot"], doc["id"], 0, lease_ms)
 
     def adopt(self) -> int:
         """Give each live game without an idle check one (and its keys and slot until then plus the margin);

@@ -32,6 +32,7 @@ BOT_NAME_PATTERN = r"^[a-z][a-z0-9_-]{2,31}$"  # 3-32 characters: a-z, digits, `
 _BOT_NAME = re.compile(BOT_NAME_PATTERN)
 REGISTERED_KIND, BUILTIN_KIND = "registered", "builtin"
 ARENA_ENTRY = ["closed", "open"]  # who may enter a bot in an arena: its owner only, or anyone
+LIMITS = ("max_games", "min_turn_timeout_s")  # what a bot accepts (api/service/bot_limits.py); its token sets them too
 SCAN_PAGES = 5  # a listing page reads at most this many times its limit of registered bots
 Position = tuple[float, str]  # (registered at, name) of a listing's last entry; computer players are at 0
 
@@ -68,6 +69,7 @@ class RegisteredBots:
             "missed_turns": misses,
             "arenas": record.get("arenas", "closed"),
             "created_at": record["created_at"],
+            **{limit: record.get(limit) for limit in LIMITS},
         }
 
     def catalog(self, after: Position | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], Position | None]:
@@ -138,8 +140,8 @@ class RegisteredBots:
         return shown
 
     def update(self, owner: str, name: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """Change ``description``, ``variants``, ``arenas`` (``open``: anyone may enter it in an arena) or
-        ``webhook`` (null: no webhook, the bot plays from its stream). A webhook set where there was none gets a new ``webhook_secret``, shown this once; another URL
+        """Change ``description``, ``variants``, ``arenas`` (``open``: anyone may enter it in an arena), its
+        limits (``max_games``, ``min_turn_timeout_s``) or ``webhook`` (null: no webhook, the bot plays from its stream). A webhook set where there was none gets a new ``webhook_secret``, shown this once; another URL
         keeps the secret. Also clears the bot's missed
         turns: its owner says it is back."""
         record, _ = self._owned(owner, name)
@@ -152,6 +154,7 @@ class RegisteredBots:
             record["description"] = changes["description"]
         if "arenas" in changes:
             record["arenas"] = changes["arenas"]
+        record.update({limit: changes[limit] for limit in LIMITS if limit in changes})
         secret = None
         if "webhook" in changes:
             webhook = changes["webhook"]
@@ -165,6 +168,19 @@ class RegisteredBots:
         self.store.bots.answered(name)
         shown = self.entry(record, 0)
         return {**shown, "webhook_secret": secret} if secret else shown
+
+    def set_limits(self, token: str | None, name: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """The bot itself (its ``token``) sets what it accepts (:data:`LIMITS`), and only that: its entry."""
+        if self.caller(token) != name:
+            raise Forbidden(f"A bot token changes its own bot only, not {name!r}.")
+        others = sorted(set(changes) - set(LIMITS))
+        if others:
+            raise Forbidden(f"A bot's token changes only its {' and '.join(LIMITS)}; {', '.join(others)} need its owner's app key.")
+        record, _ = self._found(name)
+        record.update(changes)
+        self.store.bots.put(name, record)
+        self.store.bots.answered(name)
+        return self.entry(record, 0)
 
     def rotate_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
         """A new token for the bot (its entry with ``token``, shown this once); the old one stops at once, or
@@ -210,8 +226,8 @@ class RegisteredBots:
         record, misses = found
         if not consented(record):
             raise Forbidden(
-                f"Seat {index}: the bot {name!r} is seated only by its owner's app key, or in an arena its owner "
-                "created or entered it in."
+                f"Seat {index}: the bot {name!r} is seated only by its owner's app key, in a game it agreed to (a "
+                "challenge it accepted, a ticket it holds), or in an arena its owner created or entered it in."
             )
         why = None
         if record.get("retired"):

@@ -4,7 +4,7 @@
   challenger's token hash, the game id and seat tokens reserved when it was made: JSON, never changed),
   ``status`` (``open``, ``accepting`` while its game is being made, ``accepted``, ``declined``,
   ``cancelled``, ``expired``; an ``open`` one past its ``expires_at`` is expired whatever the field says),
-  ``reason`` (why a challenge whose game could not be made was cancelled). Its expiry is the challenge's
+  ``at`` (when it last changed), ``reason`` (why a challenge whose game could not be made was cancelled). Its expiry is the challenge's
   own plus :data:`KEPT_S`, so an answered or expired challenge is readable for a while, then gone. The
   ``{<id>}`` hash tag keeps a challenge's key in one slot whatever the connection;
 - ``<prefix>:ch:by:<challenger>``: a sorted set challenge id -> expires at: the challenger's open challenges
@@ -48,7 +48,7 @@ if status == 'open' and tonumber(ARGV[2]) >= tonumber(ARGV[3]) then
   return {'expired', 0}
 end
 if status ~= ARGV[4] then return {status, 0} end
-redis.call('HSET', KEYS[1], 'status', ARGV[5])
+redis.call('HSET', KEYS[1], 'status', ARGV[5], 'at', ARGV[2])
 if ARGV[5] ~= 'open' then redis.call('ZREM', KEYS[2], ARGV[1]) end
 return {ARGV[5], 1}
 """
@@ -76,13 +76,12 @@ class ChallengeStore:
         return bool(self._open(keys=keys, args=[challenge_id, now, expires_at, cap, orjson.dumps(doc), ttl]))
 
     @translating
-    def get(self, challenge_id: str) -> tuple[dict[str, Any], str, str | None] | None:
-        """(its doc, its stored status, the reason it was cancelled if any), or None."""
+    def get(self, challenge_id: str) -> tuple[dict[str, Any], dict[str, str]] | None:
+        """(its doc, its fields: ``status``, and ``at`` and ``reason`` when set), or None."""
         raw = cast("dict[bytes, bytes]", self.conn.hgetall(self.key(challenge_id)))
         if not raw:
             return None
-        reason = raw.get(b"reason")
-        return orjson.loads(raw[b"doc"]), raw[b"status"].decode(), reason.decode() if reason else None
+        return orjson.loads(raw.pop(b"doc")), {k.decode(): v.decode() for k, v in raw.items()}
 
     @translating
     def move(self, challenge_id: str, challenger: str, now: float, expires_at: float, old: str, new: str) -> tuple[str, bool]:

@@ -8,6 +8,8 @@ long-poll wait is capped at 50 ms here so that waiting requests stay cheap; rate
 
 from __future__ import annotations
 
+import copy
+
 import os
 from dataclasses import replace
 
@@ -40,8 +42,10 @@ def fuzz_app(settings):  # type: ignore[no-untyped-def]
 
 
 # The document the app serves (create_app connects to nothing); each case is sent to the test's own app.
-# (schemathesis.pytest.from_fixture would load it per test, but it does not work with pytest 9.)
-schema = schemathesis.openapi.from_dict(create_app({"DOMINO": Settings()}).extensions["domino.api"].spec.to_dict())
+# (schemathesis.pytest.from_fixture would load it per test, but it does not work with pytest 9.) A copy: the
+# examples' dicts are the resource modules' own, which the hooks edit in place as cases (a new bot name, a
+# seat), and every app of this process would then serve the edited document.
+schema = schemathesis.openapi.from_dict(copy.deepcopy(create_app({"DOMINO": Settings()}).extensions["domino.api"].spec.to_dict()))
 
 
 @pytest.fixture

@@ -68,7 +68,8 @@ def test_5_response_schemas_list_required_members() -> None:
     sometimes = {"LobbyGame": {"round", "scores", "winners", "metadata", "turn", "deadline"}, "AppEventData": {"result", "outcome", "last_round"},
                  "History": {"arena", "archived"},  # archived: not in a record (the same wherever it is kept)
                  "ViewSeat": {"hints_used"},  # games with hints only
-                 "Bot": {"strength", "owner", "variants", "delivery", "available", "missed_turns", "arenas", "created_at"}}  # fmt: skip
+                 "Bot": {"strength", "owner", "variants", "delivery", "available", "missed_turns", "arenas", "created_at",
+                         "max_games", "min_turn_timeout_s"}}  # fmt: skip
     for name in ("GameView", "CreatedGame", "History", "EventsPage", "Ticket", "Simulation", "SimulationPage",
                  "LobbyPage", "LobbyGame", "ClaimedSeat", "Variants", "Bot", "Problem", "ViewSeat", "Token", "App",
                  "AppEvent", "AppEventData", "BotEventsPage"):  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from support import assert_problem
+from support import assert_problem, eventually
 
 CHALLENGES = "/v1/challenges"
 
@@ -24,6 +24,7 @@ def notices(client, bot: dict[str, Any]) -> list[dict[str, Any]]:  # type: ignor
     return client.get("/v1/bot/events", headers=auth(bot["token"])).get_json()["events"]  # type: ignore[no-any-return]
 
 
+@pytest.mark.cluster
 def test_a_bot_sees_the_challenge_accepts_it_and_both_read_their_seats(client, register_bot) -> None:
     bot = register_bot("taker")
     made = challenge(client, {"to": {"bot": "taker"}, "variant": "draw", "name": "Ada"})
@@ -73,6 +74,7 @@ def test_only_the_addressee_answers_and_only_the_challenger_cancels(client, regi
     assert_problem(client.post(f"{url}/accept", headers=auth(bot["token"])), 409, "offer-closed")
 
 
+@pytest.mark.cluster
 def test_an_accept_and_a_cancel_racing_end_in_exactly_one_state(client, register_bot) -> None:
     bot = register_bot("racer")
     for _ in range(8):
@@ -141,3 +143,61 @@ def test_too_many_open_challenges_are_429_with_retry_after(client, register_bot)
     assert_problem(refused, 429, "too-many-challenges")
     assert int(refused.headers["Retry-After"]) > 0
     assert challenge(client, {"to": {"bot": "popular"}, "variant": "draw"}, address="10.0.0.2").status_code == 201
+
+
+def test_a_bot_sets_its_limits_with_its_owners_key_or_its_own_token(client, register_bot, app_key) -> None:
+    bot = register_bot("limited")
+    other = register_bot("neighbour")
+    owner = client.patch("/v1/bots/limited", json={"max_games": 3}, headers=auth(app_key))
+    assert owner.status_code == 200 and owner.get_json()["max_games"] == 3
+    itself = client.patch("/v1/bots/limited", json={"min_turn_timeout_s": 5, "max_games": None}, headers=auth(bot["token"]))
+    assert itself.status_code == 200, itself.get_json()
+    assert (itself.get_json()["max_games"], itself.get_json()["min_turn_timeout_s"]) == (None, 5)
+    assert client.get("/v1/bots/limited").get_json()["min_turn_timeout_s"] == 5
+    assert_problem(client.patch("/v1/bots/limited", json={"description": "mine"}, headers=auth(bot["token"])), 403, "forbidden")
+    assert_problem(client.patch("/v1/bots/limited", json={"max_games": 1}, headers=auth(other["token"])), 403, "forbidden")
+    assert_problem(client.patch("/v1/bots/limited", json={"max_games": 1}), 401, "unauthorized")
+    assert_problem(client.patch("/v1/bots/limited", json={"max_games": 0}, headers=auth(app_key)), 422, "invalid-request")
+
+
+def test_a_challenge_with_less_time_per_move_than_the_bot_accepts_is_422(client, register_bot, stored_keys) -> None:
+    bot = register_bot("patient")
+    client.patch("/v1/bots/patient", json={"min_turn_timeout_s": 20}, headers=auth(bot["token"]))
+    before = stored_keys()
+    short = challenge(client, {"to": {"bot": "patient"}, "variant": "draw", "turn_timeout_s": 2})
+    assert assert_problem(short, 422, "deadline-too-short")["min_turn_timeout_s"] == 20
+    seeking = {"variant": "draw", "players": 2, "clock": {"initial_s": 10, "increment_s": 1}}  # a bank of 10 s
+    assert_problem(client.post("/v1/matchmaking/tickets", json=seeking, headers=auth(bot["token"])), 422, "deadline-too-short")
+    assert stored_keys() - before == set()
+    assert challenge(client, {"to": {"bot": "patient"}, "variant": "draw", "turn_timeout_s": 20}).status_code == 201
+    assert challenge(client, {"to": {"bot": "patient"}, "variant": "draw"}).status_code == 201  # a bot's turns: 30 s
+
+
+def test_a_bot_at_its_max_games_is_busy_until_one_ends(client, register_bot, app_key) -> None:
+    bot = register_bot("busy")
+    client.patch("/v1/bots/busy", json={"max_games": 1}, headers=auth(bot["token"]))
+    first, waiting = (challenge(client, {"to": {"bot": "busy"}, "variant": "draw"}).get_json() for _ in range(2))
+    accepted = client.post(f"{CHALLENGES}/{first['challenge']['id']}/accept", headers=auth(bot["token"])).get_json()
+    assert_problem(challenge(client, {"to": {"bot": "busy"}, "variant": "draw"}), 409, "bot-busy")
+    late = f"{CHALLENGES}/{waiting['challenge']['id']}"
+    assert_problem(client.post(f"{late}/accept", headers=auth(bot["token"])), 409, "bot-busy")
+    assert client.get(late, headers=auth(waiting["token"])).get_json()["status"] == "open"  # nothing changed
+    seats = [{"name": "Ana"}, {"bot": "busy"}]
+    assert_problem(client.post("/v1/games", json={"variant": "draw", "seats": seats}, headers=auth(app_key)), 409, "bot-busy")
+    seeking = {"variant": "draw", "players": 2}
+    assert_problem(client.post("/v1/matchmaking/tickets", json=seeking, headers=auth(bot["token"])), 409, "bot-busy")
+    token = client.get(f"{CHALLENGES}/{first['challenge']['id']}", headers=auth(first["token"])).get_json()["token"]
+    assert client.post(f"/v1/games/{accepted['game_id']}/resign", headers=auth(token)).status_code == 200
+    assert client.post(f"{late}/accept", headers=auth(bot["token"])).get_json()["status"] == "accepted"
+
+
+def test_a_short_challenge_expires_on_its_own_and_frees_its_place_under_the_cap(client, register_bot) -> None:
+    bot = register_bot("brief")
+    brief = challenge(client, {"to": {"bot": "brief"}, "variant": "draw", "expires_in_s": 1}).get_json()
+    for _ in range(4):
+        assert challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}).status_code == 201
+    url = f"{CHALLENGES}/{brief['challenge']['id']}"
+    eventually(lambda: client.get(url, headers=auth(brief["token"])).get_json()["status"] == "expired", "the challenge expired")
+    assert_problem(client.post(f"{url}/decline", headers=auth(bot["token"])), 409, "offer-closed")
+    assert challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}).status_code == 201  # its place is free
+    assert_problem(challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}), 429, "too-many-challenges")

@@ -161,6 +161,10 @@ def test_the_urls_version_opens_there_with_the_analysis_of_its_move(live_server,
     loss = page.inner_text("[data-testid=analysis-loss]")
     assert loss.startswith(f"{move['loss']:.2f}") if move["loss"] > 0 else loss.startswith("0")
     assert page.locator(".analysis tbody tr").count() == len(move["values"])
+    losses = page.locator("[data-testid=step-loss]").all_inner_texts()
+    assert len(losses) == sum(1 for m in analysis["moves"] if m["loss"] > 0.5), "the list of moves marks each inaccurate one"
+    if move["loss"] > 0.5:
+        assert f"loss {move['loss']:.2f}" in page.inner_text(".step-link[aria-current=step]")
     page.keyboard.press("Home")
     wait_step(page, 0)
     assert page.inner_text("[data-testid=analysis-move]") == "No choice to weigh at this step."
@@ -229,19 +233,29 @@ def test_every_position_is_the_engines(live_server, new_page, variant, bots, rul
         assert step == {"version": step["version"], **want}, f"version {step['version']}"
 
 
+def ana_moves(live: Any, game_id: str, ana: dict[str, str], times: int) -> dict[str, Any]:
+    """Seat 0 (Ana) makes its first legal move `times` times, the bot answering in between (followed by the
+    events' long poll); Ana's view after her last move."""
+    view = live.http.get(f"/v1/games/{game_id}", headers=ana).json()
+    for _ in range(10 * times):
+        if not times:
+            break
+        if view["turn"] != 0:
+            live.http.get(f"/v1/games/{game_id}/events", params={"after": view["version"], "wait": 10}, timeout=20)
+            view = live.http.get(f"/v1/games/{game_id}", headers=ana).json()
+            continue
+        moved = live.http.post(f"/v1/games/{game_id}/moves", headers=ana, json=view["legal_moves"][0])
+        assert moved.status_code == 200, moved.json()
+        view, times = moved.json(), times - 1
+    assert not times, "Ana moved"
+    return view  # type: ignore[no-any-return]
+
+
 def test_a_live_games_replay_shows_no_hidden_tile(live_server, new_page):  # type: ignore[no-untyped-def]
     created = live_server.http.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"bot": "greedy"}]}).json()
     game_id = created["game"]["id"]
     ana = {"Authorization": f"Bearer {created['tokens'][0]['token']}"}
-    view = live_server.http.get(f"/v1/games/{game_id}", headers=ana).json()
-    for _ in range(3):  # Ana moves three times; the bot answers each (followed by the events' long poll)
-        if view["turn"] != 0:
-            live_server.http.get(f"/v1/games/{game_id}/events", params={"after": view["version"], "wait": 10}, timeout=20)
-            view = live_server.http.get(f"/v1/games/{game_id}", headers=ana).json()
-            continue
-        moved = live_server.http.post(f"/v1/games/{game_id}/moves", headers=ana, json=view["legal_moves"][0])
-        assert moved.status_code == 200, moved.json()
-        view = moved.json()
+    view = ana_moves(live_server, game_id, ana, 2)
     spectator = live_server.http.get(f"/v1/games/{game_id}").json()
     assert spectator["status"] == "playing"
     p = new_page()
@@ -262,5 +276,21 @@ def test_a_live_games_replay_shows_no_hidden_tile(live_server, new_page):  # typ
     for tile in view["hand"]:  # never on the table: in Ana's hand all along
         assert f'aria-label="{tile}"' not in html, f"Ana's {tile} is nowhere in the page"
     assert "greedy" in page.inner_text("[data-testid=seats]")
+
+    # The page follows the game: a new move adds its step; a page on an earlier step stays there.
+    count = int(page.get_attribute(REPLAY, "data-steps"))
+    view = ana_moves(live_server, game_id, ana, 1)
+    page.wait_for_function(f"() => Number(document.querySelector('{REPLAY}').dataset.steps) > {count}")
+    assert shown(page)["step"] == 0
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => Number(document.querySelector('{REPLAY}').dataset.version) >= {view['version']}")
+    assert page.get_attribute("[data-testid=hand-0]", "data-hidden") == "true"
     p.screenshot("web-replay-live")
-    assert p.console_errors == [], "a live game: no analysis asked for"
+
+    # The game ends (Ana resigns): the page becomes the finished game's, every hand shown.
+    assert live_server.http.post(f"/v1/games/{game_id}/resign", headers=ana).status_code == 200
+    page.wait_for_selector(f"{REPLAY}:not([data-live])")
+    page.keyboard.press("End")
+    assert "resigned" in page.inner_text(CAPTION)
+    assert sorted(hand_tiles(page, 0)) == sorted(view["hand"]), "Ana's hand, revealed with the game's end"
+    assert_no_errors(p)

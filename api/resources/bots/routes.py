@@ -6,13 +6,13 @@ from typing import Any
 import flask
 
 from api import errors as E
-from api.callers import required_app
+from api.callers import calling_app, required_app
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, optional_body
 from api.resources.bots.schemas import (
     BotSchema, BotsQuerySchema, RegisteredBotSchema, RegisterBotSchema, RotatedTokenSchema, RotateTokenSchema,
     UpdateBotSchema,
 )  # fmt: skip
-from api.resources.common import APP_KEY, json_response
+from api.resources.common import APP_KEY, bearer_token, json_response
 
 blp = Blueprint(
     "bots", __name__, url_prefix="/v1/bots", description="Computer players, and the bots apps register (`kind: registered`)."
@@ -42,6 +42,8 @@ LIST_EXAMPLE: list[dict[str, Any]] = [
         "missed_turns": 0,
         "arenas": "closed",
         "created_at": 1764614400.0,
+        "max_games": None,
+        "min_turn_timeout_s": None,
         "ratings": {},
     },
 ]
@@ -130,21 +132,25 @@ def register_bot(body: dict[str, Any]) -> flask.Response:
 
 
 @blp.route("/<string:name>", methods=["PATCH"])
-@blp.doc(operationId="updateBot", security=APP_KEY)
-@blp.arguments(UpdateBotSchema(), example={"variants": ["draw", "block"], "webhook": None})
+@blp.doc(operationId="updateBot", security=[*APP_KEY, {"botToken": []}])
+@blp.arguments(UpdateBotSchema(), example={"variants": ["draw", "block"], "webhook": None, "max_games": 8, "min_turn_timeout_s": 5})
 @blp.response(200, RegisteredBotSchema, example=LIST_EXAMPLE[1])
 @blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.FORBIDDEN, E.NOT_FOUND, E.UNAVAILABLE, path="/v1/bots/mybot")
 def update_bot(body: dict[str, Any], name: str) -> flask.Response:
-    """Change a bot's description, variants, arena entry or webhook (its owner's app key only)
+    """Change a bot's description, variants, arena entry, webhook or limits (its owner's app key; the bot's token: its limits)
 
-    Only the members sent change. `arenas: open` lets any app or bot enter it in their arenas (`POST
+    Only the members sent change. The limits say what the bot accepts: `max_games`, the games it plays at
+    once (a challenge to it, a ticket it holds, or a game seating it beyond that is 409 `bot-busy`), and
+    `min_turn_timeout_s`, the shortest time per move it plays with (a challenge to it or a ticket it holds
+    with less is 422 `deadline-too-short`); the bot sets them itself with its own token too (anything else
+    with its token: 403). `arenas: open` lets any app or bot enter it in their arenas (`POST
     /v1/arenas`); `closed` (the default) keeps it to its owner's. Outside arenas a registered bot is seated
     only with its owner's app key. `webhook: null` removes the webhook (turns then come on the bot's stream);
     a webhook set where there was none comes with a new `webhook_secret`, shown only here. Games already
     under way keep the bot; the variants apply to new games. An update also makes an unavailable bot
     available again. Another app's key: 403; a retired bot: 422."""
-    app = required_app()
-    bot = current_service().update_bot(app.id, name, body)
+    app = calling_app()
+    bot = current_service().update_bot(app.id if app is not None else None, bearer_token(), name, body)
     return json_response(bot, headers={"Cache-Control": "no-store"})
 
 

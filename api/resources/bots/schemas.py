@@ -6,7 +6,8 @@ from typing import Any
 import marshmallow as ma
 
 import domino
-from api.resources.common import NAME_PATTERN, WholeNumber
+from api.resources.common import NAME_PATTERN, StrictFloat, WholeNumber
+from api.resources.games.clocks import MAX_TURN_TIMEOUT
 from api.resources.games.schemas import WEBHOOK_PATTERN
 from api.resources.ratings.schemas import RatingSchema
 from api.service.apps import MAX_GRACE_S
@@ -56,6 +57,12 @@ class BotSchema(ma.Schema):
         },
     )
     created_at = ma.fields.Float(metadata={"description": "registered: Unix time it was registered"})
+    max_games = ma.fields.Integer(
+        allow_none=True, metadata={"description": "registered: the games it plays at once, at most (null: no cap)"}
+    )
+    min_turn_timeout_s = ma.fields.Float(
+        allow_none=True, metadata={"description": "registered: the shortest time per move it plays with (null: any)"}
+    )
 
 
 def _variants(**kwargs: Any) -> ma.fields.List[str]:
@@ -96,6 +103,9 @@ def _webhook(**kwargs: Any) -> ma.fields.String:
     )
 
 
+MAX_BOT_GAMES = 10_000
+
+
 class _WebhookChecked(ma.Schema):
     @ma.validates("webhook")
     def _webhook_url(self, value: str | None, **kwargs: object) -> None:
@@ -131,6 +141,24 @@ class UpdateBotSchema(_WebhookChecked):
         metadata={
             "description": "`open`: any app or bot may enter it in an arena (its rated games there are consented "
             "to); `closed`: only its owner's arenas (games already started go on)"
+        },
+    )
+    max_games = WholeNumber(
+        allow_none=True,
+        validate=ma.validate.Range(min=1, max=MAX_BOT_GAMES),
+        metadata={
+            "description": f"the games it plays at once, at most (1-{MAX_BOT_GAMES}; null: no cap): a challenge to it, "
+            "a ticket it holds or a game seating it beyond that is 409 `bot-busy`",
+            "example": 8,
+        },
+    )
+    min_turn_timeout_s = StrictFloat(
+        allow_none=True,
+        validate=ma.validate.Range(min=0, max=MAX_TURN_TIMEOUT),
+        metadata={
+            "description": "the shortest time per move it plays with (`turn_timeout_s`, or a clock's `initial_s`; null: "
+            "any): a challenge to it or a ticket it holds with less is 422 `deadline-too-short`",
+            "example": 5,
         },
     )
 

@@ -38,7 +38,9 @@ TICKET_ID = {"ticket_id": "$response.body#/ticket/id"}
 )
 @blp.arguments(CreateTicketSchema(), example={"variant": "draw", "players": 2, "bots_after_s": 10})
 @blp.response(201, CreatedMatchTicketSchema, example={"ticket": WAITING, "token": "dtk_Zq3...t9"})
-@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.TOO_MANY_TICKETS, E.UNAVAILABLE, path="/v1/matchmaking/tickets")
+@blp.problems(
+    *BODY_PROBLEMS, E.UNAUTHORIZED, E.BOT_BUSY, E.DEADLINE_TOO_SHORT, E.TOO_MANY_TICKETS, E.UNAVAILABLE, path="/v1/matchmaking/tickets"
+)
 def create_ticket(body: dict[str, Any]) -> flask.Response:
     """Seek a game: a ticket that waits until the matcher seats it at a table
 
@@ -52,7 +54,9 @@ def create_ticket(body: dict[str, Any]) -> flask.Response:
     ticket nobody reads for 30 s (`DOMINO_TICKET_IDLE`) expires. Once `matched`, it holds the `game_id`, your
     `seat` and that seat's `token`. An app hears `match.found` on its webhook when it subscribes to it; a
     registered bot gets a `match` notice on its stream. A holder may have 3 open tickets
-    (`DOMINO_MAX_TICKETS`): 429 `too-many-tickets` beyond."""
+    (`DOMINO_MAX_TICKETS`): 429 `too-many-tickets` beyond. A bot's ticket that goes beyond what it accepts
+    (`PATCH /v1/bots/{name}`) is refused: 409 `bot-busy` at its `max_games`, 422 `deadline-too-short` with less
+    time per move than its `min_turn_timeout_s`."""
     req = TicketRequest(
         variant=body["variant"], players=body["players"], rules=body.get("rules") or None, rated=body.get("rated", False),
         rating_range=tuple(body["rating_range"]) if body.get("rating_range") else None,

@@ -24,7 +24,7 @@ CREATED = {**OPEN, "status": "created", "accepted": [0, 1], "next_game_id": "m3x
 @blp.arguments(RematchBodySchema(), required=False, example={"rematch_timeout_s": 60})
 @blp.response(201, RematchCreatedSchema, example={"game": VIEW_EXAMPLE, "token": "q8Yf3kTz0c9PaLm2", "version": 0})
 @blp.alt_response(202, schema=RematchSchema, example=OPEN)
-@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_NOT_OVER, E.OFFER_CLOSED, E.UNAVAILABLE, path=PATH)
+@blp.problems(*BODY_PROBLEMS, E.UNAUTHORIZED, E.NOT_FOUND, E.GAME_NOT_OVER, E.OFFER_CLOSED, E.BOT_BUSY, E.UNAVAILABLE, path=PATH)
 @optional_body
 def offer_rematch(body: dict[str, Any], game_id: str) -> flask.Response:
     """Offer the same table again, or accept the offer (a seat token of the finished game)

@@ -37,6 +37,7 @@ from api.store import Store
 TOKEN_PREFIX = "dch_"
 OPEN, ACCEPTING, ACCEPTED, DECLINED, CANCELLED, EXPIRED = "open", "accepting", "accepted", "declined", "cancelled", "expired"
 CHALLENGER, ADDRESSEE = 0, 1  # their seats, and who is who
+SETTLE_S = 5.0  # an accept this long ago whose game is not made was left by a crash: a read finishes it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,17 +191,16 @@ class Challenges:
 
     # -- the parties ---------------------------------------------------------------------------------------
 
-    def _load(self, challenge_id: str, caller: Caller) -> tuple[dict[str, Any], str, str | None, int]:
-        """The challenge, its status, its reason, and the caller's seat in it (who it is); 404 when the caller
-        is neither party (or there is no such challenge), 401 without a credential."""
+    def _load(self, challenge_id: str, caller: Caller) -> tuple[dict[str, Any], dict[str, str], int]:
+        """The challenge, its fields (``status``, ``at``, ``reason``), and the caller's seat in it (who it is); 404
+        when the caller is neither party (or there is no such challenge), 401 without a credential."""
         if caller.app is None and caller.token is None:
             raise Unauthorized("A challenge is read with its token, the addressee bot's token, or the app's key and `player`.")
         found = self.store.challenges.get(challenge_id)
         seat = None if found is None else self._who(found[0], caller)
         if found is None or seat is None:
             raise ChallengeNotFound("No such challenge for this caller (or it is over and no longer kept).")
-        doc, status, reason = found
-        return doc, status, reason, seat
+        return found[0], found[1], seat
 
     def _who(self, doc: dict[str, Any], caller: Caller) -> int | None:
         if caller.app is not None:
@@ -219,20 +219,20 @@ class Challenges:
         raise Unauthorized("Not a challenge's token, nor a bot's.")
 
     def read(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
-        """The challenge as the caller sees it; an accept a crash left half done is finished now."""
-        doc, status, reason, seat = self._load(challenge_id, caller)
-        if status == ACCEPTING:
+        """The challenge as the caller sees it; an accept a crash left half done (``SETTLE_S`` ago) is finished now."""
+        doc, fields, seat = self._load(challenge_id, caller)
+        now = time.time()
+        if fields["status"] == ACCEPTING and now - float(fields["at"]) > SETTLE_S:
             try:
                 self._make(doc)
-                status = ACCEPTED
             except ServiceError:
-                found = self.store.challenges.get(challenge_id)
-                status, reason = (found[1], found[2]) if found else (CANCELLED, None)
-        return render(doc, status, reason, seat, time.time())
+                pass  # cancelled, saying why
+            doc, fields, seat = self._load(challenge_id, caller)
+        return render(doc, fields["status"], fields.get("reason"), seat, now)
 
     def accept(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
         """The addressee accepts: the game is made, and the challenge answers with its seat and token."""
-        doc, _, _, seat = self._load(challenge_id, caller)
+        doc, _, seat = self._load(challenge_id, caller)
         if seat != ADDRESSEE:
             raise Forbidden("Only the challenge's addressee accepts it.")
         if doc["to"]["kind"] == BOT:
@@ -242,14 +242,14 @@ class Challenges:
         return render(doc, ACCEPTED, None, seat, time.time())
 
     def decline(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
-        doc, _, _, seat = self._load(challenge_id, caller)
+        doc, _, seat = self._load(challenge_id, caller)
         if seat != ADDRESSEE:
             raise Forbidden("Only the challenge's addressee declines it; its challenger cancels it.")
         self._move(doc, OPEN, DECLINED, "decline")
         return render(doc, DECLINED, None, seat, time.time())
 
     def cancel(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
-        doc, _, _, seat = self._load(challenge_id, caller)
+        doc, _, seat = self._load(challenge_id, caller)
         if seat != CHALLENGER:
             raise Forbidden("Only the challenger cancels a challenge; its addressee declines it.")
         self._move(doc, OPEN, CANCELLED, "cancel")

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from api.config import Settings
+from api.service.bot_limits import BotLimits
 from api.service.errors import OfferClosed, TicketNotFound, TooManyTickets
 from api.service.matchmaking.spec import BOT, PLAYER, Holder, TicketRequest, check, pool_of
 from api.service.ratings import bot_player, rated_player, shown
@@ -58,10 +59,13 @@ class Tickets:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.limits = BotLimits(store, settings)
 
     def open(self, req: TicketRequest, holder: Holder) -> tuple[str, str, dict[str, Any]]:
         """A new waiting ticket: (its id, its pool, what its holder reads, with its ``token``)."""
         rules = check(req, holder)
+        if holder.kind == BOT:  # what the bot accepts: its games at once, its shortest time per move
+            self.limits.check(holder.name, req.turn_timeout_s, req.clock)
         pool = pool_of(req, rules)
         ticket_id, now = new_id(), time.time()
         party = self._party(req, pool, ticket_id)

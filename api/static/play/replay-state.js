@@ -143,6 +143,17 @@ function play(game, history, event) {
   }
 }
 
+const EVENT_KEYS = new Set(['id', 'version', 'type', 'seat']);
+
+/** A round_ended event's result, as a view's `last_round` shows it. */
+const roundResult = (event) => Object.fromEntries(Object.entries(event).filter(([key]) => !EVENT_KEYS.has(key)));
+
+// The events that change what a replay shows (not a hint asked for, a seat claimed, a rematch offered).
+const SHOWN = new Set([
+  'round_started', 'tile_played', 'engine_double_placed', 'tile_drawn', 'passed', 'marker_placed', 'marker_removed',
+  'round_ended', 'resigned', 'game_ended',
+]);
+
 function apply(game, history, event) {
   const seat = event.seat;
   switch (event.type) {
@@ -163,8 +174,7 @@ function apply(game, history, event) {
       game.table.markers = game.table.markers.map((m, s) => (s === trainKey(event.train) ? event.type === 'marker_placed' : m));
       break;
     case 'round_ended': {
-      const { id, version, type, seat: none, ...result } = event;
-      game.lastRound = result;
+      game.lastRound = roundResult(event);
       game.scores = game.roundScores.map((score, s) => score + event.points[s]);
       game.hands = event.hands.map((hand) => [...hand]);
       game.counts = event.hands.map((hand) => hand.length);
@@ -194,13 +204,13 @@ function snapshot(game, history, version, kind, events) {
   return {
     kind, version, moves,
     id: history.id, variant: history.variant, rules, round: game.round, seat: null, turn: null,
-    status: kind === 'end' ? game.status : 'playing',
+    status: game.status,
     seats: history.seats.map((s) => ({ ...s, hand_count: game.counts[s.seat] })),
     hands: game.hands ? game.hands.map((hand) => [...hand]) : null,
     scores: [...game.scores], team_scores: teams ? [game.scores[0], game.scores[1]] : null,
     boneyard_count: game.drawable ? game.boneyard : 0, out_of_play_count: game.drawable ? 0 : game.boneyard,
     board, log: [...game.log], last_round: game.lastRound,
-    winners: kind === 'end' ? [...game.winners] : [], outcome: kind === 'end' ? game.outcome : null,
+    winners: [...game.winners], outcome: game.outcome,
     resigned: game.resigned,
   };
 }
@@ -232,7 +242,9 @@ export function replaySteps(history) {
       apply(game, history, e);
       done.push(e);
     }
-    if (!game.table) continue; // a game not started yet (a seat still open): nothing on the table
+    // A game not started yet (a seat still open) has nothing on the table; a commit that shows nothing new
+    // (a hint, a rematch offered after the end) is no step.
+    if (!game.table || !done.some((e) => SHOWN.has(e.type))) continue;
     let kind = 'move';
     if (done.some((e) => e.type === 'game_ended')) kind = 'end';
     else if (done.some((e) => e.type === 'round_started')) kind = 'deal';

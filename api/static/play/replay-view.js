@@ -14,6 +14,9 @@ import * as text from './text.js';
 
 const { SAY } = text;
 
+// A move that lost more than this is not an accurate one (the analysis's accuracy, docs/analysis.md).
+const INACCURATE = 0.5;
+
 const CONTROLS = [
   ['first', SAY.first, SAY.firstLabel, '|◀'], ['back', SAY.back, SAY.backLabel, '◀'],
   ['forward', SAY.forward, SAY.forwardLabel, '▶'], ['last', SAY.last, SAY.lastLabel, '▶|'],
@@ -42,7 +45,8 @@ export function makeReplay(r) {
 function aboutItems(r) {
   const first = r.steps[0];
   const about = [text.variantName(r.history.variant), first ? text.goalText(r.steps[r.at]) : ''];
-  const status = r.live ? SAY.replayLive : SAY.replayFinished;
+  let status = r.live ? SAY.replayLive : SAY.replayFinished;
+  if (!r.live && !r.history.deals) status = SAY.replayUnrevealed; // an arena's game, until the arena ends
   return [about.filter(Boolean).join(' · '), status];
 }
 
@@ -127,15 +131,19 @@ function analysisItem(r, step) {
     a && a.status === 'done' ? h('p', { class: 'muted accuracy' }, a.seats.map((s) => text.accuracyText(step, s)).join(' · ')) : null));
 }
 
-/** Every step as a button, grouped by round (the round's boundaries); the step shown is marked current. */
+/** Every step as a button, grouped by round (the round's boundaries), with the loss of each analysed move
+ * that lost more than the accuracy's half point; the step shown is marked current. */
 function movesItem(r) {
-  return part('moves', () => {
+  const analysed = Boolean(r.analysis && r.analysis.status === 'done');
+  return part(`moves:${analysed}:${r.steps.length}`, () => {
     const rounds = [];
     r.steps.forEach((step, i) => {
       if (!rounds.length || step.kind === 'deal') rounds.push({ round: step.round, items: [] });
+      const move = analysed ? analysisAt(r.analysis, step) : null;
       rounds[rounds.length - 1].items.push(h('li', {}, h('button', {
         type: 'button', class: 'link step-link', 'data-step': i, onclick: () => r.actions.go(i),
-      }, `${step.version}. ${text.stepText(step)}`)));
+      }, `${step.version}. ${text.stepText(step)}`,
+      move && move.loss > INACCURATE ? h('span', { class: 'loss', 'data-testid': 'step-loss' }, SAY.lossShort(move.loss)) : null)));
     });
     return h('section', { class: 'card moves-list', 'data-testid': 'moves-list' },
       h('h2', {}, SAY.moves),
@@ -160,6 +168,7 @@ export function drawReplay(r, root) {
   attr(root, 'data-live', r.live ? 'true' : null);
   attr(root, 'data-version', step.version);
   attr(root, 'data-step', r.at);
+  attr(root, 'data-steps', r.steps.length);
   const [buttons, position, caption] = controls.children;
   const [first, back, forward, last] = buttons.children;
   attr(first, 'disabled', r.at === 0);

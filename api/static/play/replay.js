@@ -17,6 +17,8 @@ import { showError, clearError } from './notices.js';
 
 // How long one analysis long poll waits: short enough to show its progress as it moves.
 const ANALYSIS_WAIT = 3;
+// How long one long poll of a live game's events waits (the API's most).
+const LIVE_WAIT = 25;
 
 const KEYS = { ArrowLeft: 'back', ArrowRight: 'forward', Home: 'first', End: 'last' };
 
@@ -24,7 +26,7 @@ const KEYS = { ArrowLeft: 'back', ArrowRight: 'forward', Home: 'first', End: 'la
 export async function showReplay($app, id, version, current) {
   document.title = SAY.titleReplay(id);
   put($app, h('p', { class: 'loading' }, SAY.loadingReplay));
-  const r = { id, history: null, steps: [], at: 0, live: false, analysis: null, root: null, current };
+  const r = { id, history: null, steps: [], at: 0, live: false, following: false, analysis: null, root: null, current };
   r.actions = {
     go: (i) => go(r, i),
     first: () => go(r, 0),
@@ -53,7 +55,8 @@ export async function showReplay($app, id, version, current) {
   put($app, r.root);
   go(r, stepAt(r.steps, version));
   document.addEventListener('keydown', (e) => onKey(r, e));
-  if (!r.live) followAnalysis(r, false);
+  if (r.live) followGame(r);
+  else followAnalysis(r, false);
 }
 
 async function load(r) {
@@ -90,7 +93,8 @@ function onKey(r, e) {
   r.actions[action]();
 }
 
-/** A live game: read the history again; the page stays on its step unless it showed the last one. */
+/** A live game: read the history again; the page stays on its step unless it showed the last one. Once the
+ * game is over, the page is the finished game's (every hand shown) and follows its analysis. */
 async function catchUp(r) {
   clearError();
   const atEnd = r.at === r.steps.length - 1;
@@ -100,10 +104,40 @@ async function catchUp(r) {
     showError(err);
     return;
   }
+  if (!r.current()) return;
   r.root = makeReplay(r);
   put(document.getElementById('app'), r.root);
   go(r, atEnd ? r.steps.length - 1 : r.at);
-  if (!r.live) followAnalysis(r, false);
+  if (r.live) followGame(r);
+  else followAnalysis(r, false);
+}
+
+/** A live game's new commits as they are made (the events' long poll, as a spectator), added to the replay:
+ * a page showing the last step moves on with the game. When the game ends, its history is read again. */
+async function followGame(r) {
+  if (r.following) return;
+  r.following = true;
+  try {
+    while (r.live && r.current()) {
+      const page = await client.pollEvents(r.id, null, r.history.version, LIVE_WAIT);
+      if (!r.current()) return;
+      if (page.ended) {
+        r.following = false;
+        catchUp(r);
+        return;
+      }
+      const events = page.events.filter((e) => e.type !== 'turn_started'); // the history has none
+      r.history = { ...r.history, version: page.last_version, events: [...r.history.events, ...events] };
+      if (!events.length) continue;
+      const atEnd = r.at === r.steps.length - 1;
+      r.steps = replaySteps(r.history);
+      go(r, atEnd ? r.steps.length - 1 : r.at);
+    }
+  } catch (err) {
+    if (r.current()) showError(err); // the button loads the latest moves, and follows the game again
+  } finally {
+    r.following = false;
+  }
 }
 
 /** Reads the game's analysis, and follows it (long polls) until it is done or failed. */

@@ -13,7 +13,7 @@ const ev = (version, type, fields = {}) => ({ id: `${version}-x`, version, type,
 /** A finished two-round draw game (hand-made, not a real deal): round 1 goes out, round 2 ends by resigning. */
 function finished() {
   return {
-    id: 'g1', variant: 'draw', status: 'finished', version: 8, seat: null, seats: SEATS, rules: DRAW_RULES,
+    id: 'g1', variant: 'draw', status: 'finished', version: 10, seat: null, seats: SEATS, rules: DRAW_RULES,
     deals: [
       { round: 1, hands: [['5-1', '6-6'], ['6-4', '3-2']], boneyard: ['4-1', '2-2', '0-0'] },
       { round: 2, hands: [['1-1', '0-0'], ['2-1', '1-0']], boneyard: ['6-6', '5-5'] },
@@ -32,7 +32,9 @@ function finished() {
       }),
       ev(6, 'round_started', { round: 2, opener: 1 }),
       ev(7, 'tile_played', { seat: 1, tile: '2-1', end: null, points: 0 }),
-      ev(8, 'resigned', { seat: 1 }), ev(8, 'game_ended', { reason: 'resigned', winners: [0], team: null, scores: [9, 0] }),
+      ev(8, 'hint_used', { seat: 0, hints_used: 1 }),
+      ev(9, 'resigned', { seat: 1 }), ev(9, 'game_ended', { reason: 'resigned', winners: [0], team: null, scores: [9, 0] }),
+      ev(10, 'rematch_created', { next_game_id: 'g9' }),
     ],
     outcome: { reason: 'resigned', winners: [0], team: null },
   };
@@ -50,10 +52,10 @@ function live() {
   return h;
 }
 
-test('one step per commit; a commit that ends a round gives its end and the next deal', () => {
+test('one step per commit that shows something; a commit that ends a round gives its end and the next deal', () => {
   const steps = replaySteps(finished());
   eq(steps.map((s) => [s.version, s.kind]),
-    [[0, 'deal'], [1, 'move'], [2, 'move'], [3, 'move'], [4, 'move'], [5, 'move'], [6, 'round'], [6, 'deal'], [7, 'move'], [8, 'end']]);
+    [[0, 'deal'], [1, 'move'], [2, 'move'], [3, 'move'], [4, 'move'], [5, 'move'], [6, 'round'], [6, 'deal'], [7, 'move'], [9, 'end']]);
   eq(steps.map((s) => s.round), [1, 1, 1, 1, 1, 1, 1, 2, 2, 2]);
 });
 
@@ -81,15 +83,15 @@ test('scores move at the round\'s end; the last step is the outcome', () => {
   eq(steps[6].last_round.points, [9, 0]);
   const last = steps[steps.length - 1];
   eq([last.status, last.winners, last.outcome.reason, last.resigned], ['finished', [0], 'resigned', 1]);
-  eq(steps[7].status, 'playing');
+  eq([steps[7].status, steps[7].winners, steps[7].outcome], ['playing', [], null]);
 });
 
 test('the moves of each step, and the step a URL\'s version opens', () => {
   const steps = replaySteps(finished());
   eq(steps[3].moves, [{ seat: 0, type: 'draw', tile: '4-1', end: undefined, version: 3 }]);
   eq(steps[7].moves, []);
-  eq([stepAt(steps, 0), stepAt(steps, 4), stepAt(steps, 6), stepAt(steps, 99), stepAt(steps, null), stepAt(steps, NaN)],
-    [0, 4, 6, 9, 9, 9]);
+  eq([stepAt(steps, 0), stepAt(steps, 4), stepAt(steps, 6), stepAt(steps, 8), stepAt(steps, 99), stepAt(steps, null), stepAt(steps, NaN)],
+    [0, 4, 6, 8, 9, 9, 9], 'a version with no step of its own (a hint): the step before it');
 });
 
 test('a live game as a spectator replays it: counts only, never a hidden tile', () => {
