@@ -21,6 +21,7 @@ from support import (
     work_burst,
 )
 
+import api.service.fairplay as screens
 from api.app import create_app
 from api.queues import ARCHIVE, BOT_GAMES, BOTS, Queues
 from domino.analysis import positions
@@ -229,3 +230,23 @@ def test_a_long_poll_answers_when_the_screen_is_done(  # type: ignore[no-untyped
     run_analyses()
     poll.join(60)
     assert answer["status"] == "done" and answer["seat"]["games"] == 1
+
+
+def test_a_games_kept_analysis_gives_the_screen_its_values(  # type: ignore[no-untyped-def]
+    client, service, app_key, run_bots, run_archive, run_analyses, monkeypatch
+):
+    game_id = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    _archived(service, run_archive)
+    assert client.post(f"/v1/games/{game_id}/analysis").status_code == 202
+    run_analyses()
+
+    def not_again(*args: Any) -> None:
+        raise AssertionError("the mover's values were analysed again")
+
+    monkeypatch.setattr(screens, "analyse_position", not_again)
+    url = "/v1/fairplay?player=u-ana"
+    client.get(url, headers=_auth(app_key))
+    run_analyses()
+    done = client.get(url, headers=_auth(app_key)).get_json()
+    expected = screen(_expected(client, [game_id])).to_dict()
+    assert done["status"] == "done" and {k: done["seat"][k] for k in expected} == expected
