@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from support import assert_problem, eventually
+from support import assert_problem, blocked_clients, eventually
 
 CHALLENGES = "/v1/challenges"
 
@@ -201,3 +201,21 @@ def test_a_short_challenge_expires_on_its_own_and_frees_its_place_under_the_cap(
     assert_problem(client.post(f"{url}/decline", headers=auth(bot["token"])), 409, "offer-closed")
     assert challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}).status_code == 201  # its place is free
     assert_problem(challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}), 429, "too-many-challenges")
+
+
+def test_the_challengers_long_poll_returns_when_the_challenge_is_answered(client, register_bot, service) -> None:
+    bot = register_bot("answerer")
+    answer = challenge(client, {"to": {"bot": "answerer"}, "variant": "draw"}).get_json()
+    url = f"{CHALLENGES}/{answer['challenge']['id']}"
+    conn = service.store.queue_redis
+    waiting_before = blocked_clients(conn, "xread")
+    read: dict[str, Any] = {}
+    poll = threading.Thread(target=lambda: read.update(client.get(url, query_string={"wait": 25}, headers=auth(answer["token"])).get_json()))
+    poll.start()
+    eventually(lambda: blocked_clients(conn, "xread") > waiting_before, "the long poll waits")
+    assert client.post(f"{url}/accept", headers=auth(bot["token"])).status_code == 200
+    poll.join(30)
+    assert read["status"] == "accepted" and read["seat"] == 0 and read["token"]
+    brief = challenge(client, {"to": {"bot": "answerer"}, "variant": "draw", "expires_in_s": 1}).get_json()
+    expired = client.get(f"{CHALLENGES}/{brief['challenge']['id']}", query_string={"wait": 25}, headers=auth(brief["token"]))
+    assert expired.get_json()["status"] == "expired"  # a poll waits no longer than the challenge stays open
