@@ -146,6 +146,17 @@ def test_in_a_team_game_the_side_is_screened_too(client, service, app_key, run_b
     assert {k: done["team"][k] for k in screen(side).to_dict()} == screen(side).to_dict()
 
 
+def test_a_mexican_train_player_is_screened_as_in_line_games(client, service, app_key, run_bots, run_archive, run_analyses):  # type: ignore[no-untyped-def]
+    game_id = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots, variant="mexican_train", players=3)
+    _archived(service, run_archive)
+    client.get("/v1/fairplay?player=u-ana", headers=_auth(app_key))
+    run_analyses()
+    done = client.get("/v1/fairplay?player=u-ana", headers=_auth(app_key)).get_json()
+    expected = screen(_expected(client, [game_id])).to_dict()
+    assert done["status"] == "done" and {k: done["seat"][k] for k in expected} == expected
+    assert done["seat"]["explains"].startswith(f"Over {expected['positions']} moves with a choice in 1 game, player u-ana ")
+
+
 def test_a_bots_owner_screens_its_bot_and_nobody_else_sees_a_screen(  # type: ignore[no-untyped-def]
     client, service, make_app, register_bot, app_key, run_bots, run_archive, run_analyses
 ):
