@@ -22,6 +22,7 @@ from api.resources.arenas import schemas as arena_schemas
 from api.resources.bot_events import routes as bot_events
 from api.resources.bots import routes as bots
 from api.resources.challenges import routes as challenges
+from api.resources.challenges import schemas as challenge_schemas
 from api.resources.events import routes as events
 from api.resources.events import schemas as event_schemas
 from api.resources.export import routes as export
@@ -189,6 +190,7 @@ def _document(settings: Settings, spec: Any) -> None:
         simulation_schemas.document,
         arena_schemas.document,
         ticket_schemas.document,
+        challenge_schemas.document,
         webhook_schemas.document,
     ):
         document(spec)
@@ -212,10 +214,10 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     app.extensions["domino.settings"] = settings
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
 
-    api = Api(app)
     documented = {k: v for k, v in app.config.items() if k.startswith(("API_", "OPENAPI_"))}  # flask-smorest's
     key = (settings.rate_limit_exempt, json.dumps(documented, sort_keys=True, default=repr))  # all the document reads
-    api.register_documented([resource.blp for resource in RESOURCES], functools.partial(_document, settings), key)
+    api = Api(app, key)
+    api.register_documented([resource.blp for resource in RESOURCES], functools.partial(_document, settings))
     hooks.install(app, settings, api.spec)  # the rate limit, the body guard, metrics (and GET /metrics), CORS, request ids
 
     assets = _swagger_assets_dir()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -111,6 +112,20 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
         yield cluster
     finally:
         cluster.stop()
+
+
+SLOW_MODULE = re.compile(r"^pytestmark = .*\bpytest\.mark\.slow\b", re.MULTILINE)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The quick tier (``-m "not slow"``) does not even import a module that is slow as a whole (its
+    ``pytestmark`` is the slow mark): every test of it would be deselected after its import and collection,
+    which cost seconds (the fuzzing module builds its schemathesis tests, one per operation, as it is collected)."""
+    if " ".join(config.option.markexpr.split()) != "not slow" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    return True if SLOW_MODULE.search(collection_path.read_text()) else None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -42,7 +42,7 @@ def _mini_api() -> tuple[flask.Flask, Any]:
     """An app as create_app builds one, with one documented route: what the seams are used for, in small."""
     app = framework.App(__name__)
     app.config.update(API_TITLE="t", API_VERSION="1", OPENAPI_VERSION="3.1.0")
-    api = Api(app)
+    api = Api(app, object())  # a document of its own
     blp = Blueprint("things", __name__, url_prefix="/v1")
 
     class Thing(ma.Schema):
@@ -160,8 +160,8 @@ def test_the_later_apps_of_a_process_share_the_document_and_flask_smorest_still_
     for _ in range(2):
         app = framework.App(__name__)
         app.config.update(API_TITLE="t", API_VERSION="1", OPENAPI_VERSION="3.1.0")
-        api = Api(app)
-        api.register_documented([blueprint], lambda spec: spec.components.schema("Extra", {"type": "string"}), ("seams", id(blueprint)))
+        api = Api(app, ("seams", id(blueprint)))
+        api.register_documented([blueprint], lambda spec: spec.components.schema("Extra", {"type": "string"}))
         apis.append(api)
     first, second = apis
     assert second.spec is first.spec, "the second app builds the document again"

@@ -6,9 +6,12 @@ from __future__ import annotations
 import socket
 
 import httpx
+import pytest
 
 from conftest import schema_validator
 from gunicorn_server import env_for, gunicorn_factory  # noqa: F401  (gunicorn_factory: a fixture)
+
+pytestmark = pytest.mark.slow  # a gunicorn started per test: seconds each
 
 
 def test_a_chunked_body_over_the_limit_is_413_and_a_malformed_one_400_on_gunicorn(settings, create_game, service, gunicorn_factory):

@@ -15,6 +15,7 @@ from slow_clients import answer, raise_open_files, slow_body, status
 from support import end_server, returns_within, serving, start_serve
 from workers.redis_server import free_port
 
+@pytest.mark.slow  # a gunicorn started per case: seconds each
 @pytest.mark.parametrize(("worker_class", "trickle"), [("gevent", True), ("gevent", False), ("sync", False)])
 def test_a_body_that_does_not_arrive_in_time_is_408(settings, gunicorn_factory, worker_class, trickle):
     """On gevent the deadline holds however the body trickles (a byte every 0.1 s here); on sync workers it ends

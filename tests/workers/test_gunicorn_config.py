@@ -31,6 +31,7 @@ def open_files_soft_limit(pid: int) -> int:
     raise AssertionError("no open-files line")
 
 
+@pytest.mark.slow  # a gunicorn started per case: seconds each
 @pytest.mark.parametrize("hard", [1024, 4096])
 def test_the_server_raises_its_soft_limit_and_sizes_its_connections(settings, tmp_path, hard):
     if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < hard:

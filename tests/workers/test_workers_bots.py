@@ -129,6 +129,7 @@ def start_worker(store) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-d
     return worker
 
 
+@pytest.mark.slow  # a real worker process
 def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
     """The human's moves are answered and the three bots' replies follow through a real worker process. The
     times are printed (`-s`); their targets are bench/api_load.py's (`--vs-bot`), not this test's."""
@@ -171,6 +172,7 @@ def test_human_vs_three_bots_flows_with_a_worker_process(create_game, settings):
         assert stop_process(worker) == 0
 
 
+@pytest.mark.slow  # a real worker process
 def test_an_idle_worker_stops_on_sigterm_and_deregisters(settings):
     """Once: how every kind stops, idle and busy, beside busy CPUs, is test_worker_stop.py's (slow tier)."""
     from rq import Worker
