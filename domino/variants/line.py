@@ -207,15 +207,16 @@ def settle_with(state: State, events: list[Event] | None) -> State:
 
 def _end_round(state: State, end: str, went_out: int | None, events: list[Event] | None) -> State:
     r = state.rules
-    pips = tuple(hand_pips(h) for h in state.hands)
+    hands = state.hands
+    pips = tuple([hand_pips(h) for h in hands])
     winner, team, award, why = scoring.round_award(r, went_out if end == "domino" else None, pips)
     result = RoundResult(
         round=state.round,
         end=end,
         winner=winner,
         pips_left=pips,
-        hands=state.hands,
-        points=tuple(rp + a for rp, a in zip(state.round_points, award)),
+        hands=hands,
+        points=tuple([rp + a for rp, a in zip(state.round_points, award)]),
         award=award,
         why=why,
         deal=state.deal,
