@@ -22,6 +22,7 @@ from api.resources.arenas import schemas as arena_schemas
 from api.resources.bot_events import routes as bot_events
 from api.resources.bots import routes as bots
 from api.resources.challenges import routes as challenges
+from api.resources.challenges import schemas as challenge_schemas
 from api.resources.events import routes as events
 from api.resources.events import schemas as event_schemas
 from api.resources.export import routes as export
@@ -189,6 +190,7 @@ def _document(settings: Settings, spec: Any) -> None:
         simulation_schemas.document,
         arena_schemas.document,
         ticket_schemas.document,
+        challenge_schemas.document,
         webhook_schemas.document,
     ):
         document(spec)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from rq import Callback, Queue, Retry, Worker
@@ -81,11 +81,12 @@ def _hint_timeout(s: Settings) -> int:
 
 
 # ``bot_turn(game_id, version)``: on the bot-games queue for a game nobody attends (api/service/bot_games.py), so
-# that live games never wait behind one. ``timeout_turn(game_id, version)``: the seat to move is past its
-# deadline. Both do nothing once the game has moved on.
+# that live games never wait behind one. ``timeout_turns([[game_id, version], ...])``: the seats past their
+# deadlines in one batch the timer took (a job each would cost RQ's own dozen round trips and more CPU than the
+# move: 10,000 deadlines in a minute would outrun a worker). Both do nothing for a game that has moved on.
 BOT_TURN = JobKind("workers.jobs.bot_turn", BOTS, "bot", _turn_timeout)
 BOT_GAME_TURN = JobKind("workers.jobs.bot_turn", BOT_GAMES, "bot", _turn_timeout)
-TIMEOUT_TURN = JobKind("workers.jobs.timeout_turn", BOTS, "timeout", _turn_timeout)
+TIMEOUT_TURNS = JobKind("workers.jobs.timeout_turns", BOTS, "timeouts", _turn_timeout)
 # ``rate_game(game_id)``: a rated game has ended. A few milliseconds of work, and idempotent (the ratings count
 # a game once however often its job runs).
 RATING = JobKind("workers.jobs.rate_game", BOTS, "rate", _turn_timeout)
@@ -126,7 +127,7 @@ RUN_FAIRPLAY = JobKind(
 )
 
 JOB_KINDS: tuple[JobKind, ...] = (
-    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURN, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
+    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURNS, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
     RUN_ANALYSIS, RUN_FAIRPLAY, HINT,
 )  # fmt: skip
 
@@ -182,6 +183,18 @@ class Queues:
         if datas:
             with translated():
                 self._by_purpose[kind.purpose].enqueue_many(datas)
+
+    def enqueue_batch(self, kind: JobKind, items: Sequence[tuple[str | int, ...]], attempt: int) -> None:
+        """One job of ``kind`` for several ``items`` (its one argument: their list), under the job id of its
+        first item and ``attempt`` (a batch is distinct from any other by its first item's try)."""
+        if not items:
+            return
+        call, options = self._job(kind, tuple(items[0]), attempt)
+        options["description"] = f"{kind.name} of {len(items)} from {' '.join(map(str, call))} ({options['job_id']})"
+        with translated():
+            self._by_purpose[kind.purpose].enqueue(
+                kind.path, [list(item) for item in items], job_timeout=kind.timeout(self.settings), **options
+            )
 
     def _job(self, kind: JobKind, args: tuple[str | int, ...], attempt: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """A job's arguments, and its id, lifetimes and description."""

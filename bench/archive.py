@@ -40,6 +40,7 @@ from api.config import Settings  # noqa: E402
 from api.service.create import GameRequest  # noqa: E402
 from api.service.security import new_id  # noqa: E402
 from api.service.service import Service  # noqa: E402
+from workers.cli import settle_heap  # noqa: E402
 from workers.redis_server import RedisServer  # noqa: E402
 
 from archive_reads import add_arguments, reads, report  # noqa: E402
@@ -87,6 +88,7 @@ def one_dialect(name: str, url: str, redis_url: str, args: argparse.Namespace) -
     service = Service(settings, archive=archive)
     templates = [play_one(service) for _ in range(TEMPLATES)]
     service.store.archive_due.clear_many(templates)
+    settle_heap()  # as domino-worker does once its Service is built
     rates, cpu_rates = [], []
     for run in range(args.runs):
         copies(service, templates, args.games)

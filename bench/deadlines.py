@@ -1,123 +1,233 @@
-"""Deadline lateness: how late the sweep enforces turn deadlines when many fall due together.
+"""Deadline and reminder lateness: how late turn deadlines and apps' turn reminders are enforced when many fall
+due together, with the sweep and the workers running as ``domino-serve`` runs them.
 
-    python bench/deadlines.py [--games 10000] [--window 60] [--sweep-interval 2.0] [--timer-batch 200]
-                              [--timer-max-wait 1.0] [--setup SECONDS]
+    python bench/deadlines.py [--games 10000] [--window 60] [--setup SECONDS]
 
-Method: a private Redis; ``--games`` two-human games created through the service, each with a
-``turn_timeout_s`` chosen so that the deadlines fall evenly within ``--window`` seconds after the setup;
-then the sweep runs as ``domino-serve`` runs it (``workers.sweep.start_thread``: the interval pass and the
-timer, its two threads) until every deadline has been enforced. A game's lateness is the time from its
-deadline to the sweep's log line for its timeout job, written once the job is enqueued (the first time only;
-no worker plays the moves here, so the job's own run, a few milliseconds on an idle worker, is not counted).
-Figures: p50, p99 and the worst lateness over all games of one run, with the load average (the machine is
-shared: a loaded one makes every figure later).
+Method: a private Redis; an app whose webhook (a sink in this process, answering 204 at once) subscribes to
+``turn.reminder``; ``--games`` two-human games of that app created through the service, each with a
+``turn_timeout_s`` chosen so that the deadlines fall evenly within ``--window`` seconds after the setup. Then
+two worker processes as ``domino-serve`` starts them: ``domino-worker bots --sweep`` (the sweep, its timer, and
+the bots queue, whose timeout jobs move for the seats) and ``domino-worker webhooks`` (the deliveries), every
+setting at its default but one: ``DOMINO_REMINDER_MIN_TURN=0``, so that turns of a minute or two get their
+reminder (at the default 600 s the bench would last ten minutes; the timer takes reminders as it takes
+deadlines). Each game's reminder falls due at 80% of its turn (``DOMINO_REMINDER_FRACTION`` 0.2), so 10,000
+reminders come due over the same minute or so, just before and among the deadlines.
+
+Figures, over every game of one run (the first deadline and the first reminder of each):
+- a deadline's lateness: from the deadline to the commit of the move the server made for the seat (the next
+  turn's deadline, less its ``turn_timeout_s``: the commit's own clock, to the millisecond);
+- a reminder's lateness: from its due time to the ``timestamp`` of its ``turn.reminder`` delivery as the timer
+  stored it (made when the timer sent it), and to its arrival at the sink (through the webhooks worker);
+p50, p99 and the worst, with the load average: the machine is shared, and a loaded one makes every figure
+later. Wall-clock figures by nature; the workers' CPU seconds are printed beside them.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
-import threading
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+
+import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 from api.config import Settings  # noqa: E402
+from api.service.app_events import delivery_id  # noqa: E402
 from api.service.create import GameRequest  # noqa: E402
 from api.service.service import Service  # noqa: E402
-from workers import sweep  # noqa: E402
 from workers.redis_server import RedisServer  # noqa: E402
 
-TWO = [{"name": "Ana"}, {"name": "Bo"}]
+TWO = [{"name": "Ana", "player": "ana"}, {"name": "Bo", "player": "bo"}]
+PREFIX = "bench"
 
 
-def create_games(service: Service, games: int, first_deadline: float, window: float) -> dict[str, float]:
-    deadlines: dict[str, float] = {}
-    for i in range(games):
-        due = first_deadline + window * i / games
-        request = GameRequest("draw", TWO, turn_timeout_s=max(0.01, due - time.time()))
-        view, _tokens, _version, game_id = service.create_game(request, f"bench-{i % 1000}")
-        deadlines[game_id] = view["deadline"]
-    return deadlines
+class Sink(ThreadingHTTPServer):
+    """The app's webhook: when each reminder (game id, version) arrived."""
 
-
-class Enforced(logging.Handler):
-    """When the sweep logged each game's timeout (the first time)."""
+    daemon_threads = True
 
     def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.at: dict[str, float] = {}
-        self.all = threading.Event()
-        self.expected = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.msg.startswith("turn timeout") and isinstance(record.args, tuple):
-            self.at.setdefault(str(record.args[0]), record.created)
-            if len(self.at) >= self.expected:
-                self.all.set()
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.arrived: dict[tuple[str, int], float] = {}
 
 
-def percentile(values: list[float], p: float) -> float:
+class _Handler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = orjson.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        at = time.time()
+        self.send_response(204)
+        self.end_headers()
+        sink: Sink = self.server  # type: ignore[assignment]
+        if body.get("type") == "turn.reminder":
+            key = (body["data"]["game_id"], body["data"]["version"])
+            sink.arrived.setdefault(key, at)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _stamp(text: str) -> float:
+    """A body's ``timestamp`` (RFC 3339, UTC) as a Unix time."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def create_games(service: Service, app: Any, games: int, first_deadline: float, window: float) -> dict[str, dict[str, float]]:
+    """The games, each with its deadline, turn timeout, version and reminder time (due)."""
+    made: dict[str, dict[str, float]] = {}
+    for i in range(games):
+        due = first_deadline + window * i / games
+        request = GameRequest("draw", TWO, turn_timeout_s=round(max(0.01, due - time.time()), 3))
+        view, _tokens, version, game_id = service.create_game(request, "127.0.0.1", app=app)
+        made[game_id] = {"deadline": view["deadline"], "timeout": view["turn_timeout_s"], "version": version}
+    marked: list[tuple[bytes, float]] = service.store.redis.zrange(f"{PREFIX}:reminders:due", 0, -1, withscores=True)  # type: ignore[assignment]
+    for member, score in marked:
+        game_id, _, number = member.decode().rpartition(":")
+        if game_id in made and int(number) == made[game_id]["version"]:
+            made[game_id]["reminder"] = score
+    return made
+
+
+def worker(queue: str, env: dict[str, str], *more: str) -> subprocess.Popen[bytes]:
+    code = "from workers.cli import worker; worker()"
+    return subprocess.Popen([sys.executable, "-c", code, queue, *more], env=env, cwd=ROOT, stdin=subprocess.DEVNULL)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a running process (/proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def enforced(service: Service, games: dict[str, dict[str, float]]) -> dict[str, float]:
+    """When the server's move for each game's first deadline was committed: the event of the version after the
+    game's first carries the next turn's deadline, set at that commit, less its timeout."""
+    out = {}
+    store = service.store
+    ids = list(games)
+    for start in range(0, len(ids), 500):
+        pipe = store.redis.pipeline(transaction=False)
+        for game_id in ids[start : start + 500]:
+            pipe.xrange(store.games.events_key(game_id), min=f"{int(games[game_id]['version']) + 1}-0", count=1)
+        for game_id, found in zip(ids[start : start + 500], pipe.execute()):
+            event = orjson.loads(found[0][1][b"e"])["public"] if found else {}
+            if event.get("auto") and event.get("deadline") is not None:
+                out[game_id] = event["deadline"] - games[game_id]["timeout"]
+    return out
+
+
+def reminded(service: Service, games: dict[str, dict[str, float]]) -> dict[tuple[str, int], float]:
+    """When each game's first reminder was sent: the ``timestamp`` of the delivery the timer stored."""
+    out = {}
+    for game_id, made in games.items():
+        version = int(made["version"])
+        record = service.store.app_deliveries.get(delivery_id(game_id, version, "turn.reminder"))
+        if record is not None:
+            out[(game_id, version)] = _stamp(orjson.loads(record["body"])["timestamp"])
+    return out
+
+
+def wait_until(done: Callable[[], bool], after: float, seconds: float) -> bool:
+    """Poll ``done`` twice a second from ``after`` on, for at most ``seconds`` (what is counted is when the
+    server acted, read from what it stored, not when this saw it)."""
+    end = time.time() + seconds
+    time.sleep(max(0.0, after - time.time()))
+    while time.time() < end:
+        if done():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def percentiles(name: str, values: list[float]) -> str:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+    if not ordered:
+        return f"{name}: none"
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return (
+        f"{name}: p50 {statistics.median(ordered):.3f} s, p99 {p99:.3f} s, worst {ordered[-1]:.3f} s "
+        f"over {len(ordered)}"
+    )
+
+
+def run(args: argparse.Namespace, folder: str) -> None:
+    server = RedisServer(folder, persistent=False)
+    url = server.start()
+    sink = Sink()
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    env = {
+        **os.environ, "DOMINO_REDIS_URL": url, "DOMINO_KEY_PREFIX": PREFIX, "DOMINO_MIN_TURN_TIMEOUT": "0.01",
+        "DOMINO_REMINDER_MIN_TURN": "0", "DOMINO_WEBHOOK_ALLOW_PRIVATE": "true", "DOMINO_LOG_LEVEL": "WARNING",
+        "DOMINO_ARCHIVE_URL": f"sqlite:///{folder}/archive.sqlite3",
+    }  # fmt: skip
+    settings = replace(Settings.from_env(env), games_per_client=0, rate_limit="0")
+    service = Service(settings)
+    workers: list[subprocess.Popen[bytes]] = []
+    try:
+        hook = f"http://127.0.0.1:{sink.server_address[1]}/hook"
+        app = service.create_app("bench", hook, "0", 0, "turn.reminder").app
+        started = time.time()
+        setup = args.setup or max(args.window + 40, args.games * 0.01)
+        games = create_games(service, app, args.games, started + setup, args.window)
+        made = time.time() - started
+        if made > setup:
+            print(f"warning: the setup took {made:.1f} s, past the first deadline ({setup:.0f} s)")
+        workers = [worker("bots", env, "--sweep"), worker("webhooks", env)]
+        last = max(g["deadline"] for g in games.values())
+        due = service.store
+        done = wait_until(lambda: due.turns_due.count_due(last) == 0 and due.reminders_due.count_due(last) == 0, last, 300)
+        used = [cpu_seconds(w.pid) for w in workers]
+        at, sent = enforced(service, games), reminded(service, games)
+        reminders = {(game_id, int(g["version"])) for game_id, g in games.items() if "reminder" in g}
+        wait_until(lambda: reminders <= sink.arrived.keys(), time.time(), 120)
+    finally:
+        for w in workers:
+            w.terminate()
+        for w in workers:
+            w.wait(30)
+        sink.shutdown()
+        server.stop()
+    if not done:
+        print("warning: not every deadline and reminder was enforced in time")
+    report(args, games, at, sent, sink, made, used)
+
+
+def report(
+    args: argparse.Namespace, games: dict[str, dict[str, float]], at: dict[str, float], sent: dict[tuple[str, int], float],
+    sink: Sink, made: float, used: list[float],
+) -> None:
+    due = {(g, int(v["version"])): v["reminder"] for g, v in games.items() if "reminder" in v}
+    print(
+        f"{args.games} games, deadlines evenly over {args.window:g} s, default settings but reminders for any turn "
+        f"(setup {made:.1f} s; load average at the end {os.getloadavg()[0]:.1f}; CPU seconds: bots+sweep worker "
+        f"{used[0]:.1f}, webhooks worker {used[1]:.1f})"
+    )
+    print(percentiles("deadline to the server's move committed", [t - games[g]["deadline"] for g, t in at.items()]))
+    print(percentiles("reminder due to sent (its delivery stored)", [t - due[k] for k, t in sent.items() if k in due]))
+    print(percentiles("reminder due to arrived at the webhook", [t - due[k] for k, t in sink.arrived.items() if k in due]))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--window", type=float, default=60.0)
-    parser.add_argument("--sweep-interval", type=float, default=Settings().sweep_interval)
-    parser.add_argument("--timer-batch", type=int, default=Settings().timer_batch)
-    parser.add_argument("--timer-max-wait", type=float, default=Settings().timer_max_wait)
-    parser.add_argument("--setup", type=float, help="seconds before the first deadline (default: 30, or 10 ms a game)")
+    parser.add_argument("--setup", type=float, help="seconds before the first deadline (default: window + 40 s)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deadlines-") as folder:
-        server = RedisServer(folder, persistent=False)
-        url = server.start()
-        try:
-            settings = replace(
-                Settings(), redis_url=url, key_prefix="bench", min_turn_timeout=0.01, games_per_client=0,
-                rate_limit="0", sweep_interval=args.sweep_interval, timer_batch=args.timer_batch,
-                timer_max_wait=args.timer_max_wait,
-            )  # fmt: skip
-            service = Service(settings)
-            started = time.time()
-            setup = args.setup or max(30.0, args.games * 0.01)  # to create them (the first deadline comes after)
-            deadlines = create_games(service, args.games, started + setup, args.window)
-            made = time.time() - started
-            if made > setup:
-                print(f"warning: the setup took {made:.1f} s, past the first deadline ({setup:.0f} s)")
-            enforced = Enforced()
-            enforced.expected = len(deadlines)
-            logger = logging.getLogger("workers.sweep")
-            logger.setLevel(logging.INFO)
-            logger.addHandler(enforced)
-            stop = threading.Event()
-            thread = sweep.start_thread(service, stop)
-            finished = enforced.all.wait(setup + args.window + 120)
-            stop.set()
-            thread.join()
-        finally:
-            server.stop()
-    if not finished:
-        print(f"warning: {len(deadlines) - len(enforced.at)} deadlines not enforced in time")
-    values = [at - deadlines[game_id] for game_id, at in enforced.at.items() if game_id in deadlines]
-    print(
-        f"{args.games} games, deadlines over {args.window:g} s, sweep every {args.sweep_interval:g} s, timer batches "
-        f"of {args.timer_batch}, waits of at most {args.timer_max_wait:g} s (setup {made:.1f} s; load average "
-        f"{os.getloadavg()[0]:.1f})"
-    )
-    print(
-        f"lateness: p50 {statistics.median(values):.3f} s, p99 {percentile(values, 0.99):.3f} s, "
-        f"worst {max(values):.3f} s, over {len(values)} deadlines"
-    )
+        run(args, folder)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import logging
 import os
 import signal
@@ -257,6 +258,7 @@ def worker(argv: list[str] | None = None) -> NoReturn:
     settings = Settings.from_env()
     service = Service(settings)
     jobs.use_service(service)  # one Service per process: the jobs (and the work horses forked) use this one
+    settle_heap()
     conn = service.store.worker_connection()
     configured = {
         BOTS: settings.bots_queue,
@@ -284,6 +286,15 @@ def worker(argv: list[str] | None = None) -> NoReturn:
     finally:
         stop.set()
     _exit(code, sweep)
+
+
+def settle_heap() -> None:
+    """What a worker has made by now (modules, its Service and pools: some 150,000 objects) lives as long as
+    the process: moved out of the garbage collector's sight, so that the full collections a job's burst of
+    objects sets off (the archiving job's batch: two per 2,000 games, 0.1-0.4 s each) walk only what jobs
+    made. Forked work horses share those pages untouched, too."""
+    gc.collect()
+    gc.freeze()
 
 
 def _rq_worker(queues: list[Queue], conn: Any, settings: Settings, fork: bool | None, purposes: list[str]) -> BaseWorker:

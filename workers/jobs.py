@@ -61,8 +61,9 @@ def bot_turn(game_id: str, version: int) -> str:
 
 
 @outlasting_full
-def timeout_turn(game_id: str, version: int) -> str:
-    return service().play_timeout(game_id, version)
+def timeout_turns(turns: list[list[Any]]) -> str:
+    """Move for each seat past its deadline, ``[game id, version]`` pairs (each only if its game is still there)."""
+    return service().play_timeouts([(str(game_id), int(version)) for game_id, version in turns])
 
 
 @outlasting_full

@@ -49,9 +49,9 @@ def entry(game_id: str, whole: WholeGame, now: float) -> Entry | None:
         created_at=doc["created_at"],
         ended_at=now,
         version=whole.version,
-        doc=orjson.dumps(doc),
+        doc=whole.raw_doc,
         record=orjson.dumps(record),
-        events=orjson.dumps(whole.events),
+        events=whole.events_json(),
         summary=orjson.dumps(game_summary(doc, whole.version, state)),
         seats=[{k: s.get(k) for k in ENTRY_SEAT} for s in doc["seats"]],
     )
@@ -73,44 +73,51 @@ class Archiving:
         if not taken:
             return "nothing due"
         whole = self.store.games.load_whole(taken)
-        rating = self.store.ratings_due.pending(list(whole))  # archived only once their ratings are counted
-        rating |= self._sealed(whole)  # and an arena's games once the arena is over (the record reveals the deals)
+        waiting = self.store.ratings_due.pending(list(whole))  # archived only once their ratings are counted
         now = time.time()
-        entries, drop = [], []
+        entries: list[Entry] = []
+        drop: list[str] = []
+        held: dict[str, list[str]] = {}  # held: owner -> its games archived now
         for game_id in taken:
-            found = whole.get(game_id)
-            made = None if found is None or game_id in rating else entry(game_id, found, now)
+            found = whole.pop(game_id, None)  # each game decoded in turn, and let go once rendered
+            if found is None:
+                drop.append(game_id)  # gone (deleted)
+                continue
+            if game_id not in waiting and self._sealed(found):
+                waiting.add(game_id)  # an arena's game waits for the arena's end (its record reveals the deals)
+            made = None if game_id in waiting else entry(game_id, found, now)
             if made is not None:
                 entries.append(made)
-            elif game_id not in rating:
-                drop.append(game_id)  # gone (deleted), or not over: nothing to archive
+                if (held_by := owner(game_record(found.doc))) is not None:
+                    held.setdefault(held_by, []).append(game_id)
+            elif game_id not in waiting:
+                drop.append(game_id)  # not over: nothing to archive
         try:
             self.archive.write(entries)
         except ArchiveUnavailable as exc:
             log.warning("the archive is down (%s): %d games stay in Redis, tried again in %ss", exc, len(entries), s.archive_retry)
             self.due.mark_many([e.id for e in entries], now + s.archive_retry)
             return f"archive down: {len(entries)} games wait"
-        self._archived(entries)
+        self._archived(entries, held)
         self.due.clear_many([*drop, *(e.id for e in entries)])
         if len(taken) == s.archive_batch:
             self.enqueue()
-        return f"archived {len(entries)}, dropped {len(drop)}, waiting for ratings {len(rating)}"
+        return f"archived {len(entries)}, dropped {len(drop)}, waiting for ratings {len(waiting)}"
 
-    def _sealed(self, whole: dict[str, WholeGame]) -> set[str]:
-        """The games of arenas still running: their records would reveal deals other games still play."""
-        arenas = {gid: game_record(w.doc).get("arena") for gid, w in whole.items()}
-        return {gid for gid, ref in arenas.items() if ref is not None and self.store.arenas.is_running(ref["id"])}
+    def _sealed(self, whole: WholeGame) -> bool:
+        """An arena's game while the arena runs: its record would reveal deals other games still play."""
+        ref = game_record(whole.doc).get("arena")
+        return ref is not None and self.store.arenas.is_running(ref["id"])
 
-    def _archived(self, entries: list[Entry]) -> None:
-        """The archive holds ``entries``: flag them in Redis with their grace expiry, and take them out of
-        their apps' Redis indexes (the archive lists them now)."""
+    def _archived(self, entries: list[Entry], held: dict[str, list[str]]) -> None:
+        """The archive holds ``entries``: flag them in Redis with their grace expiry, release them from what
+        their owners hold (``held``: owner -> games), and take them out of their apps' Redis indexes (the
+        archive lists them now)."""
         self.store.expiry.mark_archived([e.id for e in entries], self.settings.archived_ttl)
-        for e in entries:
-            if (held_by := owner(orjson.loads(e.doc))) is not None:
-                self.store.client_finished.release(held_by, e.id)
-            if e.app is not None:
-                players = [p for p in (seat.get("player") for seat in e.seats) if p]
-                self.store.apps.disown(e.app, [e.id], players)
+        self.store.client_finished.release_many(held)
+        self.store.apps.disown_many(
+            [(e.app, [e.id], [p for p in (seat.get("player") for seat in e.seats) if p]) for e in entries if e.app is not None]
+        )
 
     def enqueue(self) -> None:
         """One more archive job (its own id: any number may run)."""

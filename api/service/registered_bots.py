@@ -226,8 +226,8 @@ class RegisteredBots:
         record, misses = found
         if not consented(record):
             raise Forbidden(
-                f"Seat {index}: the bot {name!r} is seated only by its owner's app key, or in an arena its owner "
-                "created or entered it in."
+                f"Seat {index}: the bot {name!r} is seated only by its owner's app key, in a game it agreed to (a "
+                "challenge it accepted, a ticket it holds), or in an arena its owner created or entered it in."
             )
         why = None
         if record.get("retired"):

@@ -7,6 +7,7 @@ render it as HTTP, the jobs return it to RQ. The collaborators get the store, th
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ from api.archive import Archive, ArchiveUnavailable, Key
 from api.config import Settings
 from api.service.errors import GameNotOver, Unauthorized
 from api.queues import Queues
-from api.service import computer
+from api.service import computer, overlapped
 from api.service.app_events import Lifecycle
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
@@ -292,6 +293,14 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls, Fairpl
         """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
         choose = computer.timeout_move(game_id, version, self.settings)
         return self.moves.play_for_seat(game_id, version, choose, auto=True)
+
+    def play_timeouts(self, turns: list[tuple[str, int]]) -> str:
+        """:meth:`play_timeout` for each (game id, version), overlapped; what happened, counted. If one fails,
+        the others are played and then the job fails: that seat's deadline stays leased, so the timer takes it
+        again."""
+        done = overlapped.each(lambda turn: self.play_timeout(*turn), turns, self.settings.timer_threads)
+        counted = collections.Counter(done)
+        return ", ".join(f"{what} {n}" for what, n in sorted(counted.items()))
 
     def hint_values(self, game_id: str, version: int, seat: int) -> dict[str, Any]:
         """The job of a hint: ``seat``'s legal moves valued at ``version`` (api/service/hints.py)."""

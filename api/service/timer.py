@@ -4,9 +4,9 @@ turn reminders, taken as they come due rather than once per sweep interval.
 :meth:`Timed.drain` takes the entries due by now by batches of ``DOMINO_TIMER_BATCH``: one script leases a batch
 (each entry re-marked ``DOMINO_BOT_DUE_DELAY`` later, so several sweeps, on one machine or many, never take the
 same entry twice, and a batch whose sweep died comes due again), the batch's games are read in one pipeline,
-and its timeout jobs are enqueued in one pipeline (``workers.jobs.timeout_turn``: the server's move goes through
-the same path as ever). An entry stays leased until the move's commit marks the next deadline, so a lost job is
-enqueued again. A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the
+and one job moves for the batch's seats (``workers.jobs.timeout_turns``: each move goes through the same path as
+ever, a few at once); a batch's reminders are sent a few at once too (:mod:`api.service.overlapped`). An entry
+stays leased until the move's commit marks the next deadline, so a lost job is enqueued again. A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the
 same delivery (one ``webhook-id``). :meth:`Timed.wait` sleeps until the soonest entry is due, blocked on the
 due sets' wake-up list (:class:`api.store.DueTimer`), which a commit marking a sooner entry pushes, and at most
 ``DOMINO_TIMER_MAX_WAIT``.
@@ -17,7 +17,8 @@ from __future__ import annotations
 import time
 
 from api.config import Settings
-from api.queues import TIMEOUT_TURN, Queues
+from api.queues import TIMEOUT_TURNS, Queues
+from api.service import overlapped
 from api.service.app_events import Lifecycle
 from api.service.bot_games import held
 from api.service.games import Game, Games
@@ -84,7 +85,8 @@ class Timed:
         self.store.expiry.keep_many(kept, s.expiry_margin)
         attempts = due.next_attempts(late, first=0)
         jobs = [(game_id, version, attempt) for (game_id, version), attempt in zip(late, attempts)]
-        self.queues.enqueue_many(TIMEOUT_TURN, (((game_id, version), attempt) for game_id, version, attempt in jobs))
+        if jobs:
+            self.queues.enqueue_batch(TIMEOUT_TURNS, late, attempts[0])  # one job: the moves, overlapped
         return jobs, len(taken) == s.timer_batch
 
     def _held(self, game: Game) -> bool:
@@ -104,10 +106,14 @@ class Timed:
             return [], False
         turns = [(member, *member.rpartition(":")[::2]) for member in taken]  # member, game id, version
         found = self.games.find_live([game_id for _, game_id, _ in turns])
-        sent = []
-        for member, game_id, version in turns:
+
+        def remind(turn: tuple[str, str, str]) -> bool:
+            member, game_id, version = turn
             game = found.get(game_id)
-            if game is not None and game.version == int(version) and self.lifecycle.remind(game):
-                sent.append((game_id, game.version, 0))
+            reminded = game is not None and game.version == int(version) and self.lifecycle.remind(game)
             due.clear_if(member, now + s.bot_due_delay)  # a crash before this line: sent again, as the same delivery
+            return reminded
+
+        reminded = overlapped.each(remind, turns, s.timer_threads)
+        sent = [(game_id, int(version), 0) for (_, game_id, version), done in zip(turns, reminded) if done]
         return sent, len(taken) == s.timer_batch

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 import redis
@@ -146,11 +147,19 @@ class AppStore:
         """Drop index entries of games that are gone (and from the named players' indexes)."""
         if not game_ids:
             return
+        self.disown_many([(app_id, game_ids, players or [])])
+
+    @translating
+    def disown_many(self, gone: Sequence[tuple[str, Sequence[str], Sequence[str]]]) -> None:
+        """:meth:`disown` for several (app id, game ids, players) in one round trip."""
         pipe = self.conn.pipeline(transaction=False)
-        pipe.zrem(self.games_key(app_id), *game_ids)
-        for player in players or []:
-            pipe.zrem(self.player_key(app_id, player), *game_ids)
-        pipe.execute()
+        for app_id, game_ids, players in gone:
+            if game_ids:
+                pipe.zrem(self.games_key(app_id), *game_ids)
+                for player in players:
+                    pipe.zrem(self.player_key(app_id, player), *game_ids)
+        if len(pipe):
+            pipe.execute()
 
     @translating
     def games_of_player(self, app_id: str, player: str) -> list[str]:

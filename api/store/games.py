@@ -20,6 +20,7 @@ and on the queue connection ``<prefix>:idem:create:<sha>``: the sealed first ans
 from __future__ import annotations
 
 import dataclasses
+import functools
 import secrets
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
@@ -89,12 +90,31 @@ class StoredGame:
 
 @dataclasses.dataclass(frozen=True)
 class WholeGame:
-    """Everything Redis holds of a game, read at once for the archive."""
+    """Everything Redis holds of a game, read at once for the archive: the JSON as Redis holds it, decoded
+    when first used, so that the archiving job decodes a batch one game at a time and lets each go (a batch
+    of games decoded at once is a heap the garbage collector walks again and again)."""
 
     version: int
-    doc: dict[str, Any]
-    rounds: list[dict[str, Any]]
-    events: list[tuple[str, dict[str, Any]]]
+    raw_doc: bytes
+    raw_rounds: bytes
+    raw_events: list[tuple[bytes, bytes]]  # (stream id, event)
+
+    @functools.cached_property
+    def doc(self) -> dict[str, Any]:
+        value: dict[str, Any] = orjson.loads(self.raw_doc)
+        return value
+
+    @functools.cached_property
+    def rounds(self) -> list[dict[str, Any]]:
+        return [orjson.loads(line) for line in self.raw_rounds.splitlines()]
+
+    @functools.cached_property
+    def events(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(sid.decode(), orjson.loads(event)) for sid, event in self.raw_events]
+
+    def events_json(self) -> bytes:
+        """Every event as ``[stream id, event]`` pairs, a JSON array, from the bytes as stored."""
+        return b"[" + b",".join(b'["' + sid + b'",' + event + b"]" for sid, event in self.raw_events) + b"]"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,10 +219,7 @@ class GameStore:
             if version is None or doc is None:
                 continue
             out[game_id] = WholeGame(
-                int(version),
-                orjson.loads(doc),
-                [orjson.loads(line) for line in (rounds or b"").splitlines()],
-                [(raw_id.decode(), orjson.loads(fields[b"e"])) for raw_id, fields in cast(Entries, entries)],
+                int(version), doc, rounds or b"", [(raw_id, fields[b"e"]) for raw_id, fields in cast(Entries, entries)]
             )
         return out
 

@@ -157,6 +157,15 @@ def make_valid(case: Any) -> None:
         _ticket(case.body, _credential(headers))
     if case.operation.path == "/v1/bots" and case.method.upper() == "POST" and isinstance(case.body, dict):
         _new_bot_name(case.body)
+    if case.operation.path.startswith("/v1/bots/") and case.method.upper() == "PATCH" and isinstance(case.body, dict):
+        # What a bot accepts changes what later cases may ask of it: the run's bot keeps any time per move (a
+        # ticket of its with less than its `min_turn_timeout_s` is a 422 `deadline-too-short`, documented).
+        case.body.pop("min_turn_timeout_s", None)
+    if case.operation.path == "/v1/challenges" and isinstance(case.body, dict):
+        _challenge(case.body, _credential(headers))
+    elif case.operation.path.startswith("/v1/challenges/") and _credential(headers) == "app":
+        # An app calls for one of its players, which it names (documented on `player`).
+        case.query = {**query, "player": "fuzz-player"}
 
 
 def _credential(headers: Any) -> str | None:
@@ -187,6 +196,27 @@ def _ticket(body: dict[str, Any], credential: str | None) -> None:
         body.pop("rating_range", None)
     if "bots_after_s" not in body:
         body.pop("bot", None)
+
+
+def _challenge(body: dict[str, Any], credential: str | None) -> None:
+    """Who challenges decides what a challenge may say (documented on its members): an app's challenge names
+    its `player`, nobody else's does; only an app's player challenges a `player` (another one); an anonymous
+    challenge is unrated. Which bots exist and what they play is the registry's: the run's own bot (which plays
+    one variant, and does not challenge itself) becomes a name no bot has (a 404)."""
+    if credential == "app":
+        body.setdefault("player", "fuzz-player")
+    else:
+        body.pop("player", None)
+    if credential not in ("app", "bot"):
+        body.pop("rated", None)
+    to = body.get("to")
+    if isinstance(to, dict) and isinstance(to.get("player"), str):
+        if credential != "app":
+            body["to"] = {"bot": "nobody-here"}
+        elif to["player"] == body["player"]:
+            body["to"] = {"player": f"{to['player'][:60]}-2"}
+    if isinstance(to, dict) and to.get("bot") == "fuzzbot":
+        body["to"] = {"bot": "nobody-here"}
 
 
 _BOT_NAMES = itertools.count()

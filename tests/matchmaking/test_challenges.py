@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from support import assert_problem
+from support import assert_problem, blocked_clients, eventually
 
 CHALLENGES = "/v1/challenges"
 
@@ -24,6 +24,7 @@ def notices(client, bot: dict[str, Any]) -> list[dict[str, Any]]:  # type: ignor
     return client.get("/v1/bot/events", headers=auth(bot["token"])).get_json()["events"]  # type: ignore[no-any-return]
 
 
+@pytest.mark.cluster
 def test_a_bot_sees_the_challenge_accepts_it_and_both_read_their_seats(client, register_bot) -> None:
     bot = register_bot("taker")
     made = challenge(client, {"to": {"bot": "taker"}, "variant": "draw", "name": "Ada"})
@@ -73,6 +74,7 @@ def test_only_the_addressee_answers_and_only_the_challenger_cancels(client, regi
     assert_problem(client.post(f"{url}/accept", headers=auth(bot["token"])), 409, "offer-closed")
 
 
+@pytest.mark.cluster
 def test_an_accept_and_a_cancel_racing_end_in_exactly_one_state(client, register_bot) -> None:
     bot = register_bot("racer")
     for _ in range(8):
@@ -187,3 +189,33 @@ def test_a_bot_at_its_max_games_is_busy_until_one_ends(client, register_bot, app
     token = client.get(f"{CHALLENGES}/{first['challenge']['id']}", headers=auth(first["token"])).get_json()["token"]
     assert client.post(f"/v1/games/{accepted['game_id']}/resign", headers=auth(token)).status_code == 200
     assert client.post(f"{late}/accept", headers=auth(bot["token"])).get_json()["status"] == "accepted"
+
+
+def test_a_short_challenge_expires_on_its_own_and_frees_its_place_under_the_cap(client, register_bot) -> None:
+    bot = register_bot("brief")
+    brief = challenge(client, {"to": {"bot": "brief"}, "variant": "draw", "expires_in_s": 1}).get_json()
+    for _ in range(4):
+        assert challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}).status_code == 201
+    url = f"{CHALLENGES}/{brief['challenge']['id']}"
+    eventually(lambda: client.get(url, headers=auth(brief["token"])).get_json()["status"] == "expired", "the challenge expired")
+    assert_problem(client.post(f"{url}/decline", headers=auth(bot["token"])), 409, "offer-closed")
+    assert challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}).status_code == 201  # its place is free
+    assert_problem(challenge(client, {"to": {"bot": "brief"}, "variant": "draw"}), 429, "too-many-challenges")
+
+
+def test_the_challengers_long_poll_returns_when_the_challenge_is_answered(client, register_bot, service) -> None:
+    bot = register_bot("answerer")
+    answer = challenge(client, {"to": {"bot": "answerer"}, "variant": "draw"}).get_json()
+    url = f"{CHALLENGES}/{answer['challenge']['id']}"
+    conn = service.store.queue_redis
+    waiting_before = blocked_clients(conn, "xread")
+    read: dict[str, Any] = {}
+    poll = threading.Thread(target=lambda: read.update(client.get(url, query_string={"wait": 25}, headers=auth(answer["token"])).get_json()))
+    poll.start()
+    eventually(lambda: blocked_clients(conn, "xread") > waiting_before, "the long poll waits")
+    assert client.post(f"{url}/accept", headers=auth(bot["token"])).status_code == 200
+    poll.join(30)
+    assert read["status"] == "accepted" and read["seat"] == 0 and read["token"]
+    brief = challenge(client, {"to": {"bot": "answerer"}, "variant": "draw", "expires_in_s": 1}).get_json()
+    expired = client.get(f"{CHALLENGES}/{brief['challenge']['id']}", query_string={"wait": 25}, headers=auth(brief["token"]))
+    assert expired.get_json()["status"] == "expired"  # a poll waits no longer than the challenge stays open

@@ -18,6 +18,8 @@ def test_an_apps_player_challenges_another_the_app_hears_it_and_accepts_for_them
     try:
         issued = service.create_app("ch-app", receiver.url, None, None, "game.started,challenge.received")
         key = {"Authorization": f"Bearer {issued.key}"}
+        itself = client.post(CHALLENGES, json={"to": {"player": "u1"}, "variant": "draw", "player": "u1"}, headers=key)
+        assert_problem(itself, 422, "invalid-request")
         made = client.post(CHALLENGES, json={"to": {"player": "u2"}, "variant": "draw", "player": "u1", "rated": True}, headers=key)
         assert made.status_code == 201, made.get_json()
         answer: dict[str, Any] = made.get_json()

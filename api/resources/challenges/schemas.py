@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
+from apispec import APISpec
 
 import domino
 from api.resources.common import StrictBoolean, StrictFloat, name_field, player_field
@@ -109,3 +110,16 @@ class CreatedChallengeSchema(ma.Schema):
 
 class ChallengePartySchema(ma.Schema):
     player = player_field("with the app's key: which of its players calls (the challenger or the addressee)")
+
+
+class ChallengeQuerySchema(ChallengePartySchema):
+    wait = ma.fields.Float(
+        load_default=0.0,
+        validate=ma.validate.Range(min=0, max=30),
+        metadata={"description": "seconds to wait while the challenge is open (a long poll), at most 30"},
+    )
+
+
+def document(spec: APISpec) -> None:
+    """What marshmallow cannot say of a challenge's addressee: exactly one of `bot` and `player`."""
+    spec.components.schemas["Addressee"].update(minProperties=1, maxProperties=1)

@@ -18,6 +18,7 @@ its game made, to ``accepted`` (a read finishes an accept a crash left half done
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from typing import Any
 
@@ -218,10 +219,16 @@ class Challenges:
             return next((s for s, p in enumerate((doc["from"], doc["to"])) if p["kind"] == BOT and p["name"] == name), None)
         raise Unauthorized("Not a challenge's token, nor a bot's.")
 
-    def read(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
-        """The challenge as the caller sees it; an accept a crash left half done (``SETTLE_S`` ago) is finished now."""
+    def read(self, challenge_id: str, caller: Caller, wait: float = 0.0) -> dict[str, Any]:
+        """The challenge as the caller sees it, waiting up to ``wait`` seconds (and no longer than it stays open)
+        for its answer; an accept a crash left half done (``SETTLE_S`` ago) is finished now."""
         doc, fields, seat = self._load(challenge_id, caller)
         now = time.time()
+        until = min(now + min(wait, self.settings.max_wait), doc["expires_at"])
+        if fields["status"] in (OPEN, ACCEPTING) and until > now:
+            self.store.challenges.wait_answered(challenge_id, math.ceil((until - now) * 1000) + 1)  # past its expiry
+            doc, fields, seat = self._load(challenge_id, caller)
+            now = time.time()
         if fields["status"] == ACCEPTING and now - float(fields["at"]) > SETTLE_S:
             try:
                 self._make(doc)
