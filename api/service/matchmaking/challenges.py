@@ -190,6 +190,15 @@ class Challenges:
             body = challenge_payload(shown, addressee["name"])
             self.lifecycle.announce(addressee["app"], doc["id"], 0, CHALLENGE_RECEIVED, body, of_game=False)
 
+    def _tell_other(self, doc: dict[str, Any], status: str, seat: int) -> None:
+        """The other party hears the answer when it is a registered bot: a ``challenge`` notice again, the
+        challenge as it reads it now (a challenger bot learns its game, an addressee bot that it was cancelled)."""
+        party = (doc["from"], doc["to"])[seat]
+        if party["kind"] == BOT:
+            shown = render(doc, status, None, seat, time.time())
+            notice = {"type": "challenge", "challenge_id": doc["id"], "challenge": shown, "expires_at": doc["expires_at"]}
+            self.store.bots.push([(party["name"], notice)])
+
     # -- the parties ---------------------------------------------------------------------------------------
 
     def _load(self, challenge_id: str, caller: Caller) -> tuple[dict[str, Any], dict[str, str], int]:
@@ -246,6 +255,7 @@ class Challenges:
             self.limits.check_busy(doc["to"]["name"])
         self._move(doc, OPEN, ACCEPTING, "accept")
         self._make(doc)
+        self._tell_other(doc, ACCEPTED, CHALLENGER)
         return render(doc, ACCEPTED, None, seat, time.time())
 
     def decline(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
@@ -253,6 +263,7 @@ class Challenges:
         if seat != ADDRESSEE:
             raise Forbidden("Only the challenge's addressee declines it; its challenger cancels it.")
         self._move(doc, OPEN, DECLINED, "decline")
+        self._tell_other(doc, DECLINED, CHALLENGER)
         return render(doc, DECLINED, None, seat, time.time())
 
     def cancel(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
@@ -260,6 +271,7 @@ class Challenges:
         if seat != CHALLENGER:
             raise Forbidden("Only the challenger cancels a challenge; its addressee declines it.")
         self._move(doc, OPEN, CANCELLED, "cancel")
+        self._tell_other(doc, CANCELLED, ADDRESSEE)
         return render(doc, CANCELLED, None, seat, time.time())
 
     def _move(self, doc: dict[str, Any], old: str, new: str, what: str) -> None:
