@@ -83,8 +83,8 @@ def test_an_accept_and_a_cancel_racing_end_in_exactly_one_state(client, register
         start = threading.Barrier(2)
         codes: dict[str, int] = {}
 
-        def call(what: str, method: str, path: str, token: str) -> None:
-            start.wait()
+        def call(what: str, method: str, path: str, token: str, start: threading.Barrier = start, codes: dict[str, int] = codes) -> None:
+            start.wait()  # both requests leave together
             codes[what] = client.open(path, method=method, headers=auth(token)).status_code
 
         threads = [
