@@ -3,7 +3,6 @@ delivered; an app's abort is delivered the same way."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import replace
 from typing import Any
@@ -13,7 +12,7 @@ from standardwebhooks.webhooks import Webhook
 
 from api.app import create_app
 from local_endpoint import Recorder
-from support import eventually, run_webhooks
+from support import eventually, hear, run_webhooks
 
 TWO = [{"name": "Ana", "player": "u-ana"}, {"name": "Bo", "player": "u-bo"}]
 
@@ -29,19 +28,6 @@ class Receiver(Recorder):
         return [Webhook(secret).verify(body, headers) for headers, body in reversed(once.values())]
 
 
-def hear(service, receiver: Receiver, count: int, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Until ``count`` events are heard. A delivery a busy machine timed out (a host's first contact gets a
-    second) is due again after its back-off: a sweep as if that time had passed queues it."""
-
-    def heard() -> bool:
-        run_webhooks(service)
-        if len({headers["webhook-id"] for headers, _ in receiver.deliveries}) >= count:
-            return True
-        service.sweep(now=time.time() + 60)
-        return False
-
-    eventually(heard, what)
-
 
 def test_an_idle_apps_game_ends_expired_and_its_app_hears_it(settings) -> None:  # type: ignore[no-untyped-def]
     app = create_app({"DOMINO": replace(settings, game_ttl=1), "TESTING": True})
@@ -52,7 +38,7 @@ def test_an_idle_apps_game_ends_expired_and_its_app_hears_it(settings) -> None: 
         auth = {"Authorization": f"Bearer {issued.key}"}
         game_id = client.post("/v1/games", json={"variant": "draw", "seats": TWO}, headers=auth).get_json()["game"]["id"]
         eventually(lambda: [j for j in service.sweep().expired if j[0] == game_id], "the idle game ended")
-        hear(service, receiver, 2, "game.started and game.ended")
+        hear(service, receiver.deliveries, 2, "game.started and game.ended")
         payloads = receiver.events(issued.webhook_secret)
     finally:
         receiver.close()
@@ -71,7 +57,7 @@ def test_an_aborted_apps_game_is_heard_as_ended(client, service) -> None:  # typ
         auth = {"Authorization": f"Bearer {issued.key}"}
         game_id = client.post("/v1/games", json={"variant": "draw", "seats": TWO}, headers=auth).get_json()["game"]["id"]
         assert client.post(f"/v1/games/{game_id}/abort", headers=auth).status_code == 200
-        hear(service, receiver, 2, "game.started and game.ended")
+        hear(service, receiver.deliveries, 2, "game.started and game.ended")
         payloads = receiver.events(issued.webhook_secret)
     finally:
         receiver.close()
@@ -91,13 +77,13 @@ def test_an_app_hears_each_turn_of_a_human_seat(client, service) -> None:  # typ
     receiver = Receiver()
     try:
         issued, game_id, tokens = _turns_game(client, service, receiver, "turn.started,game.ended", 3600)
-        hear(service, receiver, 1, "the first turn")
+        hear(service, receiver.deliveries, 1, "the first turn")
         view = client.get(f"/v1/games/{game_id}").get_json()
         seat = view["turn"]
         auth = {"Authorization": f"Bearer {tokens[seat]['token']}"}
         move = client.get(f"/v1/games/{game_id}", headers=auth).get_json()["legal_moves"][0]
         assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
-        hear(service, receiver, 2, "the second turn")
+        hear(service, receiver.deliveries, 2, "the second turn")
         payloads = receiver.events(issued.webhook_secret)
     finally:
         receiver.close()
