@@ -78,6 +78,6 @@ class BotLimits:
             self.store.bot_games.release(name, game_id)
 
 
-def _busy_error(name: str, most: int) -> BotBusy:
+def _busy_error(name: str, most: int | None) -> BotBusy:
     games = "game" if most == 1 else "games"
     return BotBusy(f"The bot {name!r} already plays {most} {games} at once, as many as it accepts.", bot=name, max_games=most)
