@@ -229,6 +229,12 @@ def report(
         f"{used[0]:.1f}, webhooks worker {used[1]:.1f})"
     )
     print(percentiles("deadline to the server's move committed", [t - games[g]["deadline"] for g, t in at.items()]))
+    first = min(g["deadline"] for g in games.values())
+    parts: list[list[float]] = [[] for _ in range(6)]
+    for game_id, t in at.items():
+        deadline = games[game_id]["deadline"]
+        parts[min(5, int(6 * (deadline - first) / args.window))].append(t - deadline)
+    print("  p99 by sixth of the window:", ", ".join(f"{sorted(p)[int(0.99 * (len(p) - 1))]:.2f} s" for p in parts if p))
     print(percentiles("reminder due to sent (its delivery stored)", [t - due[k] for k, t in sent.items() if k in due]))
     print(percentiles("reminder due to arrived at the webhook", [t - due[k] for k, t in sink.arrived.items() if k in due]))
 
