@@ -10,7 +10,9 @@ view only at the start and at the end.
 
 A registered bot (``--registered``, see ``POST /v1/bots``): any number of games at once, on its one stream
 (``GET /v1/bot/events``, a long poll, or Server-Sent Events with ``--sse``); each ``turn`` notice is answered
-with one of its ``legal_moves``, with the bot token. It runs until stopped, or until ``--games N`` games ended.
+with one of its ``legal_moves``, with the bot token. With ``--accept-challenges`` it accepts every ``challenge``
+notice (``POST /v1/challenges/{id}/accept``: its consent to that game). It runs until stopped, or until
+``--games N`` games ended.
 
     DOMINO_BOT_TOKEN=dsk_bot_... python examples/hosted_bot.py --url http://127.0.0.1:8000 --registered --sse
 
@@ -124,11 +126,12 @@ class Bot:
 class RegisteredBot:
     """A registered bot: every game it sits in, from its one stream, with its bot token."""
 
-    def __init__(self, url: str, token: str, wait: float = 25.0, sse: bool = False) -> None:
+    def __init__(self, url: str, token: str, wait: float = 25.0, sse: bool = False, accept: bool = False) -> None:
         self.http = httpx.Client(base_url=url.rstrip("/"), timeout=wait + 10)
         self.auth = {"Authorization": f"Bearer {token}"}
         self.wait = wait
         self.sse = sse
+        self.accept = accept  # accept the challenges it hears of
         self.after: str | None = None  # the last notice handled: where a reconnect resumes
         self.results: dict[str, dict[str, Any]] = {}  # game id -> its game_ended notice
         # Games this run moved in: a new connection first replays the notices kept from before (their turns
@@ -174,6 +177,10 @@ class RegisteredBot:
             if notice["type"] == "turn" and notice["legal_moves"]:
                 if self.move(notice):
                     self.ours.add(notice["game_id"])
+            elif notice["type"] == "challenge" and self.accept and notice["challenge"]["status"] == "open":
+                game_id = self.take(notice["challenge_id"])
+                if game_id is not None:
+                    self.ours.add(game_id)
             elif notice["type"] == "game_ended" and notice["game_id"] in self.ours:
                 self.results[notice["game_id"]] = notice
                 won = notice["seat"] in notice["winners"]
@@ -182,6 +189,15 @@ class RegisteredBot:
                 if games is not None and len(self.results) >= games:
                     return self.results
         return self.results
+
+    def take(self, challenge_id: str) -> str | None:
+        """Accept a challenge: the game's id, or None when it is no longer open (answered, cancelled, expired)."""
+        resp = self.http.post(f"/v1/challenges/{challenge_id}/accept", headers=self.auth)
+        if resp.status_code == 409:  # offer-closed (an old notice), or bot-busy
+            return None
+        game_id: str = checked(resp).json()["game_id"]
+        print(f"challenge {challenge_id}: accepted, game {game_id}", flush=True)
+        return game_id
 
     def move(self, notice: dict[str, Any]) -> bool:
         """Play the turn; False when the notice was an old one (the server moved for us meanwhile, or the game
@@ -203,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--token", help="the bot token (else DOMINO_BOT_TOKEN; or the seat token, else DOMINO_TOKEN)")
     parser.add_argument("--sse", action="store_true", help="registered: Server-Sent Events instead of the long poll")
     parser.add_argument("--games", type=int, metavar="N", help="registered: stop after N of this run's games ended")
+    parser.add_argument("--accept-challenges", action="store_true", help="registered: accept every challenge it hears of")
     parser.add_argument("--claim", type=int, metavar="SEAT", help="claim this open seat (else DOMINO_TOKEN is used)")
     parser.add_argument("--name", default="hosted_bot", help="the name to claim the seat with")
     parser.add_argument("--wait", type=float, default=25.0, help="long-poll wait, seconds (at most 30)")
@@ -232,7 +249,7 @@ def play_registered(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     token = args.token or os.environ.get("DOMINO_BOT_TOKEN")
     if not token:
         parser.error("give --token or set DOMINO_BOT_TOKEN (the token POST /v1/bots answered)")
-    bot = RegisteredBot(args.url, token, wait=args.wait, sse=args.sse)
+    bot = RegisteredBot(args.url, token, wait=args.wait, sse=args.sse, accept=args.accept_challenges)
     try:
         results = bot.play(args.games)
     except ProblemError as problem:  # e.g. 401: a wrong token

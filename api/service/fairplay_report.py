@@ -65,8 +65,8 @@ def done_screen(
         "positions_done": positions,
         "positions_total": positions,
         "skipped": skipped,
-        "seat": _render(screen(own), f"{who}'s own moves", len(read)),
-        "team": _render(screen(side), f"{who}'s side (its partners' moves too)", len(teamed)) if teamed else None,
+        "seat": _render(screen(own), who, len(read)),
+        "team": _render(screen(side), f"{who}'s side (its partners too)", len(teamed)) if teamed else None,
     }
 
 
@@ -87,13 +87,15 @@ def _render(s: Screen, whose: str, games: int) -> dict[str, Any]:
 
 def explain(s: Screen, whose: str, games: int) -> str:
     """A few sentences on what the figures say, for someone who reads no statistics."""
+    in_games = f"{games} game{'' if games == 1 else 's'}"
     if s.positions == 0:
-        return f"Over {games} games {whose} had no move with a choice: nothing to screen."
+        return f"Over {in_games} {whose} had no move with a choice: nothing to screen."
     lo, hi = s.interval
     text = (
-        f"Over {s.positions} moves with a choice in {games} games, {whose} chose a move that is best only with the "
+        f"Over {s.positions} moves with a choice in {in_games}, {whose} chose a move that is best only with the "
         f"hidden tiles in sight {100 * s.rate:.1f}% of the time; expert, on the same positions, {100 * s.expert_rate:.1f}% "
-        f"(difference {100 * s.difference:+.1f} points, 98% interval {100 * lo:+.1f} to {100 * hi:+.1f}, p = {s.p_value:.2g}). "
+        f"(difference {100 * s.difference:+.1f} percentage points, 98% interval {100 * lo:+.1f} to {100 * hi:+.1f}, "
+        f"p = {s.p_value:.2g}). "
         f"The moves played were worth {s.gain:+.2f} points more with the hidden tiles in sight than from what the seat "
         f"saw (p = {s.gain_p_value:.2g}; about 0 for anyone who plays from what they see). "
     )

@@ -91,7 +91,7 @@ class Store:
         self.bots = BotStore(queue, self.connections.blocking_queue, prefix, settings.bot_stream_max)
         self.tickets = TicketStore(queue, self.connections.blocking_queue, prefix)  # matchmaking
         self.rematches = RematchStore(queue, prefix)  # offers of the same table again
-        self.challenges = ChallengeStore(queue, prefix)  # one player's or bot's offer of a game to another
+        self.challenges = ChallengeStore(queue, self.connections.blocking_queue, prefix)  # one player's or bot's offer of a game to another
         self.bot_games = ClientSlots(queue, prefix, "botgames")  # a registered bot's games at once (its max_games)
         self.analyses = AnalysisStore(queue, self.connections.blocking_queue, prefix, settings.analysis_ttl)
         self.client_analyses = ClientSlots(queue, prefix, "analyses")  # a client's analyses (and screens) queued or running

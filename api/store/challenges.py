@@ -7,6 +7,8 @@
   ``at`` (when it last changed), ``reason`` (why a challenge whose game could not be made was cancelled). Its expiry is the challenge's
   own plus :data:`KEPT_S`, so an answered or expired challenge is readable for a while, then gone. The
   ``{<id>}`` hash tag keeps a challenge's key in one slot whatever the connection;
+- ``<prefix>:ch:{<id>}:w``: a stream with one entry once the challenge is answered (accepted, declined,
+  cancelled), which long polls block on (an expiry needs none: a poll waits at most until it);
 - ``<prefix>:ch:by:<challenger>``: a sorted set challenge id -> expires at: the challenger's open challenges
   (its cap); an entry leaves it when its challenge is answered or cancelled, or once past its expiry.
 
@@ -37,9 +39,10 @@ redis.call('EXPIRE', KEYS[2], ARGV[6])
 return 1
 """
 
-# KEYS: the challenge, the challenger's open set; ARGV: id, now, expires at, from, to.  Moves the challenge
-# from status ``from`` to ``to`` (an ``open`` one only while not expired): {status now, 1}; else {its status
-# (``expired`` for an open one past its time), 0}. A challenge no longer open leaves the challenger's set.
+# KEYS: the challenge, the challenger's open set, its answer's stream; ARGV: id, now, expires at, from, to.
+# Moves the challenge from status ``from`` to ``to`` (an ``open`` one only while not expired): {status now, 1};
+# else {its status (``expired`` for an open one past its time), 0}. A challenge no longer open leaves the
+# challenger's set; an answer (not the ``accepting`` on the way to ``accepted``) wakes its long polls.
 _MOVE = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'gone', 0} end
@@ -50,19 +53,27 @@ end
 if status ~= ARGV[4] then return {status, 0} end
 redis.call('HSET', KEYS[1], 'status', ARGV[5], 'at', ARGV[2])
 if ARGV[5] ~= 'open' then redis.call('ZREM', KEYS[2], ARGV[1]) end
+if ARGV[5] ~= 'open' and ARGV[5] ~= 'accepting' then
+  redis.call('XADD', KEYS[3], '*', 'status', ARGV[5])
+  redis.call('EXPIRE', KEYS[3], redis.call('TTL', KEYS[1]))
+end
 return {ARGV[5], 1}
 """
 
 
 class ChallengeStore:
-    def __init__(self, conn: redis.Redis, prefix: str) -> None:
+    def __init__(self, conn: redis.Redis, blocking: Any, prefix: str) -> None:
         self.conn = conn
+        self.blocking = blocking  # a callable: the connection for blocking reads
         self.prefix = prefix
         self._open = conn.register_script(_OPEN)
         self._move = conn.register_script(_MOVE)
 
     def key(self, challenge_id: str) -> str:
         return f"{self.prefix}:ch:{{{challenge_id}}}"
+
+    def answer_key(self, challenge_id: str) -> str:
+        return f"{self.prefix}:ch:{{{challenge_id}}}:w"
 
     def open_key(self, challenger: str) -> str:
         return f"{self.prefix}:ch:by:{challenger}"
@@ -87,13 +98,18 @@ class ChallengeStore:
     def move(self, challenge_id: str, challenger: str, now: float, expires_at: float, old: str, new: str) -> tuple[str, bool]:
         """Move the challenge from ``old`` to ``new`` if it is in ``old`` (and, when open, not expired): (its
         status now, whether this call moved it)."""
-        keys = [self.key(challenge_id), self.open_key(challenger)]
+        keys = [self.key(challenge_id), self.open_key(challenger), self.answer_key(challenge_id)]
         status, moved = cast("list[Any]", self._move(keys=keys, args=[challenge_id, now, expires_at, old, new]))
         return (status.decode() if isinstance(status, bytes) else str(status)), bool(moved)
 
     @translating
     def give_up(self, challenge_id: str, challenger: str, now: float, reason: str) -> None:
         """An accepted challenge whose game cannot be made is cancelled, saying why."""
-        keys = [self.key(challenge_id), self.open_key(challenger)]
+        keys = [self.key(challenge_id), self.open_key(challenger), self.answer_key(challenge_id)]
         if cast("list[Any]", self._move(keys=keys, args=[challenge_id, now, now, "accepting", "cancelled"]))[1]:
             self.conn.hset(self.key(challenge_id), "reason", reason)
+
+    @translating
+    def wait_answered(self, challenge_id: str, block_ms: int) -> None:
+        """Return once the challenge is answered, or after ``block_ms`` (a blocking XREAD: nothing polled)."""
+        self.blocking().xread({self.answer_key(challenge_id): "0-0"}, count=1, block=block_ms)

@@ -21,6 +21,7 @@ from support import (
     work_burst,
 )
 
+import api.service.fairplay as screens
 from api.app import create_app
 from api.queues import ARCHIVE, BOT_GAMES, BOTS, Queues
 from domino.analysis import positions
@@ -145,6 +146,17 @@ def test_in_a_team_game_the_side_is_screened_too(client, service, app_key, run_b
     assert {k: done["team"][k] for k in screen(side).to_dict()} == screen(side).to_dict()
 
 
+def test_a_mexican_train_player_is_screened_as_in_line_games(client, service, app_key, run_bots, run_archive, run_analyses):  # type: ignore[no-untyped-def]
+    game_id = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots, variant="mexican_train", players=3)
+    _archived(service, run_archive)
+    client.get("/v1/fairplay?player=u-ana", headers=_auth(app_key))
+    run_analyses()
+    done = client.get("/v1/fairplay?player=u-ana", headers=_auth(app_key)).get_json()
+    expected = screen(_expected(client, [game_id])).to_dict()
+    assert done["status"] == "done" and {k: done["seat"][k] for k in expected} == expected
+    assert done["seat"]["explains"].startswith(f"Over {expected['positions']} moves with a choice in 1 game, player u-ana ")
+
+
 def test_a_bots_owner_screens_its_bot_and_nobody_else_sees_a_screen(  # type: ignore[no-untyped-def]
     client, service, make_app, register_bot, app_key, run_bots, run_archive, run_analyses
 ):
@@ -229,3 +241,23 @@ def test_a_long_poll_answers_when_the_screen_is_done(  # type: ignore[no-untyped
     run_analyses()
     poll.join(60)
     assert answer["status"] == "done" and answer["seat"]["games"] == 1
+
+
+def test_a_games_kept_analysis_gives_the_screen_its_values(  # type: ignore[no-untyped-def]
+    client, service, app_key, run_bots, run_archive, run_analyses, monkeypatch
+):
+    game_id = play_out(client, app_key, {"name": "Ana", "player": "u-ana"}, run_bots)
+    _archived(service, run_archive)
+    assert client.post(f"/v1/games/{game_id}/analysis").status_code == 202
+    run_analyses()
+
+    def not_again(*args: Any) -> None:
+        raise AssertionError("the mover's values were analysed again")
+
+    monkeypatch.setattr(screens, "analyse_position", not_again)
+    url = "/v1/fairplay?player=u-ana"
+    client.get(url, headers=_auth(app_key))
+    run_analyses()
+    done = client.get(url, headers=_auth(app_key)).get_json()
+    expected = screen(_expected(client, [game_id])).to_dict()
+    assert done["status"] == "done" and {k: done["seat"][k] for k in expected} == expected

@@ -8,7 +8,7 @@ from typing import Any
 from standardwebhooks.webhooks import Webhook
 
 from local_endpoint import Recorder
-from support import assert_problem, eventually, run_webhooks
+from support import assert_problem, hear
 
 CHALLENGES = "/v1/challenges"
 
@@ -18,11 +18,13 @@ def test_an_apps_player_challenges_another_the_app_hears_it_and_accepts_for_them
     try:
         issued = service.create_app("ch-app", receiver.url, None, None, "game.started,challenge.received")
         key = {"Authorization": f"Bearer {issued.key}"}
+        itself = client.post(CHALLENGES, json={"to": {"player": "u1"}, "variant": "draw", "player": "u1"}, headers=key)
+        assert_problem(itself, 422, "invalid-request")
         made = client.post(CHALLENGES, json={"to": {"player": "u2"}, "variant": "draw", "player": "u1", "rated": True}, headers=key)
         assert made.status_code == 201, made.get_json()
         answer: dict[str, Any] = made.get_json()
         url = f"{CHALLENGES}/{answer['challenge']['id']}"
-        eventually(lambda: run_webhooks(service) or receiver.deliveries, "challenge.received")
+        hear(service, receiver.deliveries, 1, "challenge.received")
         (headers, body), = receiver.deliveries
         payload = Webhook(issued.webhook_secret).verify(body, headers)
         assert payload["type"] == "challenge.received" and payload["data"]["player"] == "u2"

@@ -120,3 +120,26 @@ def test_the_reference_client_plays_several_games_at_once_from_one_stream(served
     wrong = subprocess.run(args[:-1] if mode == "sse" else args, capture_output=True, text=True, timeout=60, cwd=ROOT,
                            env={**os.environ, "DOMINO_BOT_TOKEN": "dsk_bot_wrong"})  # fmt: skip
     assert wrong.returncode == 1 and "401" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_the_reference_client_accepts_a_challenge_and_plays_its_game(served, register_bot) -> None:  # type: ignore[no-untyped-def]
+    bot = register_bot("takerbot")
+    args = [sys.executable, str(ROOT / "examples" / "hosted_bot.py"), "--url", served, "--registered", "--accept-challenges",
+            "--games", "1", "--wait", "1"]  # fmt: skip
+    client = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              env={**os.environ, "DOMINO_BOT_TOKEN": bot["token"]})  # fmt: skip
+    try:
+        made = httpx.post(f"{served}/v1/challenges", json={"to": {"bot": "takerbot"}, "variant": "draw", "rules": ONE_ROUND})
+        assert made.status_code == 201, made.json()
+        mine = {"Authorization": f"Bearer {made.json()['token']}"}
+        url = f"{served}/v1/challenges/{made.json()['challenge']['id']}"
+        read = eventually(lambda: (r := httpx.get(url, params={"wait": 5}, headers=mine, timeout=30).json())["game_id"] and r,
+                          "the bot accepted the challenge")  # fmt: skip
+        assert read["status"] == "accepted" and read["seat"] == 0
+        resigned = httpx.post(f"{served}/v1/games/{read['game_id']}/resign", headers={"Authorization": f"Bearer {read['token']}"})
+        assert resigned.status_code == 200, resigned.json()
+        out, err = client.communicate(timeout=60)
+    finally:
+        stop_process(client)
+    assert client.returncode == 0, err
+    assert f"accepted, game {read['game_id']}" in out and "1 games ended, 1 won" in out, out

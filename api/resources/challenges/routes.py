@@ -8,8 +8,10 @@ from api import errors as E
 from api.callers import calling_app
 from api.extensions import BODY_PROBLEMS, Blueprint, current_service, no_body
 from api.ratelimit import client_id
-from api.resources.challenges.schemas import ChallengePartySchema, ChallengeSchema, CreateChallengeSchema, CreatedChallengeSchema
-from api.resources.common import bearer_token, json_response
+from api.resources.challenges.schemas import (
+    ChallengePartySchema, ChallengeQuerySchema, ChallengeSchema, CreateChallengeSchema, CreatedChallengeSchema,
+)  # fmt: skip
+from api.resources.common import STREAMING, bearer_token, json_response
 from api.service.matchmaking import Caller, ChallengeRequest
 
 blp = Blueprint(
@@ -71,13 +73,17 @@ def create_challenge(body: dict[str, Any]) -> flask.Response:
 
 
 @blp.route("/<string:challenge_id>")
-@blp.doc(operationId="getChallenge", tags=["matchmaking"], security=PARTIES)
-@blp.arguments(ChallengePartySchema(), location="query")
+@blp.doc(operationId="getChallenge", tags=["matchmaking"], **STREAMING, security=PARTIES)
+@blp.arguments(ChallengeQuerySchema(), location="query")
 @blp.response(200, ChallengeSchema, example=ACCEPTED)
 @blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path=PATH)
 def get_challenge(query: dict[str, Any], challenge_id: str) -> flask.Response:
-    """Read a challenge (its token, the bot's token, or the app's key and `player`): once accepted, the game and your seat's token"""
-    return json_response(current_service().challenge(challenge_id, _caller(query)), headers={"Cache-Control": "no-store"})
+    """Read a challenge (its token, the bot's token, or the app's key and `player`): once accepted, the game and your seat's token
+
+    With `wait`, a long poll: the answer comes when the challenge is answered (accepted, declined, cancelled),
+    when it expires, or after `wait` seconds."""
+    challenge = current_service().challenge(challenge_id, _caller(query), query["wait"])
+    return json_response(challenge, headers={"Cache-Control": "no-store"})
 
 
 @blp.route("/<string:challenge_id>", methods=["DELETE"])

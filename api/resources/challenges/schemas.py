@@ -112,6 +112,14 @@ class ChallengePartySchema(ma.Schema):
     player = player_field("with the app's key: which of its players calls (the challenger or the addressee)")
 
 
+class ChallengeQuerySchema(ChallengePartySchema):
+    wait = ma.fields.Float(
+        load_default=0.0,
+        validate=ma.validate.Range(min=0, max=30),
+        metadata={"description": "seconds to wait while the challenge is open (a long poll), at most 30"},
+    )
+
+
 def document(spec: APISpec) -> None:
     """What marshmallow cannot say of a challenge's addressee: exactly one of `bot` and `player`."""
     spec.components.schemas["Addressee"].update(minProperties=1, maxProperties=1)

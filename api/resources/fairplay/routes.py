@@ -29,7 +29,7 @@ FIGURES = {
     "games": 20, "positions": 412, "telling_positions": 121, "seat_count": 61, "expert_count": 22, "rate": 0.1481,
     "expert_rate": 0.0534, "difference": 0.0947, "interval": [0.0512, 0.1381], "p_value": 1e-06, "gain": 1.42,
     "gain_interval": [0.88, 1.96], "gain_p_value": 0.0, "confidence": 0.98, "flag": True,
-    "explains": "Over 412 moves with a choice in 20 games, player user:4711's own moves chose a move that is best only "
+    "explains": "Over 412 moves with a choice in 20 games, player user:4711 chose a move that is best only "
     "with the hidden tiles in sight 14.8% of the time; expert, on the same positions, 5.3% (...). Both are significant "
     "at the 1% level: flagged. A flag is a reason to look at these games, not a verdict: ...",
 }  # fmt: skip

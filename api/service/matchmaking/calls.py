@@ -34,8 +34,8 @@ class MatchmakingCalls:
         ``{"challenge", "token"}`` (api/service/matchmaking/challenges.py)."""
         return self.matchmaking.challenge(req, app, token, player, client)
 
-    def challenge(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
-        return self.matchmaking.challenges.read(challenge_id, caller)
+    def challenge(self, challenge_id: str, caller: Caller, wait: float = 0.0) -> dict[str, Any]:
+        return self.matchmaking.challenges.read(challenge_id, caller, wait)
 
     def accept_challenge(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
         return self.matchmaking.challenges.accept(challenge_id, caller)
