@@ -9,7 +9,8 @@ fails there with its name, not somewhere in a request. The versions tested are p
   per-blueprint lookups skipped when nothing is registered with them. ``request_ctx._get_current_object()``
   and ``current_app._get_current_object()``: the request and the app without a proxy on every read.
 - werkzeug's ``Response.get_wsgi_headers`` (:class:`ApiResponse`): headers sent without its copy when it would
-  fix nothing.
+  fix nothing. ``Rule._compile_builder`` (:class:`SharedBuilderRule`): a rule's URL builders made once per
+  process for each rule's shape (its ``_trace`` and converters), and shared by the later apps' rules.
 - flask-smorest's private hooks (:class:`SmorestApi`): the spec's set-up, its error handlers, its documented
   responses and its pagination header; the blueprint-to-Api map its ``register_blueprint`` fills, filled by
   :meth:`SmorestApi.register_documented` when a process's later apps share the document (a test checks
@@ -37,6 +38,7 @@ from flask.typing import ResponseReturnValue
 from flask_smorest.utils import prepare_response
 from webargs.flaskparser import FlaskParser
 from werkzeug.datastructures import Headers
+from werkzeug.routing import Rule
 
 from api.wrappers import NOT_PARSED, ApiRequest
 
@@ -62,6 +64,7 @@ INTERNALS: tuple[Internal, ...] = (
     Internal("flask.globals", "request_ctx._get_current_object", "current_request: the request without its proxy"),
     Internal("flask", "current_app._get_current_object", "current_app_object: the app without its proxy"),
     Internal("werkzeug.wrappers", "Response.get_wsgi_headers", "ApiResponse: headers sent without a copy"),
+    Internal("werkzeug.routing", "Rule._compile_builder", "SharedBuilderRule: a rule's URL builders made once"),
     Internal("flask_smorest", "Api._init_spec", "SmorestApi: the field documenters added to apispec's converter"),
     Internal("flask_smorest", "Api._register_error_handlers", "SmorestApi: our error handlers instead"),
     Internal("flask_smorest", "Api._register_responses", "SmorestApi: the standard responses as problem details"),
@@ -108,6 +111,25 @@ class ApiResponse(flask.Response):
         return self.headers if sized else super().get_wsgi_headers(environ)
 
 
+class SharedBuilderRule(Rule):
+    """werkzeug's Rule, its two URL builders (Python code werkzeug generates and compiles for every rule of every
+    app: 90% of making an app once the document is shared) made once per process for each rule's shape and
+    shared by the same rule of the later apps. A builder takes its rule as its first argument (werkzeug binds
+    it to the rule) and reads the rule's converters through it, so a shared one builds each app's URLs."""
+
+    def _compile_builder(self, append_unknown: bool = True) -> Callable[..., tuple[str, str]]:
+        converters = tuple((name, type(converter)) for name, converter in self._converters.items())
+        defaults = repr(sorted((self.defaults or {}).items()))
+        key = (self.rule, tuple(self._trace), converters, defaults, append_unknown)
+        built = _BUILDERS.get(key)
+        if built is None:
+            built = _BUILDERS[key] = super()._compile_builder(append_unknown)
+        return built
+
+
+_BUILDERS: dict[Hashable, Callable[..., tuple[str, str]]] = {}  # SharedBuilderRule: each shape's builder
+
+
 class App(flask.Flask):
     """Flask, calling the steps of :func:`api.hooks.install` itself: before the view, and after it on every
     answer.
@@ -121,6 +143,7 @@ class App(flask.Flask):
 
     request_class = ApiRequest
     response_class = ApiResponse
+    url_rule_class = SharedBuilderRule
     before_steps: tuple[Before, ...] = ()
     after_steps: tuple[After, ...] = ()
 
@@ -192,7 +215,9 @@ class SmorestApi(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ship
     def _register_error_handlers(self) -> None:
         self.register_error_handlers(self._app)
 
-    def register_documented(self, blueprints: Sequence[flask_smorest.Blueprint], document: Callable[[Any], None]) -> None:
+    def register_documented(
+        self, blueprints: Sequence[flask_smorest.Blueprint], document: Callable[[Any], None]
+    ) -> None:
         """Register ``blueprints`` on the app, with the document: their operations, then what ``document`` adds
         to the spec. The document is built once per process for each ``document_key`` and the later apps share
         it, read only: building it is most of an app's making (0.1 s of CPU), and a test run makes hundreds of

@@ -218,6 +218,12 @@ class Queues:
             return None
         return result.return_value
 
+    def waiting(self, kind: JobKind, *args: str | int, attempt: int = 0) -> bool:
+        """Whether ``kind``'s job for ``args`` and ``attempt`` is still queued or running (not lost)."""
+        with translated():
+            status = self.store.rq_connection().hget(Job.key_for(kind.job_id(*args, attempt=attempt)), "status")
+        return status in (b"queued", b"started")
+
     def queued(self, purpose: str) -> int:
         """Jobs waiting on the queue of ``purpose``."""
         with translated():

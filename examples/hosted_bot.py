@@ -177,7 +177,7 @@ class RegisteredBot:
             if notice["type"] == "turn" and notice["legal_moves"]:
                 if self.move(notice):
                     self.ours.add(notice["game_id"])
-            elif notice["type"] == "challenge" and self.accept:
+            elif notice["type"] == "challenge" and self.accept and notice["challenge"]["status"] == "open":
                 game_id = self.take(notice["challenge_id"])
                 if game_id is not None:
                     self.ours.add(game_id)

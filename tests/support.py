@@ -125,6 +125,18 @@ def run_webhooks(service) -> bool:  # type: ignore[no-untyped-def]
     return ran
 
 
+def hear(service, deliveries: list[tuple[dict[str, str], bytes]], count: int, what: str) -> None:  # type: ignore[no-untyped-def]
+    """Run the test's webhooks until ``deliveries`` (a local webhook endpoint's ``(headers, body)`` pairs) hold
+    ``count`` events, each counted once by its `webhook-id` (at least once: one answered after its timeout
+    comes again, with its id). Waits for the deliveries themselves: a burst that ran some job is not yet them."""
+
+    def heard() -> bool:
+        run_webhooks(service)
+        return len({headers["webhook-id"] for headers, _ in deliveries}) >= count
+
+    eventually(heard, what)
+
+
 PROBLEM = "application/problem+json"
 
 

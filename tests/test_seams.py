@@ -175,6 +175,25 @@ def test_the_later_apps_of_a_process_share_the_document_and_flask_smorest_still_
         )
 
 
+def test_the_later_apps_of_a_process_share_their_rules_url_builders_and_build_their_own_urls() -> None:
+    rules = []
+    for host in ("a.example", "b.example"):
+        app = framework.App(__name__)
+        app.config["SERVER_NAME"] = host
+        turns = lambda name, turn, page: "ok"  # noqa: E731
+        app.get("/v1/seams/<name>/turns/<int:turn>", defaults={"page": 1}, endpoint="turns")(turns)
+        app.get("/v1/seams/<name>/turns/<int:turn>/pages/<int:page>", endpoint="turns")(turns)
+        with app.app_context():
+            built = flask.url_for("turns", name="x y", turn=7, page=1, q="1"), flask.url_for("turns", name="x", turn=7, page=2)
+            assert built == (f"http://{host}/v1/seams/x%20y/turns/7?q=1", f"http://{host}/v1/seams/x/turns/7/pages/2"), (
+                "werkzeug: a shared builder no longer builds the app's own URL"
+            )
+        rules.append(next(r for r in app.url_map.iter_rules() if r.rule == "/v1/seams/<name>/turns/<int:turn>"))
+    first, second = rules
+    assert second._build.__func__ is first._build.__func__, "the second app compiles the builder again"
+    assert second._build.__self__ is second, "werkzeug: a builder is no longer bound to its own rule"
+
+
 def test_the_parser_takes_the_body_the_guard_parsed() -> None:
     app = framework.App(__name__)
 

@@ -205,6 +205,10 @@ class Sweep:
             return None  # its commit failed or lost its race: there is no such event
         if self.store.app_deliveries.get(delivery_id) is None:
             return None  # delivered (or expired) meanwhile
+        if begun > 0 and self.queues.waiting(APP_EVENT, delivery_id, attempt=begun - 1):
+            # Its last try still waits in a long webhooks queue: not lost, and not a try. Another copy would
+            # only lengthen the queue (and spend the tries before any was made).
+            return Verdict(due_at=now + self.settings.webhook_timeout + self._step(begun - 1))
         return Verdict(
             due_at=now + self.settings.webhook_timeout + self._step(begun),
             begun=begun + 1,

@@ -83,8 +83,8 @@ def test_an_accept_and_a_cancel_racing_end_in_exactly_one_state(client, register
         start = threading.Barrier(2)
         codes: dict[str, int] = {}
 
-        def call(what: str, method: str, path: str, token: str) -> None:
-            start.wait()
+        def call(what: str, method: str, path: str, token: str, start: threading.Barrier = start, codes: dict[str, int] = codes) -> None:
+            start.wait()  # both requests leave together
             codes[what] = client.open(path, method=method, headers=auth(token)).status_code
 
         threads = [
@@ -219,3 +219,19 @@ def test_the_challengers_long_poll_returns_when_the_challenge_is_answered(client
     brief = challenge(client, {"to": {"bot": "answerer"}, "variant": "draw", "expires_in_s": 1}).get_json()
     expired = client.get(f"{CHALLENGES}/{brief['challenge']['id']}", query_string={"wait": 25}, headers=auth(brief["token"]))
     assert expired.get_json()["status"] == "expired"  # a poll waits no longer than the challenge stays open
+
+
+def test_a_bot_challenges_a_bot_and_each_hears_the_others_answer(client, register_bot) -> None:
+    challenger, addressee = register_bot("asker"), register_bot("answering")
+    made = challenge(client, {"to": {"bot": "answering"}, "variant": "draw", "rated": True}, headers=auth(challenger["token"]))
+    assert made.status_code == 201, made.get_json()
+    first = made.get_json()["challenge"]
+    assert first["from"] == {"kind": "bot", "name": "asker"} and first["rated"] is True
+    assert client.post(f"{CHALLENGES}/{first['id']}/accept", headers=auth(addressee["token"])).status_code == 200
+    heard = [n["challenge"] for n in notices(client, challenger) if n["type"] == "challenge"]
+    assert [(c["id"], c["status"], c["seat"], c["token"]) for c in heard] == [(first["id"], "accepted", 0, None)]
+    assert client.get(f"/v1/games/{heard[0]['game_id']}").get_json()["rated"] is True
+    second = challenge(client, {"to": {"bot": "answering"}, "variant": "draw"}, headers=auth(challenger["token"])).get_json()
+    assert client.delete(f"{CHALLENGES}/{second['challenge']['id']}", headers=auth(challenger["token"])).status_code == 200
+    told = [n["challenge"] for n in notices(client, addressee) if n["type"] == "challenge"]
+    assert [(c["id"], c["status"]) for c in told][-2:] == [(second["challenge"]["id"], "open"), (second["challenge"]["id"], "cancelled")]

@@ -8,7 +8,7 @@ from typing import Any
 from standardwebhooks.webhooks import Webhook
 
 from local_endpoint import Recorder
-from support import assert_problem, eventually, run_webhooks
+from support import assert_problem, hear
 
 CHALLENGES = "/v1/challenges"
 
@@ -24,7 +24,7 @@ def test_an_apps_player_challenges_another_the_app_hears_it_and_accepts_for_them
         assert made.status_code == 201, made.get_json()
         answer: dict[str, Any] = made.get_json()
         url = f"{CHALLENGES}/{answer['challenge']['id']}"
-        eventually(lambda: run_webhooks(service) or receiver.deliveries, "challenge.received")
+        hear(service, receiver.deliveries, 1, "challenge.received")
         (headers, body), = receiver.deliveries
         payload = Webhook(issued.webhook_secret).verify(body, headers)
         assert payload["type"] == "challenge.received" and payload["data"]["player"] == "u2"

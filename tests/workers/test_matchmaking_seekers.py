@@ -8,7 +8,7 @@ from typing import Any
 from standardwebhooks.webhooks import Webhook
 
 from local_endpoint import Recorder
-from support import eventually, run_webhooks
+from support import hear
 
 TICKETS = "/v1/matchmaking/tickets"
 
@@ -30,7 +30,7 @@ def test_an_apps_players_are_matched_into_its_own_game_and_it_hears_match_found(
         assert a["status"] == b["status"] == "matched" and a["game_id"] == b["game_id"]
         owned = client.get("/v1/games", query_string={"owner": "me"}, headers=auth).get_json()
         assert a["game_id"] in [g["id"] for g in owned["games"]]
-        eventually(lambda: run_webhooks(service) or len(receiver.deliveries) >= 2, "game.started and match.found")
+        hear(service, receiver.deliveries, 2, "game.started and match.found")
         payloads = [Webhook(issued.webhook_secret).verify(body, headers) for headers, body in receiver.deliveries]
     finally:
         receiver.close()

@@ -19,10 +19,11 @@ from api.queues import BOT_TURN, SERIALIZER, Queues
 from support import catches_sigterm, eventually, stop_process, wait_until
 
 pytestmark = pytest.mark.cluster  # on the single Redis and on a Redis Cluster
+SHORT = {"target_score": 30}  # a whole game in a few rounds: what is tested here is the same in each
 
 
 def test_a_human_plays_a_bot_over_http_to_the_end(create_game, run_bots):
-    data, players, spectator = create_game([{"name": "Ana"}, {"bot": "greedy"}], seed="human-vs-bot")
+    data, players, spectator = create_game([{"name": "Ana"}, {"bot": "greedy"}], seed="human-vs-bot", rules=SHORT)
     ana = players[0]
     moves = 0
     for _ in range(1000):
@@ -49,7 +50,7 @@ def test_a_human_plays_a_bot_over_http_to_the_end(create_game, run_bots):
 
 
 def test_four_bots_finish_on_their_own(create_game, run_bots, service):
-    data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}, {"bot": "random"}])
+    data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}, {"bot": "random"}], rules=SHORT)
     assert data["tokens"] == []
     assert run_bots()  # one burst: each job enqueues the next turn
     final = spectator.view().get_json()
@@ -86,7 +87,7 @@ def test_bot_jobs_are_json_with_versioned_ids_and_idempotent(create_game, run_bo
 
 
 def test_the_sweep_re_enqueues_a_stalled_bot_turn(create_game, run_bots, service):
-    data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "greedy"}])
+    data, _, spectator = create_game([{"bot": "greedy"}, {"bot": "greedy"}], rules=SHORT)
     game_id = data["game"]["id"]
     queue = Queues(service.store).bot_games  # computer players only
     # The worker was killed: the job is lost, only the bot-due entry remains.

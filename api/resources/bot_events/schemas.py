@@ -44,7 +44,8 @@ class BotNoticeSchema(ma.Schema):
     """One notice on a registered bot's stream: `turn` (it is to move: post one of `legal_moves` to
     `move_url` with `expected_version` = `version` and the bot token), `game_started`, `game_ended`, `match`
     (a matchmaking ticket the bot holds was matched: the game and its seat), and `challenge` (someone challenges
-    the bot: `challenge`, to accept or decline before its `expires_at`; no game yet)."""
+    the bot: `challenge`, to accept or decline before its `expires_at`, no game yet; again when the other party
+    answers: the challenger bot's challenge accepted, with its game, or declined; the addressee's cancelled)."""
 
     class Meta:
         unknown = ma.INCLUDE  # notices may gain members and types: ignore those you do not know

@@ -99,7 +99,7 @@ def render(doc: dict[str, Any], status: str, reason: str | None, seat: int | Non
     out: dict[str, Any] = {
         "id": doc["id"],
         "status": shown,
-        "from": {k: v for k, v in doc["from"].items() if k != "key"},
+        "from": doc["from"],
         "to": to,
         **{k: doc[k] for k in ("variant", "rules", "rated")},
         **{k: doc[k] for k in ("turn_timeout_s", "clock") if doc.get(k) is not None},
@@ -158,7 +158,7 @@ class Challenges:
             addressee: dict[str, Any] = {"kind": PLAYER, "name": req.to_player, "app": holder.app}
         else:
             assert req.to_bot is not None
-            if self._retired(req.to_bot):
+            if self._gone(req.to_bot):
                 raise BotNotFound(f"No registered bot {req.to_bot!r} to challenge.")
             if holder.kind == BOT and holder.name == req.to_bot:
                 raise invalid("to", "not the challenger itself", "A bot does not challenge itself.")
@@ -174,21 +174,33 @@ class Challenges:
             "game_id": new_id(), "tokens": [None if p["kind"] == BOT else new_token() for p in seats],
         }  # fmt: skip
 
-    def _retired(self, name: str) -> bool:
+    def _gone(self, name: str) -> bool:
+        """No such registered bot, or it is retired."""
         found = self.store.bots.get(name)
         return found is None or bool(found[0].get("retired"))
 
     def _tell(self, doc: dict[str, Any], now: float) -> None:
         """A registered bot sees a ``challenge`` notice on its stream; an app hears ``challenge.received`` for
         its player."""
-        shown = render(doc, OPEN, None, ADDRESSEE, now)
         addressee = doc["to"]
         if addressee["kind"] == BOT:
-            notice = {"type": "challenge", "challenge_id": doc["id"], "challenge": shown, "expires_at": doc["expires_at"]}
-            self.store.bots.push([(addressee["name"], notice)])
+            self._notice(addressee["name"], doc, OPEN, ADDRESSEE, now)
         else:
-            body = challenge_payload(shown, addressee["name"])
+            body = challenge_payload(render(doc, OPEN, None, ADDRESSEE, now), addressee["name"])
             self.lifecycle.announce(addressee["app"], doc["id"], 0, CHALLENGE_RECEIVED, body, of_game=False)
+
+    def _tell_other(self, doc: dict[str, Any], status: str, seat: int) -> None:
+        """The other party hears the answer when it is a registered bot: a ``challenge`` notice again, the
+        challenge as it reads it now (a challenger bot learns its game, an addressee bot that it was cancelled)."""
+        party = (doc["from"], doc["to"])[seat]
+        if party["kind"] == BOT:
+            self._notice(party["name"], doc, status, seat, time.time())
+
+    def _notice(self, bot: str, doc: dict[str, Any], status: str, seat: int, now: float) -> None:
+        """A ``challenge`` notice on the bot's stream: the challenge as the bot at ``seat`` reads it."""
+        shown = render(doc, status, None, seat, now)
+        notice = {"type": "challenge", "challenge_id": doc["id"], "challenge": shown, "expires_at": doc["expires_at"]}
+        self.store.bots.push([(bot, notice)])
 
     # -- the parties ---------------------------------------------------------------------------------------
 
@@ -246,6 +258,7 @@ class Challenges:
             self.limits.check_busy(doc["to"]["name"])
         self._move(doc, OPEN, ACCEPTING, "accept")
         self._make(doc)
+        self._tell_other(doc, ACCEPTED, CHALLENGER)
         return render(doc, ACCEPTED, None, seat, time.time())
 
     def decline(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
@@ -253,6 +266,7 @@ class Challenges:
         if seat != ADDRESSEE:
             raise Forbidden("Only the challenge's addressee declines it; its challenger cancels it.")
         self._move(doc, OPEN, DECLINED, "decline")
+        self._tell_other(doc, DECLINED, CHALLENGER)
         return render(doc, DECLINED, None, seat, time.time())
 
     def cancel(self, challenge_id: str, caller: Caller) -> dict[str, Any]:
@@ -260,6 +274,7 @@ class Challenges:
         if seat != CHALLENGER:
             raise Forbidden("Only the challenger cancels a challenge; its addressee declines it.")
         self._move(doc, OPEN, CANCELLED, "cancel")
+        self._tell_other(doc, CANCELLED, ADDRESSEE)
         return render(doc, CANCELLED, None, seat, time.time())
 
     def _move(self, doc: dict[str, Any], old: str, new: str, what: str) -> None:
