@@ -63,6 +63,7 @@ class Ismcts:
 
     def __init__(self, matched: Metered, first_ms: float, seed: int = 0) -> None:
         pyspiel, ismcts, mcts, bd = _spiel()
+        import numpy as np  # OpenSpiel's own dependency
         self.bd = bd
         self.game = pyspiel.load_game("python_block_dominoes")
         self.matched = matched
@@ -73,10 +74,10 @@ class Ismcts:
         self.deck_index = {t: i for i, t in enumerate(bd._DECK)}
         self.bot = ismcts.ISMCTSBot(
             game=self.game,
-            evaluator=mcts.RandomRolloutEvaluator(1, __import__("numpy").random.RandomState(seed)),
+            evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
             uct_c=UCT_C,
             max_simulations=1,  # the search is run by :meth:`_search`, to a CPU deadline
-            random_state=__import__("numpy").random.RandomState(seed + 1),
+            random_state=np.random.RandomState(seed + 1),
         )
         self.rng = random.Random(seed + 2)
         self.bot.set_resampler(self.resample)
@@ -166,10 +167,10 @@ class Ismcts:
         action = self._search(root, t0 + allowance)
         self.cpu.append(time.process_time() - t0)
         a = self.bd._ACTIONS[action]
-        for m in legal:
-            if isinstance(m, domino.Play) and _tile(m.tile) == a.tile:
-                if a.edge is None or m.end is None or dict(view.ends).get(m.end) == a.edge:
-                    return m
+        ends = dict(view.ends)
+        for m in legal:  # the play of that tile on an end showing the pips it covers (any end: the opening)
+            if isinstance(m, domino.Play) and _tile(m.tile) == a.tile and (a.edge is None or ends.get(m.end) == a.edge):
+                return m
         raise AssertionError(f"ISMCTS chose {a}, not among {legal}")
 
     def _search(self, root: Any, deadline: float) -> int:
