@@ -12,6 +12,7 @@ per bot move (median, p95, max; only moves with a choice).
     python bench/bot_strength.py --setup mexican4 --bot expert --opp club   # the train search vs the planner
     python bench/bot_strength.py --setup team_block --opp pab --abw333 PATH  # vs abw333's best (bench/abw333_pab.py)
     python bench/bot_strength.py --setup team_block --opp pab --pab-cache /tmp/pab.sqlite3  # pab's moves kept
+    python bench/bot_strength.py --setup block2_lot --opp ismcts  # OpenSpiel's ISMCTSBot, equal CPU a move
 
 pab's searches are most of a run against it; ``--pab-cache`` makes its move a function of its view (its random
 numbers seeded from it) and keeps the moves in a file, so that another run on the same deals (a version of
@@ -47,6 +48,7 @@ from domino.bots import Budget, get  # noqa: E402
 SETUPS: dict[str, tuple[str, int, dict[str, Any]]] = {
     "team_block": ("block", 4, {"teams": "partners_opposite", "hand_size": 7}),
     "block2": ("block", 2, {}),
+    "block2_lot": ("block", 2, {"starting_rule": "lot"}),  # OpenSpiel's game: the opener leads any tile
     "draw2": ("draw", 2, {}),
     "fives4": ("all_fives", 4, {"teams": "partners_opposite"}),
     "fives4_solo": ("all_fives", 4, {}),
@@ -122,6 +124,8 @@ def play_round(
 def strategy(bot_id: str, abw333: str | None, pab_cache: str | None = None) -> Any:
     """A built-in level, or ``pab``: abw333's probabilistic alpha-beta, loaded from ``abw333`` (a path), its
     moves kept in ``pab_cache`` if given."""
+    if bot_id == "ismcts":
+        return None  # made in ``run``, given the bot it is matched with
     if bot_id == "pab":
         import abw333_pab  # bench/abw333_pab.py, beside this file
 
@@ -131,11 +135,16 @@ def strategy(bot_id: str, abw333: str | None, pab_cache: str | None = None) -> A
 
 def run(
     setup: str, deals: int, bot_id: str, opp_id: str, nodes: int | None, timed: bool, seed0: int,
-    abw333: str | None = None, every: int = 0, pab_cache: str | None = None,
+    abw333: str | None = None, every: int = 0, pab_cache: str | None = None, ismcts_ms: float = 100.0,
 ) -> Tally:
     name, players, overrides = SETUPS[setup]
     rules = domino.Rules.preset(name, players=players, **overrides)
     bot, opp = strategy(bot_id, abw333, pab_cache), strategy(opp_id, abw333, pab_cache)
+    if opp_id == "ismcts":  # bench/openspiel_ismcts.py: it gets the bot's mean process CPU time a move
+        import openspiel_ismcts
+
+        bot = openspiel_ismcts.Metered(bot)
+        opp = openspiel_ismcts.Ismcts(bot, ismcts_ms, seed0)
     tally = Tally()
     t0 = time.monotonic()
     for d in range(deals):
@@ -144,7 +153,14 @@ def run(
             play_round(rules, seed, bot_seats(rules, rot), bot, opp, nodes, timed, tally)
         if every and (d + 1) % every == 0 and d + 1 < deals:  # long runs: a figure so far, in case it is cut
             print("  so far: " + report(setup, bot_id, opp_id, nodes, timed, tally, time.monotonic() - t0), flush=True)
+    if opp_id == "ismcts":
+        print(f"  process CPU ms a move with a choice: {bot_id} {cpu_ms(bot.cpu)}, ismcts {cpu_ms(opp.cpu)}"
+              f" ({statistics.fmean(opp.sims or [0]):.0f} simulations a move)", flush=True)
     return tally
+
+
+def cpu_ms(secs: list[float]) -> str:
+    return f"mean {1000 * statistics.fmean(secs or [0.0]):.1f} (n={len(secs)})"
 
 
 def report(setup: str, bot_id: str, opp_id: str, nodes: int | None, timed: bool, t: Tally, secs: float) -> str:
@@ -182,6 +198,7 @@ def main(argv: list[str] | None = None) -> None:
         "--pab-cache", default=None,
         help="SQLite file of pab's moves: its random numbers from its view, its moves kept and reused across runs",
     )  # fmt: skip
+    ap.add_argument("--ismcts-ms", type=float, default=100.0, help="ISMCTS's CPU ms a move until the bot has moved")
     args = ap.parse_args(argv)
     setups = args.setup or list(DEFAULT_ORDER)
     for setup in setups:
@@ -195,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             tally = run(
                 setup, args.deals, args.bot, args.opp, nodes, args.timed, args.seed, args.abw333, args.every,
-                args.pab_cache,
+                args.pab_cache, args.ismcts_ms,
             )
         except NotImplementedError as exc:  # a variant the engine does not play yet
             print(f"{setup:11s} skipped: {exc}", flush=True)

@@ -57,7 +57,7 @@ def record_round(state: State, result: RoundResult, events: list[Event] | None) 
 
 
 def _scored(state: State, result: RoundResult) -> tuple[int, ...]:
-    return tuple(s + a for s, a in zip(state.scores, result.award))
+    return tuple([s + a for s, a in zip(state.scores, result.award)])
 
 
 def _announce(result: RoundResult, events: list[Event] | None) -> None:

@@ -26,9 +26,9 @@ def _fives(rules: Rules, counts: list[int]) -> int:
 def _award_against(rules: Rules, winner: int, pips: tuple[int, ...], out: bool) -> int:
     """What a single winning side scores; ``winner`` is the seat that went out or the lowest side."""
     if rules.has_teams:
-        own_team = winner % 2
-        own = [pips[s] for s in range(4) if s % 2 == own_team]
-        other = [pips[s] for s in range(4) if s % 2 != own_team]
+        own_team = winner % 2  # seats own_team and own_team + 2; the other team's are the other two
+        own = [pips[own_team], pips[own_team + 2]]
+        other = [pips[1 - own_team], pips[3 - own_team]]
         if rules.scoring == "pagat_difference":
             return max(0, sum(other) - sum(own))
         if rules.team_scoring == "opponents_only":
@@ -92,9 +92,10 @@ def round_award(rules: Rules, went_out: int | None, pips: tuple[int, ...]) -> tu
     ``went_out`` or blocked (None); a side's award shows on each of its seats."""
     if went_out is not None:
         points, why = domino_award(rules, went_out, pips)
-        side = rules.side_of(went_out)
-        award = tuple(points if rules.side_of(i) == side else 0 for i in range(rules.players))
-        return went_out, (went_out % 2 if rules.has_teams else None), award, why
+        if rules.has_teams:  # ``rules.side_of`` written out: a seat's side is its seat mod 2
+            side = went_out % 2
+            return went_out, side, tuple([points if i % 2 == side else 0 for i in range(rules.players)]), why
+        return went_out, None, tuple([points if i == went_out else 0 for i in range(rules.players)]), why
     won, side_points, why = blocked_award(rules, pips)
     if rules.has_teams:
         return None, won, tuple(side_points[i % 2] for i in range(rules.players)), why

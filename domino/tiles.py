@@ -110,6 +110,10 @@ def rank(tile: Tile) -> tuple[int, int, int]:
 
 def hand_pips(hand: tuple[Tile, ...], double_blank_value: int = 0) -> int:
     total = 0
+    if not double_blank_value:  # the double blank counts its 0 pips: no test a tile (once a round end)
+        for t in hand:
+            total += t.high + t.low
+        return total
     for t in hand:
         total += double_blank_value if (t.high == 0 and t.low == 0) else t.high + t.low
     return total

@@ -129,6 +129,12 @@ def small_json(value: Any) -> None:
         raise ma.ValidationError(f"at most {METADATA_MAX_BYTES} bytes as JSON")
 
 
+def one_clock(data: dict[str, Any], what: str) -> None:
+    """A request's time per move is a `clock` or a `turn_timeout_s`, never both (``what``: "a game", ...)."""
+    if data.get("clock") is not None and data.get("turn_timeout_s") is not None:
+        raise ma.ValidationError(f"{what} has a `clock` or a `turn_timeout_s`, not both", "clock")
+
+
 def player_field(description: str | None = None, required: bool = False) -> ma.fields.String:
     """A seat's ``player`` (with an example), or with ``description`` the listing's filter (without one: an
     example run of the document sends it alone, where it needs ``owner=me``)."""

@@ -57,7 +57,7 @@ class BotLimits:
     def _busy(self, name: str, record: dict[str, Any]) -> None:
         most = record.get("max_games")
         if most is not None and self.store.bot_games.count(name) >= most:
-            raise BotBusy(f"The bot {name!r} plays {most} games at once, as many as it accepts.", bot=name, max_games=most)
+            raise _busy_error(name, most)
 
     def hold(self, game_id: str, records: Iterable[dict[str, Any]], enforce: bool = True) -> None:
         """Each registered bot of a new game holds one of its slots for it (``enforce``: refused with 409
@@ -70,9 +70,14 @@ class BotLimits:
             name, most = record["name"], record.get("max_games")
             if not self.store.bot_games.take(name, game_id, most if enforce and most is not None else 0, lease):
                 self.release(game_id, held)
-                raise BotBusy(f"The bot {name!r} plays {most} games at once, as many as it accepts.", bot=name, max_games=most)
+                raise _busy_error(name, most)
             held.append(name)
 
     def release(self, game_id: str, names: Iterable[str]) -> None:
         for name in names:
             self.store.bot_games.release(name, game_id)
+
+
+def _busy_error(name: str, most: int | None) -> BotBusy:
+    games = "game" if most == 1 else "games"
+    return BotBusy(f"The bot {name!r} already plays {most} {games} at once, as many as it accepts.", bot=name, max_games=most)

@@ -14,7 +14,7 @@ from domino.core.round import config, dealt_order, opener
 from domino.core.tables import Tables, index, mask_of, tables
 from domino.dealing import checked_deal
 from domino.errors import InvalidDealError
-from domino.moves import Move
+from domino.moves import Move, Play
 from domino.rules import Rules
 from domino.shuffle import DEAL_VERSION
 from domino.state import Deal, Event, Events, LineBoard, RoundResult, State, successor
@@ -135,40 +135,23 @@ def is_blocked(state: State) -> bool:
 def advance(state: State, move: Move, events: list[Event] | None) -> State:
     """The state after a legal ``move`` (already resolved by the engine); its events are appended to
     ``events`` unless that is None (``domino.apply``)."""
-    pos, sim, code = line_kernel.take(state, move)
+    if state.rules.scoring == "all_fives" and isinstance(move, Play):
+        pos, sim, code = line_kernel.take(state, move)
+        return _play_scoring(state, pos, sim, code, events)
+    after, sim, code = line_kernel.step(state, move)
     p = state.turn
-    if code >= 0:
-        cfg = sim.cfg
-        if cfg.all_fives:
-            return _play_scoring(state, pos, sim, code, events)
-        if cfg.fast:
-            sim.play_plain(code >> 3, code & 7)
-        else:
-            sim.play(code >> 3, code & 7)
-        if events is not None:
+    if events is not None:
+        if code >= 0:
             events.append(_played(sim, p, code, 0))
-        moved = pos.then(sim, p, code)
-        moves = None if sim.over else line_kernel.listed(sim, pos.origin)
-        after = successor(state, moved, sim.turn, 0, sim.extra, state.boneyard, state.scores, state.round_points, moves)
-        if sim.over:
-            out = not sim.hands[p]
-            return _end_round(after, "domino" if out else "blocked", p if out else None, events)
-        return after
-    if code == DRAW_CODE:
-        sim.draw()
-        if events is not None:
+        elif code == DRAW_CODE:
             tile = state.boneyard[0]
             events.append(Event("tile_drawn", p, {"boneyard_count": len(state.boneyard) - 1}, {"tile": str(tile)}, p))
-        boneyard = state.boneyard[1:]
-    else:
-        sim.pass_()
-        if events is not None:
+        else:
             events.append(Event("passed", p, {}))
-        boneyard = state.boneyard
-    moved = pos.then(sim, p, code)
-    moves = None if sim.over else line_kernel.listed(sim, pos.origin)
-    after = successor(state, moved, sim.turn, sim.drawn, sim.extra, boneyard, state.scores, state.round_points, moves)
-    return _end_round(after, "blocked", None, events) if sim.over else after
+    if sim.over:
+        out = code >= 0 and not sim.hands[p]
+        return _end_round(after, "domino" if out else "blocked", p if out else None, events)
+    return after
 
 
 def _played(sim: LineSim, p: int, code: int, points: int) -> Event:
@@ -224,15 +207,16 @@ def settle_with(state: State, events: list[Event] | None) -> State:
 
 def _end_round(state: State, end: str, went_out: int | None, events: list[Event] | None) -> State:
     r = state.rules
-    pips = tuple(hand_pips(h) for h in state.hands)
+    hands = state.hands
+    pips = tuple([hand_pips(h) for h in hands])
     winner, team, award, why = scoring.round_award(r, went_out if end == "domino" else None, pips)
     result = RoundResult(
         round=state.round,
         end=end,
         winner=winner,
         pips_left=pips,
-        hands=state.hands,
-        points=tuple(rp + a for rp, a in zip(state.round_points, award)),
+        hands=hands,
+        points=tuple([rp + a for rp, a in zip(state.round_points, award)]),
         award=award,
         why=why,
         deal=state.deal,

@@ -21,7 +21,7 @@ from domino.analysis.fairplay import screen
 
 pytestmark = pytest.mark.slow
 
-NODES = 6000
+NODES = 20_000  # seconds of work in all: still inside it at the stop
 
 
 def _worker() -> subprocess.Popen[bytes]:
@@ -35,7 +35,9 @@ def test_a_worker_process_screens_a_player_and_one_stopped_midway_is_resumed_to_
 ) -> None:  # type: ignore[no-untyped-def]
     slow = Service(replace(settings, analysis_nodes=NODES))
     app = make_app()
-    game_id = play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots, rules={"target_score": 30})
+    # A match of several rounds: its screen lasts seconds, so the worker is still inside it when it is stopped
+    # just after its first progress (a one-round game's can be done before the stop on a fast machine).
+    game_id = play_out(client, app.key, {"name": "Ana", "player": "u-ana"}, run_bots, rules={"target_score": 100})
     service.archiving.enqueue()
     assert run_archive()
     queue = Queues(service.store).analysis

@@ -6,7 +6,7 @@ import marshmallow as ma
 from apispec import APISpec
 
 import domino
-from api.resources.common import StrictBoolean, StrictFloat, name_field, player_field
+from api.resources.common import StrictBoolean, StrictFloat, name_field, one_clock, player_field
 from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema
 from api.resources.matchmaking.schemas import TicketHolderSchema
 from api.resources.variants.schemas import RULES_SCHEMA
@@ -62,8 +62,7 @@ class CreateChallengeSchema(ma.Schema):
 
     @ma.validates_schema
     def _one_clock(self, data: dict[str, Any], **kwargs: object) -> None:
-        if data.get("clock") is not None and data.get("turn_timeout_s") is not None:
-            raise ma.ValidationError("a challenge has a `clock` or a `turn_timeout_s`, not both", "clock")
+        one_clock(data, "a challenge")
 
 
 class ChallengeToSchema(ma.Schema):

@@ -7,7 +7,7 @@ import marshmallow as ma
 from apispec import APISpec
 
 import domino
-from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, player_field
+from api.resources.common import Metadata, StrictBoolean, StrictFloat, WholeNumber, bot_ids, name_field, one_clock, player_field
 from api.resources.games.clocks import MAX_TURN_TIMEOUT, ClockSchema, ClockViewSchema
 from api.resources.games.boards import REF, TURN_PHASES, LineBoardSchema, TrainBoardSchema
 from api.resources.moves.schemas import LogEntrySchema, MoveSchema
@@ -210,8 +210,7 @@ class CreateGameSchema(ma.Schema):
 
     @ma.validates_schema
     def _one_clock(self, data: dict[str, Any], **kwargs: object) -> None:
-        if data.get("clock") is not None and data.get("turn_timeout_s") is not None:
-            raise ma.ValidationError("a game has a `clock` or a `turn_timeout_s`, not both", "clock")
+        one_clock(data, "a game")
 
 
 class ViewSeatSchema(ma.Schema):
