@@ -10,8 +10,9 @@ two worker processes as ``domino-serve`` starts them: ``domino-worker bots --swe
 the bots queue, whose timeout jobs move for the seats) and ``domino-worker webhooks`` (the deliveries), every
 setting at its default but one: ``DOMINO_REMINDER_MIN_TURN=0``, so that turns of a minute or two get their
 reminder (at the default 600 s the bench would last ten minutes; the timer takes reminders as it takes
-deadlines; ``--no-reminders``: every setting at its default, no reminder). Each game's reminder falls due at 80% of its turn (``DOMINO_REMINDER_FRACTION`` 0.2), so 10,000
-reminders come due over the same minute or so, just before and among the deadlines.
+deadlines; ``--no-reminders``: every setting at its default, no reminder). Each game's reminder falls due at
+80% of its turn (``DOMINO_REMINDER_FRACTION`` 0.2), so 10,000 reminders come due over the same minute or so,
+just before and among the deadlines (and each game's next turn adds its own, later).
 
 Figures, over every game of one run (the first deadline and the first reminder of each):
 - a deadline's lateness: from the deadline to the commit of the move the server made for the seat (the next
