@@ -16,7 +16,7 @@ from domino.errors import describe
 from api.archive import ArchiveUnavailable
 from api.service.errors import (
     AnalysisNotFound, ArenaNotFound, BotNotFound, DeliveryNotFound, Forbidden, GameBusy, GameEnded, GameNotFound, GameNotOver, IdempotencyKeyReused,
-    HintsOff, HintUnavailable, InvalidRequest, NothingToScreen, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
+    HintsOff, HintUnavailable, InvalidRequest, NoWebhook, NothingToScreen, NotStarted, OfferClosed, SeatLimit, SeatNotFound, SeatTaken, ServiceError, SimulationNotFound,
     TicketNotFound, TooManyAnalyses, TooManyChallenges, ChallengeNotFound, BotBusy, DeadlineTooShort, TooManyAppGames, TooManyArenas, TooManyGames,
     TooManySimulations, TooManyStreams, TooManyTickets,
     Unauthorized, VariantNotFound, VersionMismatch,
@@ -75,6 +75,9 @@ GAME_NOT_OVER = ProblemType(
 )
 HINTS_OFF = ProblemType(
     409, "hints-off", "Hints off", "Hints are asked only in a game created with `\"hints\": true` (never a rated one)."
+)
+NO_WEBHOOK = ProblemType(
+    409, "no-webhook", "No webhook", "The app has no webhook to send to: set one with `PATCH /v1/app` first."
 )
 SEAT_TAKEN = ProblemType(409, "seat-taken", "Seat taken", "Someone else claimed this seat first (or it was never open).")
 IDEMPOTENCY_KEY_REUSED = ProblemType(
@@ -238,6 +241,7 @@ PROBLEM_TYPES = [
     NOT_STARTED,
     GAME_NOT_OVER,
     HINTS_OFF,
+    NO_WEBHOOK,
     SEAT_TAKEN,
     SEAT_LIMIT,
     OFFER_CLOSED,
@@ -349,6 +353,7 @@ TABLE: dict[type[Exception], ProblemType] = {
     DeadlineTooShort: DEADLINE_TOO_SHORT,
     OfferClosed: OFFER_CLOSED,
     HintsOff: HINTS_OFF,
+    NoWebhook: NO_WEBHOOK,
     HintUnavailable: UNAVAILABLE,  # Retry-After: no hints worker answered in time
     SeatLimit: SEAT_LIMIT,
     GameBusy: UNAVAILABLE,  # a game that kept changing under an erasure: retrying is all there is to do

@@ -1,7 +1,7 @@
 """Deadline and reminder lateness: how late turn deadlines and apps' turn reminders are enforced when many fall
 due together, with the sweep and the workers running as ``domino-serve`` runs them.
 
-    python bench/deadlines.py [--games 10000] [--window 60] [--setup SECONDS]
+    python bench/deadlines.py [--games 10000] [--window 60] [--setup SECONDS] [--no-reminders]
 
 Method: a private Redis; an app whose webhook (a sink in this process, answering 204 at once) subscribes to
 ``turn.reminder``; ``--games`` two-human games of that app created through the service, each with a
@@ -10,8 +10,9 @@ two worker processes as ``domino-serve`` starts them: ``domino-worker bots --swe
 the bots queue, whose timeout jobs move for the seats) and ``domino-worker webhooks`` (the deliveries), every
 setting at its default but one: ``DOMINO_REMINDER_MIN_TURN=0``, so that turns of a minute or two get their
 reminder (at the default 600 s the bench would last ten minutes; the timer takes reminders as it takes
-deadlines). Each game's reminder falls due at 80% of its turn (``DOMINO_REMINDER_FRACTION`` 0.2), so 10,000
-reminders come due over the same minute or so, just before and among the deadlines.
+deadlines; ``--no-reminders``: every setting at its default, no reminder). Each game's reminder falls due at
+80% of its turn (``DOMINO_REMINDER_FRACTION`` 0.2), so 10,000 reminders come due over the same minute or so,
+just before and among the deadlines (and each game's next turn adds its own, later).
 
 Figures, over every game of one run (the first deadline and the first reminder of each):
 - a deadline's lateness: from the deadline to the commit of the move the server made for the seat (the next
@@ -92,7 +93,7 @@ def create_games(service: Service, app: Any, games: int, first_deadline: float, 
     made: dict[str, dict[str, float]] = {}
     for i in range(games):
         due = first_deadline + window * i / games
-        request = GameRequest("draw", TWO, turn_timeout_s=round(max(0.01, due - time.time()), 3))
+        request = GameRequest("draw", TWO, turn_timeout_s=round(due - time.time(), 3))
         view, _tokens, version, game_id = service.create_game(request, "127.0.0.1", app=app)
         made[game_id] = {"deadline": view["deadline"], "timeout": view["turn_timeout_s"], "version": version}
     marked: list[tuple[bytes, float]] = service.store.redis.zrange(f"{PREFIX}:reminders:due", 0, -1, withscores=True)  # type: ignore[assignment]
@@ -176,8 +177,8 @@ def run(args: argparse.Namespace, folder: str) -> None:
     sink = Sink()
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     env = {
-        **os.environ, "DOMINO_REDIS_URL": url, "DOMINO_KEY_PREFIX": PREFIX, "DOMINO_MIN_TURN_TIMEOUT": "0.01",
-        "DOMINO_REMINDER_MIN_TURN": "0", "DOMINO_WEBHOOK_ALLOW_PRIVATE": "true", "DOMINO_LOG_LEVEL": "WARNING",
+        **os.environ, "DOMINO_REDIS_URL": url, "DOMINO_KEY_PREFIX": PREFIX, "DOMINO_WEBHOOK_ALLOW_PRIVATE": "true",
+        **({"DOMINO_REMINDER_MIN_TURN": "0"} if args.reminders else {}), "DOMINO_LOG_LEVEL": "WARNING",
         "DOMINO_ARCHIVE_URL": f"sqlite:///{folder}/archive.sqlite3",
     }  # fmt: skip
     settings = replace(Settings.from_env(env), games_per_client=0, rate_limit="0")
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace, folder: str) -> None:
     workers: list[subprocess.Popen[bytes]] = []
     try:
         hook = f"http://127.0.0.1:{sink.server_address[1]}/hook"
-        app = service.create_app("bench", hook, "0", 0, "turn.reminder").app
+        app = service.create_app("bench", hook, "0", 0, "turn.reminder" if args.reminders else "game.ended").app
         started = time.time()
         setup = args.setup or max(args.window + 40, args.games * 0.01)
         games = create_games(service, app, args.games, started + setup, args.window)
@@ -224,7 +225,8 @@ def report(
 ) -> None:
     due = {(g, int(v["version"])): v["reminder"] for g, v in games.items() if "reminder" in v}
     print(
-        f"{args.games} games, deadlines evenly over {args.window:g} s, default settings but reminders for any turn "
+        f"{args.games} games, deadlines evenly over {args.window:g} s, default settings"
+        f"{' but reminders for any turn' if args.reminders else ''} "
         f"(setup {made:.1f} s; load average at the end {os.getloadavg()[0]:.1f}; CPU seconds: bots+sweep worker "
         f"{used[0]:.1f}, webhooks worker {used[1]:.1f})"
     )
@@ -244,6 +246,10 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--window", type=float, default=60.0)
     parser.add_argument("--setup", type=float, help="seconds before the first deadline (default: window + 40 s)")
+    parser.add_argument(
+        "--reminders", action=argparse.BooleanOptionalAction, default=True,
+        help="reminders for every turn (DOMINO_REMINDER_MIN_TURN=0); --no-reminders: every setting at its default",
+    )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deadlines-") as folder:
         run(args, folder)

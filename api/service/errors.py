@@ -141,6 +141,10 @@ class DeadlineTooShort(ServiceError):
     """A game's time per move is shorter than a registered bot's ``min_turn_timeout_s``."""
 
 
+class NoWebhook(ServiceError):
+    """A delivery asked of an app that has no webhook to send it to (the app's state, not the request, is at fault)."""
+
+
 class HintsOff(ServiceError):
     """A hint asked in a game created without ``hints: true``."""
 

@@ -20,7 +20,7 @@ import orjson
 
 from api.config import Settings
 from api.queues import APP_EVENT, Queues
-from api.service.errors import DeliveryNotFound, InvalidRequest
+from api.service.errors import DeliveryNotFound, NoWebhook
 from api.service.security import new_id
 from api.store import Store
 
@@ -112,7 +112,7 @@ class SelfService:
 
     def _send(self, app: App, delivery_id: str, record: dict[str, Any]) -> dict[str, Any]:
         if not app.webhook:
-            raise InvalidRequest("This app has no webhook: set one with PATCH /v1/app first.")
+            raise NoWebhook("This app has no webhook: set one with PATCH /v1/app first.")
         record = {**record, "checked": True}  # an event known to have happened: no game to look for
         self.store.app_deliveries.put(delivery_id, "again", record, self.settings.app_event_ttl, landed=True)
         queued(self.store, delivery_id, record)

@@ -29,6 +29,7 @@ from api.service.analysis_calls import AnalysisCalls
 from api.service.fairplay import Screens
 from api.service.fairplay_calls import FairplayCalls
 from api.service.app_calls import AppCalls
+from api.service.bot_calls import BotCalls
 from api.service.apps import App, Apps
 from api.service.commits import Commits
 from api.service.create import Created, Creation, GameRequest
@@ -58,7 +59,7 @@ from api.service.webhooks import Webhooks
 from api.store import Store, StoreFull, StoreUnavailable
 
 
-class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls, FairplayCalls):
+class Service(AppCalls, BotCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls, FairplayCalls):
     def __init__(self, settings: Settings, store: Store | None = None, archive: Archive | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings)
@@ -99,45 +100,6 @@ class Service(AppCalls, MatchmakingCalls, SimulationCalls, AnalysisCalls, Fairpl
     @staticmethod
     def variants() -> dict[str, Any]:
         return domino.describe_variants()
-
-    def bots(self, after: tuple[float, str] | None, limit: int, owner: str | None = None) -> tuple[list[dict[str, Any]], tuple[float, str] | None]:
-        """The computer players (``kind: builtin``) and the registered bots (``kind: registered``), each with its
-        ratings by variant."""
-        page, position = self.registry.catalog(after, limit, owner)
-        return self.ratings.with_ratings(page), position
-
-    # -- registered bots ------------------------------------------------------------------------------------
-
-    def bot(self, name: str) -> dict[str, Any]:
-        """A bot's entry as ``GET /v1/bots`` lists it (with its ratings)."""
-        return self.ratings.with_ratings([self.registry.get(name)])[0]
-
-    def register_bot(
-        self, owner: str, owner_name: str, name: str, description: str, variants: list[str], webhook: str | None = None
-    ) -> dict[str, Any]:
-        """Register a bot for the app ``owner`` (its id; ``owner_name`` is shown): its entry with its ``token``
-        (and ``webhook_secret`` for a webhook bot), shown this once."""
-        return self.ratings.with_ratings([self.registry.register(owner, owner_name, name, description, variants, webhook)])[0]
-
-    def update_bot(self, owner: str | None, token: str | None, name: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """The app ``owner`` that registered it (anything), or the bot itself (its ``token``: its limits)."""
-        entry = self.registry.update(owner, name, changes) if owner is not None else self.registry.set_limits(token, name, changes)
-        return self.ratings.with_ratings([entry])[0]
-
-    def retire_bot(self, owner: str, name: str) -> None:
-        self.registry.retire(owner, name)
-        self.ratings.unlist_bot(name)
-
-    def rotate_bot_token(self, owner: str, name: str, grace_s: int) -> dict[str, Any]:
-        """Only the app ``owner`` that registered it: a new token, the old one kept ``grace_s`` seconds."""
-        return self.ratings.with_ratings([self.registry.rotate_token(owner, name, grace_s)])[0]
-
-    def bot_long_poll(self, token: str | None, cursor: str | None, wait: float, client: str) -> dict[str, Any]:
-        """A registered bot's notices (its turns, its games started and ended) after the id ``cursor``."""
-        return self.bot_events.long_poll(token, cursor, wait, client)
-
-    def bot_sse(self, token: str | None, cursor: str | None, client: str) -> Iterator[bytes]:
-        return self.bot_events.stream(token, cursor, client)
 
     # -- games ----------------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from standardwebhooks.webhooks import Webhook
 from api.app import create_app
 from api.store.delivery_log import DeliveryLog
 from local_endpoint import LocalEndpoint
-from support import eventually, run_webhooks
+from support import assert_problem, eventually, run_webhooks
 
 
 class Receiver(LocalEndpoint):
@@ -77,7 +77,7 @@ def test_a_test_ping_is_signed_and_its_result_is_in_the_log(client, make_app, se
     (done,) = log(client, issued.key)["deliveries"]
     assert (done["status"], done["attempts"], done["code"]) == ("delivered", 1, 204)
     assert isinstance(done["duration_ms"], int) and done["last_attempt_at"] is not None
-    assert client.post("/v1/app/webhook/test", headers=auth(make_app().key)).status_code == 422, "no webhook"
+    assert_problem(client.post("/v1/app/webhook/test", headers=auth(make_app().key)), 409, "no-webhook")
 
 
 def test_the_log_shows_retries_pages_and_redelivers(client, make_app, service) -> None:  # type: ignore[no-untyped-def]

@@ -93,14 +93,14 @@ def list_deliveries(query: dict[str, Any]) -> flask.Response:
 @blp.route("/deliveries/<string:delivery_id>/redeliver", methods=["POST"])
 @blp.doc(operationId="redeliverAppDelivery", security=APP_KEY)
 @blp.response(202, DeliverySchema, example={**DELIVERY_EXAMPLE, "status": "pending"})
-@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/app/deliveries/msg_x/redeliver")
+@blp.problems(E.UNAUTHORIZED, E.NOT_FOUND, E.NO_WEBHOOK, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/app/deliveries/msg_x/redeliver")
 @no_body
 def redeliver(delivery_id: str) -> flask.Response:
     """Send a delivery again, while it is kept (7 days, the last 1,000)
 
     It goes out with its `webhook-id`, signed with the app's secrets as they are now, and is tried again after
     the back-off like any delivery; its entry in the deliveries shows the result. An id not kept for this app
-    is a 404; an app without a webhook, a 422."""
+    is a 404; an app without a webhook, a 409 `no-webhook`."""
     return json_response(current_service().redeliver(required_app(), delivery_id), status=202, headers=PRIVATE)
 
 
@@ -109,11 +109,11 @@ def redeliver(delivery_id: str) -> flask.Response:
 @blp.response(202, DeliverySchema, example={**DELIVERY_EXAMPLE, "id": "msg_ping_b2rth4k2q7m2c3x9", "kind": "ping",
               "game_id": None, "status": "pending", "attempts": 0, "code": None, "duration_ms": None,
               "last_attempt_at": None})  # fmt: skip
-@blp.problems(E.UNAUTHORIZED, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/app/webhook/test")
+@blp.problems(E.UNAUTHORIZED, E.NO_WEBHOOK, E.INVALID_REQUEST, E.UNAVAILABLE, path="/v1/app/webhook/test")
 @no_body
 def ping_webhook() -> flask.Response:
     """Queue a signed `ping` to the app's webhook; its result shows in the deliveries
 
     The body is `{"type": "ping", "timestamp": ..., "data": {"app": "<name>"}}`, signed as every delivery.
-    An app without a webhook: 422."""
+    An app without a webhook: 409 `no-webhook`."""
     return json_response(current_service().ping_webhook(required_app()), status=202, headers=PRIVATE)
