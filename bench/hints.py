@@ -1,7 +1,7 @@
 """Hints under load: how soon a hint answers with 5 games asking at once, and how much live computer players'
 replies slow meanwhile (issue 35: a hint p95 <= 300 ms; bot replies' p99 up by at most 20 ms). 127.0.0.1 only.
 
-    python bench/hints.py [--games 5] [--seconds 40] [--bot greedy] [--think 0]
+    python bench/hints.py [--games 5] [--seconds 40] [--bot greedy] [--think 0.3]
 
 Method: the service as ``domino-serve`` runs it, every setting at its default (``DOMINO_HINT_NODES``
 included) but the per-client caps and rate limit, which one bench client would reach: a private Redis (no
@@ -9,10 +9,12 @@ persistence, a temporary folder), the API on gunicorn (2 gevent processes, ``api
 ``python -m workers.cli worker bots --sweep``, one ``worker bot-games --nice 10`` (a new game's first computer
 turns, before the human has moved, go there) and one ``worker hints``. ``--games`` threads each play 2-player
 ``draw`` games created with ``"hints": true``, one human seat (seat 0, this thread) against a computer
-player (seat 1, ``--bot``), one game after another until the phase's ``--seconds`` are up. On its turn the
-thread waits ``--think`` seconds (a person's pause; none by default: the 5 ask as fast as they are answered), then
-in phase B asks ``POST /v1/games/{id}/hint`` with its seat token and plays the hint's best move on the hint's
-version; in phase A it asks nothing and plays a legal move. After each move it follows the game's events
+player (seat 1, ``--bot``), one game after another until the phase's ``--seconds`` are up. In phase B, at
+the start of each of its turns, the thread asks ``POST /v1/games/{id}/hint`` with its seat token and plays the
+hint's best move on the hint's version; in phase A it asks nothing and plays a random legal move. Either way
+it moves ``--think`` seconds after its turn began (or when the hint answers, if later), so that both phases
+ask the computer players for replies at the same rate (with no pause, phase A's humans, not held up by
+hints, drove the bots worker some four times as hard as B's, and A's replies were the slower). After each move it follows the game's events
 (long poll, ``wait=5``) until the computer player's reply.
 
 Figures: a hint's latency is from sending the request to its answer (B); a bot reply's latency is from the
@@ -106,13 +108,13 @@ def play_game(port: int, phase: Phase, bot: str, think: float, rng: random.Rando
     view = call(port, "GET", path, auth)
     turn = view if view["turn"] == HUMAN and view["legal_moves"] else next_turn(port, path, auth, view["version"], phase, None)
     while turn is not None and time.monotonic() < phase.stop:
-        time.sleep(think)  # a person's pause before the move
+        began = time.perf_counter()
         version, move = turn["version"], rng.choice(turn["legal_moves"])
         if phase.hints:
-            sent = time.perf_counter()
             hint = call(port, "POST", f"{path}/hint", auth, {})
-            phase.add(phase.hint_times, time.perf_counter() - sent)
+            phase.add(phase.hint_times, time.perf_counter() - began)
             version, move = hint["version"], hint["moves"][0]["move"]
+        time.sleep(max(0.0, began + think - time.perf_counter()))  # the same pace with or without the hint
         answered = call(port, "POST", f"{path}/moves", auth, {**move, "expected_version": version})
         turn = after_move(port, path, auth, answered, phase, time.perf_counter())
     with phase.lock:
@@ -170,8 +172,8 @@ def line(name: str, values: list[float]) -> str:
 
 def report(args: argparse.Namespace, a: Phase, b: Phase, cpu_a: dict[str, float], cpu_b: dict[str, float]) -> None:
     print(
-        f"{args.games} games at once, 2-player draw, a human seat vs {args.bot}, {args.think:g} s pause before each "
-        f"human move, {args.seconds:g} s a phase; default settings (hint nodes {args.hint_nodes}); load average at "
+        f"{args.games} games at once, 2-player draw, a human seat vs {args.bot}, each human move {args.think:g} s "
+        f"after its turn began, {args.seconds:g} s a phase; default settings (hint nodes {args.hint_nodes}); load average at "
         f"the end {os.getloadavg()[0]:.2f} (2 shared cores)"
     )
     print(line("B hint, request to answer", b.hint_times))
@@ -193,7 +195,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=5, help="games at once, each asking for hints in phase B")
     parser.add_argument("--seconds", type=float, default=40.0, help="each phase's length")
     parser.add_argument("--bot", default="greedy", help="the computer player's strategy")
-    parser.add_argument("--think", type=float, default=0.0, help="the human's pause before each move (seconds)")
+    parser.add_argument("--think", type=float, default=0.3, help="seconds from a human turn's start to its move")
     args = parser.parse_args()
     from api.config import Settings
 
