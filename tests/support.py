@@ -289,6 +289,15 @@ def _terminate(process, grace: float) -> bool:  # type: ignore[no-untyped-def]
         return False
 
 
+def pause_children(pid: int) -> list[int]:
+    """SIGSTOP every child of process ``pid`` (a forking worker's work horse): its job stays where it is until the
+    worker kills it (SIGKILL ends a stopped process too). Their pids."""
+    children = [int(c) for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text().split()]
+    for child in children:
+        os.kill(child, signal.SIGSTOP)
+    return children
+
+
 def catches_sigterm(pid: int) -> bool:
     """Whether process ``pid`` has a handler of its own for SIGTERM (its bit in /proc's caught-signals mask): a
     worker installs its own once it listens, before which SIGTERM would just end it."""

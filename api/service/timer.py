@@ -6,7 +6,8 @@ turn reminders, taken as they come due rather than once per sweep interval.
 same entry twice, and a batch whose sweep died comes due again), the batch's games are read in one pipeline,
 and one job moves for the batch's seats (``workers.jobs.timeout_turns``: each move goes through the same path as
 ever, a few at once); a batch's reminders are sent a few at once too (:mod:`api.service.overlapped`). An entry
-stays leased until the move's commit marks the next deadline, so a lost job is enqueued again. A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the
+stays leased until the move's commit marks the next deadline, so a lost job is enqueued again (each time after
+a lease twice as long: a queue that is merely slow is not flooded with copies). A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the
 same delivery (one ``webhook-id``). :meth:`Timed.wait` sleeps until the soonest entry is due, blocked on the
 due sets' wake-up list (:class:`api.store.DueTimer`), which a commit marking a sooner entry pushes, and at most
 ``DOMINO_TIMER_MAX_WAIT``.
@@ -26,6 +27,7 @@ from api.service.records import BOT
 from api.store import Store
 
 Job = tuple[str, int, int]  # (game id, version, attempt)
+LEASE_CAP = 30.0  # seconds: the longest a late game waits for its timeout job before another is enqueued
 
 
 class Timed:
@@ -87,7 +89,20 @@ class Timed:
         jobs = [(game_id, version, attempt) for (game_id, version), attempt in zip(late, attempts)]
         if jobs:
             self.queues.enqueue_batch(TIMEOUT_TURNS, late, attempts[0])  # one job: the moves, overlapped
+            self._back_off(jobs, leased_until, now)
         return jobs, len(taken) == s.timer_batch
+
+    def _back_off(self, jobs: list[Job], leased_until: float, now: float) -> None:
+        """A game enqueued again (its earlier job has not moved for it within the lease: lost, or still waiting
+        in a busy queue) stays leased twice as long each time, up to ``LEASE_CAP``: a backlog is not
+        multiplied by a copy of its jobs every lease, and a lost job is still replaced."""
+        by_attempt: dict[int, list[str]] = {}
+        for game_id, _version, attempt in jobs:
+            if attempt > 0:
+                by_attempt.setdefault(attempt, []).append(game_id)
+        for attempt, games in by_attempt.items():
+            lease = min(self.settings.bot_due_delay * 2**attempt, LEASE_CAP)
+            self.store.turns_due.extend_if(games, leased_until, now + lease)
 
     def _held(self, game: Game) -> bool:
         """Whether the server must not move for the late seat (:func:`api.service.bot_games.held`). Only a game

@@ -32,6 +32,21 @@ return 0
 """
 
 
+# KEYS: due set.  ARGV: the time the entries must still be due at, their new time, then the members.  Moves
+# only the entries nobody re-marked since (a commit that marked a game's next deadline keeps it).
+_EXTEND_IF = """
+local moved = 0
+for i = 3, #ARGV do
+  local s = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if s and tonumber(s) == tonumber(ARGV[1]) then
+    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[i])
+    moved = moved + 1
+  end
+end
+return moved
+"""
+
+
 # KEYS: due set.  ARGV: now, how many, lease end.  The entries due by now (at most that many), each re-marked
 # at the lease's end: a batch taken by one job, which another job takes only once the lease has run out.
 _LEASE = """
@@ -95,6 +110,7 @@ class DueSet:
         self.attempt_key = f"{prefix}:{name}:attempt"
         self.wake = wake
         self._clear_if = conn.register_script(_CLEAR_IF)
+        self._extend_if = conn.register_script(_EXTEND_IF)
         self._lease = conn.register_script(_LEASE)
         self._mark_waking = conn.register_script(_MARK_WAKING)
         self._next_attempts = conn.register_script(_NEXT_ATTEMPTS)
@@ -143,6 +159,13 @@ class DueSet:
     def clear_if(self, member: str, due_at: float) -> bool:
         """Remove the entry only if nobody re-marked it since it was read as due at ``due_at``."""
         return bool(self._clear_if(keys=[self.due_key, self.attempt_key], args=[member, repr(due_at)]))
+
+    @translating
+    def extend_if(self, members: list[str], due_at: float, until: float) -> int:
+        """Each of ``members`` still due at ``due_at`` (a lease's end) due at ``until`` instead: how many moved."""
+        if not members:
+            return 0
+        return int(cast("int", self._extend_if(keys=[self.due_key], args=[repr(due_at), repr(until), *members])))
 
     def next_attempt(self, member: str, version: int, first: int) -> int:
         """``first``, ``first + 1``, ... for the sweep's jobs of one game version (distinct job ids)."""

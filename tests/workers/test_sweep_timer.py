@@ -74,3 +74,26 @@ def test_sweeps_at_once_take_each_due_deadline_once(settings) -> None:  # type: 
         t.join(60)
     assert sorted(taken[0] + taken[1]) == sorted(games), "every game once, none twice"
     assert sweeps[0].sweep_due(later).timeouts == [], "leased: not due again before the lease runs out"
+
+
+def test_a_late_game_whose_job_has_not_run_is_enqueued_again_after_leases_twice_as_long(settings) -> None:  # type: ignore[no-untyped-def]
+    """A deadline's timeout job that has not moved for the seat (lost, or still waiting in a busy queue) is
+    replaced once the lease runs out, and each replacement waits twice as long as the one before: a slow queue
+    is not flooded with a copy of its backlog every lease."""
+    client = create_app({"DOMINO": settings, "TESTING": True}).test_client()
+    game_id = _game(client, 0.01)
+    service, lease = Service(settings), settings.bot_due_delay
+    now = time.time() + 1  # the deadline has passed; no worker runs the jobs
+
+    def enqueued(at: float) -> list[int]:
+        return [attempt for late, _, attempt in service.sweep_due(at).timeouts if late == game_id]
+
+    assert enqueued(now) == [0]
+    assert enqueued(now + lease * 1.5) == [1], "the first lease ran out: a replacement"
+    second = now + lease * 1.5
+    assert enqueued(second + lease * 1.5) == [], "the second lease is twice as long"
+    assert enqueued(second + lease * 2.5) == [2]
+    third = second + lease * 2.5
+    assert enqueued(third + lease * 3.5) == [], "the third, four times as long"
+    assert enqueued(third + lease * 4.5) == [3]
+    assert service.store.turns_due.due_at(game_id) == third + lease * 4.5 + lease * 8, "a lost job is always replaced"

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 from rq import Worker
 from rq.registry import StartedJobRegistry
-from support import catches_sigterm, eventually, stop_process
+from support import catches_sigterm, eventually, pause_children, stop_process
 
 from api.queues import Queues
 from api.service.service import Service
@@ -52,7 +52,9 @@ def test_a_worker_process_analyses_a_game_and_one_stopped_midway_is_resumed_to_t
         eventually(lambda: catches_sigterm(worker.pid) and Worker.count(connection=conn, queue=queue), "the worker listens", 60)
         status, queued = slow.request_analysis(game_id, "127.0.0.1")
         assert status == 202 and queued["status"] == "queued"
-        running = eventually(lambda: (a := service.analysis(game_id))["moves_done"] > 0 and a, "progress written", 120)
+        eventually(lambda: service.analysis(game_id)["moves_done"] > 0, "progress written", 120)
+        assert pause_children(worker.pid), "the work horse"  # still inside the analysis when SIGTERM comes
+        running = service.analysis(game_id)
         assert running["status"] == "running" and 0 < running["progress"] < 1
     finally:
         assert stop_process(worker) == 0, "stopped within 10 s of SIGTERM"

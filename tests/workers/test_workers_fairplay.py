@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 from rq import Worker
 from rq.registry import StartedJobRegistry
-from support import catches_sigterm, eventually, play_out, screened_tally, stop_process
+from support import catches_sigterm, eventually, pause_children, play_out, screened_tally, stop_process
 
 from api.queues import Queues
 from api.service.fairplay import Subject
@@ -47,7 +47,9 @@ def test_a_worker_process_screens_a_player_and_one_stopped_midway_is_resumed_to_
     try:
         eventually(lambda: catches_sigterm(worker.pid) and Worker.count(connection=conn, queue=queue), "the worker listens", 60)
         assert ask()["status"] == "queued"
-        running = eventually(lambda: (s := ask())["positions_done"] > 0 and s, "progress written", 120)
+        eventually(lambda: ask()["positions_done"] > 0, "progress written", 120)
+        assert pause_children(worker.pid), "the work horse"  # still inside the screen when SIGTERM comes
+        running = ask()
         assert running["status"] == "running" and 0 < running["progress"] < 1
     finally:
         assert stop_process(worker) == 0, "stopped within 10 s of SIGTERM"
