@@ -12,11 +12,15 @@ queue (the matcher's jobs; ``python -m workers.cli worker bots``, no sweep).
    before its open to the moment its long poll sees it matched. Prints p50, p95, p99, max.
 2. **Exactly once.** Every ticket's record is read back: each matched (game, seat) is one ticket's, each game
    has its table's size of tickets, and the groups probed are the only ones matched.
-3. **Cost per pass** against the waiting tickets of one pool (``--scaling``, e.g. 1000,10000,100000): a pass for
+3. **Parties** (``--parties``): in a 4-player team block pool, that many parties (an opener's ``party: new``
+   and its partner naming the code) and twice as many solo tickets arrive in a random order, the matcher asked
+   after each as the API asks it; once all are matched, how many parties sit as partners (seats 0 and 2, or 1
+   and 3, of one game): the target is every one.
+4. **Cost per pass** against the waiting tickets of one pool (``--scaling``, e.g. 1000,10000,100000): a pass for
    a new ticket that completes no table (it reads the whole pool: linear), and a whole-pool pass as the sweep
    runs it; medians of ``--runs`` runs.
 
-    python bench/matchmaking.py [--waiting 10000] [--probes 200] [--scaling 1000,10000,100000] [--runs 5]
+    python bench/matchmaking.py [--waiting 10000] [--probes 200] [--parties 200] [--scaling 1000,10000,100000] [--runs 5]
 """
 
 from __future__ import annotations
@@ -125,6 +129,38 @@ def count_once(service: Service, groups: dict, chosen: list[int]) -> str:
     )
 
 
+TEAM = {"teams": "partners_opposite"}
+
+
+def parties(service: Service, app_id: str, count: int) -> str:
+    """``count`` parties and ``2 * count`` solos at 4-player team tables, arriving shuffled: partners seated."""
+    rng = random.Random(count)
+    arrivals = [("party", i) for i in range(count)] + [("solo", i) for i in range(2 * count)]
+    rng.shuffle(arrivals)
+    tickets, codes, partner_first = {}, {}, {}
+    for kind, i in arrivals:
+        for step in (("opener", "partner") if kind == "party" else ("solo",)):
+            holder = Holder(PLAYER, f"{step}{i}", app_id)
+            party = "new" if step == "opener" else codes.get(i) if step == "partner" else None
+            req = TicketRequest(variant="block", players=4, rules=TEAM, party=party)
+            _tid, pool, answer = service.matchmaking.tickets.open(req, holder)
+            tickets[(step, i)] = answer
+            if step == "opener":
+                codes[i] = answer["ticket"]["party"]
+            service.matchmaking.matcher.ask(pool, answer["ticket"]["id"])
+    seats = {}
+    for key, answer in tickets.items():
+        while (ticket := service.ticket(answer["ticket"]["id"], answer["token"], wait=5))["status"] == "waiting":
+            pass
+        seats[key] = (ticket.get("game_id"), ticket.get("seat"))
+    partnered = sum(
+        1 for i in range(count)
+        if seats[("opener", i)][0] == seats[("partner", i)][0] and {seats[("opener", i)][1], seats[("partner", i)][1]} in ({0, 2}, {1, 3})
+    )  # fmt: skip
+    unmatched = sum(1 for game, _ in seats.values() if game is None)
+    return f"{count} parties among {2 * count} solos: {partnered} seated as partners ({100 * partnered / count:.1f}%), {unmatched} tickets unmatched"
+
+
 def scaling(service: Service, app_id: str, sizes: list[int], runs: int) -> None:
     for n in sizes:
         for i in range(n):
@@ -151,6 +187,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--waiting", type=int, default=10_000)
     parser.add_argument("--probes", type=int, default=200)
+    parser.add_argument("--parties", type=int, default=200)
     parser.add_argument("--scaling", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
@@ -183,6 +220,8 @@ def main() -> None:
         )
         chosen += warm
         print(count_once(service, groups, chosen))
+        if args.parties:
+            print(parties(service, app_id, args.parties), flush=True)
         print("cost per pass, one pool (medians of runs, this process):")
         scaling(service, app_id, [int(n) for n in args.scaling.split(",") if n], args.runs)
         print(f"load average {os.getloadavg()[0]:.1f}")
