@@ -14,8 +14,8 @@ the start of each of its turns, the thread asks ``POST /v1/games/{id}/hint`` wit
 hint's best move on the hint's version; in phase A it asks nothing and plays a random legal move. Either way
 it moves ``--think`` seconds after its turn began (or when the hint answers, if later), so that both phases
 ask the computer players for replies at the same rate (with no pause, phase A's humans, not held up by
-hints, drove the bots worker some four times as hard as B's, and A's replies were the slower). After each move it follows the game's events
-(long poll, ``wait=5``) until the computer player's reply.
+hints, drove the bots worker some four times as hard as B's, and A's replies were the slower). After each
+move it follows the game's events (long poll, ``wait=5``) until the computer player's reply.
 
 Figures: a hint's latency is from sending the request to its answer (B); a bot reply's latency is from the
 human's move answered (its commit) to the first event of the computer player's after it seen in the long
