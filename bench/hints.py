@@ -84,7 +84,7 @@ def next_turn(port: int, path: str, auth: dict[str, str], after: int, phase: Pha
             if event["type"] == "game_ended":
                 return None
             if event["type"] == "turn_started" and event["seat"] == HUMAN:
-                return event
+                return event  # type: ignore[no-any-return]
         after = page["last_version"]
     raise RuntimeError(f"{path}: no turn within 30 s of the phase's end")
 
