@@ -133,7 +133,8 @@ class Screen:
             "interval": [round(x, 4) for x in self.interval],
             "p_value": round(self.p_value, 6),
             "gain": round(self.gain, 3),
-            "gain_interval": [round(x, 3) for x in self.gain_interval],
+            # Unbounded (fewer than two positions): no interval, which JSON has no number for.
+            "gain_interval": [None if math.isinf(x) else round(x, 3) for x in self.gain_interval],
             "gain_p_value": round(self.gain_p_value, 6),
             "confidence": 1 - 2 * LEVEL,
             "flag": self.flag,

@@ -87,6 +87,8 @@ def test_the_screen_is_a_paired_exact_test_and_its_interval_says_the_same() -> N
     assert different.p_value < 0.01 and different.gain_p_value > 0.01 and not different.flag
     empty = screen([])
     assert not empty.flag and empty.positions == 0 and empty.interval == (0.0, 0.0)
+    assert empty.to_dict()["gain_interval"] == [None, None], "no interval: JSON has no infinity"
+    assert screen(_choices(seat_only=1, expert_only=0, both=0, neither=0)).to_dict()["gain_interval"] == [None, None]
     assert set(s.to_dict()) == {
         "positions", "telling_positions", "rate", "expert_rate", "difference", "interval", "p_value", "gain",
         "gain_interval", "gain_p_value", "confidence", "flag",

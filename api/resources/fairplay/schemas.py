@@ -59,7 +59,11 @@ class ScreenFiguresSchema(ma.Schema):
     interval = ma.fields.List(ma.fields.Float(), required=True, metadata={"description": "98% interval of `difference`"})
     p_value = _share("one-sided exact (McNemar) test that the subject took such moves more often than expert")
     gain = _share("mean points the played moves were worth more with the hidden tiles in sight than from what the seat saw")
-    gain_interval = ma.fields.List(ma.fields.Float(), required=True, metadata={"description": "98% interval of `gain`"})
+    gain_interval = ma.fields.List(
+        ma.fields.Float(allow_none=True),
+        required=True,
+        metadata={"description": "98% interval of `gain` (both ends null with fewer than two positions: no interval)"},
+    )
     gain_p_value = _share("one-sided test that `gain` is above 0")
     confidence = _share("the intervals' level (0.98: their lower ends are the one-sided 99% bounds)")
     flag = ma.fields.Boolean(
