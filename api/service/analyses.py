@@ -15,8 +15,10 @@ a 2-player draw match to 100 is about 250 such moves, a few seconds of one worke
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 import orjson
@@ -113,26 +115,16 @@ class Analyses:
         nodes = int(fields["nodes"])
         found = list(positions(record))
         done = [MoveAnalysis.from_dict(orjson.loads(m)) for m in self.records.moves(game_id)]
-        batch: list[MoveAnalysis] = []
-        flushed = time.monotonic()
         if self.records.progress(game_id, len(done), len(found), []) < 0:
             return "skipped: over"
-        for position in found[len(done) :]:
-            batch.append(analyse_position(game_id, position, nodes))
-            if time.monotonic() - flushed >= self.settings.analysis_progress_s:
-                if not self._flush(game_id, done, batch, len(found)):
-                    return "stopped: another run went on"
-                flushed = time.monotonic()
-        if not self._flush(game_id, done, batch, len(found)):
+        steps = (functools.partial(analyse_position, game_id, p, nodes) for p in found[len(done) :])
+        if not work_through(self.records, game_id, done, steps, len(found), self.settings.analysis_progress_s):
             return "stopped: another run went on"
         players = len(record["seats"])
         doc = {"moves": [m.to_dict() for m in done], "seats": [s.to_dict() for s in summarise(done, players)]}
         self.archive.write_analysis(game_id, doc, nodes, float(fields["created_at"]))
         self._end(game_id, fields["client"], "done")
         return f"done: {len(done)} moves"
-
-    def _flush(self, game_id: str, done: list[MoveAnalysis], batch: list[MoveAnalysis], total: int) -> bool:
-        return flush(self.records, game_id, done, batch, total)
 
     def failed(self, game_id: str, error: str) -> None:
         """RQ's failure callback after the last attempt."""
@@ -152,7 +144,22 @@ class Reading(Protocol):
 R = TypeVar("R", bound=Reading)
 
 
-def flush(records: AnalysisStore, job_id: str, done: list[R], batch: list[R], total: int) -> bool:
+def work_through(records: AnalysisStore, job_id: str, done: list[R], steps: Iterable[Callable[[], R]], total: int, every: float) -> bool:
+    """Run ``steps`` (the job's steps after ``done``), their results written after ``done`` at least every
+    ``every`` seconds and at the end, so that a job put back resumes after them; False when another run got
+    further meanwhile. (An analysis' moves; a fair-play screen's positions.)"""
+    batch: list[R] = []
+    flushed = time.monotonic()
+    for step in steps:
+        batch.append(step())
+        if time.monotonic() - flushed >= every:
+            if not _flush(records, job_id, done, batch, total):
+                return False
+            flushed = time.monotonic()
+    return _flush(records, job_id, done, batch, total)
+
+
+def _flush(records: AnalysisStore, job_id: str, done: list[R], batch: list[R], total: int) -> bool:
     """Write ``batch`` after ``done`` in the job's list (then moved there); False when another run got further
     meanwhile. (An analysis' moves; a fair-play screen's positions.)"""
     kept = records.progress(job_id, len(done), total, [orjson.dumps(m.to_dict()).decode() for m in batch])

@@ -30,7 +30,7 @@ import domino
 from api.archive import Archive, Reading
 from api.config import Settings
 from api.queues import Queues
-from api.service.analyses import PENDING, SCREEN_SLOT, Analyses, flush
+from api.service.analyses import PENDING, SCREEN_SLOT, Analyses, work_through
 from api.service.errors import GameNotOver, NothingToScreen
 from api.service.fairplay_report import done_screen, pending_screen
 from api.store import Store
@@ -163,15 +163,8 @@ class Screens:
         done = [Tally.from_dict(orjson.loads(t)) for t in self.records.moves(sid)]
         if self.records.progress(sid, len(done), len(work), []) < 0:
             return "skipped: over"
-        batch: list[Tally] = []
-        flushed = time.monotonic()
-        for _, read in work[len(done) :]:
-            batch.append(read())
-            if time.monotonic() - flushed >= self.settings.analysis_progress_s:
-                if not flush(self.records, sid, done, batch, len(work)):
-                    return "stopped: another run went on"
-                flushed = time.monotonic()
-        if not flush(self.records, sid, done, batch, len(work)):
+        steps = (read for _, read in work[len(done) :])
+        if not work_through(self.records, sid, done, steps, len(work), self.settings.analysis_progress_s):
             return "stopped: another run went on"
         self.archive.write_readings(_by_unit(orjson.loads(fields["plan"]), sealed, work, done, nodes))
         self._finish(sid, fields, sealed)
