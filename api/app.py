@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import logging
 from importlib import resources as importlib_resources
 from typing import Any
 
@@ -14,6 +15,7 @@ import flask
 from api import bodyread, errors, framework, hooks, inflight, ratelimit, server_errors, web
 from api.config import Settings
 from api.extensions import Api, AsciiIntegerConverter, document_storage_full
+from api.quietlog import QuietLog
 from api.resources.analysis import routes as analysis
 from api.resources.fairplay import routes as fairplay
 from api.resources.apps import routes as apps
@@ -213,6 +215,7 @@ def create_app(config: dict[str, Any] | None = None) -> flask.Flask:
     app.config.update(config)
     app.extensions["domino.settings"] = settings
     app.extensions["domino.service"] = Service(settings)  # makes connection objects; connects on first use
+    app.extensions["domino.error_log"] = QuietLog(logging.getLogger("api"), settings.error_log_interval)
 
     documented = {k: v for k, v in app.config.items() if k.startswith(("API_", "OPENAPI_"))}  # flask-smorest's
     key = (settings.rate_limit_exempt, json.dumps(documented, sort_keys=True, default=repr))  # all the document reads

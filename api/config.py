@@ -45,6 +45,9 @@ class Settings:
     # full_backoff seconds, doubling up to full_backoff_max, and tries again (workers/full.py).
     redis_maxmemory: str = "1gb"
     storage_full_retry_after: int = 5
+    # A server error (5xx) is logged at most once per error_log_interval seconds and kind in each process
+    # (api/quietlog.py): a flood refused with 503s would otherwise log a line per request.
+    error_log_interval: float = 5.0
     full_backoff: float = 0.1
     full_backoff_max: float = 2.0
 

@@ -140,7 +140,7 @@ class Api(SmorestApi):
         assert found is not None
         ptype, detail, members = found
         if ptype.status >= 500:
-            log.warning("%s %s: %s", flask.request.method, flask.request.path, exc)
+            flask.current_app.extensions["domino.error_log"].warning(ptype.slug, "%s %s: %s", flask.request.method, flask.request.path, exc)
         headers = getattr(exc, "headers", None)
         if ptype is errors.STORAGE_FULL:
             headers = {"Retry-After": str(current_service().settings.storage_full_retry_after)}

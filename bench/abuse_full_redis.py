@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import multiprocessing
 import os
 import signal
 import statistics
@@ -59,39 +60,54 @@ def children(pid: int) -> dict[int, str]:
 
 class Flood:
     """Games of two humans from ``flooders`` connections, each until it is refused (503 ``storage-full``), then
-    on (the attack goes on, and Redis stays at its limit) until ``stop``."""
+    on (the attack goes on, and Redis stays at its limit) until ``stop``. The connections run in a process of
+    their own: in this one they would share the measured client's GIL, and its times would count their turns."""
 
     def __init__(self, port: int, flooders: int) -> None:
-        self.port, self.made, self.lock = port, [], threading.Lock()
-        self.refused = threading.Barrier(flooders + 1)
-        self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self.one) for _ in range(flooders)]
+        context = multiprocessing.get_context("fork")
+        self.refused, self.stopping = context.Event(), context.Event()
+        self.made_out, made_in = context.Pipe(duplex=False)
+        self.process = context.Process(target=flood, args=(port, flooders, self.refused, self.stopping, made_in))
         t0 = time.perf_counter()
-        for t in self.threads:
-            t.start()
+        self.process.start()
         self.refused.wait()  # every connection refused once: Redis is full
         self.took = time.perf_counter() - t0
+        self.made: list[str] = []
 
-    def one(self) -> None:
-        conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
+    def stop(self) -> None:
+        self.stopping.set()
+        self.made = self.made_out.recv()
+        self.process.join()
+
+
+def flood(port: int, flooders: int, refused: Any, stopping: Any, made_in: Any) -> None:
+    """The flooding process: ``flooders`` threads, ``refused`` set once each has been refused, the ids of the
+    games made sent on ``made_in`` once ``stopping`` is set."""
+    made: list[str] = []
+    lock, barrier = threading.Lock(), threading.Barrier(flooders, action=refused.set)
+
+    def one() -> None:
+        conn = http.client.HTTPConnection(HOST, port, timeout=30)
         body = {"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}
         waited = False
-        while not self.stopping.is_set():
-            status, data = call(self.port, "POST", "/v1/games", body, conn=conn)
+        while not stopping.is_set():
+            status, data = call(port, "POST", "/v1/games", body, conn=conn)
             if status == 201:
-                with self.lock:
-                    self.made.append(data["game"]["id"])
+                with lock:
+                    made.append(data["game"]["id"])
                 continue
             assert status == 503 and data["type"] == "/problems/storage-full", (status, data)
             if not waited:
                 waited = True
-                self.refused.wait()
+                barrier.wait()
         conn.close()
 
-    def stop(self) -> None:
-        self.stopping.set()
-        for t in self.threads:
-            t.join()
+    threads = [threading.Thread(target=one) for _ in range(flooders)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    made_in.send(made)
 
 
 def human_to_move(port: int, game: dict[str, Any] | None = None, seconds: float = 60.0) -> dict[str, Any]:
@@ -120,7 +136,9 @@ def while_full(port: int, game: dict[str, Any], moves: int) -> tuple[list[float]
     """The human's move posted ``moves`` times, its view read after each: (move times, read times, statuses).
     A move that got in (Redis had a moment's room) is counted as such; the same one is posted again meanwhile."""
     conn = http.client.HTTPConnection(HOST, port, timeout=30)
-    writes, reads, statuses = [], [], {}
+    writes: list[float] = []
+    reads: list[float] = []
+    statuses: dict[int, int] = {}
     for _ in range(moves):
         t0 = time.perf_counter()
         status = try_move(port, game, conn)

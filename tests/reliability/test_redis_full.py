@@ -3,12 +3,14 @@ reads keep answering (uncounted by the rate limit), `/readyz` is 503, and everyt
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import replace
 
 import redis
 
 from api.app import create_app
+from api.quietlog import QuietLog
 from support import SMALL_MAXMEMORY, fill_redis, free_redis
 
 
@@ -88,3 +90,33 @@ def test_when_full_writes_are_refused_reads_answer_and_play_resumes_once_there_i
     played = client.post(moves, json=move, headers=auth)
     assert played.status_code == 200, played.get_json()
     assert client.get(f"/v1/games/{game_id}").get_json()["version"] > own["version"]
+
+
+def test_a_flood_of_refused_writes_is_logged_once_per_interval_with_the_count_left_out(small_redis, settings, caplog):
+    s = replace(settings, redis_url=small_redis, rate_limit="1000/60", games_per_client=0, error_log_interval=3600.0)
+    client = create_app({"DOMINO": s, "TESTING": True}).test_client()
+    body = {"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}
+    assert client.post("/v1/games", json=body).status_code == 201
+    fill_redis(redis.Redis.from_url(small_redis))
+    with caplog.at_level(logging.WARNING, logger="api"):
+        for _ in range(30):
+            assert_full(client.post("/v1/games", json=body))
+    lines = [r.getMessage() for r in caplog.records if r.name == "api"]
+    assert len(lines) == 1 and "out of memory" in lines[0], lines
+
+
+def test_quiet_log_writes_the_first_line_of_a_kind_and_then_one_per_interval_saying_how_many_it_left_out(caplog):
+    now = [100.0]
+    quiet = QuietLog(logging.getLogger("test.quiet"), 5.0, clock=lambda: now[0])
+    with caplog.at_level(logging.WARNING, logger="test.quiet"):
+        for step in (0.0, 1.0, 1.0, 1.0):  # t = 100, 101, 102, 103: the first only
+            now[0] += step
+            quiet.warning("storage-full", "refused %s", "a write")
+        quiet.warning("unavailable", "lost %s", "Redis")  # another kind: its own interval
+        now[0] += 2.0  # t = 105: an interval after the first line
+        quiet.warning("storage-full", "refused %s", "a write")
+    assert [r.getMessage() for r in caplog.records] == [
+        "refused a write",
+        "lost Redis",
+        "refused a write (and 3 more like it, not logged)",
+    ]
