@@ -101,7 +101,7 @@ class Settings:
     unattended_after: int = 3
 
     # Hints (api/service/hints.py): a `hints: true` game's seat to move asks for its legal moves' values. The
-    # search runs on hints_queue's workers, hint_nodes nodes a hint (about 50 ms; deterministic), never in an
+    # search runs on hints_queue's workers, hint_nodes nodes a hint (about 70 ms of CPU; deterministic), never in an
     # API process; the API waits at most hint_wait seconds for the answer (503 beyond: nothing is committed).
     hints_queue: str = "hints"
     hint_nodes: int = 20000

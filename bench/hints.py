@@ -7,7 +7,8 @@ Method: the service as ``domino-serve`` runs it, every setting at its default (`
 included) but the per-client caps and rate limit, which one bench client would reach: a private Redis (no
 persistence, a temporary folder), the API on gunicorn (2 gevent processes, ``api.app:serve()``), one
 ``python -m workers.cli worker bots --sweep``, one ``worker bot-games --nice 10`` (a new game's first computer
-turns, before the human has moved, go there) and one ``worker hints``. ``--games`` threads each play 2-player
+turns, before the human has moved, go there) and ``--hint-workers`` (2, as
+``domino-serve``) ``worker hints`` at ``--hint-nice`` (0). ``--games`` threads each play 2-player
 ``draw`` games created with ``"hints": true``, one human seat (seat 0, this thread) against a computer
 player (seat 1, ``--bot``), one game after another until the phase's ``--seconds`` are up. In phase B, at
 the start of each of its turns, the thread asks ``POST /v1/games/{id}/hint`` with its seat token and plays the
@@ -130,31 +131,39 @@ def player(port: int, phase: Phase, bot: str, think: float, seed: int) -> None:
         phase.errors.append(str(exc))
 
 
-def run_phase(port: int, args: argparse.Namespace, hints: bool, workers: dict[str, subprocess.Popen[bytes]]) -> tuple[Phase, dict[str, float]]:
+Workers = dict[str, list[subprocess.Popen[bytes]]]
+
+
+def run_phase(port: int, args: argparse.Namespace, hints: bool, workers: Workers) -> tuple[Phase, dict[str, float]]:
     phase = Phase(hints, time.monotonic() + args.seconds)
-    before = {name: cpu_seconds([w.pid]) for name, w in workers.items()}
+    before = {name: cpu_seconds([w.pid for w in kind]) for name, kind in workers.items()}
     threads = [threading.Thread(target=player, args=(port, phase, args.bot, args.think, i + 100 * hints)) for i in range(args.games)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return phase, {name: cpu_seconds([w.pid]) - before[name] for name, w in workers.items()}
+    return phase, {name: cpu_seconds([w.pid for w in kind]) - before[name] for name, kind in workers.items()}
 
 
-def start(env: dict[str, str], port: int, children: list[subprocess.Popen[bytes]]) -> dict[str, subprocess.Popen[bytes]]:
-    """The API and the two workers, as ``domino-serve`` starts them (each added to ``children`` at once); the
-    workers by name, once the API answers."""
+def start(args: argparse.Namespace, env: dict[str, str], port: int, children: list[subprocess.Popen[bytes]]) -> Workers:
+    """The API and the workers, as ``domino-serve`` starts them (each added to ``children`` at once); the
+    workers by kind, once the API answers."""
     children.append(subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", "2", "--worker-class", "gevent", "--config",
          "python:workers.gunicorn_config", "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
          "--no-control-socket", "api.app:serve()"],
         env=env, cwd=ROOT, start_new_session=True,
     ))  # fmt: skip
+    kinds = (("bots", ["bots", "--sweep"], 1), ("bot-games", ["bot-games", "--nice", "10"], 1),
+             ("hints", ["hints", "--nice", str(args.hint_nice)], args.hint_workers))  # fmt: skip
     workers = {
-        name: subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", *command], env=env, cwd=ROOT, start_new_session=True)
-        for name, command in (("bots", ["bots", "--sweep"]), ("bot-games", ["bot-games", "--nice", "10"]), ("hints", ["hints"]))
+        name: [
+            subprocess.Popen([sys.executable, "-m", "workers.cli", "worker", *command], env=env, cwd=ROOT, start_new_session=True)
+            for _ in range(n)
+        ]
+        for name, command, n in kinds
     }
-    children.extend(workers.values())
+    children.extend(w for kind in workers.values() for w in kind)
     end = time.monotonic() + 30
     while time.monotonic() < end:
         try:
@@ -173,7 +182,8 @@ def line(name: str, values: list[float]) -> str:
 def report(args: argparse.Namespace, a: Phase, b: Phase, cpu_a: dict[str, float], cpu_b: dict[str, float]) -> None:
     print(
         f"{args.games} games at once, 2-player draw, a human seat vs {args.bot}, each human move {args.think:g} s "
-        f"after its turn began, {args.seconds:g} s a phase; default settings (hint nodes {args.hint_nodes}); load average at "
+        f"after its turn began, {args.seconds:g} s a phase; {args.hint_workers} hints worker(s) at nice {args.hint_nice}; "
+        f"default settings (hint nodes {args.hint_nodes}); load average at "
         f"the end {os.getloadavg()[0]:.2f} (2 shared cores)"
     )
     print(line("B hint, request to answer", b.hint_times))
@@ -196,6 +206,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=40.0, help="each phase's length")
     parser.add_argument("--bot", default="greedy", help="the computer player's strategy")
     parser.add_argument("--think", type=float, default=0.3, help="seconds from a human turn's start to its move")
+    parser.add_argument("--hint-workers", type=int, default=2, help="hints workers (domino-serve's --hint-workers)")
+    parser.add_argument("--hint-nice", type=int, default=0, help="the hints workers' nice value")
     args = parser.parse_args()
     from api.config import Settings
 
@@ -211,7 +223,7 @@ def main() -> int:
         }  # fmt: skip
         children: list[subprocess.Popen[bytes]] = []
         try:
-            workers = start(env, port, children)
+            workers = start(args, env, port, children)
             a, cpu_a = run_phase(port, args, False, workers)
             b, cpu_b = run_phase(port, args, True, workers)
         finally:

@@ -99,7 +99,7 @@ def _serve_parser() -> argparse.ArgumentParser:
         "--analysis-workers", type=int, default=1, help="RQ workers on the analysis queue, analyses of finished games (default 1)"
     )
     parser.add_argument(
-        "--hint-workers", type=int, default=1, help="RQ workers on the hints queue, hints in practice games (default 1)"
+        "--hint-workers", type=int, default=2, help="RQ workers on the hints queue, hints in practice games (default 2)"
     )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
     parser.add_argument(
@@ -221,7 +221,7 @@ def _worker_options() -> argparse.ArgumentParser:
         help="queue names: bots (computer players in games with a human or hosted seat), bot-games (games of "
         "computer players only: run a worker of its own, so live games never wait behind them), simulations, "
         "webhooks, archive (finished games to the archive, by batches), analysis (analyses of finished games), "
-        "hints (hints in practice games: a search of about 50 ms each, while the asking API request waits)",
+        "hints (hints in practice games: a search of about 70 ms each, while the asking API request waits)",
     )
     parser.add_argument(
         "--sweep",
