@@ -1,5 +1,5 @@
-"""The sweep's timer: turn deadlines are taken as they come due, a sooner deadline wakes a waiting timer, and
-sweeps running at once never take the same entry twice."""
+"""The sweep's timer: turn deadlines are taken as they come due, a sooner deadline wakes a waiting timer,
+sweeps running at once never take the same entry twice, and one job moves for a batch of late seats."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import threading
 import time
 from dataclasses import replace
 
+import pytest
+import redis
+
 from api.app import create_app
 from api.service.service import Service
+from api.store import StoreUnavailable
 from support import blocked_clients, eventually, work_burst
 from workers import sweep as sweep_mod
 
@@ -97,3 +101,43 @@ def test_a_late_game_whose_job_has_not_run_is_enqueued_again_after_leases_twice_
     assert enqueued(third + lease * 3.5) == [], "the third, four times as long"
     assert enqueued(third + lease * 4.5) == [3]
     assert service.store.turns_due.due_at(game_id) == third + lease * 4.5 + lease * 8, "a lost job is always replaced"
+
+
+def test_one_timeout_job_moves_for_a_batch_each_seat_once_on_the_version_it_was_late_at(settings) -> None:  # type: ignore[no-untyped-def]
+    """A timeout job for several games commits their moves together: each late seat is moved for once, on the
+    version it was late at, and its next deadline is marked; a game that moved on meanwhile, or has gone, is
+    left alone, and the job run again changes nothing. The batch's next deadlines are written before any of
+    its commits: when that write fails, nothing is committed (the leases bring the job back)."""
+    app = create_app({"DOMINO": replace(settings, games_per_client=0), "TESTING": True})
+    client, service = app.test_client(), app.extensions["domino.service"]
+    store = service.store
+    games = [_game(client, 0.01) for _ in range(5)]
+    moved_on, gone = games[0], games[1]
+    found = service.games.find(moved_on)
+    assert store.games.commit(moved_on, 0, 1, found.doc, [], 3600).ok
+    store.games.delete(gone)
+    eventually(lambda: all(service.games.find(g).doc["deadline"] < time.time() for g in games[2:]), "deadlines pass")
+    turns = [(game_id, 0) for game_id in games]
+
+    def failing() -> redis.client.Pipeline:
+        batch: redis.client.Pipeline = real_batch()
+
+        def execute(*args: object, **kwargs: object) -> None:
+            raise redis.exceptions.ConnectionError("the queue Redis went away")
+
+        batch.execute = execute  # type: ignore[method-assign,assignment]
+        return batch
+
+    real_batch = store.batch
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "batch", failing)
+        with pytest.raises(StoreUnavailable):
+            service.play_timeouts(turns)
+    assert [service.games.find(g).version for g in games[2:]] == [0, 0, 0], "nothing committed"
+    assert service.play_timeouts(turns) == "gone 1, played 3, stale 1"
+    for game_id in games[2:]:
+        game = service.games.find(game_id)
+        assert game.version == 1 and store.turns_due.due_at(game_id) == game.doc["deadline"]
+        assert store.games.events_at(game_id, 1)[0]["public"]["auto"] is True
+    assert service.play_timeouts(turns) == "gone 1, stale 4", "each version produced once"
+    assert [service.games.find(g).version for g in games[2:]] == [1, 1, 1]
