@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from redis import exceptions as redis_errors
+
 from api.store.connections import translating
 from api.store.games import GameStore
 
@@ -24,6 +26,7 @@ return 1
 class GameExpiry:
     def __init__(self, games: GameStore) -> None:
         self.games = games
+        self._script = games.redis.register_script(_MARK_ARCHIVED)
 
     def keep(self, game_id: str, ttl: float) -> None:
         """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
@@ -47,7 +50,14 @@ class GameExpiry:
             for keys in keyed:
                 self.games.redis.eval(_MARK_ARCHIVED, 3, *keys, ttl)
             return
-        pipe = self.games.redis.pipeline(transaction=False)
-        for keys in keyed:
-            pipe.eval(_MARK_ARCHIVED, 3, *keys, ttl)
-        pipe.execute()
+        if not keyed:
+            return
+        # EVALSHA in one round trip: the script's text sent with each game cost more than its work
+        calls = [("EVALSHA", self._script.sha, 3, *keys, ttl) for keys in keyed]
+        replies = self.games.connections.roundtrip(*calls)
+        if any(isinstance(reply, redis_errors.NoScriptError) for reply in replies):  # a restarted Redis lost it
+            self.games.redis.script_load(_MARK_ARCHIVED)
+            replies = self.games.connections.roundtrip(*calls)  # marking a game twice changes nothing
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
