@@ -4,12 +4,13 @@ turn reminders, taken as they come due rather than once per sweep interval.
 :meth:`Timed.drain` takes the entries due by now by batches of ``DOMINO_TIMER_BATCH``: one script leases a batch
 (each entry re-marked ``DOMINO_BOT_DUE_DELAY`` later, so several sweeps, on one machine or many, never take the
 same entry twice, and a batch whose sweep died comes due again), the batch's games are read in one pipeline,
-and one job moves for the batch's seats (``workers.jobs.timeout_turns``: :meth:`api.service.moves.Moves.play_for_seats`
-commits the batch's moves together, each on the version it was late at); a batch's reminders are sent a few at
-once (:mod:`api.service.overlapped`). An entry
-stays leased until the move's commit marks the next deadline, so a lost job is enqueued again (each time after
-a lease twice as long: a queue that is merely slow is not flooded with copies). A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the
-same delivery (one ``webhook-id``). :meth:`Timed.wait` sleeps until the soonest entry is due, blocked on the
+and one job moves for the batch's seats (``workers.jobs.timeout_turns``: ``Moves.play_for_seats`` commits the
+batch's moves together, each on the version it was late at); a batch's reminders are sent a few at once
+(:mod:`api.service.overlapped`). While that job waits in the queue, the deadlines due since wait for it to start
+(:meth:`Timed._held_back`), so that a busy worker gets one job for many seats. An entry stays leased until the
+move's commit marks the next deadline, so a lost job is enqueued again (each time after a lease twice as long).
+A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the same delivery
+(one ``webhook-id``). :meth:`Timed.wait` sleeps until the soonest entry is due, blocked on the
 due sets' wake-up list (:class:`api.store.DueTimer`), which a commit marking a sooner entry pushes, and at most
 ``DOMINO_TIMER_MAX_WAIT``.
 """
@@ -129,7 +130,7 @@ class Timed:
         attempts = due.next_attempts(late, first=0)
         jobs = [(game_id, version, attempt) for (game_id, version), attempt in zip(late, attempts)]
         if jobs:
-            job_id = self.queues.enqueue_batch(TIMEOUT_TURNS, late, attempts[0])  # one job: the moves, committed together
+            job_id = self.queues.enqueue_batch(TIMEOUT_TURNS, late, attempts[0])  # one job: its moves committed together
             self._pending = _Pending(job_id, now, self._back_off(jobs, leased_until, now))
         return jobs, len(taken) == s.timer_batch
 
