@@ -5,8 +5,9 @@ turn reminders, taken as they come due rather than once per sweep interval.
 (each entry re-marked ``DOMINO_BOT_DUE_DELAY`` later, so several sweeps, on one machine or many, never take the
 same entry twice, and a batch whose sweep died comes due again), the batch's games are read in one pipeline,
 and one job moves for the batch's seats (``workers.jobs.timeout_turns``: ``Moves.play_for_seats`` commits the
-batch's moves together, each on the version it was late at); a batch's reminders are sent a few at once
-(:mod:`api.service.overlapped`). While that job waits in the queue, the deadlines due since wait for it to start
+batch's moves together, each on the version it was late at); a batch's reminders are sent together
+(:meth:`api.service.app_events.Lifecycle.remind_many`: their deliveries kept in one transaction, their jobs
+enqueued in one pipeline). While that job waits in the queue, the deadlines due since wait for it to start
 (:meth:`Timed._held_back`), so that a busy worker gets one job for many seats. An entry stays leased until the
 move's commit marks the next deadline, so a lost job is enqueued again (each time after a lease twice as long).
 A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the same delivery
@@ -23,7 +24,6 @@ import time
 
 from api.config import Settings
 from api.queues import TIMEOUT_TURNS, Queues
-from api.service import overlapped
 from api.service.app_events import Lifecycle
 from api.service.bot_games import held
 from api.service.games import Game, Games
@@ -130,7 +130,7 @@ class Timed:
         attempts = due.next_attempts(late, first=0)
         jobs = [(game_id, version, attempt) for (game_id, version), attempt in zip(late, attempts)]
         if jobs:
-            job_id = self.queues.enqueue_batch(TIMEOUT_TURNS, late, attempts[0])  # one job: its moves committed together
+            job_id = self.queues.enqueue_batch(TIMEOUT_TURNS, late, attempts[0])  # one job, its moves together
             self._pending = _Pending(job_id, now, self._back_off(jobs, leased_until, now))
         return jobs, len(taken) == s.timer_batch
 
@@ -166,14 +166,8 @@ class Timed:
             return [], False
         turns = [(member, *member.rpartition(":")[::2]) for member in taken]  # member, game id, version
         found = self.games.find_live([game_id for _, game_id, _ in turns])
-
-        def remind(turn: tuple[str, str, str]) -> bool:
-            member, game_id, version = turn
-            game = found.get(game_id)
-            reminded = game is not None and game.version == int(version) and self.lifecycle.remind(game)
-            due.clear_if(member, now + s.bot_due_delay)  # a crash before this line: sent again, as the same delivery
-            return reminded
-
-        reminded = overlapped.each(remind, turns, s.timer_threads)
-        sent = [(game_id, int(version), 0) for (_, game_id, version), done in zip(turns, reminded) if done]
+        at_turn = [g for _, i, version in turns if (g := found.get(i)) is not None and g.version == int(version)]
+        reminded = {game.id for game, done in zip(at_turn, self.lifecycle.remind_many(at_turn)) if done}
+        due.clear_many_if(taken, now + s.bot_due_delay)  # a crash before this line: sent again, as the same deliveries
+        sent = [(game_id, int(version), 0) for _, game_id, version in turns if game_id in reminded]
         return sent, len(taken) == s.timer_batch

@@ -140,6 +140,14 @@ class DueSet:
             pipe.execute()
 
     @translating
+    def clear_many_if(self, members: list[str], due_at: float) -> None:
+        """:meth:`clear_if` of each of ``members`` (each unless re-marked since), in one round trip."""
+        pipe = self.conn.pipeline(transaction=False)
+        for member in members:
+            self._clear_if(keys=[self.due_key, self.attempt_key], args=[member, repr(due_at)], client=pipe)
+        pipe.execute()
+
+    @translating
     def due_at(self, member: str) -> float | None:
         return self.conn.zscore(self.due_key, member)
 
