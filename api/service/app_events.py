@@ -36,7 +36,7 @@ from api.service.games import Game
 from api.service.self_service import first_due, queued
 from api.service.records import HUMAN, GameRecord, StoredEvent, public_seats, waiting
 from api.service.views import render_view
-from api.store import Store
+from api.store import Batch, Store
 
 log = logging.getLogger("api.service.app_events")
 
@@ -172,10 +172,12 @@ class Lifecycle:
         self.queues = queues
 
     def prepare(
-        self, doc: GameRecord, version: int, state: domino.State, events: list[StoredEvent], stored: list[StoredEvent]
-    ) -> list[Delivery]:
+        self, doc: GameRecord, version: int, state: domino.State, events: list[StoredEvent], stored: list[StoredEvent],
+        batch: Batch | None = None, apps: Mapping[str, dict[str, str] | None] | None = None,
+    ) -> list[Delivery]:  # fmt: skip
         """Before the commit of ``version`` (``events``, stored as ``stored``): keep the owning app's deliveries,
-        if it has a webhook, and mark them due as pending. Redis trouble raises: nothing is committed."""
+        if it has a webhook, and mark them due as pending (with ``batch``: once the caller writes it, before the
+        commit). Redis trouble raises: nothing is committed. ``apps``: app records read for a batch of commits."""
         app_id = doc.get("app")
         if app_id is None:
             return []
@@ -183,7 +185,7 @@ class Lifecycle:
         seat = human_turn(doc, state)
         if not found and seat is None:
             return []
-        app = self.store.apps.get(app_id)
+        app = apps[app_id] if apps is not None and app_id in apps else self.store.apps.get(app_id)
         if app is None or not app.get("webhook") or app.get("revoked_at"):
             return []
         subscribed = subscriptions(app)
@@ -191,7 +193,7 @@ class Lifecycle:
         if seat is not None and TURN_STARTED in subscribed:
             found.append((TURN_STARTED, {}))
         if seat is not None and TURN_REMINDER in subscribed:
-            self._mark_reminder(doc, seat, version)
+            self._mark_reminder(doc, seat, version, batch)
         digest = commit_digest(stored)
         deliveries = []
         for event_type, event in found:
@@ -202,8 +204,9 @@ class Lifecycle:
             record = {"app": app_id, "game": doc["id"], "body": body}
             deliveries.append(Delivery(delivery_id(doc["id"], version, event_type), digest, record))
         for delivery in deliveries:
-            self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, self.settings.app_event_ttl)
-            self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=0, only_new=True)
+            ttl = self.settings.app_event_ttl
+            self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, batch=batch)
+            self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=0, only_new=True, batch=batch)
         return deliveries
 
     def emit(self, deliveries: list[Delivery]) -> None:
@@ -219,7 +222,7 @@ class Lifecycle:
             except Exception:  # the pending entry lets the sweep enqueue it
                 log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
 
-    def _mark_reminder(self, doc: GameRecord, seat: int, version: int) -> None:
+    def _mark_reminder(self, doc: GameRecord, seat: int, version: int, batch: Batch | None) -> None:
         """A turn that lasts at least ``reminder_min_turn`` (a fixed turn, or the seat's bank as its turn starts
         on a clock): its reminder is due when ``reminder_fraction`` of that time is left (marked before the
         commit; the sweep sends it if the game is still at ``version``)."""
@@ -228,7 +231,8 @@ class Lifecycle:
         deadline = doc.get("deadline")
         s = self.settings
         if timeout and deadline and timeout >= s.reminder_min_turn:
-            self.store.reminders_due.mark(reminder_member(doc["id"], version), deadline - s.reminder_fraction * timeout)
+            due = deadline - s.reminder_fraction * timeout
+            self.store.reminders_due.mark(reminder_member(doc["id"], version), due, batch=batch)
 
     def remind(self, game: Game) -> bool:
         """Send the ``turn.reminder`` of ``game``'s current turn (its delivery id is the turn's: a reminder sent

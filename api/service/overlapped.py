@@ -1,5 +1,5 @@
-"""Independent calls that mostly wait on Redis, run on a few threads at once: the server's moves for a batch of
-seats past their deadlines, a batch of apps' turn reminders. One at a time, each waits out its round trips in
+"""Independent calls that mostly wait on Redis, run on a few threads at once: a batch of apps' turn reminders.
+One at a time, each waits out its round trips in
 turn (a dozen each, longer on a loaded machine, where every reply also waits for the CPU); overlapped, a batch
 costs about its CPU time."""
 

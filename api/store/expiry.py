@@ -6,6 +6,7 @@ game's keys do not expire until the archive holds it, then live ``DOMINO_ARCHIVE
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from redis import exceptions as redis_errors
@@ -21,12 +22,12 @@ redis.call('HSET', KEYS[1], 'a', '1')
 for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 return 1
 """
+_MARK_ARCHIVED_SHA = hashlib.sha1(_MARK_ARCHIVED.encode()).hexdigest()  # EVALSHA's name for it; no connection
 
 
 class GameExpiry:
     def __init__(self, games: GameStore) -> None:
         self.games = games
-        self._script = games.redis.register_script(_MARK_ARCHIVED)
 
     def keep(self, game_id: str, ttl: float) -> None:
         """The game's state and events live at least ``ttl`` more seconds (a longer expiry stays)."""
@@ -53,7 +54,7 @@ class GameExpiry:
         if not keyed:
             return
         # EVALSHA in one round trip: the script's text sent with each game cost more than its work
-        calls = [("EVALSHA", self._script.sha, 3, *keys, ttl) for keys in keyed]
+        calls = [("EVALSHA", _MARK_ARCHIVED_SHA, 3, *keys, ttl) for keys in keyed]
         replies = self.games.connections.roundtrip(*calls)
         if any(isinstance(reply, redis_errors.NoScriptError) for reply in replies):  # a restarted Redis lost it
             self.games.redis.script_load(_MARK_ARCHIVED)
