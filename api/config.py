@@ -85,9 +85,6 @@ class Settings:
     # due, timer_batch at a time; between them it waits for the soonest, woken at once when a nearer one is
     # marked, and looks again at least every timer_max_wait seconds.
     timer_batch: int = 200
-    # The server's moves for one batch of seats past their deadlines (one job), and one batch's reminders, run
-    # on this many threads at once: each mostly waits on Redis (api/service/overlapped.py).
-    timer_threads: int = 8
     timer_max_wait: float = 1.0
     bot_job_timeout: int = 30
     bot_result_ttl: int = 60

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from rq import Callback, Queue, Retry, Worker
 from rq.job import Job
@@ -184,17 +184,16 @@ class Queues:
             with translated():
                 self._by_purpose[kind.purpose].enqueue_many(datas)
 
-    def enqueue_batch(self, kind: JobKind, items: Sequence[tuple[str | int, ...]], attempt: int) -> None:
+    def enqueue_batch(self, kind: JobKind, items: Sequence[tuple[str | int, ...]], attempt: int) -> str:
         """One job of ``kind`` for several ``items`` (its one argument: their list), under the job id of its
-        first item and ``attempt`` (a batch is distinct from any other by its first item's try)."""
-        if not items:
-            return
+        first item and ``attempt`` (a batch is distinct from any other by its first item's try): its id."""
         call, options = self._job(kind, tuple(items[0]), attempt)
         options["description"] = f"{kind.name} of {len(items)} from {' '.join(map(str, call))} ({options['job_id']})"
         with translated():
             self._by_purpose[kind.purpose].enqueue(
                 kind.path, [list(item) for item in items], job_timeout=kind.timeout(self.settings), **options
             )
+        return str(options["job_id"])
 
     def _job(self, kind: JobKind, args: tuple[str | int, ...], attempt: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """A job's arguments, and its id, lifetimes and description."""
@@ -223,6 +222,13 @@ class Queues:
         with translated():
             status = self.store.rq_connection().hget(Job.key_for(kind.job_id(*args, attempt=attempt)), "status")
         return status in (b"queued", b"started")
+
+    def status(self, job_id: str) -> str | None:
+        """The RQ status of the job ``job_id`` (``queued``, ``started``, ``finished``, ``failed``...); None when
+        it is gone."""
+        with translated():
+            raw = cast("bytes | None", self.store.rq_connection().hget(Job.key_for(job_id), "status"))
+        return None if raw is None else raw.decode()
 
     def queued(self, purpose: str) -> int:
         """Jobs waiting on the queue of ``purpose``."""

@@ -80,6 +80,23 @@ def _rules(options: tuple[tuple[str, Any], ...]) -> Rules:
     return Rules.from_dict(dict(options))
 
 
+# (seat, type, tile text, end) -> its log entry: a round's log holds a few dozen of a few hundred possible
+# entries, and building each (a frozen dataclass) cost ten times finding it here; they are immutable.
+_LOG: dict[tuple[Any, ...], LogEntry] = {}
+_LOG_KEPT = 4096
+
+
+def _log_entry(stored: list[Any]) -> LogEntry:
+    key = tuple(stored)
+    entry = _LOG.get(key)
+    if entry is None:
+        seat, kind, tile, end = stored
+        entry = LogEntry(seat, kind, None if tile is None else Tile.parse(tile), end)
+        if len(_LOG) < _LOG_KEPT:
+            _LOG[key] = entry
+    return entry
+
+
 def _deal(d: dict[str, Any]) -> Deal:
     return Deal(tuple(_parse_tiles(h) for h in d["hands"]), _parse_tiles(d["boneyard"]))
 
@@ -229,7 +246,7 @@ def _load(data: dict[str, Any], rounds: tuple[RoundResult, ...], last: RoundResu
         opened_by_rule=data["opened_by_rule"],
         drawn=data["drawn"],
         extra_play=data["extra_play"],
-        log=tuple(LogEntry(s, t, None if tile is None else Tile.parse(tile), end) for s, t, tile, end in data["log"]),
+        log=tuple(map(_log_entry, data["log"])),
         rounds=rounds,
         outcome=None if outcome is None else Outcome(outcome["reason"], tuple(outcome["winners"]), outcome["team"]),
         round_points=tuple(data["round_points"]),

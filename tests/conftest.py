@@ -130,8 +130,10 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Tests marked ``cluster`` run twice: the games on the single Redis, then on the local Redis Cluster (that
-    run is in the slow tier: it starts six redis-servers and repeats what the first run checked)."""
-    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("cluster"):
+    run is in the slow tier: it starts six redis-servers and repeats what the first run checked). Those of
+    them also marked ``single_redis`` (a request refused before it reaches the game store) run once."""
+    marked = metafunc.definition.get_closest_marker
+    if "backend" in metafunc.fixturenames and marked("cluster") and not marked("single_redis"):
         metafunc.parametrize("backend", ["redis", pytest.param("cluster", marks=pytest.mark.slow)])
 
 

@@ -103,6 +103,14 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--data-dir", default=os.environ.get("DOMINO_DATA_DIR", "var/redis"), help="Redis data folder")
     parser.add_argument(
+        "--start-timeout",
+        type=float,
+        default=float(os.environ.get("DOMINO_START_TIMEOUT", "120")),
+        help="seconds the API may take to answer /healthz before domino-serve gives up (DOMINO_START_TIMEOUT; "
+        "default 120: a few seconds on an idle machine, but its processes import and build the app beside the "
+        "workers doing the same, and a busy machine took 30 s)",
+    )
+    parser.add_argument(
         "--archive",
         default=os.environ.get("DOMINO_ARCHIVE_URL", Settings.archive_url),
         metavar="URL",
@@ -199,8 +207,8 @@ def serve(argv: list[str] | None = None) -> int:
         api = Child("api", functools.partial(_start_api, args, env))
         children = [api, *_start_workers(args, env)]
         base = f"http://{args.host}:{args.port}"
-        if not _wait_http(f"{base}/healthz", 30, api.proc):
-            print("domino-serve: the API did not start", file=sys.stderr)
+        if not _wait_http(f"{base}/healthz", args.start_timeout, api.proc):
+            print(f"domino-serve: the API did not answer within {args.start_timeout:g} s (--start-timeout)", file=sys.stderr)
             return 1
         print(f"\ndomino-service is up: API {base}/v1  docs {base}/docs  (Ctrl-C stops everything)\n", flush=True)
         return supervise(children, stopping)

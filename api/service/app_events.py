@@ -36,7 +36,7 @@ from api.service.games import Game
 from api.service.self_service import first_due, queued
 from api.service.records import HUMAN, GameRecord, StoredEvent, public_seats, waiting
 from api.service.views import render_view
-from api.store import Store
+from api.store import Batch, Store, translated
 
 log = logging.getLogger("api.service.app_events")
 
@@ -165,6 +165,18 @@ def subscriptions(app: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(app["events"].split(",")) if app.get("events") else LIFECYCLE_EVENTS
 
 
+@dataclasses.dataclass(frozen=True)
+class Announced:
+    """An event that is no commit's, for an app (:meth:`Lifecycle.announce`)."""
+
+    app_id: str
+    game_id: str
+    version: int
+    event_type: str
+    body: dict[str, Any]
+    of_game: bool = True
+
+
 class Lifecycle:
     def __init__(self, store: Store, settings: Settings, queues: Queues) -> None:
         self.store = store
@@ -172,10 +184,12 @@ class Lifecycle:
         self.queues = queues
 
     def prepare(
-        self, doc: GameRecord, version: int, state: domino.State, events: list[StoredEvent], stored: list[StoredEvent]
-    ) -> list[Delivery]:
+        self, doc: GameRecord, version: int, state: domino.State, events: list[StoredEvent], stored: list[StoredEvent],
+        batch: Batch | None = None, apps: Mapping[str, dict[str, str] | None] | None = None,
+    ) -> list[Delivery]:  # fmt: skip
         """Before the commit of ``version`` (``events``, stored as ``stored``): keep the owning app's deliveries,
-        if it has a webhook, and mark them due as pending. Redis trouble raises: nothing is committed."""
+        if it has a webhook, and mark them due as pending (with ``batch``: once the caller writes it, before the
+        commit). Redis trouble raises: nothing is committed. ``apps``: app records read for a batch of commits."""
         app_id = doc.get("app")
         if app_id is None:
             return []
@@ -183,7 +197,7 @@ class Lifecycle:
         seat = human_turn(doc, state)
         if not found and seat is None:
             return []
-        app = self.store.apps.get(app_id)
+        app = apps[app_id] if apps is not None and app_id in apps else self.store.apps.get(app_id)
         if app is None or not app.get("webhook") or app.get("revoked_at"):
             return []
         subscribed = subscriptions(app)
@@ -191,7 +205,7 @@ class Lifecycle:
         if seat is not None and TURN_STARTED in subscribed:
             found.append((TURN_STARTED, {}))
         if seat is not None and TURN_REMINDER in subscribed:
-            self._mark_reminder(doc, seat, version)
+            self._mark_reminder(doc, seat, version, batch)
         digest = commit_digest(stored)
         deliveries = []
         for event_type, event in found:
@@ -202,8 +216,9 @@ class Lifecycle:
             record = {"app": app_id, "game": doc["id"], "body": body}
             deliveries.append(Delivery(delivery_id(doc["id"], version, event_type), digest, record))
         for delivery in deliveries:
-            self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, self.settings.app_event_ttl)
-            self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=0, only_new=True)
+            ttl = self.settings.app_event_ttl
+            self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, batch=batch)
+            self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=0, only_new=True, batch=batch)
         return deliveries
 
     def emit(self, deliveries: list[Delivery]) -> None:
@@ -219,7 +234,7 @@ class Lifecycle:
             except Exception:  # the pending entry lets the sweep enqueue it
                 log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
 
-    def _mark_reminder(self, doc: GameRecord, seat: int, version: int) -> None:
+    def _mark_reminder(self, doc: GameRecord, seat: int, version: int, batch: Batch | None) -> None:
         """A turn that lasts at least ``reminder_min_turn`` (a fixed turn, or the seat's bank as its turn starts
         on a clock): its reminder is due when ``reminder_fraction`` of that time is left (marked before the
         commit; the sweep sends it if the game is still at ``version``)."""
@@ -228,20 +243,27 @@ class Lifecycle:
         deadline = doc.get("deadline")
         s = self.settings
         if timeout and deadline and timeout >= s.reminder_min_turn:
-            self.store.reminders_due.mark(reminder_member(doc["id"], version), deadline - s.reminder_fraction * timeout)
+            due = deadline - s.reminder_fraction * timeout
+            self.store.reminders_due.mark(reminder_member(doc["id"], version), due, batch=batch)
 
-    def remind(self, game: Game) -> bool:
-        """Send the ``turn.reminder`` of ``game``'s current turn (its delivery id is the turn's: a reminder sent
-        again after a crash is the same delivery). False when nobody is to be reminded any more."""
-        doc = game.doc
-        seat = human_turn(doc, game.state)
-        app = self.store.apps.get(doc.get("app", "")) if seat is not None and doc.get("app") else None
-        if seat is None or app is None or not app.get("webhook") or app.get("revoked_at"):
-            return False
-        if TURN_REMINDER not in subscriptions(app):
-            return False
-        body = turn_payload(TURN_REMINDER, doc, game.version, seat)
-        return self.announce(doc.get("app", ""), doc["id"], game.version, TURN_REMINDER, body, subscribed=True)
+    def remind_many(self, games: list[Game]) -> list[bool]:
+        """Send the ``turn.reminder`` of each game's current turn (its delivery id is the turn's: a reminder sent
+        again after a crash is the same delivery), the batch at once: the apps' records read together, the
+        deliveries as :meth:`announce` sends one. Whether each was sent (not when nobody is to be reminded)."""
+        apps = self.store.apps.get_many(sorted({g.doc["app"] for g in games if g.doc.get("app")}))
+        events = []
+        for game in games:
+            doc = game.doc
+            seat = human_turn(doc, game.state)
+            app = apps.get(doc.get("app", ""))
+            if seat is None or app is None or not app.get("webhook") or app.get("revoked_at"):
+                continue
+            if TURN_REMINDER in subscriptions(app):
+                body = turn_payload(TURN_REMINDER, doc, game.version, seat)
+                events.append(Announced(doc["app"], doc["id"], game.version, TURN_REMINDER, body))
+        self._announce_many(events)
+        sent = {event.game_id for event in events}
+        return [game.id in sent for game in games]
 
     def announce(
         self, app_id: str, game_id: str, version: int, event_type: str, body: dict[str, Any], subscribed: bool = False,
@@ -255,12 +277,26 @@ class Lifecycle:
             app = self.store.apps.get(app_id)
             if app is None or not app.get("webhook") or app.get("revoked_at") or event_type not in subscriptions(app):
                 return False
-        delivery = delivery_id(game_id, version, event_type)
-        record: dict[str, Any] = {"app": app_id, "game": game_id, "body": orjson.dumps(body).decode()}
-        if not of_game:
-            record.update(game=None, checked=True)  # an event known to have happened: no game to look for
-        self.store.app_deliveries.put(delivery, "announced", record, self.settings.app_event_ttl, landed=True)
-        queued(self.store, delivery, record)
-        self.store.app_hooks_due.mark(delivery, first_due(self.settings), attempt=1)
-        self.queues.enqueue(APP_EVENT, delivery)
+        self._announce_many([Announced(app_id, game_id, version, event_type, body, of_game)])
         return True
+
+    def _announce_many(self, events: list[Announced]) -> None:
+        """Keep each event's delivery, landed, and mark it due, in one transaction; note it pending; enqueue
+        their jobs in one pipeline (a crash before: the sweep enqueues them after the back-off)."""
+        if not events:
+            return
+        ttl, batch, kept = self.settings.app_event_ttl, self.store.batch(), []
+        for event in events:
+            delivery = delivery_id(event.game_id, event.version, event.event_type)
+            body = orjson.dumps(event.body).decode()
+            record: dict[str, Any] = {"app": event.app_id, "game": event.game_id, "body": body}
+            if not event.of_game:
+                record.update(game=None, checked=True)  # an event known to have happened: no game to look for
+            self.store.app_deliveries.put(delivery, "announced", record, ttl, landed=True, batch=batch)
+            self.store.app_hooks_due.mark(delivery, first_due(self.settings), attempt=1, batch=batch)
+            kept.append((delivery, record))
+        with translated():
+            batch.execute()
+        for delivery, record in kept:
+            queued(self.store, delivery, record)
+        self.queues.enqueue_many(APP_EVENT, [((delivery,), 0) for delivery, _ in kept])

@@ -51,7 +51,7 @@ def entry(game_id: str, whole: WholeGame, now: float) -> Entry | None:
         version=whole.version,
         doc=whole.raw_doc,
         record=orjson.dumps(record),
-        events=whole.events_json(),
+        events=whole.events_json,
         summary=orjson.dumps(game_summary(doc, whole.version, state)),
         seats=[{k: s.get(k) for k in ENTRY_SEAT} for s in doc["seats"]],
     )

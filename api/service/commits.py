@@ -14,19 +14,20 @@ import dataclasses
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
 import domino
 from api.config import Settings
-from api.service.app_events import Lifecycle
+from api.service.app_events import Delivery, Lifecycle
+from api.service.errors import GameNotFound
 from api.service.games import Game, Games, gone
 from api.service.records import REGISTERED, GameRecord, StoredEvent, owner
 from api.service.turns import Plan, Turns, decorate, notice
 from api.service.views import render_view
-from api.store import Store, StoreUnavailable
+from api.store import Batch, Commit, CommitResult, Store, StoreUnavailable, translated
 
 log = logging.getLogger("api.service.commits")
 
@@ -63,6 +64,14 @@ class Committed:
 
 
 Decide = Callable[[Game], Change]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Prepared:
+    change: Change
+    plan: Plan
+    deliveries: list[Delivery]
+    commit: Commit
 
 
 class Commits:
@@ -122,11 +131,46 @@ class Commits:
     def apply(self, game_id: str, version: int | None, change: Change) -> Committed | None:
         """Write ``change`` over ``version`` (None: a new game) with one compare-and-set; None when another
         commit landed first. GameNotFound when the game has gone."""
+        prepared = self._prepare(game_id, version, change)
+        c = prepared.commit
+        result = self.store.games.commit(
+            game_id, version, c.version, c.doc, c.events, c.ttl, c.idempotency, turn=c.turn, rounds=c.rounds
+        )
+        return self._landed(prepared, result)
+
+    def apply_many(self, changes: list[tuple[str, int, Change]]) -> list[Committed | str]:
+        """:meth:`apply` of each (game id, version, change) of several games, each its own compare-and-set on its
+        own version, in a few round trips for them all: the apps' records read together, every due entry of
+        the batch marked in one transaction before any commit, the commits sent together. Each answer is the
+        commit, or ``stale`` (another landed first) or ``gone``."""
+        if not changes:
+            return []
+        app_ids = sorted({c.doc["app"] for _, _, c in changes if "app" in c.doc})
+        apps = self.store.apps.get_many(app_ids) if app_ids else {}
+        batch = self.store.batch()
+        prepared = [self._prepare(game_id, version, change, batch, apps) for game_id, version, change in changes]
+        with translated():
+            batch.execute()  # a failure raises here: nothing is committed
+        results = self.store.games.commit_many([p.commit for p in prepared])
+        out: list[Committed | str] = []
+        for ready, result in zip(prepared, results):
+            try:
+                out.append(self._landed(ready, result) or "stale")
+            except GameNotFound:
+                out.append("gone")
+        return out
+
+    def _prepare(
+        self, game_id: str, version: int | None, change: Change, batch: Batch | None = None,
+        apps: Mapping[str, dict[str, str] | None] | None = None,
+    ) -> _Prepared:  # fmt: skip
+        """What goes before the commit: the next turn prepared, its due entries and the app's deliveries noted
+        (with ``batch``: in it, which the caller writes before the commit), the commit's writes."""
         new_version = 0 if version is None else version + 1
         if change.keeps_turn:
             plan = self.turns.kept(change.doc, change.state)
         else:
-            plan = self.turns.prepare(game_id, change.doc, change.state, new_version)
+            plan = self.turns.prepare(game_id, change.doc, change.state, new_version, batch)
         events = decorate(change.events, plan, change.auto)
         idem = None
         if change.answer is not None:
@@ -134,25 +178,30 @@ class Commits:
             ans.view = render_view(change.doc, new_version, change.state, change.seat)
             idem = (ans.field, orjson.dumps({"fp": ans.fingerprint, "view": ans.view, "version": new_version}))
         # an app's lifecycle deliveries are noted before the commit, as the turn's due entry is
-        deliveries = self.lifecycle.prepare(change.doc, new_version, change.state, change.events, events)
+        deliveries = self.lifecycle.prepare(change.doc, new_version, change.state, change.events, events, batch, apps)
         if change.state.finished:
             ttl = 0  # an ended game's keys stay, without expiry, until the archive holds it
         else:
             ttl = self._live_ttl(change.doc) if change.ttl is None else change.ttl
-        result = self.store.games.commit(
-            game_id, version, new_version, change.doc, events, ttl, idem, turn=notice(plan), rounds=change.rounds
-        )
+        commit = Commit(game_id, version, new_version, change.doc, events, ttl, idem, notice(plan), change.rounds)
+        return _Prepared(change, plan, deliveries, commit)
+
+    def _landed(self, prepared: _Prepared, result: CommitResult) -> Committed | None:
+        """After the commit: None when another landed first (GameNotFound when the game has gone), else what
+        follows a commit (the process keeps the record, the turn starts, the app's deliveries go)."""
+        commit, change = prepared.commit, prepared.change
+        game_id, new_version = commit.game_id, commit.version
         if not result.ok:
-            if result.current_version is None and version is not None:
+            if result.current_version is None and commit.expected_version is not None:
                 raise gone(game_id)
             return None
         self.games.keep(game_id, new_version, change.doc, change.state)
-        self.turns.start(game_id, new_version, plan, change.doc, change.state, events)
-        self.lifecycle.emit(deliveries)
+        self.turns.start(game_id, new_version, prepared.plan, change.doc, change.state, list(commit.events))
+        self.lifecycle.emit(prepared.deliveries)
         if change.state.finished:
             self._release_creator_slot(game_id, change.doc)
             self._forget_idle(game_id)
-        return Committed(change, new_version, plan)
+        return Committed(change, new_version, prepared.plan)
 
     def _live_ttl(self, doc: GameRecord) -> int:
         """A live game's keys outlive its deadline, or the moment the sweep ends it if left idle, by the margin."""

@@ -173,6 +173,43 @@ class Moves:
         self._played(committed)
         return "played"
 
+    def play_for_seats(
+        self, turns: list[tuple[str, int]], choose: Callable[[str, int], Choose], auto: bool
+    ) -> list[str]:
+        """:meth:`play_for_seat` for each (game id, version) of a batch, ``choose(game id, version)`` choosing,
+        in a few round trips for the batch: the games read together, the moves committed together
+        (:meth:`Commits.apply_many`: each on exactly the version read). What happened to each, in order. If a
+        strategy fails, the other moves are made and then the error is raised."""
+        found = self.commits.games.find_live([game_id for game_id, _ in turns])
+        done: dict[int, str] = {}
+        changes: list[tuple[str, int, Change]] = []
+        at: list[int] = []  # the index in ``turns`` of each change
+        failed: Exception | None = None
+        for i, (game_id, version) in enumerate(turns):
+            game = found.get(game_id)
+            if game is None or game.version != version:
+                done[i] = "gone" if game is None else "stale"
+                continue
+            try:
+                chosen = choose(game_id, version)(game.doc, game.state)
+                if isinstance(chosen, str):
+                    done[i] = chosen
+                    continue
+                changes.append((game_id, version, self._change(game.doc, game.state, version, *chosen, auto)))
+                at.append(i)
+            except Exception as exc:  # the others are still played
+                log.exception("no move for the seat of %s@%s", game_id, version)
+                done[i], failed = "failed", exc
+        for i, committed in zip(at, self.commits.apply_many(changes)):
+            if isinstance(committed, str):
+                done[i] = committed
+            else:
+                self._played(committed)
+                done[i] = "played"
+        if failed is not None:
+            raise failed
+        return [done[i] for i in range(len(turns))]
+
     def resign(
         self, game_id: str, token: str | None, expected_version: int | None = None, named: int | None = None
     ) -> tuple[dict[str, Any], int]:

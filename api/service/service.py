@@ -16,7 +16,7 @@ from api.archive import Archive, ArchiveUnavailable, Key
 from api.config import Settings
 from api.service.errors import GameNotOver, Unauthorized
 from api.queues import Queues
-from api.service import computer, overlapped
+from api.service import computer
 from api.service.app_events import Lifecycle
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
@@ -251,16 +251,11 @@ class Service(AppCalls, BotCalls, MatchmakingCalls, SimulationCalls, AnalysisCal
         """Play one computer player's move if the game is still at ``version`` with a bot to move."""
         return self.moves.play_for_seat(game_id, version, computer.bot_move(game_id, version), auto=False)
 
-    def play_timeout(self, game_id: str, version: int) -> str:
-        """Move for the seat whose deadline passed at ``version`` (fallback strategy, marked automatic)."""
-        choose = computer.timeout_move(game_id, version, self.settings)
-        return self.moves.play_for_seat(game_id, version, choose, auto=True)
-
     def play_timeouts(self, turns: list[tuple[str, int]]) -> str:
-        """:meth:`play_timeout` for each (game id, version), overlapped; what happened, counted. If one fails,
-        the others are played and then the job fails: that seat's deadline stays leased, so the timer takes it
-        again."""
-        done = overlapped.each(lambda turn: self.play_timeout(*turn), turns, self.settings.timer_threads)
+        """Move for each seat whose deadline passed at (game id, version) (the fallback strategy, marked
+        automatic), the batch at once; what happened, counted. If one fails, the others are played and then
+        the job fails: that seat's deadline stays leased, so the timer takes it again."""
+        done = self.moves.play_for_seats(turns, lambda g, v: computer.timeout_move(g, v, self.settings), auto=True)
         counted = collections.Counter(done)
         return ", ".join(f"{what} {n}" for what, n in sorted(counted.items()))
 

@@ -35,7 +35,7 @@ from api.service.bot_games import attended
 from api.service.notices import Notices
 from api.service.records import BOT, HOSTED, REGISTERED, Clock, GameRecord, StoredEvent, waiting
 from api.service.views import public_clock
-from api.store import Store
+from api.store import Batch, Store
 
 log = logging.getLogger("api.service.turns")
 
@@ -77,20 +77,23 @@ class Turns:
         self.queues = queues
         self.notices = Notices(store)
 
-    def prepare(self, game_id: str, doc: GameRecord, state: domino.State, version: int) -> Plan:
-        """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due."""
+    def prepare(
+        self, game_id: str, doc: GameRecord, state: domino.State, version: int, batch: Batch | None = None
+    ) -> Plan:
+        """Before committing ``doc`` (with ``state``) as ``version``: set its deadline, mark what is due (with
+        ``batch``: once the batch is written, which the caller does before the commit)."""
         seat = state.to_move
         now = time.time()
         doc["touched_at"] = round(now, 3)
         if version == 0 and not state.finished:  # looked at when idle; the sweep moves the mark on while it is not
-            self.store.idle_due.mark(game_id, now + self.settings.game_ttl)
+            self.store.idle_due.mark(game_id, now + self.settings.game_ttl, batch=batch)
         if state.finished:  # to the archive, after its ratings are counted when it is rated
-            self.store.archive_due.mark(game_id, now + self.settings.archive_delay)
+            self.store.archive_due.mark(game_id, now + self.settings.archive_delay, batch=batch)
         if "clock" in doc:
             doc["clock"] = clock_stopped(doc["clock"], now)
         if state.finished and doc.get("rated"):
             doc["deadline"] = None
-            self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay)
+            self.store.ratings_due.mark(game_id, time.time() + self.settings.bot_due_delay, batch=batch)
             return Plan(rate=True)
         if state.finished or seat is None or waiting(doc):
             doc["deadline"] = None
@@ -99,7 +102,7 @@ class Turns:
         s = self.settings
         if kind == BOT:
             doc["deadline"] = None
-            self.store.bots_due.mark(game_id, now + s.bot_due_delay)
+            self.store.bots_due.mark(game_id, now + s.bot_due_delay, batch=batch)
             return Plan(bot=True, unattended=not attended(s, doc.get("away") or {}), seat=seat)
         deadline = None
         timeout = doc.get("turn_timeout_s") or (s.bot_turn_timeout if kind == REGISTERED else None)
@@ -107,14 +110,14 @@ class Turns:
         if kind == REGISTERED and (record is None or record.get("retired")):
             # nobody moves for a retired bot (its tokens stopped): the server does, at once
             deadline = doc["deadline"] = round(now, 3)
-            self.store.turns_due.mark(game_id, deadline)
+            self.store.turns_due.mark(game_id, deadline, batch=batch)
             return Plan(deadline=deadline, seat=seat)
         if "clock" in doc:  # the seat's own bank (a seat at 0 is moved for at once, then gets its increment)
             clock = doc["clock"] = {**doc["clock"], "seat": seat, "turn_started_at": round(now, 3)}
             timeout = max(clock["remaining"][seat], 0.001)
         if timeout:
             deadline = round(now + float(timeout), 3)
-            self.store.turns_due.mark(game_id, deadline)
+            self.store.turns_due.mark(game_id, deadline, batch=batch)
         doc["deadline"] = deadline
         stream_turn = None
         hosted = kind == HOSTED
@@ -123,7 +126,8 @@ class Turns:
             stream_turn = None if hosted else record["name"]
         if hosted:
             delays = s.webhook_delays or (s.bot_due_delay,)
-            self.store.hooks_due.mark(webhook_member(game_id, version), now + s.webhook_timeout + delays[0], attempt=1)
+            member, due = webhook_member(game_id, version), now + s.webhook_timeout + delays[0]
+            self.store.hooks_due.mark(member, due, attempt=1, batch=batch)
         legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
         return Plan(
             hosted=hosted, stream_turn=stream_turn, deadline=deadline, seat=seat, legal_moves=legal_moves,

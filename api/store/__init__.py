@@ -30,10 +30,10 @@ from api.store.connections import (
 )
 from api.store.deliveries import AppDeliveries
 from api.store.delivery_log import DeliveryLog
-from api.store.due import DueSet, DueTimer
+from api.store.due import Batch, DueSet, DueTimer
 from api.store.expiry import GameExpiry
 from api.store.game_events import EventFollower
-from api.store.games import CommitResult, GameStore, StoredGame, WholeGame
+from api.store.games import Commit, CommitResult, GameStore, StoredGame, WholeGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
@@ -46,7 +46,7 @@ from api.store.rematches import RematchStore
 from api.store.tickets import TicketStore
 
 __all__ = [
-    "AnalysisStore", "AppDeliveries", "AppStore", "ArenaStore", "BotStore", "ChallengeStore", "ClientSlots", "CommitResult", "DueSet", "DueTimer", "EventFollower",
+    "AnalysisStore", "AppDeliveries", "AppStore", "ArenaStore", "Batch", "BotStore", "ChallengeStore", "ClientSlots", "Commit", "CommitResult", "DueSet", "DueTimer", "EventFollower",
     "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "RematchStore", "TicketStore", "WebhookHosts", "WholeGame",
     "out_of_memory", "ping_url", "shutdown_url",
@@ -101,6 +101,11 @@ class Store:
     def redis(self) -> Redis | RedisCluster:
         """The game state's connection (a cluster client on a cluster; found out at the first use)."""
         return self.connections.redis
+
+    def batch(self) -> Batch:
+        """Writes to the queue connection's keys gathered to go in one round trip, one transaction: due entries
+        marked with ``batch=`` (:meth:`DueSet.mark`), sent by ``execute()`` (inside ``translated()``)."""
+        return self.queue_redis.pipeline(transaction=True)
 
     def rq_connection(self) -> Redis:
         """The connection RQ uses (queues, workers) and the cross-game keys live on. Bytes, not strings."""

@@ -87,6 +87,14 @@ class AppStore:
         return found or None
 
     @translating
+    def get_many(self, app_ids: Sequence[str]) -> dict[str, dict[str, str] | None]:
+        """:meth:`get` of each of ``app_ids``, in one round trip."""
+        pipe = self.conn.pipeline(transaction=False)
+        for app_id in app_ids:
+            pipe.hgetall(self.record_key(app_id))
+        return {app_id: _text(found) or None for app_id, found in zip(app_ids, pipe.execute())}
+
+    @translating
     def id_named(self, name: str) -> str | None:
         raw = cast("bytes | None", self.conn.hget(self.names_key, name))
         return None if raw is None else raw.decode()

@@ -13,6 +13,7 @@ import orjson
 import redis
 
 from api.store.connections import translating
+from api.store.due import Batch
 
 LANDED = "landed"
 
@@ -37,16 +38,25 @@ class AppDeliveries:
         return f"{self.prefix}:apphook:{delivery_id}"
 
     @translating
-    def put(self, delivery_id: str, commit: str, record: dict[str, Any], ttl_s: int, landed: bool = False) -> None:
+    def put(
+        self,
+        delivery_id: str,
+        commit: str,
+        record: dict[str, Any],
+        ttl_s: int,
+        landed: bool = False,
+        batch: Batch | None = None,
+    ) -> None:
         """Keep ``record`` for the commit whose events have the digest ``commit``; ``landed``: that commit
-        made the event."""
+        made the event. With ``batch``, written when the batch is."""
         key = self.key(delivery_id)
-        pipe = self.conn.pipeline(transaction=True)
+        pipe = batch or self.conn.pipeline(transaction=True)
         pipe.hset(key, commit, orjson.dumps(record))
         if landed:
             pipe.hset(key, LANDED, commit)
         pipe.expire(key, ttl_s)
-        pipe.execute()
+        if batch is None:
+            pipe.execute()
 
     @translating
     def confirm(self, delivery_id: str, commit: str) -> bool:

@@ -20,6 +20,8 @@ import redis
 
 from api.store.connections import scored, translating
 
+Batch = redis.client.Pipeline  # commands written together in one round trip, in one transaction (Store.batch)
+
 # KEYS: due set, attempt hash.  ARGV: member, score it had when read.  Removes only an unchanged entry.
 _CLEAR_IF = """
 local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -116,21 +118,33 @@ class DueSet:
         self._next_attempts = conn.register_script(_NEXT_ATTEMPTS)
 
     @translating
-    def mark(self, member: str, due_at: float, attempt: int | None = None, only_new: bool = False) -> None:
+    def mark(
+        self, member: str, due_at: float, attempt: int | None = None, only_new: bool = False, batch: Batch | None = None
+    ) -> None:
         """``member`` is due at ``due_at`` (and, when given, at ``attempt`` deliveries begun); with ``only_new``,
-        an entry already there keeps its time and attempt. A set with a timer wakes it for a new soonest entry."""
+        an entry already there keeps its time and attempt. A set with a timer wakes it for a new soonest entry.
+        With ``batch`` (:meth:`api.store.Store.batch`), written when the batch is, with the rest of it."""
         if attempt is None and self.wake is not None and not only_new:
-            self._mark_waking(keys=[self.due_key, self.wake.key], args=[member, repr(due_at)])
+            self._mark_waking(keys=[self.due_key, self.wake.key], args=[member, repr(due_at)], client=batch)
             return
         if attempt is None:
-            self.conn.zadd(self.due_key, {member: due_at}, nx=only_new)
+            (batch or self.conn).zadd(self.due_key, {member: due_at}, nx=only_new)
             return
-        pipe = self.conn.pipeline(transaction=True)
+        pipe = batch or self.conn.pipeline(transaction=True)
         pipe.zadd(self.due_key, {member: due_at}, nx=only_new)
         if only_new:
             pipe.hsetnx(self.attempt_key, member, attempt)
         else:
             pipe.hset(self.attempt_key, member, attempt)
+        if batch is None:
+            pipe.execute()
+
+    @translating
+    def clear_many_if(self, members: list[str], due_at: float) -> None:
+        """:meth:`clear_if` of each of ``members`` (each unless re-marked since), in one round trip."""
+        pipe = self.conn.pipeline(transaction=False)
+        for member in members:
+            self._clear_if(keys=[self.due_key, self.attempt_key], args=[member, repr(due_at)], client=pipe)
         pipe.execute()
 
     @translating

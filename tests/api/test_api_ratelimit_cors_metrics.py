@@ -68,6 +68,7 @@ def test_a_rate_limit_off_sends_no_headers(settings):
     assert resp.status_code == 200 and "RateLimit" not in resp.headers
 
 
+@pytest.mark.single_redis  # refused before the game store: the same code on a cluster
 def test_cors_preflight_and_exposed_headers(settings):
     client = _app(settings, cors_origins="https://play.example").test_client()
     pre = client.options(

@@ -139,6 +139,7 @@ def test_unknown_simulation_is_a_404_problem(client):
         assert resp.get_json()["type"] == "/problems/not-found"
 
 
+@pytest.mark.single_redis  # refused before the game store: the same code on a cluster
 @pytest.mark.parametrize(
     "body, field",
     [

@@ -90,6 +90,16 @@ def test_a_batch_written_twice_writes_each_game_once(client, service, app_key) -
     assert archive.count() == counted + 3 and archive.holds(ids) == set(ids)
 
 
+def test_a_redis_that_lost_the_scripts_still_gets_its_archived_games_flagged(client, service, app_key) -> None:  # type: ignore[no-untyped-def]
+    game_id, _players, _spectator = finished_game(client, app_key)
+    store = service.store
+    store.redis.script_flush()  # as a restarted Redis: the job's EVALSHA finds no script
+    assert service.archive_games().startswith("archived 1,")
+    state = store.games.state_key(game_id)
+    assert store.redis.hget(state, "a") == b"1", "flagged archived"
+    assert 0 < store.redis.ttl(state) <= service.settings.archived_ttl, "with its grace expiry"
+
+
 def test_a_game_not_over_is_dropped_and_a_rated_one_waits_for_its_ratings(client, service, app_key) -> None:  # type: ignore[no-untyped-def]
     live = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "A"}, {"name": "B"}]}, headers=bearer(app_key))
     live_id = live.get_json()["game"]["id"]

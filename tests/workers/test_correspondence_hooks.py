@@ -117,13 +117,13 @@ def test_a_reminder_comes_once_with_one_id_even_when_the_sweep_dies_before_or_af
             raise RuntimeError("the sweep died here")
 
         with monkeypatch.context() as patched:
-            patched.setattr(lifecycle, "remind", dies)
+            patched.setattr(lifecycle, "remind_many", dies)
             with pytest.raises(RuntimeError):
                 service.sweep(now=deadline - 150)
         assert reminders.size() == 1 and receiver.deliveries == [], "taken, not sent, not lost"
         assert service.sweep(now=deadline - 150).reminders == [], "leased: no other sweep takes it meanwhile"
         with monkeypatch.context() as patched:
-            patched.setattr(reminders, "clear_if", dies)
+            patched.setattr(reminders, "clear_many_if", dies)
             with pytest.raises(RuntimeError):
                 service.sweep(now=deadline - 150 + lease)
         assert reminders.size() == 1, "sent, and the entry outlived the crash"

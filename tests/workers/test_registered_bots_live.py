@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,17 @@ ROOT = Path(__file__).resolve().parents[2]
 ONE_ROUND = {"match_end": "fixed_rounds", "rounds": 1}
 
 pytestmark = pytest.mark.slow  # real processes: hosted bots, reference clients, a served app and its worker
+
+
+@pytest.fixture
+def settings(settings, monkeypatch):  # type: ignore[no-untyped-def]
+    """The suite's settings, with a webhook's read timeout (first contact too) a ceiling rather than the suite's
+    second: the webhook bot here posts its move before it answers, through the served app, which on a loaded
+    machine can take longer than a second. A timed-out delivery would back its host off and use up its retries,
+    or be sent again while the first is still being answered; the test waits on the bot's answer instead."""
+    for field in ("WEBHOOK_TIMEOUT", "WEBHOOK_FIRST_TIMEOUT"):
+        monkeypatch.setenv(f"DOMINO_{field}", "60")  # the worker processes read the environment
+    return replace(settings, webhook_timeout=60.0, webhook_first_timeout=60.0)
 
 
 @pytest.fixture

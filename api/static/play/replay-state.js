@@ -148,7 +148,8 @@ const EVENT_KEYS = new Set(['id', 'version', 'type', 'seat']);
 /** A round_ended event's result, as a view's `last_round` shows it. */
 const roundResult = (event) => Object.fromEntries(Object.entries(event).filter(([key]) => !EVENT_KEYS.has(key)));
 
-// The events that change what a replay shows (not a hint asked for, a seat claimed, a rematch offered).
+// The events that change what a replay shows (not a hint asked for, which marks the seat's next move instead;
+// not a seat claimed, a rematch offered).
 const SHOWN = new Set([
   'round_started', 'tile_played', 'engine_double_placed', 'tile_drawn', 'passed', 'marker_placed', 'marker_removed',
   'round_ended', 'resigned', 'game_ended',
@@ -180,6 +181,7 @@ function apply(game, history, event) {
       game.counts = event.hands.map((hand) => hand.length);
       break;
     }
+    case 'hint_used': game.hinted.add(seat); break;
     case 'resigned': game.resigned = seat; break;
     case 'game_ended':
       game.status = 'finished';
@@ -200,7 +202,10 @@ function snapshot(game, history, version, kind, events) {
   const board = history.variant === 'mexican_train'
     ? trainBoard(game.table, rules) : lineBoard(game.table, rules.spinner === 'first_double');
   const moves = events.filter((e) => MOVE_TYPES[e.type] && !e.search)
-    .map((e) => ({ seat: e.seat, type: MOVE_TYPES[e.type], tile: e.tile, end: e.end, version: e.version }));
+    .map((e) => ({
+      seat: e.seat, type: MOVE_TYPES[e.type], tile: e.tile, end: e.end, version: e.version,
+      ...(game.hinted.has(e.seat) ? { hinted: true } : {}),
+    }));
   return {
     kind, version, moves,
     id: history.id, variant: history.variant, rules, round: game.round, seat: null, turn: null,
@@ -224,7 +229,7 @@ export function replaySteps(history) {
   const game = {
     round: 0, table: null, hands: null, counts: [], boneyard: 0, drawable: true, log: [], roundScores: [],
     scores: Array(history.rules.players).fill(0), lastRound: null, status: 'playing', winners: [], outcome: null,
-    resigned: undefined,
+    resigned: undefined, hinted: new Set(),
   };
   const byVersion = new Map();
   for (const e of history.events) {
@@ -243,13 +248,15 @@ export function replaySteps(history) {
       done.push(e);
     }
     // A game not started yet (a seat still open) has nothing on the table; a commit that shows nothing new
-    // (a hint, a rematch offered after the end) is no step.
+    // (a hint, a rematch offered after the end) is no step; a hint's seat's next move says "after a hint".
     if (!game.table || !done.some((e) => SHOWN.has(e.type))) continue;
     let kind = 'move';
     if (done.some((e) => e.type === 'game_ended')) kind = 'end';
     else if (done.some((e) => e.type === 'round_started')) kind = 'deal';
     else if (done.some((e) => e.type === 'round_ended')) kind = 'round';
-    steps.push(snapshot(game, history, version, kind, done));
+    const step = snapshot(game, history, version, kind, done);
+    steps.push(step);
+    for (const m of step.moves) game.hinted.delete(m.seat);  // a hint counts for the seat's next move only
   }
   return steps;
 }

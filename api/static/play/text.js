@@ -68,7 +68,7 @@ export const SAY = {
   played: 'Played', best: 'Best', loss: 'Loss', value: 'Value', accuracy: 'Accuracy',
   lossShort: (loss) => ` (loss ${loss.toFixed(2)})`,
   lossText: (loss) => (loss <= 0 ? '0 (the best move)' : `${loss.toFixed(2)} point${loss === 1 ? '' : 's'}`),
-  roundDealt: (n) => `Round ${n} dealt.`, gameStart: 'The start of the game.',
+  roundDealt: (n) => `Round ${n} dealt.`, gameStart: 'The start of the game.', afterHint: ' after a hint',
   scoresByRound: 'Scores by round', roundWord: 'Round', total: 'Total', roundHeading: (n) => `Round ${n}`,
   openTable: 'The game\'s table', loadingReplay: 'Loading the replay…', replayFailed: 'The replay could not be loaded.',
 };
@@ -252,7 +252,8 @@ export function moveText(move) {
 /** What a replay step shows, in words (its caption, announced as it changes). */
 export function stepText(step) {
   // A finished game's history names the tiles drawn: say which.
-  const moves = step.moves.map((m) => (m.type === 'draw' && m.tile ? `${whoText(step, m.seat)} drew ${m.tile}` : describeMove(step, m)));
+  const moves = step.moves.map((m) => (m.type === 'draw' && m.tile ? `${whoText(step, m.seat)} drew ${m.tile}` : describeMove(step, m))
+    + (m.hinted ? SAY.afterHint : ''));
   let parts = moves;
   if (step.kind === 'deal') parts = [...moves, SAY.roundDealt(step.round)];
   else if (step.kind === 'round') parts = [...moves, roundTitle(step.last_round)];

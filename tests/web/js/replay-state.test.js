@@ -105,6 +105,22 @@ test('a live game as a spectator replays it: counts only, never a hidden tile', 
   eq(JSON.stringify(steps).includes('"5-1"'), false, 'a tile still in a hand appears nowhere');
 });
 
+test('a hint asked is no step of its own: the seat\'s next move says it came after a hint, and only that one', () => {
+  const h = finished();
+  // seat 0 asks for a hint at version 3, then draws (4) and plays (5); every later commit one version later
+  h.events = h.events.flatMap((e) => {
+    const moved = e.version >= 3 ? { ...e, version: e.version + 1 } : e;
+    return e.version === 3 && e.type === 'tile_drawn' ? [ev(3, 'hint_used', { seat: 0, hints_used: 1 }), moved] : [moved];
+  });
+  const steps = replaySteps(h);
+  eq(steps.map((s) => s.version).includes(3), false, 'the hint is no step');
+  const byVersion = Object.fromEntries(steps.map((s) => [s.version, s]));
+  eq(byVersion[4].moves.map((m) => Boolean(m.hinted)), [true]);
+  eq(stepText(byVersion[4]), 'Ana drew 4-1 after a hint.');
+  eq(byVersion[5].moves.map((m) => Boolean(m.hinted)), [false], 'the hint counts for one move');
+  eq(byVersion[2].moves.map((m) => Boolean(m.hinted)), [false]);
+});
+
 test('All Fives: the first double spins, its arms open once both sides are covered, the count and the points', () => {
   const rules = { ...DRAW_RULES, variant: 'all_fives', spinner: 'first_double', teams: 'partners_opposite', players: 4, hand_size: 5 };
   const history = {
