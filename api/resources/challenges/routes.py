@@ -27,6 +27,14 @@ OPEN = {
 }  # fmt: skip
 ACCEPTED = {**OPEN, "status": "accepted", "game_id": "h4k2mzq7c3x9b2rt", "seat": 0, "token": "q8Yf3kTz0c9PaLm2rXw7uV1bN4sE6hJd"}
 CHALLENGE_ID = {"challenge_id": "$response.body#/challenge/id"}
+# The challenger reads and cancels with the challenge's token (`dch_...`); the addressee answers with its own.
+CHALLENGER = {**CHALLENGE_ID, "header.Authorization": "Bearer {$response.body#/token}"}
+CREATED_LINKS = {
+    "GetChallenge": {"operationId": "getChallenge", "parameters": CHALLENGER},
+    "CancelChallenge": {"operationId": "cancelChallenge", "parameters": CHALLENGER},
+    "AcceptChallenge": {"operationId": "acceptChallenge", "parameters": CHALLENGE_ID},
+    "DeclineChallenge": {"operationId": "declineChallenge", "parameters": CHALLENGE_ID},
+}
 
 
 def _caller(query: dict[str, Any]) -> Caller:
@@ -38,7 +46,7 @@ def _caller(query: dict[str, Any]) -> Caller:
     operationId="createChallenge",
     tags=["matchmaking"],
     security=[{}, {"appKey": []}, {"botToken": []}],
-    responses={201: {"links": {"GetChallenge": {"operationId": "getChallenge", "parameters": CHALLENGE_ID}}}},
+    responses={201: {"links": CREATED_LINKS}},
 )
 @blp.arguments(CreateChallengeSchema(), example={"to": {"bot": "mybot"}, "variant": "draw", "expires_in_s": 60})
 @blp.response(201, CreatedChallengeSchema, example={"challenge": OPEN, "token": "dch_Zq3...t9"})

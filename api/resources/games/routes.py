@@ -55,6 +55,12 @@ CREATED_LINKS = {
     "CreateStreamTicket": {"operationId": "createStreamTicket",
                            "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
     "Resign": {"operationId": "resignGame", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+    "AskHint": {"operationId": "askHint", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+    "OfferRematch": {"operationId": "offerRematch",
+                     "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+    "GetRematch": {"operationId": "getRematch", "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
+    "DeclineRematch": {"operationId": "declineRematch",
+                       "parameters": {"game_id": GAME_ID, "header.Authorization": FIRST_TOKEN}},
 }  # fmt: skip
 
 
