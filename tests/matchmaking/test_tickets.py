@@ -95,7 +95,9 @@ def test_a_ticket_token_reads_only_its_own_ticket(client) -> None:
     one = seek(client, {"variant": "draw", "players": 2}).json
     two = seek(client, {"variant": "draw", "players": 3}).json
     crossed = client.get(f"{TICKETS}/{one['ticket']['id']}", headers={"Authorization": f"Bearer {two['token']}"})
-    assert crossed.status_code == 404 and crossed.headers["Content-Type"] == "application/problem+json"
+    assert crossed.status_code == 401 and crossed.headers["Content-Type"] == "application/problem+json"
+    assert client.delete(f"{TICKETS}/{one['ticket']['id']}").status_code == 401  # no token
+    assert client.get(f"{TICKETS}/t3k7mzq2c4x9b2rt", headers={"Authorization": f"Bearer {one['token']}"}).status_code == 404
 
 
 @pytest.mark.parametrize(

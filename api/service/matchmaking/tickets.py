@@ -15,7 +15,7 @@ import orjson
 
 from api.config import Settings
 from api.service.bot_limits import BotLimits
-from api.service.errors import OfferClosed, TicketNotFound, TooManyTickets
+from api.service.errors import OfferClosed, TicketNotFound, TooManyTickets, Unauthorized
 from api.service.matchmaking.spec import BOT, PLAYER, Holder, TicketRequest, check, pool_of
 from api.service.ratings import bot_player, rated_player, shown
 from api.service.security import new_id, ticket_hash
@@ -140,8 +140,11 @@ class Tickets:
 
     def _own(self, ticket_id: str, token: str | None) -> tuple[dict[str, str], dict[str, Any]]:
         record = self.store.tickets.get(ticket_id)
-        if record is None or token is None or not secrets.compare_digest(record.get("token_hash", ""), ticket_hash(token)):
-            raise TicketNotFound("No such ticket for this token (or it is over and no longer kept).")
+        if record is None:
+            raise TicketNotFound("No such ticket (or it is over and no longer kept).")
+        # as with a seat's token: none or another's is 401 (the id is random: saying it exists gives nothing away)
+        if token is None or not secrets.compare_digest(record.get("token_hash", ""), ticket_hash(token)):
+            raise Unauthorized("This ticket is read and cancelled with its own token: `Authorization: Bearer <token>`.")
         return record, spec_of(record)
 
     def expire_unread(self, now: float) -> int:
