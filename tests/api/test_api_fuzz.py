@@ -28,7 +28,10 @@ from api.app import create_app
 from api.config import Settings
 from api.service.create import GameRequest
 
-EXAMPLES = int(os.environ.get("DOMINO_FUZZ_EXAMPLES", "220"))  # per operation: 16 operations, ~3,500 requests
+# Generated cases per operation (besides schemathesis's explicit and coverage cases): 65 over the document's 54
+# operations send ~11,700 requests, 140 s of CPU; 220 (the size when there were 16) sent ~19,600, 240 s. The
+# contract fuzz sends 100 per operation besides, in every phase.
+EXAMPLES = int(os.environ.get("DOMINO_FUZZ_EXAMPLES", "65"))
 pytestmark = pytest.mark.slow  # about a minute
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 REQUESTS: list[tuple[str, int]] = []
@@ -96,5 +99,5 @@ def test_the_fuzzer_sent_thousands_of_requests():
     operations = {label for label, _ in REQUESTS}
     print(f"\nfuzz: {len(REQUESTS)} requests over {len(operations)} operations")
     assert len(operations) >= 16
-    if EXAMPLES >= 200:
+    if EXAMPLES >= 60:
         assert len(REQUESTS) >= 2000
