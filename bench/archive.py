@@ -66,7 +66,7 @@ def play_one(service: Service) -> str:
 def copies(service: Service, templates: list[str], n: int) -> None:
     """``n`` finished games copied from ``templates`` under new ids, each marked due for the archive."""
     store = service.store
-    whole = store.games.load_whole(templates)
+    whole = store.whole_games.load(templates)
     pipe = store.redis.pipeline(transaction=False)
     ids = []
     for i in range(n):

@@ -63,7 +63,7 @@ def world(redis_url: str, url: str, prefix: str) -> World:
         by_seat = {t["seat"]: t["token"] for t in tokens}
         while not (game := service.games.read(game_id)).state.finished:
             service.play_move(game_id, domino.legal_moves(game.state)[0].to_dict(), by_seat[game.state.to_move])
-        made = entry(game_id, service.store.games.load_whole([game_id])[game_id], time.time())
+        made = entry(game_id, service.store.whole_games.load([game_id])[game_id], time.time())
         assert made is not None
         templates.append(made)
     return World(flask_app, service, [i.key for i in issued], templates, [], 0)

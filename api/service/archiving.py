@@ -72,7 +72,7 @@ class Archiving:
         taken = self.due.lease(s.archive_batch, s.archive_lease)
         if not taken:
             return "nothing due"
-        whole = self.store.games.load_whole(taken)
+        whole = self.store.whole_games.load(taken)
         waiting = self.store.ratings_due.pending(list(whole))  # archived only once their ratings are counted
         now = time.time()
         entries: list[Entry] = []

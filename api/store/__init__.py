@@ -32,8 +32,9 @@ from api.store.deliveries import AppDeliveries
 from api.store.delivery_log import DeliveryLog
 from api.store.due import Batch, DueSet, DueTimer
 from api.store.expiry import GameExpiry
+from api.store.whole_games import WholeGame, WholeGames
 from api.store.game_events import EventFollower
-from api.store.games import Commit, CommitResult, GameStore, StoredGame, WholeGame
+from api.store.games import Commit, CommitResult, GameStore, StoredGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
@@ -64,6 +65,7 @@ class Store:
         self.queue_redis = queue = self.connections.queue_redis
         self.games = GameStore(self.connections, prefix, settings.idempotency_ttl, settings.replica_wait_ms)
         self.expiry = GameExpiry(self.games)
+        self.whole_games = WholeGames(self.games)  # read for the archive
         self.rewrites = GameRewrites(self.games)
         self.bots_due = DueSet(queue, prefix, "bots")
         self.archive_due = DueSet(queue, prefix, "archive")  # finished games the archive does not hold yet

@@ -79,7 +79,7 @@ def test_a_finished_game_moves_to_the_archive_and_reads_the_same(client, service
 
 def test_a_batch_written_twice_writes_each_game_once(client, service, app_key) -> None:  # type: ignore[no-untyped-def]
     ids = [finished_game(client, app_key, rounds=1)[0] for _ in range(3)]
-    whole = service.store.games.load_whole(ids)
+    whole = service.store.whole_games.load(ids)
     entries = [entry(game_id, whole[game_id], time.time()) for game_id in ids]
     archive = service.archive
     counted = archive.count()

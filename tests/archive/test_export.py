@@ -39,7 +39,7 @@ def ids(records: list[dict]) -> list[str]:
 def bot_game_of_another_app(client, service, make_app, bot: str) -> str:  # type: ignore[no-untyped-def]
     """A game of another app in which ``bot`` sits (as a challenge or an arena would seat it), archived."""
     game_id = finished_game(client, make_app().key, rounds=1)[0]
-    made = entry(game_id, service.store.games.load_whole([game_id])[game_id], time.time())
+    made = entry(game_id, service.store.whole_games.load([game_id])[game_id], time.time())
     assert made is not None
     seats = [made.seats[0], {**made.seats[1], "kind": "registered", "bot": bot, "name": bot}]
     service.archive.write([dataclasses.replace(made, seats=seats)])
