@@ -27,14 +27,19 @@ WAITING = {
     "game_id": None, "seat": None, "token": None,
 }  # fmt: skip
 MATCHED = {**WAITING, "status": "matched", "game_id": "h4k2mzq7c3x9b2rt", "seat": 1, "token": "q8Yf3kTz0c9PaLm2rXw7uV1bN4sE6hJd"}
-TICKET_ID = {"ticket_id": "$response.body#/ticket/id"}
+# A new ticket's id and its token (`dtk_...`): what reads and cancels it.
+TICKET = {"ticket_id": "$response.body#/ticket/id", "header.Authorization": "Bearer {$response.body#/token}"}
+CREATED_LINKS = {
+    "GetTicket": {"operationId": "getTicket", "parameters": TICKET},
+    "CancelTicket": {"operationId": "cancelTicket", "parameters": TICKET},
+}
 
 
 @blp.route("/tickets", methods=["POST"])
 @blp.doc(
     operationId="createTicket",
     security=[{}, {"appKey": []}, {"botToken": []}],
-    responses={201: {"links": {"GetTicket": {"operationId": "getTicket", "parameters": TICKET_ID}}}},
+    responses={201: {"links": CREATED_LINKS}},
 )
 @blp.arguments(CreateTicketSchema(), example={"variant": "draw", "players": 2, "bots_after_s": 10})
 @blp.response(201, CreatedMatchTicketSchema, example={"ticket": WAITING, "token": "dtk_Zq3...t9"})
