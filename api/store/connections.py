@@ -10,9 +10,10 @@ reads for long polls and streams (a read timeout above the longest wait), and a 
 from __future__ import annotations
 
 import functools
+import hashlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Literal, ParamSpec, TypeAlias, TypeVar, cast
 
@@ -185,6 +186,23 @@ class Connections:
         through the cluster client, which finds each key's node."""
         return self._round_trips.roundtrip(self._games_pool, commands)
 
+    def eval_each(self, script: str, calls: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> list[Any]:
+        """``script`` run for each (keys, args) by EVALSHA, in one :meth:`roundtrip` (its text sent with every
+        call cost more than its work); when Redis has lost it (a restart), it is loaded once and the calls it
+        refused are sent again. An error reply raises. A plain Redis only, as :meth:`roundtrip`."""
+        sha = script_sha(script)
+        commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
+        replies = self.roundtrip(*commands)
+        lost = [i for i, reply in enumerate(replies) if isinstance(reply, redis.exceptions.NoScriptError)]
+        if lost:
+            self.redis.script_load(script)
+            for i, reply in zip(lost, self.roundtrip(*(commands[i] for i in lost))):
+                replies[i] = reply
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies
+
     def _games_pool(self) -> ConnectionPool:
         games = self.redis
         assert isinstance(games, Redis), "roundtrip() is for a plain Redis"
@@ -270,3 +288,9 @@ def shutdown_url(url: str, save: bool = True) -> None:
         redis.Redis.from_url(url, socket_timeout=5).shutdown(save=save, nosave=not save)
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
         pass
+
+
+@functools.cache
+def script_sha(script: str) -> str:
+    """The name EVALSHA knows ``script`` by (its SHA-1), without asking Redis."""
+    return hashlib.sha1(script.encode()).hexdigest()

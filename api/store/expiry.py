@@ -6,10 +6,8 @@ game's keys do not expire until the archive holds it, then live ``DOMINO_ARCHIVE
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
-from redis import exceptions as redis_errors
 
 from api.store.connections import translating
 from api.store.games import GameStore
@@ -22,7 +20,6 @@ redis.call('HSET', KEYS[1], 'a', '1')
 for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 return 1
 """
-_MARK_ARCHIVED_SHA = hashlib.sha1(_MARK_ARCHIVED.encode()).hexdigest()  # EVALSHA's name for it; no connection
 
 
 class GameExpiry:
@@ -53,12 +50,4 @@ class GameExpiry:
             return
         if not keyed:
             return
-        # EVALSHA in one round trip: the script's text sent with each game cost more than its work
-        calls = [("EVALSHA", _MARK_ARCHIVED_SHA, 3, *keys, ttl) for keys in keyed]
-        replies = self.games.connections.roundtrip(*calls)
-        if any(isinstance(reply, redis_errors.NoScriptError) for reply in replies):  # a restarted Redis lost it
-            self.games.redis.script_load(_MARK_ARCHIVED)
-            replies = self.games.connections.roundtrip(*calls)  # marking a game twice changes nothing
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
+        self.games.connections.eval_each(_MARK_ARCHIVED, [(keys, [ttl]) for keys in keyed])

@@ -234,16 +234,7 @@ class GameStore:
                 if result.ok:
                     self._replica_wait(cast(RedisCluster, self.redis), self.state_key(commit.game_id))
             return results
-        sha = self._commit.sha
-        replies = self.connections.roundtrip(*(("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls))
-        results = []
-        for (keys, args), reply in zip(calls, replies):
-            if isinstance(reply, redis_errors.NoScriptError):  # a restarted Redis: load the script, once
-                reply = self._commit(keys=keys, args=args)
-            elif isinstance(reply, Exception):
-                raise reply
-            results.append(self._result(*reply))
-        return results
+        return [self._result(*reply) for reply in self.connections.eval_each(_COMMIT, calls)]
 
     def _commit_args(self, c: Commit) -> list[Any]:
         idem_field, idem_value = c.idempotency if c.idempotency else ("", b"")

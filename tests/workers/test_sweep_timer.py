@@ -162,6 +162,18 @@ def test_one_timeout_job_moves_for_a_batch_each_seat_once_on_the_version_it_was_
     assert [service.games.find(g).version for g in games[2:]] == [1, 1, 1]
 
 
+def test_a_redis_that_lost_the_commit_script_still_gets_each_late_seat_moved_once(settings) -> None:  # type: ignore[no-untyped-def]
+    """The batch's commits go by the script's SHA-1; a restarted Redis has no script: it is loaded and the
+    refused commits sent again, each game moved for once."""
+    app = create_app({"DOMINO": replace(settings, games_per_client=0), "TESTING": True})
+    client, service = app.test_client(), app.extensions["domino.service"]
+    games = [_game(client, 0.01) for _ in range(3)]
+    eventually(lambda: all(service.games.find(g).doc["deadline"] < time.time() for g in games), "deadlines pass")
+    service.store.redis.script_flush()  # as a restarted Redis: the batch's EVALSHA finds no script
+    assert service.play_timeouts([(game_id, 0) for game_id in games]) == "played 3"
+    assert [service.games.find(g).version for g in games] == [1, 1, 1]
+
+
 def test_deadlines_due_while_the_timers_job_waits_go_in_one_job_once_it_starts(settings) -> None:  # type: ignore[no-untyped-def]
     """While the timer's last timeout job waits in the queue, the deadlines that come due wait for it (they
     would wait behind it anyway), then go in one job together; the started job's own game is not copied."""
