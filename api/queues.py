@@ -219,9 +219,7 @@ class Queues:
 
     def waiting(self, kind: JobKind, *args: str | int, attempt: int = 0) -> bool:
         """Whether ``kind``'s job for ``args`` and ``attempt`` is still queued or running (not lost)."""
-        with translated():
-            status = self.store.rq_connection().hget(Job.key_for(kind.job_id(*args, attempt=attempt)), "status")
-        return status in (b"queued", b"started")
+        return self.status(kind.job_id(*args, attempt=attempt)) in ("queued", "started")
 
     def status(self, job_id: str) -> str | None:
         """The RQ status of the job ``job_id`` (``queued``, ``started``, ``finished``, ``failed``...); None when

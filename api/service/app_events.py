@@ -165,6 +165,13 @@ def subscriptions(app: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(app["events"].split(",")) if app.get("events") else LIFECYCLE_EVENTS
 
 
+def listening(app: Mapping[str, str], event_type: str | None = None) -> bool:
+    """Whether ``app`` takes deliveries (it has a webhook and is not revoked), of ``event_type`` if named."""
+    if not app.get("webhook") or app.get("revoked_at"):
+        return False
+    return event_type is None or event_type in subscriptions(app)
+
+
 @dataclasses.dataclass(frozen=True)
 class Announced:
     """An event that is no commit's, for an app (:meth:`Lifecycle.announce`)."""
@@ -198,7 +205,7 @@ class Lifecycle:
         if not found and seat is None:
             return []
         app = apps[app_id] if apps is not None and app_id in apps else self.store.apps.get(app_id)
-        if app is None or not app.get("webhook") or app.get("revoked_at"):
+        if app is None or not listening(app):
             return []
         subscribed = subscriptions(app)
         found = [(t, e) for t, e in found if t in subscribed]
@@ -256,9 +263,7 @@ class Lifecycle:
             doc = game.doc
             seat = human_turn(doc, game.state)
             app = apps.get(doc.get("app", ""))
-            if seat is None or app is None or not app.get("webhook") or app.get("revoked_at"):
-                continue
-            if TURN_REMINDER in subscriptions(app):
+            if seat is not None and app is not None and listening(app, TURN_REMINDER):
                 body = turn_payload(TURN_REMINDER, doc, game.version, seat)
                 events.append(Announced(doc["app"], doc["id"], game.version, TURN_REMINDER, body))
         self._announce_many(events)
@@ -275,7 +280,7 @@ class Lifecycle:
         is the same delivery. False when the app does not hear it."""
         if not subscribed:
             app = self.store.apps.get(app_id)
-            if app is None or not app.get("webhook") or app.get("revoked_at") or event_type not in subscriptions(app):
+            if app is None or not listening(app, event_type):
                 return False
         self._announce_many([Announced(app_id, game_id, version, event_type, body, of_game)])
         return True
