@@ -1,7 +1,7 @@
 """Webhook deliveries in flight in one worker process, fair per owner.
 
-A delivery job (``workers.jobs.deliver_webhook``, ``deliver_app_event``) only prepares its delivery and hands
-it here; threads of the process POST it. Up to ``Settings.webhook_concurrency`` (64) deliveries are in flight
+A delivery job (``workers.jobs.deliver_webhook``; ``deliver_app_events``, a batch) only prepares its deliveries
+and hands them here; threads of the process POST them. Up to ``Settings.webhook_concurrency`` (64) deliveries are in flight
 at once, at most ``Settings.webhook_per_owner`` (4) of one owner (the app or client that created the game, or
 the app of a lifecycle event), and the owners with deliveries waiting are served in turn (round robin).
 Within an owner, the deliveries of one game (its *lane*) go one at a time, in the order they came, so an
@@ -11,7 +11,8 @@ jam never delays another's delivery: 20 games from one address pointed at black 
 other 60 serve everyone else.
 
 An owner with ``Settings.webhook_per_owner`` x 4 deliveries already waiting gets no more: the job returns
-and the delivery stays due in Redis, where the sweep finds it after its back-off. Likewise a process that
+and the delivery stays due in Redis, where the sweep finds it after its back-off (a batch's job first waits a
+moment for room: a fast receiver frees its slots within it). Likewise a process that
 stops with deliveries in flight loses nothing: each stays due until it is delivered. A delivery already
 waiting or in flight here (the same turn enqueued again by the sweep) is not queued twice.
 """
@@ -41,15 +42,17 @@ class Deliveries:
         self._lanes: set[str] = set()  # lanes with a delivery in flight
         self._threads = 0
 
-    def submit(self, owner: str, key: str, work: Callable[[], object], lane: str = "") -> str:
+    def submit(self, owner: str, key: str, work: Callable[[], object], lane: str = "", wait: float = 0.0) -> str:
         """Queue ``work`` (one delivery, ``key``, of ``lane``: its game) for ``owner``: ``queued``, ``pending``
-        (already here), or ``deferred: owner busy`` (the sweep retries it)."""
+        (already here), or ``deferred: owner busy`` (the sweep retries it) when the owner's backlog stays full
+        for ``wait`` seconds."""
+        backlog = self.per_owner * BACKLOG_PER_SLOT
         with self._cond:
+            if not self._cond.wait_for(lambda: len(self._waiting.get(owner, ())) < backlog, wait):
+                return "deferred: owner busy"
             if key in self._keys:
                 return "pending"
             queue = self._waiting.setdefault(owner, collections.deque())
-            if len(queue) >= self.per_owner * BACKLOG_PER_SLOT:
-                return "deferred: owner busy"
             if not queue:
                 self._turns.append(owner)
             queue.append((lane or key, key, work))
