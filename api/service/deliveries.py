@@ -34,13 +34,16 @@ class Deliveries:
     def __init__(self, size: int, per_owner: int) -> None:
         self.size = max(1, size)
         self.per_owner = max(1, per_owner)
-        self._cond = threading.Condition()
+        lock = threading.Lock()
+        self._cond = threading.Condition(lock)  # the delivery threads wait here, one woken per change
+        self._changed = threading.Condition(lock)  # callers waiting for room or for idle: all woken per change
         self._waiting: dict[str, collections.deque[tuple[str, str, Callable[[], object]]]] = {}
         self._turns: collections.deque[str] = collections.deque()  # owners with deliveries waiting, in turn
         self._running: collections.Counter[str] = collections.Counter()
         self._keys: set[str] = set()  # deliveries waiting or in flight
         self._lanes: set[str] = set()  # lanes with a delivery in flight
         self._threads = 0
+        self._idle = 0  # threads waiting for work
 
     def submit(self, owner: str, key: str, work: Callable[[], object], lane: str = "", wait: float = 0.0) -> str:
         """Queue ``work`` (one delivery, ``key``, of ``lane``: its game) for ``owner``: ``queued``, ``pending``
@@ -48,7 +51,7 @@ class Deliveries:
         for ``wait`` seconds."""
         backlog = self.per_owner * BACKLOG_PER_SLOT
         with self._cond:
-            if not self._cond.wait_for(lambda: len(self._waiting.get(owner, ())) < backlog, wait):
+            if not self._changed.wait_for(lambda: len(self._waiting.get(owner, ())) < backlog, wait):
                 return "deferred: owner busy"
             if key in self._keys:
                 return "pending"
@@ -57,7 +60,7 @@ class Deliveries:
                 self._turns.append(owner)
             queue.append((lane or key, key, work))
             self._keys.add(key)
-            if self._threads < self.size:
+            if self._threads < self.size and not self._idle:  # a thread only when none is idle
                 self._threads += 1
                 threading.Thread(target=self._serve, name="webhook-delivery", daemon=True).start()
             self._cond.notify()
@@ -69,8 +72,8 @@ class Deliveries:
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until nothing is waiting or in flight (tests, and a worker stopping); False at the ceiling."""
-        with self._cond:
-            return self._cond.wait_for(lambda: not self._keys, timeout)
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._keys, timeout)
 
     def _next(self) -> tuple[str, str, str, Callable[[], object]] | None:
         """The first owner in turn that has a free slot, and its oldest delivery whose lane is free (under the
@@ -98,7 +101,9 @@ class Deliveries:
             with self._cond:
                 picked = self._next()
                 while picked is None:
+                    self._idle += 1
                     self._cond.wait()
+                    self._idle -= 1
                     picked = self._next()
             owner, lane, key, work = picked
             try:
@@ -112,7 +117,10 @@ class Deliveries:
                         del self._running[owner]
                     self._keys.discard(key)
                     self._lanes.discard(lane)
-                    self._cond.notify_all()
+                    # One thread for what this may have made ready (this one looks too): waking every idle
+                    # thread at each delivery's end cost more CPU than the delivery.
+                    self._cond.notify()
+                    self._changed.notify_all()
 
 
 _pools: dict[tuple[int, int, int], Deliveries] = {}
