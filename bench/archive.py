@@ -12,7 +12,9 @@ shared machine the wall figure falls with the load, the CPU one much less; the d
 are not in it; then with Redis's own CPU seconds added, as Redis counts them: on an idle machine of two cores
 the two run side by side, the database's work is in the process for SQLite; and the wall time less the time
 the process waited, runnable, for a CPU (/proc's schedstat): the rest is its own work and its waits on Redis
-and the database), the median and the range over ``--runs``, and the load average.
+and the database; for PostgreSQL, the server's own CPU time too, read from /proc for the cluster's processes:
+the database's work a game, which the load hardly changes), the median and the range over ``--runs``, and the
+load average.
 
     python bench/archive.py [--games 2001] [--runs 3] [--batch 500] [--dialects sqlite,postgresql]
 
@@ -29,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -49,6 +52,15 @@ from workers.redis_server import RedisServer  # noqa: E402
 from archive_reads import add_arguments, reads, report  # noqa: E402
 
 TEMPLATES = 8
+FIGURES = {
+    "wall": "games/s",
+    "cpu": "per CPU second of the archiving process",
+    "with redis": "of it and Redis together",
+    "unqueued": "wall time less the waits for a CPU",
+    "with server": "of it, Redis and the database server together",
+    "server us": "the server's CPU microseconds a game",
+}
+SERVER_FIGURES = ("with server", "server us")
 
 
 def play_one(service: Service) -> str:
@@ -84,7 +96,10 @@ def copies(service: Service, templates: list[str], n: int) -> None:
     store.archive_due.mark_many(ids, 0.0)
 
 
-def one_dialect(name: str, url: str, redis_url: str, args: argparse.Namespace) -> tuple[list[float], list[float], list[float], list[float]]:
+def one_dialect(name: str, url: str, redis_url: str, args: argparse.Namespace, server_cpu: Callable[[], float] | None) -> dict[str, list[float]]:
+    """Per run: games/s of wall time, per CPU second of this process, of it and Redis (and of the database
+    server, ``server_cpu``: its CPU seconds so far, None when the database is in this process), and of the
+    wall time less the waits for a CPU; and the server's CPU microseconds a game."""
     archive = Archive(url)
     archive.migrate()
     settings = Settings(redis_url=redis_url, key_prefix=f"bench-{name}", archive_url=url, archive_batch=args.batch)
@@ -92,31 +107,31 @@ def one_dialect(name: str, url: str, redis_url: str, args: argparse.Namespace) -
     templates = [play_one(service) for _ in range(TEMPLATES)]
     service.store.archive_due.clear_many(templates)
     settle_heap()  # as domino-worker does once its Service is built
-    rates: list[float] = []
-    cpu_rates: list[float] = []
-    both_rates: list[float] = []
-    unqueued_rates: list[float] = []
+    out: dict[str, list[float]] = {k: [] for k in FIGURES if server_cpu is not None or k not in SERVER_FIGURES}
+    n = args.games
     for run in range(args.runs):
-        copies(service, templates, args.games)
+        copies(service, templates, n)
         before = archive.count()
+        server = server_cpu() if server_cpu else 0.0
         start, cpu, redis_cpu, queued = time.perf_counter(), time.process_time(), redis_seconds(service), runqueue_seconds()
         while service.store.archive_due.count_due() > 0:
             service.archiving.drain()
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         redis_cpu, queued = redis_seconds(service) - redis_cpu, runqueue_seconds() - queued
-        unqueued_rates.append(args.games / (elapsed - queued))
-        assert archive.count() - before == args.games, "every game archived once"
-        rates.append(args.games / elapsed)
-        cpu_rates.append(args.games / cpu)
-        both_rates.append(args.games / (cpu + redis_cpu))
+        server = (server_cpu() if server_cpu else 0.0) - server
+        assert archive.count() - before == n, "every game archived once"
+        figures = [n / elapsed, n / cpu, n / (cpu + redis_cpu), n / (elapsed - queued), n / (cpu + redis_cpu + server), server / n * 1e6]
+        for key, value in zip(out, figures):
+            out[key].append(value)
+        said = f"; the server's {server:.2f} s = {figures[-1]:.0f} us a game" if server_cpu else ""
         print(
-            f"{name}: run {run + 1}: {args.games} games in {elapsed:.2f} s = {rates[-1]:,.0f} games/s "
-            f"({cpu:.2f} s of CPU = {cpu_rates[-1]:,.0f} games per CPU second; with Redis's {redis_cpu:.2f} s: "
-            f"{both_rates[-1]:,.0f}); {queued:.2f} s of it waiting for a CPU: {unqueued_rates[-1]:,.0f} games/s without",
+            f"{name}: run {run + 1}: {n} games in {elapsed:.2f} s = {figures[0]:,.0f} games/s "
+            f"({cpu:.2f} s of CPU = {figures[1]:,.0f} games per CPU second; with Redis's {redis_cpu:.2f} s: "
+            f"{figures[2]:,.0f}{said}); {queued:.2f} s of it waiting for a CPU: {figures[3]:,.0f} games/s without",
             flush=True,
         )
     archive.dispose()
-    return rates, cpu_rates, both_rates, unqueued_rates
+    return out
 
 
 def runqueue_seconds() -> float:
@@ -146,6 +161,7 @@ def main() -> None:
     try:
         results = {}
         for name in args.dialects.split(","):
+            server_cpu = None  # SQLite's work is in this process
             if name == "sqlite":
                 url = f"sqlite:///{folder / 'archive.sqlite3'}"
             else:
@@ -158,10 +174,11 @@ def main() -> None:
                 cluster = PostgresCluster(found)
                 cluster.create()
                 url = cluster.start()
+                server_cpu = cluster.cpu_seconds
             if args.reads:
                 results[name] = reads(name, redis_url, url, [int(n) for n in args.sizes.split(",")], args.runs, args.requests)
             else:
-                results[name] = one_dialect(name, url, redis_url, args)
+                results[name] = one_dialect(name, url, redis_url, args, server_cpu)
         if args.reads:
             print(f"\nReads of archived games over 100 apps, {args.requests} requests of each kind per run, {args.runs} runs:")
             for name, out in results.items():
@@ -169,16 +186,11 @@ def main() -> None:
             print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
             return
         print(f"\n{args.games} finished one-round draw games per run, batches of {args.batch}, one process, {args.runs} runs:")
-        for name, (rates, cpu_rates, both_rates, unqueued_rates) in results.items():
-            print(
-                f"  {name:10s} median {statistics.median(rates):,.0f} games/s  [min {min(rates):,.0f}, max {max(rates):,.0f}]"
-                f";  per CPU second of the archiving process: median {statistics.median(cpu_rates):,.0f}"
-                f"  [min {min(cpu_rates):,.0f}, max {max(cpu_rates):,.0f}]"
-                f";  of it and Redis together: median {statistics.median(both_rates):,.0f}"
-                f"  [min {min(both_rates):,.0f}, max {max(both_rates):,.0f}]"
-                f";  wall time less the waits for a CPU: median {statistics.median(unqueued_rates):,.0f}"
-                f"  [min {min(unqueued_rates):,.0f}, max {max(unqueued_rates):,.0f}] games/s"
+        for name, figures in results.items():
+            said = ";  ".join(
+                f"{FIGURES[k]}: median {statistics.median(v):,.0f}  [min {min(v):,.0f}, max {max(v):,.0f}]" for k, v in figures.items()
             )
+            print(f"  {name:10s} {said}")
         print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
     finally:
         if cluster is not None:

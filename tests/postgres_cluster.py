@@ -64,6 +64,26 @@ class PostgresCluster:
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "-t", "60", "start")
         return self.url
 
+    def cpu_seconds(self) -> float:
+        """The CPU seconds the server has used: the postmaster's and its live processes' (each connection's
+        backend, the WAL writer, the checkpointer...: their time on a CPU, to the nanosecond) and those of the
+        processes it has reaped (user and system, to the clock tick). Exact between two readings while no
+        connection ends (one ending between them may be counted twice or not at all)."""
+        postmaster = (self.data / "postmaster.pid").read_text().split()[0]
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for entry in Path("/proc").iterdir():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if entry.name != postmaster and fields[1] != postmaster:
+                    continue
+                total += int((entry / "schedstat").read_text().split()[0]) / 1e9
+            except (OSError, IndexError):
+                continue  # not a process, or one that just ended
+            if entry.name == postmaster:
+                total += (int(fields[13]) + int(fields[14])) / tick  # its reaped children's user and system time
+        return total
+
     def stop(self) -> None:
         """Stop the server (fast shutdown: connections are cut); the data stays for :meth:`start`."""
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")

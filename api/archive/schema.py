@@ -1,6 +1,7 @@
 """The archive's tables (SQLAlchemy Core), one definition for SQLite and PostgreSQL; the migrations in
 ``migrations/versions`` create exactly these (a test compares them); on PostgreSQL they also have the games' JSON
-columns compressed with LZ4 (0005: compressing them with pglz took a third or more of a batch's write).
+columns compressed with LZ4 (0005: compressing them with pglz took a third or more of a batch's write) and
+kept in the row up to a full page (0006: not in the TOAST table, a lookup away).
 
 ``games``: one row per finished (or aborted) game. ``doc`` is the game's last live document (its seats with
 their token hashes, so a seat still reads its own view), ``record`` the history document everyone reads once
@@ -46,7 +47,8 @@ games = sa.Table(
 seats = sa.Table(
     "seats",
     metadata,
-    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    # its game's id; no foreign key (0006): Archive.write writes a game and its seats in one transaction
+    sa.Column("game_id", sa.String(32), primary_key=True),
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("app", sa.Text, nullable=True),
     sa.Column("player", sa.Text, nullable=True),

@@ -116,7 +116,7 @@ class Events:
     def reader(self, game_id: str, token: str | None, ticket: str | None) -> Reader:
         """Who reads, and what state the game is in. Raises 404 for no game, 401 for a bad token or an unknown
         or expired ticket."""
-        game = self.games.read(game_id)
+        game = self.games.read(game_id, ("events",))
         doc = game.doc
         finished = domino.codec.is_finished(doc["state"])  # a long poll must not decode the whole game
         stored = None if game.stored is None else game.stored.events

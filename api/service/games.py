@@ -4,8 +4,8 @@ then once per process and version (:class:`api.service.states.States`).
 
 Every use case reads a game through here, so where a game lives is decided in one place: Redis first (live
 games, and finished ones until their grace expiry after archiving), then the archive. A game read from the
-archive carries what the archive keeps of it (``stored``: its record and events), and ``archived`` says
-that the archive holds it, wherever it was read.
+archive carries what was read of it there (``stored``: its record or its events, when the caller asked for
+them), and ``archived`` says that the archive holds it, wherever it was read.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import functools
 from typing import Any
 
 import domino
-from api.archive import Archive, Archived
+from api.archive import Archive, Archived, Part
 from api.config import Settings
 from api.service.errors import GameNotFound
 from api.service.records import GameRecord, game_record
@@ -49,10 +49,11 @@ class Games:
         self.archive = archive
         self.states = States(settings.state_cache_size)
 
-    def find(self, game_id: str) -> Game | None:
+    def find(self, game_id: str, parts: tuple[Part, ...] = ()) -> Game | None:
+        """The game; read from the archive, with those ``parts`` of what it keeps (its record, its events)."""
         found = self.store.games.load(game_id)
         if found is None:
-            return self._archived(game_id)
+            return self._archived(game_id, parts)
         return Game(game_id, found.version, game_record(found.doc), self.states, found.archived)
 
     def find_live(self, game_ids: list[str]) -> dict[str, Game]:
@@ -60,15 +61,15 @@ class Games:
         stored = self.store.games.load_many(game_ids)
         return {i: Game(i, g.version, game_record(g.doc), self.states, g.archived) for i, g in stored.items()}
 
-    def _archived(self, game_id: str) -> Game | None:
-        stored = self.archive.find(game_id)
+    def _archived(self, game_id: str, parts: tuple[Part, ...]) -> Game | None:
+        stored = self.archive.find(game_id, parts)
         if stored is None:
             return None
         return Game(game_id, stored.version, game_record(stored.doc), self.states, True, stored)
 
-    def read(self, game_id: str) -> Game:
-        """The game, or GameNotFound (404) when it is gone."""
-        game = self.find(game_id)
+    def read(self, game_id: str, parts: tuple[Part, ...] = ()) -> Game:
+        """The game (as :meth:`find`), or GameNotFound (404) when it is gone."""
+        game = self.find(game_id, parts)
         if game is None:
             raise gone(game_id)
         return game
@@ -78,7 +79,7 @@ class Games:
         what the history needs."""
         found = self.store.games.load_with_rounds(game_id)
         if found is None:
-            return self.read(game_id), []  # from the archive, which keeps the whole record
+            return self.read(game_id, ("record",)), []  # from the archive, which keeps the whole record
         stored, rounds = found
         return Game(game_id, stored.version, game_record(stored.doc), self.states, stored.archived), rounds
 

@@ -223,3 +223,15 @@ def test_a_rematch_linked_after_the_archive_took_the_game_is_archived_again(clie
     stored = service.archive.find(game_id)
     assert stored is not None and stored.version == client.get(f"/v1/games/{game_id}").get_json()["version"]
     assert stored.doc["next_game_id"] == made["game"]["id"]
+
+
+def test_an_archived_game_is_read_with_only_the_parts_asked_for(client, service, app_key) -> None:  # type: ignore[no-untyped-def]
+    game_id, _players, _spectator = finished_game(client, app_key)
+    assert "archived 1" in service.archive_games()
+    bare = service.archive.find(game_id)
+    assert bare is not None and bare.doc["id"] == game_id
+    assert (bare.raw_record, bare.raw_events) == (None, None), "a view reads neither its record nor its events"
+    full = service.archive.find(game_id, ("record", "events"))
+    assert full is not None and full.record["id"] == game_id and full.events
+    only = service.archive.find(game_id, ("record",))
+    assert only is not None and only.raw_record == full.raw_record and only.raw_events is None

@@ -182,6 +182,12 @@ class BlipProxy:
                 client.close()
                 continue
             with self._lock:
+                # A cut between the check above and here must not miss this connection.
+                if self.down.is_set():
+                    for s in (client, upstream):
+                        s.close()
+                    self.refused += 1
+                    continue
                 self._socks += [client, upstream]
             for src, dst in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
@@ -202,9 +208,9 @@ class BlipProxy:
 
     def cut(self) -> None:
         """Drop every open connection and refuse new ones until ``restore()``."""
-        self.down.set()
-        self.cuts += 1
         with self._lock:
+            self.down.set()
+            self.cuts += 1
             socks, self._socks = self._socks, []
         for s in socks:
             try:

@@ -21,18 +21,30 @@ export async function api(method, path, { token, body, signal } = {}) {
   const headers = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const unreachable = (err) => {
+    if (err.name === 'AbortError') return err;
+    return new ApiError(SAY.unreachable, SAY.unreachableDetail, 0, null);
+  };
   let resp;
+  let text;
   try {
     resp = await fetch(path, {
       method, headers, signal, cache: 'no-store',
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    text = await resp.text();
   } catch (err) {
-    if (err.name === 'AbortError') throw err;
-    throw new ApiError(SAY.unreachable, SAY.unreachableDetail, 0, null);
+    throw unreachable(err); // no answer, or the connection dropped in the middle of its body
   }
   const type = resp.headers.get('Content-Type') || '';
-  const data = type.includes('json') ? await resp.json().catch(() => null) : null;
+  let data = null;
+  if (type.includes('json') && text) {
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      if (resp.ok) throw unreachable(err); // a success cut short is no answer (never a view of null)
+    }
+  }
   if (!resp.ok) {
     const title = (data && data.title) || `HTTP ${resp.status}`;
     throw new ApiError(title, (data && data.detail) || '', resp.status, data);
