@@ -302,10 +302,11 @@ class Webhooks:
             return f"failed: {exc}", None
         # An address and port: a black hole on one port of a machine does not back off its other services.
         host = f"addr:{host_key(target.address)}:{target.port}"
-        if self.store.hook_hosts.backoff_left(host) > 0:
+        known = self.store.hook_hosts.state(host)
+        if known.backoff_left > 0:
             return "deferred: host backed off", None
         extensions = {"sni_hostname": target.host} if parts.scheme == "https" and target.host != str(target.address) else {}
-        read = s.webhook_timeout if self.store.hook_hosts.known(host) else min(s.webhook_timeout, s.webhook_first_timeout)
+        read = s.webhook_timeout if known.known else min(s.webhook_timeout, s.webhook_first_timeout)
         timeout = httpx.Timeout(read, connect=min(s.webhook_connect_timeout, read))
         try:
             with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False, verify=_tls()) as client:
@@ -317,7 +318,8 @@ class Webhooks:
             return f"failed: {type(exc).__name__}", None
         except httpx.HTTPError as exc:
             return f"failed: {type(exc).__name__}", None
-        self.store.hook_hosts.answered(host)
+        if not known.fresh:  # a host that answers all day is recorded so once a day, not at each delivery
+            self.store.hook_hosts.answered(host)
         return ("delivered" if 200 <= resp.status_code < 300 else f"failed: HTTP {resp.status_code}"), resp.status_code
 
     def _retry_after_failure(self, due: DueSet, member: str, attempt: int) -> None:

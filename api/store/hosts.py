@@ -5,6 +5,8 @@ queue connection so every webhooks worker sees them."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import redis
 
 from api.store.connections import translating
@@ -24,6 +26,13 @@ if delay and delay > 0 then
 end
 return 0
 """ % DAY_MS
+
+
+@dataclasses.dataclass(frozen=True)
+class HostState:
+    backoff_left: float  # seconds it stays backed off (0: call it)
+    known: bool  # it answered within the last week
+    fresh: bool  # it answered within the last day, and has not failed since: its next answer records nothing
 
 
 class WebhookHosts:
@@ -56,9 +65,15 @@ class WebhookHosts:
         return f"{self.prefix}:hooks:ok:{host}"
 
     @translating
-    def known(self, host: str) -> bool:
-        """``host`` answered within the last week."""
-        return bool(self.conn.exists(self.known_key(host)))
+    def state(self, host: str) -> HostState:
+        """What a delivery to ``host`` needs to know before it calls it, in one round trip."""
+        pipe = self.conn.pipeline(transaction=False)
+        pipe.pttl(self.down_key(host))
+        pipe.pttl(self.known_key(host))
+        pipe.exists(self.failures_key(host))
+        down_ms, known_ms, failing = pipe.execute()
+        fresh = int(known_ms) > KNOWN_SECONDS * 1000 - DAY_MS and not failing
+        return HostState(max(0, int(down_ms)) / 1000, int(known_ms) != -2, fresh)
 
     @translating
     def answered(self, host: str) -> None:

@@ -48,16 +48,23 @@ def _one_job_delivers_them(service, receiver: Recorder, ids: set[str]) -> None: 
     assert service.store.app_hooks_due.size() == 0, "delivered: nothing left due"
 
 
-def test_the_turns_of_many_games_go_to_the_worker_in_one_job(client, service, receiver, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("DOMINO_WEBHOOK_FIRST_TIMEOUT", "60")  # the job waits for room as long as the receiver takes
+def _patient(settings, monkeypatch, **more: Any):  # type: ignore[no-untyped-def]
+    """An app whose drain job waits for room as long as the receiver takes, and whose drainer flag outlives
+    the making of the games however slow the machine (the flag lapses after webhook_timeout)."""
+    monkeypatch.setenv("DOMINO_WEBHOOK_FIRST_TIMEOUT", "60")
+    monkeypatch.setenv("DOMINO_WEBHOOK_TIMEOUT", "60")
+    app = create_app({"DOMINO": replace(settings, webhook_first_timeout=60, webhook_timeout=60, **more), "TESTING": True})
+    return app.test_client(), app.extensions["domino.service"]
+
+
+def test_the_turns_of_many_games_go_to_the_worker_in_one_job(settings, receiver, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    client, service = _patient(settings, monkeypatch)
     games = _new_games(client, service, receiver, "turn.started", GAMES, 3600)
     _one_job_delivers_them(service, receiver, {f"msg_{game_id}_0_turn_started" for game_id in games})
 
 
 def test_a_timers_batch_of_reminders_goes_in_one_job(settings, receiver, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("DOMINO_WEBHOOK_FIRST_TIMEOUT", "60")
-    app = create_app({"DOMINO": replace(settings, reminder_min_turn=600, reminder_fraction=0.2), "TESTING": True})
-    client, service = app.test_client(), app.extensions["domino.service"]
+    client, service = _patient(settings, monkeypatch, reminder_min_turn=600, reminder_fraction=0.2)
     games = _new_games(client, service, receiver, "turn.reminder", GAMES, 1000)
     latest = max(client.get(f"/v1/games/{game_id}").get_json()["deadline"] for game_id in games)
     assert len(service.sweep(now=latest - 150).reminders) == GAMES
