@@ -90,10 +90,11 @@ TIMEOUT_TURNS = JobKind("workers.jobs.timeout_turns", BOTS, "timeouts", _turn_ti
 # ``rate_game(game_id)``: a rated game has ended. A few milliseconds of work, and idempotent (the ratings count
 # a game once however often its job runs).
 RATING = JobKind("workers.jobs.rate_game", BOTS, "rate", _turn_timeout)
-# ``deliver_webhook(game_id, version, attempt)``, ``deliver_app_event(delivery_id, attempt)``: retries are
-# enqueued by the sweep after the back-off (``Settings.webhook_backoff``).
+# ``deliver_webhook(game_id, version, attempt)``: retries are enqueued by the sweep after the back-off
+# (``Settings.webhook_backoff``). ``deliver_app_events()``: a batch of apps' deliveries out of their outbox
+# (api/service/outbox.py); each enqueued is its own attempt (the enqueue time in ns), and its tries are in Redis.
 WEBHOOK = JobKind("workers.jobs.deliver_webhook", WEBHOOKS, "hook", _webhook_timeout, takes_attempt=True)
-APP_EVENT = JobKind("workers.jobs.deliver_app_event", WEBHOOKS, "apphook", _webhook_timeout, takes_attempt=True)
+APP_EVENTS = JobKind("workers.jobs.deliver_app_events", WEBHOOKS, "apphooks", _webhook_timeout)
 # ``run_chunk(sim_id, chunk)``: retried by RQ under the same id; ``chunk_failed`` fails the simulation after
 # the last try.
 RUN_CHUNK = JobKind(
@@ -127,7 +128,7 @@ RUN_FAIRPLAY = JobKind(
 )
 
 JOB_KINDS: tuple[JobKind, ...] = (
-    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURNS, RATING, WEBHOOK, APP_EVENT, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
+    BOT_TURN, BOT_GAME_TURN, TIMEOUT_TURNS, RATING, WEBHOOK, APP_EVENTS, RUN_CHUNK, ARCHIVE_BATCH, MATCH_POOL,
     RUN_ANALYSIS, RUN_FAIRPLAY, HINT,
 )  # fmt: skip
 

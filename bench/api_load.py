@@ -313,6 +313,7 @@ def main() -> int:
         # of a run may still be closing when the next run on the same server starts: API, floor, floor, API...).
         env = dict(
             os.environ, DOMINO_REDIS_URL=url, DOMINO_RATE_LIMIT="100000000/60", DOMINO_GAMES_PER_CLIENT="0",
+            DOMINO_FINISHED_GAMES_PER_CLIENT="0",  # no archive worker runs: finished games stay in Redis
             DOMINO_STREAMS_PER_CLIENT=str(3 * args.clients + 10), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
         )  # fmt: skip
         env["DOMINO_KEEPALIVE_INTERVAL"] = "1"  # seats still waiting when the time is up notice within a second

@@ -21,7 +21,8 @@ Figures, over every game of one run (the first deadline and the first reminder o
   stored it (made when the timer sent it), and to its arrival at the sink (through the webhooks worker);
 p50, p99 and the worst, with the load average: the machine is shared, and a loaded one makes every figure
 later. Wall-clock figures by nature; the workers' CPU seconds from the first deadline until every deadline and
-reminder was enforced (not their start-up and idle wait) are printed beside them, and the bots worker's per game.
+reminder was enforced (not their start-up and idle wait) are printed beside them, the bots worker's per game,
+the webhooks worker's per reminder delivered by then (later turns' reminders included).
 """
 
 from __future__ import annotations
@@ -210,6 +211,7 @@ def run(args: argparse.Namespace, folder: str) -> None:
         idle = [cpu_seconds(w.pid) for w in workers]  # started, and waited: not the deadlines' CPU
         done = wait_until(enforced_all, last, 300)
         used = [cpu_seconds(w.pid) - before for w, before in zip(workers, idle)]
+        heard = len(sink.arrived)  # reminders delivered by then (later turns' too): what the webhooks CPU did
         wait_until(lambda: reminders <= sink.arrived.keys(), time.time(), 120)
     finally:
         for w in workers:
@@ -220,12 +222,12 @@ def run(args: argparse.Namespace, folder: str) -> None:
         server.stop()
     if not done:
         print("warning: not every deadline and reminder was enforced in time")
-    report(args, games, at, sent, sink, made, used)
+    report(args, games, at, sent, sink, made, used, heard)
 
 
 def report(
     args: argparse.Namespace, games: dict[str, dict[str, float]], at: dict[str, float], sent: dict[tuple[str, int], float],
-    sink: Sink, made: float, used: list[float],
+    sink: Sink, made: float, used: list[float], heard: int,
 ) -> None:
     due = {(g, int(v["version"])): v["reminder"] for g, v in games.items() if "reminder" in v}
     print(
@@ -233,7 +235,7 @@ def report(
         f"{' but reminders for any turn' if args.reminders else ''} "
         f"(setup {made:.1f} s; load average at the end {os.getloadavg()[0]:.1f}; CPU seconds from the first "
         f"deadline on: bots+sweep worker {used[0]:.1f}, {1000 * used[0] / args.games:.2f} ms a game; webhooks "
-        f"worker {used[1]:.1f})"
+        f"worker {used[1]:.1f}, {1000 * used[1] / max(1, heard):.2f} ms a reminder delivered, {heard})"
     )
     print(percentiles("deadline to the server's move committed", [t - games[g]["deadline"] for g, t in at.items()]))
     first = min(g["deadline"] for g in games.values())

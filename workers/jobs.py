@@ -77,8 +77,8 @@ def rate_game(game_id: str) -> str:
 
 
 @outlasting_full
-def deliver_app_event(delivery_id: str, attempt: int) -> str:
-    return service().deliver_app_event(delivery_id, attempt)
+def deliver_app_events() -> str:
+    return service().deliver_app_events()
 
 
 @outlasting_full

@@ -9,10 +9,11 @@ before the game ends; at a round's end its remaining hands are public, as at a t
 delivery id ``msg_<game id>_<version>_<event>`` (the ``webhook-id`` of every try, so that a receiver
 recognises a retry) and the digest of the commit's events (:mod:`api.store.deliveries`), and marks it due as
 pending (no try begun; an entry already there is left as it is). After the commit, :meth:`Lifecycle.emit`
-records that this commit landed, marks the first try begun and enqueues the delivery. When the process died
+records that this commit landed, marks the first try begun and hands the delivery to the outbox, all in one
+transaction (:mod:`api.service.outbox`: drain jobs take deliveries by batches). When the process died
 in between (or Redis failed it then), the sweep finds the pending entry due and looks at the events stored
 at that version: if the game has them and a record of the commit with their digest is kept, that commit
-landed, and the sweep records it and enqueues the delivery; otherwise the commit failed or lost its race to
+landed, and the sweep records it and hands the delivery over; otherwise the commit failed or lost its race to
 another one, and the entry is dropped. A failed try is tried again by the sweep after each step of
 ``DOMINO_WEBHOOK_BACKOFF``.
 """
@@ -31,9 +32,10 @@ import orjson
 
 import domino
 from api.config import Settings
-from api.queues import APP_EVENT, Queues
+from api.queues import Queues
 from api.service.games import Game
-from api.service.self_service import first_due, queued
+from api.service.outbox import hand_over
+from api.service.self_service import first_due
 from api.service.records import HUMAN, GameRecord, StoredEvent, public_seats, waiting
 from api.service.views import render_view
 from api.store import Batch, Store, translated
@@ -222,24 +224,31 @@ class Lifecycle:
                 body = orjson.dumps(payload(event_type, doc, version, state, event)).decode()
             record = {"app": app_id, "game": doc["id"], "body": body}
             deliveries.append(Delivery(delivery_id(doc["id"], version, event_type), digest, record))
+        writes = batch if batch is not None else self.store.batch()
         for delivery in deliveries:
             ttl = self.settings.app_event_ttl
-            self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, batch=batch)
-            self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=0, only_new=True, batch=batch)
+            self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, batch=writes)
+            self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=0, only_new=True, batch=writes)
+        if batch is None and deliveries:
+            with translated():
+                writes.execute()
         return deliveries
 
     def emit(self, deliveries: list[Delivery]) -> None:
-        """After the commit: mark each delivery's record as this commit's, its first try begun, and enqueue it. Redis
-        trouble is logged: the commit has landed, the move's answer stands, the pending entries remain."""
-        for delivery in deliveries:
-            try:
-                ttl = self.settings.app_event_ttl
-                self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, landed=True)
-                queued(self.store, delivery.id, delivery.record)
-                self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=1)
-                self.queues.enqueue(APP_EVENT, delivery.id)
-            except Exception:  # the pending entry lets the sweep enqueue it
-                log.warning("could not queue the lifecycle webhook %s; the sweep will", delivery.id, exc_info=True)
+        """After the commit, in one transaction: mark each delivery's record as this commit's and its first try
+        begun, and hand it to the outbox (:mod:`api.service.outbox`: a drain job takes it). Redis trouble is
+        logged: the commit has landed, the move's answer stands, the pending entries remain for the sweep."""
+        if not deliveries:
+            return
+        try:
+            ttl, batch = self.settings.app_event_ttl, self.store.batch()
+            for delivery in deliveries:
+                self.store.app_deliveries.put(delivery.id, delivery.commit, delivery.record, ttl, landed=True, batch=batch)
+                self.store.app_hooks_due.mark(delivery.id, first_due(self.settings), attempt=1, batch=batch)
+            hand_over(self.store, self.queues, [(delivery.id, 0) for delivery in deliveries], batch)
+        except Exception:  # the pending entries let the sweep hand them over
+            ids = [delivery.id for delivery in deliveries]
+            log.warning("could not hand over the app's deliveries %s; the sweep will", ids, exc_info=True)
 
     def _mark_reminder(self, doc: GameRecord, seat: int, version: int, batch: Batch | None) -> None:
         """A turn that lasts at least ``reminder_min_turn`` (a fixed turn, or the seat's bank as its turn starts
@@ -286,11 +295,11 @@ class Lifecycle:
         return True
 
     def _announce_many(self, events: list[Announced]) -> None:
-        """Keep each event's delivery, landed, and mark it due, in one transaction; note it pending; enqueue
-        their jobs in one pipeline (a crash before: the sweep enqueues them after the back-off)."""
+        """Keep each event's delivery, landed, mark it due and hand it to the outbox, in one transaction (a
+        crash before: nothing was kept; the caller sends it again, as the same delivery)."""
         if not events:
             return
-        ttl, batch, kept = self.settings.app_event_ttl, self.store.batch(), []
+        ttl, batch, tries = self.settings.app_event_ttl, self.store.batch(), []
         for event in events:
             delivery = delivery_id(event.game_id, event.version, event.event_type)
             body = orjson.dumps(event.body).decode()
@@ -299,9 +308,5 @@ class Lifecycle:
                 record.update(game=None, checked=True)  # an event known to have happened: no game to look for
             self.store.app_deliveries.put(delivery, "announced", record, ttl, landed=True, batch=batch)
             self.store.app_hooks_due.mark(delivery, first_due(self.settings), attempt=1, batch=batch)
-            kept.append((delivery, record))
-        with translated():
-            batch.execute()
-        for delivery, record in kept:
-            queued(self.store, delivery, record)
-        self.queues.enqueue_many(APP_EVENT, [((delivery,), 0) for delivery, _ in kept])
+            tries.append((delivery, 0))
+        hand_over(self.store, self.queues, tries, batch)

@@ -1,7 +1,7 @@
 """Webhook deliveries in flight in one worker process, fair per owner.
 
-A delivery job (``workers.jobs.deliver_webhook``, ``deliver_app_event``) only prepares its delivery and hands
-it here; threads of the process POST it. Up to ``Settings.webhook_concurrency`` (64) deliveries are in flight
+A delivery job (``workers.jobs.deliver_webhook``; ``deliver_app_events``, a batch) only prepares its deliveries
+and hands them here; threads of the process POST them. Up to ``Settings.webhook_concurrency`` (64) deliveries are in flight
 at once, at most ``Settings.webhook_per_owner`` (4) of one owner (the app or client that created the game, or
 the app of a lifecycle event), and the owners with deliveries waiting are served in turn (round robin).
 Within an owner, the deliveries of one game (its *lane*) go one at a time, in the order they came, so an
@@ -11,7 +11,8 @@ jam never delays another's delivery: 20 games from one address pointed at black 
 other 60 serve everyone else.
 
 An owner with ``Settings.webhook_per_owner`` x 4 deliveries already waiting gets no more: the job returns
-and the delivery stays due in Redis, where the sweep finds it after its back-off. Likewise a process that
+and the delivery stays due in Redis, where the sweep finds it after its back-off (a batch's job first waits a
+moment for room: a fast receiver frees its slots within it). Likewise a process that
 stops with deliveries in flight loses nothing: each stays due until it is delivered. A delivery already
 waiting or in flight here (the same turn enqueued again by the sweep) is not queued twice.
 """
@@ -33,28 +34,33 @@ class Deliveries:
     def __init__(self, size: int, per_owner: int) -> None:
         self.size = max(1, size)
         self.per_owner = max(1, per_owner)
-        self._cond = threading.Condition()
+        lock = threading.Lock()
+        self._cond = threading.Condition(lock)  # the delivery threads wait here, one woken per change
+        self._changed = threading.Condition(lock)  # callers waiting for room or for idle: all woken per change
         self._waiting: dict[str, collections.deque[tuple[str, str, Callable[[], object]]]] = {}
         self._turns: collections.deque[str] = collections.deque()  # owners with deliveries waiting, in turn
         self._running: collections.Counter[str] = collections.Counter()
         self._keys: set[str] = set()  # deliveries waiting or in flight
         self._lanes: set[str] = set()  # lanes with a delivery in flight
         self._threads = 0
+        self._idle = 0  # threads waiting for work
 
-    def submit(self, owner: str, key: str, work: Callable[[], object], lane: str = "") -> str:
+    def submit(self, owner: str, key: str, work: Callable[[], object], lane: str = "", wait: float = 0.0) -> str:
         """Queue ``work`` (one delivery, ``key``, of ``lane``: its game) for ``owner``: ``queued``, ``pending``
-        (already here), or ``deferred: owner busy`` (the sweep retries it)."""
+        (already here), or ``deferred: owner busy`` (the sweep retries it) when the owner's backlog stays full
+        for ``wait`` seconds."""
+        backlog = self.per_owner * BACKLOG_PER_SLOT
         with self._cond:
+            if not self._changed.wait_for(lambda: len(self._waiting.get(owner, ())) < backlog, wait):
+                return "deferred: owner busy"
             if key in self._keys:
                 return "pending"
             queue = self._waiting.setdefault(owner, collections.deque())
-            if len(queue) >= self.per_owner * BACKLOG_PER_SLOT:
-                return "deferred: owner busy"
             if not queue:
                 self._turns.append(owner)
             queue.append((lane or key, key, work))
             self._keys.add(key)
-            if self._threads < self.size:
+            if self._threads < self.size and not self._idle:  # a thread only when none is idle
                 self._threads += 1
                 threading.Thread(target=self._serve, name="webhook-delivery", daemon=True).start()
             self._cond.notify()
@@ -66,8 +72,8 @@ class Deliveries:
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until nothing is waiting or in flight (tests, and a worker stopping); False at the ceiling."""
-        with self._cond:
-            return self._cond.wait_for(lambda: not self._keys, timeout)
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._keys, timeout)
 
     def _next(self) -> tuple[str, str, str, Callable[[], object]] | None:
         """The first owner in turn that has a free slot, and its oldest delivery whose lane is free (under the
@@ -95,7 +101,9 @@ class Deliveries:
             with self._cond:
                 picked = self._next()
                 while picked is None:
+                    self._idle += 1
                     self._cond.wait()
+                    self._idle -= 1
                     picked = self._next()
             owner, lane, key, work = picked
             try:
@@ -109,7 +117,10 @@ class Deliveries:
                         del self._running[owner]
                     self._keys.discard(key)
                     self._lanes.discard(lane)
-                    self._cond.notify_all()
+                    # One thread for what this may have made ready (this one looks too): waking every idle
+                    # thread at each delivery's end cost more CPU than the delivery.
+                    self._cond.notify()
+                    self._changed.notify_all()
 
 
 _pools: dict[tuple[int, int, int], Deliveries] = {}

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from api.config import Settings
-from api.queues import APP_EVENT, Queues
+from api.queues import Queues
 from api.service.errors import DeliveryNotFound, NoWebhook
 from api.service.security import new_id
-from api.store import Store
+from api.service.outbox import hand_over
+from api.store import LogNote, Store
 
 if TYPE_CHECKING:  # apps.py reaches this module through app_events
     from api.service.apps import App
@@ -45,20 +46,22 @@ def first_due(settings: Settings) -> float:
     return time.time() + settings.webhook_timeout + first_retry
 
 
-def queued(store: Store, delivery_id: str, record: dict[str, Any]) -> None:
-    """Note a delivery about to be (re)sent as ``pending``."""
-    _note(store, delivery_id, record, {"status": "pending"})
+def queued(store: Store, kept: list[tuple[str, dict[str, Any]]]) -> None:
+    """Note each (delivery id, record) about to be (re)sent as ``pending``, in one round trip, each a microsecond
+    after the one before: the log lists them in the order they were handed over."""
+    now = time.time()
+    pending = {"status": "pending"}
+    store.delivery_log.note_many([_note(d, record, now + i * 1e-6, pending) for i, (d, record) in enumerate(kept)])
 
 
 def tried(store: Store, delivery_id: str, record: dict[str, Any], outcome: str, code: int | None, ms: float, last: bool) -> None:
     """Note a try of a delivery: what came of it (``last``: no more tries follow a failure)."""
     status = "delivered" if outcome == "delivered" else "failed" if last else "retrying"
     changes = {"status": status, "code": "" if code is None else str(code), "duration_ms": str(round(ms)), "last_attempt_at": repr(round(time.time(), 3))}
-    _note(store, delivery_id, record, changes, tried=True)
+    store.delivery_log.note_many([_note(delivery_id, record, time.time(), changes, tried=True)])
 
 
-def _note(store: Store, delivery_id: str, record: dict[str, Any], changes: dict[str, str], tried: bool = False) -> None:
-    now = time.time()
+def _note(delivery_id: str, record: dict[str, Any], now: float, changes: dict[str, str], tried: bool = False) -> LogNote:
     first = {
         "kind": delivery_kind(delivery_id),
         "game": record.get("game") or "",
@@ -66,7 +69,7 @@ def _note(store: Store, delivery_id: str, record: dict[str, Any], changes: dict[
         "created_at": repr(round(now, 3)),
         "attempts": "0",
     }
-    store.delivery_log.note(record["app"], delivery_id, now, first, changes, tried)
+    return LogNote(record["app"], delivery_id, now, first, changes, tried)
 
 
 def entry(delivery_id: str, fields: dict[str, str | None]) -> dict[str, Any]:
@@ -114,9 +117,10 @@ class SelfService:
         if not app.webhook:
             raise NoWebhook("This app has no webhook: set one with PATCH /v1/app first.")
         record = {**record, "checked": True}  # an event known to have happened: no game to look for
-        self.store.app_deliveries.put(delivery_id, "again", record, self.settings.app_event_ttl, landed=True)
-        queued(self.store, delivery_id, record)
-        self.store.app_hooks_due.mark(delivery_id, first_due(self.settings), attempt=1)
-        self.queues.enqueue(APP_EVENT, delivery_id)
+        batch = self.store.batch()
+        self.store.app_deliveries.put(delivery_id, "again", record, self.settings.app_event_ttl, landed=True, batch=batch)
+        self.store.app_hooks_due.mark(delivery_id, first_due(self.settings), attempt=1, batch=batch)
+        queued(self.store, [(delivery_id, record)])  # its entry answers the call: pending now, not once taken
+        hand_over(self.store, self.queues, [(delivery_id, 0)], batch)
         found = self.store.delivery_log.get(app.id, delivery_id) or {}
         return entry(delivery_id, {k: v for k, v in found.items() if k != "body"})

@@ -23,6 +23,7 @@ from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
+from api.service.outbox import DRAIN_BATCH, rearm
 from api.service.self_service import SelfService
 from api.service.analyses import Analyses
 from api.service.analysis_calls import AnalysisCalls
@@ -272,9 +273,13 @@ class Service(AppCalls, BotCalls, MatchmakingCalls, SimulationCalls, AnalysisCal
         arena, which starts the games that now fit."""
         return self.arenas.game_ended(game_id)
 
-    def deliver_app_event(self, delivery_id: str, attempt: int) -> str:
-        """POST an app's lifecycle event (kept under ``delivery_id``) to its webhook."""
-        return self.webhooks.dispatch_app_event(delivery_id, attempt)
+    def deliver_app_events(self) -> str:
+        """The drain job: a batch of apps' deliveries out of their outbox to this process's deliveries, which
+        POST them; the next job when more wait (api/service/outbox.py)."""
+        taken, more = self.webhooks.drain_app_events(DRAIN_BATCH)
+        if more:
+            rearm(self.store, self.queues)
+        return f"{taken} taken"
 
     def archive_games(self) -> str:
         """Archive one batch of the finished games due (api/service/archiving.py)."""

@@ -1,10 +1,11 @@
 """The sweep: one pass over the due sets, the simulation chunks of dead workers, and the running arenas.
 
 Turn deadlines and apps' turn reminders are taken by :class:`api.service.timer.Timed` (which a timer also runs
-between passes, as they come due). Each other due set (bot turns, idle games, webhook deliveries, apps' lifecycle
-deliveries, rated games to count) is swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
+between passes, as they come due). Each other due set (bot turns, idle games, webhook deliveries, rated games
+to count) is swept the same way: for every entry due by now, a judge looks at the game and says drop the entry (nobody waits
 any more), wait (re-mark it later), or enqueue the job again and re-mark the entry, so that a job lost again is
-enqueued again. Several sweeps may run at once: a duplicate job is a harmless no-op. A game idle for
+enqueued again. Apps' deliveries due are judged so too, but together, and handed to their outbox
+(:mod:`api.service.outbox`) rather than a job each. Several sweeps may run at once: a duplicate job is a harmless no-op. A game idle for
 ``game_ttl`` with no deadline is ended here (:meth:`api.service.endings.Endings.expire`, a compare-and-set on
 the version looked at: a move that comes first wins, and the game lives on). Each running arena is
 moved on (:meth:`api.service.arenas.runner.Arenas.advance_running`), so a game lost between steps is started.
@@ -19,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from api.config import Settings
-from api.queues import APP_EVENT, BOT_GAME_TURN, BOT_TURN, RATING, WEBHOOK, Queues
+from api.queues import BOT_GAME_TURN, BOT_TURN, RATING, WEBHOOK, Queues
 from api.service.app_events import Lifecycle, commit_digest, delivery_game
 from api.service.archiving import Archiving
 from api.service.arenas.runner import Arenas
@@ -28,6 +29,7 @@ from api.service.computer import bot_to_move
 from api.service.endings import Endings
 from api.service.games import Games
 from api.service.idle import IdleChecks, idle_at
+from api.service.outbox import hand_over, rearm
 from api.service.timer import Timed
 from api.store import DueSet, Store
 
@@ -102,7 +104,7 @@ class Sweep:
             timeouts=timeouts,
             hooks=self._over(self.store.hooks_due, self._webhook, now),
             chunks=self.queues.retry_abandoned_chunks(now),
-            app_events=self._over(self.store.app_hooks_due, self._app_event, now),
+            app_events=self._app_events(now),
             ratings=self._over(self.store.ratings_due, self._rating, now),
             arenas=self.arenas.advance_running(),
             expired=self._over(self.store.idle_due, self._idle, now),
@@ -193,28 +195,37 @@ class Sweep:
             enqueue=lambda: self.queues.enqueue(WEBHOOK, game_id, version, attempt=begun),
         )
 
-    def _app_event(self, delivery_id: str, due_at: float, now: float) -> Verdict | None:
-        """An app's lifecycle delivery due: pending (noted before its commit and never enqueued: the process
-        died, or Redis failed it, after the commit) once its commit is known to have landed, else again after
-        its back-off; given up after the last step."""
-        begun = self.store.app_hooks_due.attempt(delivery_id) or 0
-        if begun > len(self.settings.webhook_delays):
-            return None  # out of tries
-        game_id, version = delivery_game(delivery_id)
-        if begun == 0 and not self._landed(delivery_id, game_id, version):
-            return None  # its commit failed or lost its race: there is no such event
-        if self.store.app_deliveries.get(delivery_id) is None:
-            return None  # delivered (or expired) meanwhile
-        if begun > 0 and self.queues.waiting(APP_EVENT, delivery_id, attempt=begun - 1):
-            # Its last try still waits in a long webhooks queue: not lost, and not a try. Another copy would
-            # only lengthen the queue (and spend the tries before any was made).
-            return Verdict(due_at=now + self.settings.webhook_timeout + self._step(begun - 1))
-        return Verdict(
-            due_at=now + self.settings.webhook_timeout + self._step(begun),
-            begun=begun + 1,
-            job=(delivery_id, version, begun),
-            enqueue=lambda: self.queues.enqueue(APP_EVENT, delivery_id, attempt=begun),
-        )
+    def _app_events(self, now: float) -> list[Job]:
+        """Apps' deliveries due, judged together (a few round trips for them all): a pending one (noted before
+        its commit and never handed over: the process died, or Redis failed it, after the commit) is handed
+        over once its commit is known to have landed, another after its back-off, in one transaction with the
+        marks; given up after the last step. One whose last try still waits in the outbox is looked at again
+        after its back-off: not lost, and not a try (another copy would only lengthen the outbox, and spend the
+        tries before any was made). A drain job is rearmed for what waits in the outbox."""
+        due, delays = self.store.app_hooks_due, self.settings.webhook_delays
+        overdue = due.overdue(now)
+        members = [delivery_id for delivery_id, _ in overdue]
+        begun_all = due.attempts(members)
+        records = self.store.app_deliveries.get_many(members) if members else []
+        waiting = self.store.app_outbox.waiting() if members else set()
+        dropped, marks, tries = [], self.store.batch(), []
+        for (delivery_id, due_at), begun, record in zip(overdue, begun_all, records):
+            begun = begun or 0
+            game_id, version = delivery_game(delivery_id)
+            if begun == 0 and self._landed(delivery_id, game_id, version):
+                record = self.store.app_deliveries.get(delivery_id)  # recorded as landed just now
+            if begun > len(delays) or record is None:
+                dropped.append((delivery_id, due_at))  # out of tries; no such event; or delivered meanwhile
+            elif begun > 0 and delivery_id in waiting:
+                due.mark(delivery_id, now + self.settings.webhook_timeout + self._step(begun - 1), batch=marks)
+            else:
+                due.mark(delivery_id, now + self.settings.webhook_timeout + self._step(begun), begun + 1, batch=marks)
+                tries.append((delivery_id, begun))
+        hand_over(self.store, self.queues, tries, marks)
+        due.clear_each_if(dropped)  # unless re-marked since they were read
+        if not tries:
+            rearm(self.store, self.queues)
+        return [(delivery_id, delivery_game(delivery_id)[1], begun) for delivery_id, begun in tries]
 
     def _landed(self, delivery_id: str, game_id: str, version: int) -> bool:
         """Whether one of the commits that noted the delivery made ``version`` of the game (its events have the

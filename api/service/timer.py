@@ -6,8 +6,8 @@ turn reminders, taken as they come due rather than once per sweep interval.
 same entry twice, and a batch whose sweep died comes due again), the batch's games are read in one pipeline,
 and one job moves for the batch's seats (``workers.jobs.timeout_turns``: ``Moves.play_for_seats`` commits the
 batch's moves together, each on the version it was late at); a batch's reminders are sent together
-(:meth:`api.service.app_events.Lifecycle.remind_many`: their deliveries kept in one transaction, their jobs
-enqueued in one pipeline). While that job waits in the queue, the deadlines due since wait for it to start
+(:meth:`api.service.app_events.Lifecycle.remind_many`: their deliveries kept and handed to the apps' outbox in
+one transaction, for one drain job). While that job waits in the queue, the deadlines due since wait for it to start
 (:meth:`Timed._held_back`), so that a busy worker gets one job for many seats. An entry stays leased until the
 move's commit marks the next deadline, so a lost job is enqueued again (each time after a lease twice as long).
 A reminder is sent, then its entry cleared; a sweep that dies in between sends it again as the same delivery

@@ -158,20 +158,18 @@ class Webhooks:
         """The job: prepare the turn's delivery and hand it to this process's deliveries, fair per owner."""
         return self._hand_over(self.prepare_turn(game_id, version, attempt))
 
-    def dispatch_app_event(self, delivery_id: str, attempt: int) -> str:
-        return self._hand_over(self.prepare_app_event(delivery_id, attempt))
-
     def deliver(self, game_id: str, version: int, attempt: int) -> str:
         """Deliver the turn of ``version`` here and now (what a delivery thread does): its outcome."""
         prepared = self.prepare_turn(game_id, version, attempt)
         return prepared if isinstance(prepared, str) else self.send(prepared)
 
-    def _hand_over(self, prepared: Outgoing | str) -> str:
+    def _hand_over(self, prepared: Outgoing | str, wait: float = 0.0) -> str:
+        """To this process's deliveries; an owner whose backlog is full is waited for up to ``wait`` seconds."""
         if isinstance(prepared, str):
             return prepared
         s = self.settings
         return deliveries.pool(s.webhook_concurrency, s.webhook_per_owner).submit(
-            prepared.owner, prepared.member, lambda: self.send(prepared), prepared.lane
+            prepared.owner, prepared.member, lambda: self.send(prepared), prepared.lane, wait
         )
 
     def prepare_turn(self, game_id: str, version: int, attempt: int) -> Outgoing | str:
@@ -211,17 +209,47 @@ class Webhooks:
         record = found[0] if found is not None else {}
         return record.get("webhook") or "", record.get("webhook_secret") or "", name
 
-    def prepare_app_event(self, delivery_id: str, attempt: int) -> Outgoing | str:
-        """An app's lifecycle event (:mod:`api.service.app_events`) for the app's webhook, signed with its
-        secrets as they are when it is sent (:func:`app_secrets`); retried like a turn. Dropped when the app is gone, revoked or has no webhook."""
-        due = self.store.app_hooks_due
-        record = self.store.app_deliveries.get(delivery_id)
-        app = None if record is None else self.store.apps.get(record["app"])
-        # gone: the delivery, the app, its webhook, or the game (a create undone after a lost race; a
-        # redelivery or a ping is "checked": known to have happened)
-        if record is None or app is None or app.get("revoked_at") or not app.get("webhook") or self._no_game(record):
-            due.clear(delivery_id)
-            return "gone"
+    def drain_app_events(self, limit: int) -> tuple[int, bool]:
+        """The drain job (:mod:`api.service.outbox`): up to ``limit`` tries of apps' deliveries out of the outbox,
+        prepared together and handed to this process's deliveries. An owner whose backlog is full is waited for,
+        ``webhook_first_timeout`` at most in all (a fast receiver frees its slots within it; a slow one's
+        deliveries stay due, for the sweep). (How many were taken, whether more wait.)"""
+        outbox = self.store.app_outbox
+        outbox.started()  # a push from now on enqueues the next drain job
+        tries = outbox.take(limit)
+        until = time.monotonic() + self.settings.webhook_first_timeout
+        for prepared in self.prepare_app_events(tries):
+            self._hand_over(prepared, wait=max(0.0, until - time.monotonic()))
+        return len(tries), len(tries) == limit
+
+    def prepare_app_events(self, tries: list[tuple[str, int]]) -> list[Outgoing | str]:
+        """Apps' events (:mod:`api.service.app_events`), each (delivery id, attempt) of ``tries`` for its app's
+        webhook, signed with the app's secrets as they are when it is sent (:func:`app_secrets`); retried like a
+        turn. The records, apps and games of the batch are read together; those going out are noted pending in
+        their apps' logs. A delivery is dropped when it, its app or the app's webhook is gone, the app revoked,
+        or its game gone (a create undone after a lost race; a redelivery or a ping is ``checked``: known to
+        have happened)."""
+        records = self.store.app_deliveries.get_many([delivery_id for delivery_id, _ in tries])
+        apps = self.store.apps.get_many(sorted({r["app"] for r in records if r is not None}))
+        games = sorted({r["game"] for r in records if r is not None and not r.get("checked")})
+        versions = self.store.games.versions(games) if games else {}
+        out: list[Outgoing | str] = []
+        gone, going = [], []
+        for (delivery_id, attempt), record in zip(tries, records):
+            app = None if record is None else apps.get(record["app"])
+            if record is None or app is None or app.get("revoked_at") or not app.get("webhook") or (
+                not record.get("checked") and versions.get(record["game"]) is None
+            ):
+                gone.append(delivery_id)
+                out.append("gone")
+                continue
+            out.append(self._app_outgoing(delivery_id, attempt, record, app))
+            going.append((delivery_id, record))
+        self.store.app_hooks_due.clear_many(gone)
+        self_service.queued(self.store, going)
+        return out
+
+    def _app_outgoing(self, delivery_id: str, attempt: int, record: dict[str, Any], app: dict[str, str]) -> Outgoing:
         body = record["body"].encode()
         headers = signed_request(app_secrets(app), delivery_id, body)
         headers["webhook-attempt"] = str(attempt + 1)
@@ -232,10 +260,8 @@ class Webhooks:
         def logged(outcome: str, code: int | None, ms: float, last: bool) -> None:
             self_service.tried(self.store, delivery_id, record, outcome, code, ms, last)
 
+        due = self.store.app_hooks_due
         return Outgoing(owner, due, delivery_id, app["webhook"], body, headers, attempt, label, lane, None, done, logged)
-
-    def _no_game(self, record: dict[str, Any]) -> bool:
-        return not record.get("checked") and self.store.games.version(record["game"]) is None
 
     def send(self, out: Outgoing) -> str:
         """POST a prepared delivery. ``delivered`` clears its due entry; a failure leaves it for the sweep,

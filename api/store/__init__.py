@@ -3,7 +3,7 @@
 :class:`Store` holds one part per concept: ``games`` (documents, events, idempotent answers, tickets),
 ``expiry`` (how long a game's keys outlive its last commit), ``rewrites`` (a player's erasure), five
 :class:`DueSet` (``bots_due``, ``turns_due``, ``idle_due``, ``hooks_due``, ``app_hooks_due``) and ``app_deliveries`` (apps'
-lifecycle deliveries until delivered), ``hook_hosts`` (webhook hosts in back-off),
+lifecycle deliveries until delivered) with ``app_outbox`` (their tries, taken by batches), ``hook_hosts`` (webhook hosts in back-off),
 ``lobby``, ``simulations``, ``limits``, ``streams`` (open event streams), ``client_games`` and ``client_sims``
 (what each client holds at once), ``apps`` (third-party apps, their keys and the games they own),
 ``app_games`` (what each app holds at once), ``bots`` (registered bots: records, tokens, availability,
@@ -29,7 +29,7 @@ from api.store.connections import (
     Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
 )
 from api.store.deliveries import AppDeliveries
-from api.store.delivery_log import DeliveryLog
+from api.store.delivery_log import DeliveryLog, LogNote
 from api.store.due import Batch, DueSet, DueTimer
 from api.store.expiry import GameExpiry
 from api.store.whole_games import WholeGame, WholeGames
@@ -38,6 +38,7 @@ from api.store.games import Commit, CommitResult, GameStore, StoredGame
 from api.store.hosts import WebhookHosts
 from api.store.limits import RateLimits
 from api.store.lobby import Lobby
+from api.store.outbox import AppOutbox
 from api.store.ratings import RatingStore
 from api.store.rewrites import GameRewrites
 from api.store.simulations import SimulationStore
@@ -47,8 +48,8 @@ from api.store.rematches import RematchStore
 from api.store.tickets import TicketStore
 
 __all__ = [
-    "AnalysisStore", "AppDeliveries", "AppStore", "ArenaStore", "Batch", "BotStore", "ChallengeStore", "ClientSlots", "Commit", "CommitResult", "DueSet", "DueTimer", "EventFollower",
-    "GameExpiry", "GameRewrites", "GameStore", "Lobby", "RateLimits", "RatingStore", "SimulationStore", "Store",
+    "AnalysisStore", "AppDeliveries", "AppOutbox", "AppStore", "ArenaStore", "Batch", "BotStore", "ChallengeStore", "ClientSlots", "Commit", "CommitResult", "DueSet", "DueTimer", "EventFollower",
+    "GameExpiry", "GameRewrites", "GameStore", "Lobby", "LogNote", "RateLimits", "RatingStore", "SimulationStore", "Store",
     "StoreFull", "StoreUnavailable", "StoredGame", "StreamSlots", "RematchStore", "TicketStore", "WebhookHosts", "WholeGame",
     "out_of_memory", "ping_url", "shutdown_url",
     "translated",
@@ -76,6 +77,7 @@ class Store:
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
+        self.app_outbox = AppOutbox(queue, prefix, flag_ttl_s=settings.webhook_timeout)  # their tries, for drain jobs
         self.delivery_log = DeliveryLog(queue, prefix, ttl_s=7 * 86400, max_entries=1000)  # what apps were sent
         self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)
@@ -129,6 +131,7 @@ class Store:
             "reminders_due": self.reminders_due.size(),
             "hooks_due": self.hooks_due.size(),
             "app_hooks_due": self.app_hooks_due.size(),
+            "app_outbox": self.app_outbox.size(),
             "ratings_due": self.ratings_due.size(),
             "archive_due": self.archive_due.size(),
         }

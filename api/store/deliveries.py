@@ -71,5 +71,17 @@ class AppDeliveries:
         return None if raw is None else cast("dict[str, Any]", orjson.loads(raw))
 
     @translating
+    def get_many(self, delivery_ids: list[str]) -> list[dict[str, Any] | None]:
+        """:meth:`get` of each of ``delivery_ids``, in one round trip."""
+        pipe = self.conn.pipeline(transaction=False)
+        for delivery_id in delivery_ids:
+            pipe.hgetall(self.key(delivery_id))
+        out: list[dict[str, Any] | None] = []
+        for fields in cast("list[dict[bytes, bytes]]", pipe.execute()):
+            raw = fields.get(fields.get(LANDED.encode(), b""))
+            out.append(None if raw is None else cast("dict[str, Any]", orjson.loads(raw)))
+        return out
+
+    @translating
     def delete(self, delivery_id: str) -> None:
         self.conn.delete(self.key(delivery_id))

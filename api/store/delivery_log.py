@@ -10,6 +10,7 @@ queue connection (one plain Redis):
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, cast
 
 import redis
@@ -17,6 +18,18 @@ import redis
 from api.store.connections import newest_before, translating
 
 FIELDS = ("kind", "game", "status", "attempts", "code", "duration_ms", "created_at", "last_attempt_at")
+
+
+@dataclasses.dataclass(frozen=True)
+class LogNote:
+    """What :meth:`DeliveryLog.note_many` writes of one delivery."""
+
+    app_id: str
+    delivery_id: str
+    at: float
+    first: dict[str, str]
+    changes: dict[str, str]
+    tried: bool = False
 
 
 def _text(value: bytes | None) -> str | None:
@@ -37,23 +50,33 @@ class DeliveryLog:
         return f"{self.prefix}:app:{app_id}:delivery:{delivery_id}"
 
     @translating
-    def note(self, app_id: str, delivery_id: str, at: float, first: dict[str, str], changes: dict[str, str], tried: bool = False) -> None:
-        """Note a delivery: ``first`` are its fields as first seen (kept if it is known already), ``changes``
-        overwrite; ``tried`` counts an attempt. A new one drops the app's entries beyond the newest
-        ``max_entries`` and those older than ``ttl_s``."""
-        key = self.key(app_id, delivery_id)
+    def note_many(self, notes: list[LogNote]) -> None:
+        """Note deliveries, in one round trip: each one's ``first`` fields as first seen (kept if it is known
+        already), its ``changes`` overwrite, ``tried`` counts an attempt. An app that got a new entry has its
+        entries beyond the newest ``max_entries`` and those older than ``ttl_s`` dropped."""
+        if not notes:
+            return
         pipe = self.conn.pipeline(transaction=True)
-        for field, value in first.items():
-            pipe.hsetnx(key, field, value)
-        if changes:
-            pipe.hset(key, mapping=cast("dict[Any, Any]", changes))
-        if tried:
-            pipe.hincrby(key, "attempts", 1)
-        pipe.expire(key, self.ttl_s)
-        # to the microsecond: a cursor carries the time so, and must name this very entry when read back
-        pipe.zadd(self.index_key(app_id), {delivery_id: round(at, 6)}, nx=True)
-        added = pipe.execute()[-1]
-        if added:
+        for n in notes:
+            key = self.key(n.app_id, n.delivery_id)
+            for field, value in n.first.items():
+                pipe.hsetnx(key, field, value)
+            if n.changes:
+                pipe.hset(key, mapping=cast("dict[Any, Any]", n.changes))
+            if n.tried:
+                pipe.hincrby(key, "attempts", 1)
+            pipe.expire(key, self.ttl_s)
+            # to the microsecond: a cursor carries the time so, and must name this very entry when read back
+            pipe.zadd(self.index_key(n.app_id), {n.delivery_id: round(n.at, 6)}, nx=True)
+        replies = iter(pipe.execute())
+        grown: dict[str, float] = {}
+        for n in notes:
+            writes = len(n.first) + bool(n.changes) + n.tried + 1
+            for _ in range(writes):
+                next(replies)
+            if next(replies):  # added to the index: a new entry
+                grown[n.app_id] = max(n.at, grown.get(n.app_id, n.at))
+        for app_id, at in grown.items():
             self._trim(app_id, at)
 
     def _trim(self, app_id: str, now: float) -> None:

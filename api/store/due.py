@@ -139,11 +139,17 @@ class DueSet:
         if batch is None:
             pipe.execute()
 
-    @translating
     def clear_many_if(self, members: list[str], due_at: float) -> None:
         """:meth:`clear_if` of each of ``members`` (each unless re-marked since), in one round trip."""
+        self.clear_each_if([(member, due_at) for member in members])
+
+    @translating
+    def clear_each_if(self, entries: list[tuple[str, float]]) -> None:
+        """:meth:`clear_if` of each (member, due time it was read at), in one round trip."""
+        if not entries:
+            return
         pipe = self.conn.pipeline(transaction=False)
-        for member in members:
+        for member, due_at in entries:
             self._clear_if(keys=[self.due_key, self.attempt_key], args=[member, repr(due_at)], client=pipe)
         pipe.execute()
 
@@ -155,6 +161,14 @@ class DueSet:
     def attempt(self, member: str) -> int | None:
         raw = cast("bytes | None", self.conn.hget(self.attempt_key, member))
         return None if raw is None else int(raw)
+
+    @translating
+    def attempts(self, members: list[str]) -> list[int | None]:
+        """:meth:`attempt` of each of ``members``, in one round trip."""
+        if not members:
+            return []
+        raw = cast("list[bytes | None]", self.conn.hmget(self.attempt_key, members))
+        return [None if r is None else int(r) for r in raw]
 
     @translating
     def overdue(self, now: float | None = None, limit: int = 500) -> list[tuple[str, float]]:

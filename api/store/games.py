@@ -203,6 +203,21 @@ class GameStore:
         return None if v is None else int(v)
 
     @translating
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int | None]:
+        """:meth:`version` of each of ``game_ids``: one round trip (on a cluster, a pipeline, one per node)."""
+        if self.connections.cluster:
+            pipe = self.redis.pipeline(transaction=False)
+            for game_id in game_ids:
+                pipe.hget(self.state_key(game_id), "v")
+            replies = pipe.execute()
+        else:
+            replies = self.connections.roundtrip(*(("HGET", self.state_key(i), "v") for i in game_ids))
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return {game_id: None if v is None else int(v) for game_id, v in zip(game_ids, replies)}
+
+    @translating
     def commit(
         self,
         game_id: str,

@@ -10,6 +10,7 @@ from typing import Any
 from standardwebhooks.webhooks import Webhook
 
 from api.app import create_app
+from api.store import LogNote
 from api.store.delivery_log import DeliveryLog
 from local_endpoint import LocalEndpoint
 from support import assert_problem, eventually, run_webhooks
@@ -122,9 +123,13 @@ def test_the_log_shows_retries_pages_and_redelivers(client, make_app, service) -
 def test_the_log_keeps_the_newest_and_drops_the_old(service) -> None:  # type: ignore[no-untyped-def]
     kept = DeliveryLog(service.store.apps.conn, service.settings.key_prefix, ttl_s=100, max_entries=3)
     for i in range(5):
-        kept.note("a1", f"msg_{i}", 1000.0 + i, {"kind": "ping", "body": "{}"}, {"status": "pending"})
+        kept.note_many([LogNote("a1", f"msg_{i}", 1000.0 + i, {"kind": "ping", "body": "{}"}, {"status": "pending"})])
     rows, done = kept.page("a1", None, 10)
     assert [r[0] for r in rows] == ["msg_4", "msg_3", "msg_2"] and done
     assert kept.get("a1", "msg_0") is None, "a dropped entry's record goes with it"
-    kept.note("a1", "msg_9", 1200.0, {"kind": "ping", "body": "{}"}, {})
+    kept.note_many([LogNote("a1", "msg_9", 1200.0, {"kind": "ping", "body": "{}"}, {})])
     assert [r[0] for r in kept.page("a1", None, 10)[0]] == ["msg_9"], "older than its time to keep"
+    batch = [LogNote("a1", f"msg_b{i}", 1200.5 + i, {"kind": "ping", "body": "{}"}, {"status": "pending"}) for i in range(4)]
+    kept.note_many([*batch, LogNote("a2", "msg_x", 1201.0, {"kind": "ping", "body": "{}"}, {})])
+    assert [r[0] for r in kept.page("a1", None, 10)[0]] == ["msg_b3", "msg_b2", "msg_b1"], "a batch is trimmed too"
+    assert [r[0] for r in kept.page("a2", None, 10)[0]] == ["msg_x"]
