@@ -176,7 +176,7 @@ def main() -> None:
                 url = cluster.start()
                 server_cpu = cluster.cpu_seconds
             if args.reads:
-                results[name] = reads(name, redis_url, url, [int(n) for n in args.sizes.split(",")], args.runs, args.requests)
+                results[name] = reads(name, redis_url, url, [int(n) for n in args.sizes.split(",")], args.runs, args.requests, server_cpu)
             else:
                 results[name] = one_dialect(name, url, redis_url, args, server_cpu)
         if args.reads:

@@ -9,7 +9,8 @@ no rate limits); each timing is one request, its answer read whole. Per size and
 owner lists (half the first page, half a page at a random `before` in the app's games), as many histories
 of random games, and whole exports of 10 random apps; p50 and p99 per run, the median and range over runs,
 of wall time and of this thread's CPU time (the API's own work, which the machine's load hardly changes;
-Redis's and the database's CPU is not in it, their I/O waits are in the wall time).
+Redis's and the database's CPU is not in it, their I/O waits are in the wall time); for PostgreSQL, the
+server's CPU too (a read's, lists and histories together, and exported games per second of it).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import dataclasses
 import random
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import flask
@@ -101,9 +103,10 @@ def timed(client: Any, url: str, key: str | None = None) -> tuple[float, float, 
     return elapsed, cpu, body
 
 
-def one_run(w: World, rng: random.Random, requests: int) -> dict[str, Any]:
+def one_run(w: World, rng: random.Random, requests: int, server_cpu: Callable[[], float]) -> dict[str, Any]:
     client = w.flask_app.test_client()
     lists, histories = [], []
+    server = server_cpu()
     for n in range(requests):
         app = rng.randrange(APPS)
         before = "" if n % 2 == 0 else f"&before={START + rng.randrange(w.made) * 0.01!r}"
@@ -111,12 +114,17 @@ def one_run(w: World, rng: random.Random, requests: int) -> dict[str, Any]:
         assert n % 2 or body.count(b'"id"') >= 20
         lists.append(took)
         histories.append(timed(client, f"/v1/games/{rng.choice(w.ids)}/history")[:2])
+    read_server, server = (server_cpu() - server) / (2 * requests), server_cpu()
     exported, seconds, cpu = 0, 0.0, 0.0
     for app in rng.sample(range(APPS), 10):
         elapsed, used, body = timed(client, "/v1/games/export", w.keys[app])
         exported += body.count(b"\n")
         seconds, cpu = seconds + elapsed, cpu + used
-    return {"lists": lists, "histories": histories, "export": exported / seconds, "export cpu": exported / cpu, "exported": exported}
+    export_server = server_cpu() - server
+    return {
+        "lists": lists, "histories": histories, "export": exported / seconds, "export cpu": exported / cpu, "exported": exported,
+        "server per read": read_server * 1000, "export server": exported / export_server if export_server else 0.0,
+    }  # fmt: skip
 
 
 def p(samples: list[list[float]], q: float, cpu: bool = False) -> float:
@@ -125,7 +133,11 @@ def p(samples: list[list[float]], q: float, cpu: bool = False) -> float:
     return times[min(len(times) - 1, int(q * len(times)))] * 1000
 
 
-def reads(name: str, redis_url: str, url: str, sizes: list[int], runs: int, requests: int) -> dict[int, dict[str, list[float]]]:
+def reads(
+    name: str, redis_url: str, url: str, sizes: list[int], runs: int, requests: int, server_cpu: Callable[[], float] | None
+) -> dict[int, dict[str, list[float]]]:
+    """Per size: each figure of each run. ``server_cpu``: the database server's CPU seconds so far (None: it
+    is this process, SQLite)."""
     w = world(redis_url, url, f"bench-reads-{name}")
     apps = [w.service.authenticate_app(key).id for key in w.keys]
     rng = random.Random(7)
@@ -133,21 +145,24 @@ def reads(name: str, redis_url: str, url: str, sizes: list[int], runs: int, requ
     for size in sizes:
         took = grow(w, apps, size)
         print(f"{name}: {size:,} archived games ({took:.0f} s to write the copies)", flush=True)
-        figures: dict[str, list[float]] = {k: [] for k in ("list p99", "list p99 cpu", "history p99", "history p99 cpu", "export", "export cpu")}
+        kinds = ["list p99", "list p99 cpu", "history p99", "history p99 cpu", "export", "export cpu"]
+        figures: dict[str, list[float]] = {k: [] for k in kinds + (["server per read", "export server"] if server_cpu else [])}
         for run in range(runs):
-            r = one_run(w, rng, requests)
+            r = one_run(w, rng, requests, server_cpu or (lambda: 0.0))
             for what in ("list", "history"):
                 samples = r["lists" if what == "list" else "histories"]
                 figures[f"{what} p99"].append(p(samples, 0.99))
                 figures[f"{what} p99 cpu"].append(p(samples, 0.99, cpu=True))
-            figures["export"].append(r["export"])
-            figures["export cpu"].append(r["export cpu"])
+            for what in ("export", "export cpu", "server per read", "export server"):
+                if what in figures:
+                    figures[what].append(r[what])
+            said = f"; the server's CPU: {r['server per read']:.2f} ms a read, {r['export server']:,.0f} exported per second" if server_cpu else ""
             print(
                 f"  run {run + 1}: owner=me p50 {p(r['lists'], 0.5):.1f} ms p99 {figures['list p99'][-1]:.1f} ms"
                 f" (CPU p99 {figures['list p99 cpu'][-1]:.1f});"
                 f" history p50 {p(r['histories'], 0.5):.1f} ms p99 {figures['history p99'][-1]:.1f} ms"
                 f" (CPU p99 {figures['history p99 cpu'][-1]:.1f});"
-                f" export {r['exported']} games at {r['export']:,.0f} games/s ({r['export cpu']:,.0f} per CPU second)",
+                f" export {r['exported']} games at {r['export']:,.0f} games/s ({r['export cpu']:,.0f} per CPU second){said}",
                 flush=True,
             )
         out[size] = figures
@@ -160,7 +175,7 @@ def report(name: str, out: dict[int, dict[str, list[float]]]) -> None:
         said = "; ".join(
             f"{what} median {statistics.median(v):,.1f} [{min(v):,.1f}, {max(v):,.1f}]" for what, v in figures.items()
         )
-        print(f"  {name:10s} {size:>7,} games: {said}  (ms; export: games/s, and per CPU second)")
+        print(f"  {name:10s} {size:>7,} games: {said}  (ms; export: games/s, per CPU second, per server CPU second)")
     sizes = sorted(out)
     if len(sizes) > 1:
         small, large = out[sizes[0]], out[sizes[-1]]

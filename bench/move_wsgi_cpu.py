@@ -265,6 +265,7 @@ def callgrind(args: argparse.Namespace, redis_url: str, tmp: Path) -> int:
     per_unit = {}
     unit = "event" if args.streams else "move"
     for target in args.sides.split(","):
+        (Path(args.keep) if args.keep else tmp).mkdir(parents=True, exist_ok=True)
         out = (Path(args.keep) if args.keep else tmp) / f"callgrind.{target}{'.streams' if args.streams else ''}"
         cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out}",
                sys.executable, __file__, "--toggle", target, "--matches", str(args.matches), "--redis-url", redis_url,

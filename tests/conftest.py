@@ -128,6 +128,12 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True if SLOW_MODULE.search(collection_path.read_text()) else None
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``early`` first, the others in their order: the two processes take the tests in order,
+    and the longest test begun last would leave one process running it alone at the end of the run."""
+    items.sort(key=lambda item: item.get_closest_marker("early") is None)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Tests marked ``cluster`` run twice: the games on the single Redis, then on the local Redis Cluster (that
     run is in the slow tier: it starts six redis-servers and repeats what the first run checked). Those of

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import heapq
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -349,17 +348,21 @@ class Archive(FairplayArchive):
     def export(self, scope: Scope, only: Since, after: int, limit: int) -> list[tuple[int, str, str]]:
         """The next ``limit`` games of ``scope`` (filtered by ``only``) after position ``after`` in the archive's
         order: (position, game id, record as JSON text). One indexed query per source (the app's games, or its
-        player's; each bot's), merged."""
+        player's; each bot's), all in one statement, merged: one statement reads the database at one moment on
+        both dialects (two would each see their own on PostgreSQL, and on SQLite, which begins no transaction
+        for a read; a batch committed between them could then be met by one source and not by the other, and
+        the export resumed after its last game would skip the other's)."""
         sources = []
         if scope.player is not None:
             sources.append(_in_order(only, after, seats, seats.c.app == scope.app, seats.c.player == scope.player))
         elif scope.app is not None:
             sources.append(_in_order(only, after, games, games.c.app == scope.app))
         sources += [_in_order(only, after, seats, seats.c.bot == bot) for bot in scope.bots]
-        with self._connect() as conn:
-            pages = [conn.execute(query.limit(limit)).all() for query in sources]
+        pages = [sa.select(query.limit(limit).subquery()) for query in sources]
+        with self._read() as conn:
+            rows = conn.execute(pages[0] if len(pages) == 1 else sa.union_all(*pages)).all()
         merged: dict[int, tuple[int, str, str]] = {}
-        for row in heapq.merge(*pages, key=lambda r: r[0]):
+        for row in sorted(rows, key=lambda r: r[0]):
             merged.setdefault(row[0], (row[0], row[1], row[2]))  # one game met twice: two of its seats matched
             if len(merged) == limit:
                 break
@@ -404,8 +407,9 @@ class Archive(FairplayArchive):
     def _read(self) -> Iterator[sa.Connection]:
         """A connection for a read of one query, outside a transaction: on PostgreSQL the BEGIN and ROLLBACK
         around it are two more round trips to the server (an archived game's read took a third less time and
-        half the server's CPU without them). A read of several queries keeps its transaction (on SQLite, one
-        snapshot for all of them)."""
+        half the server's CPU without them). A transaction would not make a read's queries see one moment of
+        the database anyway (on PostgreSQL each sees its own, and SQLite's driver begins none for a read): a read
+        that must see one is one statement (:meth:`export`)."""
         with self._connect() as conn:
             yield conn.execution_options(isolation_level="AUTOCOMMIT")
 

@@ -32,7 +32,8 @@ from workers.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 4242
-pytestmark = pytest.mark.slow  # a served app, a worker and the schemathesis CLI: tens of seconds
+# A served app, a worker and the schemathesis CLI: minutes, the suite's longest test, so it starts first.
+pytestmark = [pytest.mark.slow, pytest.mark.early]
 
 
 @pytest.fixture

@@ -10,11 +10,12 @@ import uuid
 
 import orjson
 import pytest
+import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 
 import domino
-from api.archive import MIGRATIONS, Archive
+from api.archive import MIGRATIONS, Archive, Entry, Scope, Since
 from api.service import export as export_module
 from api.service.archiving import entry
 from archive_helpers import archive_url, bearer, finished_game
@@ -158,3 +159,37 @@ def test_the_migration_numbers_the_games_already_archived_in_the_order_they_were
             conn.commit()
     finally:
         archive.dispose()
+
+
+def test_an_export_s_sources_are_read_at_one_moment_so_a_batch_committed_meanwhile_is_not_half_skipped(archive_url) -> None:  # type: ignore[no-untyped-def]
+    archive, meanwhile = Archive(archive_url), Archive(archive_url)
+    archive.migrate()
+    tag = uuid.uuid4().hex[:8]
+    app, bot = f"app-{tag}", f"bot-{tag}"
+
+    def game(n: int, owner: str, sitting: str | None = None) -> Entry:
+        seats = [{"seat": 0, "name": "Ana", "kind": "human", "player": None, "bot": None},
+                 {"seat": 1, "name": sitting, "kind": "registered" if sitting else "human", "player": None, "bot": sitting}]  # fmt: skip
+        game_id = f"{tag}{n:08d}"
+        return Entry(id=game_id, app=owner, variant="draw", status="finished", rated=False, created_at=1.0, ended_at=2.0,
+                     version=1, doc=b"{}", record=f'{{"id":"{game_id}"}}'.encode(), events=b"[]", summary=b"{}", seats=seats)  # fmt: skip
+
+    made = [game(0, app), game(1, app), game(2, f"other-{tag}", bot)]
+    archive.write(made[:1])
+    written: list[bool] = []
+
+    @sa.event.listens_for(archive.engine, "after_cursor_execute")
+    def a_batch_commits(*_args: object) -> None:  # after the export's first statement, before any other
+        if not written:
+            written.append(True)
+            meanwhile.write(made[1:])  # one batch: a game of the app, and one of another app where its bot sits
+
+    try:
+        scope = Scope(app=app, bots=(bot,))
+        first = archive.export(scope, Since(), 0, 10)
+        assert written and [r[1] for r in first] in ([made[0].id], [m.id for m in made]), "the batch wholly, or not at all"
+        rest = archive.export(scope, Since(), first[-1][0], 10)
+        assert [r[1] for r in first + rest] == [m.id for m in made], "resumed after the last game: nothing skipped"
+    finally:
+        archive.dispose()
+        meanwhile.dispose()

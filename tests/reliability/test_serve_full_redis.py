@@ -61,7 +61,9 @@ def test_domino_serve_starts_on_a_full_redis_keeps_its_processes_and_plays_once_
     fill_redis(conn)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "DOMINO_REDIS_URL": small_redis, "DOMINO_RATE_LIMIT": "1000/60", "DOMINO_LOG_LEVEL": "WARNING"}
+    # The rate limiter on (its first Redis call is where a full Redis is met), with a limit this test's polls
+    # never reach: a restarted worker can take tens of seconds to import on a busy machine, polled every 10 ms.
+    env = {**os.environ, "DOMINO_REDIS_URL": small_redis, "DOMINO_RATE_LIMIT": "1000000/60", "DOMINO_LOG_LEVEL": "WARNING"}
     command = [
         sys.executable, "-m", "workers.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "redis"),
         "--archive", f"sqlite:///{tmp_path / 'archive.sqlite3'}", "--api-processes", "1", "--simulation-workers", "0",
