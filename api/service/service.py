@@ -23,7 +23,7 @@ from api.service.arenas.runner import Arenas
 from api.service.arenas.spec import ArenaOwner, ArenaRequest
 from api.service.bot_events import BotEvents
 from api.service.registered_bots import RegisteredBots
-from api.service.outbox import DRAIN_BATCH, rearm
+from api.service.outbox import DRAIN_BATCH, DRAIN_BUDGET, DRAIN_LINGER, rearm
 from api.service.self_service import SelfService
 from api.service.analyses import Analyses
 from api.service.analysis_calls import AnalysisCalls
@@ -276,7 +276,7 @@ class Service(AppCalls, BotCalls, MatchmakingCalls, SimulationCalls, AnalysisCal
     def deliver_app_events(self) -> str:
         """The drain job: a batch of apps' deliveries out of their outbox to this process's deliveries, which
         POST them; the next job when more wait (api/service/outbox.py)."""
-        taken, more = self.webhooks.drain_app_events(DRAIN_BATCH)
+        taken, more = self.webhooks.drain_app_events(DRAIN_BATCH, DRAIN_BUDGET, DRAIN_LINGER)
         if more:
             rearm(self.store, self.queues)
         return f"{taken} taken"

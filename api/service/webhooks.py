@@ -209,18 +209,26 @@ class Webhooks:
         record = found[0] if found is not None else {}
         return record.get("webhook") or "", record.get("webhook_secret") or "", name
 
-    def drain_app_events(self, limit: int) -> tuple[int, bool]:
-        """The drain job (:mod:`api.service.outbox`): up to ``limit`` tries of apps' deliveries out of the outbox,
-        prepared together and handed to this process's deliveries. An owner whose backlog is full is waited for,
-        ``webhook_first_timeout`` at most in all (a fast receiver frees its slots within it; a slow one's
-        deliveries stay due, for the sweep). (How many were taken, whether more wait.)"""
-        outbox = self.store.app_outbox
-        outbox.started()  # a push from now on enqueues the next drain job
-        tries = outbox.take(limit)
-        until = time.monotonic() + self.settings.webhook_first_timeout
-        for prepared in self.prepare_app_events(tries):
-            self._hand_over(prepared, wait=max(0.0, until - time.monotonic()))
-        return len(tries), len(tries) == limit
+    def drain_app_events(self, limit: int, budget: float, linger: float) -> tuple[int, bool]:
+        """The drain job (:mod:`api.service.outbox`): tries of apps' deliveries out of the outbox by batches of
+        ``limit``, each prepared together and handed to this process's deliveries, for up to ``budget`` seconds,
+        waiting up to ``linger`` for more when none is left (a steady flow is served by one job, not a job each
+        few moves); then the drainer flag is released. An owner whose backlog is full is waited for, up to
+        ``webhook_first_timeout`` a batch (a fast receiver frees its slots within it; a slow one's deliveries
+        stay due, for the sweep). (How many were taken, whether more wait.)"""
+        outbox, end, taken = self.store.app_outbox, time.monotonic() + budget, 0
+        while True:
+            outbox.hold()  # pushes meanwhile enqueue no other job: this one takes them
+            tries = outbox.take_within(limit, min(linger, max(0.0, end - time.monotonic())))
+            if not tries:
+                break
+            taken += len(tries)
+            until = time.monotonic() + self.settings.webhook_first_timeout
+            for prepared in self.prepare_app_events(tries):
+                self._hand_over(prepared, wait=max(0.0, until - time.monotonic()))
+            if time.monotonic() >= end:
+                break
+        return taken, outbox.release()
 
     def prepare_app_events(self, tries: list[tuple[str, int]]) -> list[Outgoing | str]:
         """Apps' events (:mod:`api.service.app_events`), each (delivery id, attempt) of ``tries`` for its app's

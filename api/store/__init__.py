@@ -77,7 +77,7 @@ class Store:
         self.hooks_due = DueSet(queue, prefix, "hooks")
         self.app_hooks_due = DueSet(queue, prefix, "apphooks")  # apps' lifecycle deliveries, by delivery id
         self.app_deliveries = AppDeliveries(queue, prefix)
-        self.app_outbox = AppOutbox(queue, prefix, flag_ttl_s=settings.webhook_timeout)  # their tries, for drain jobs
+        self.app_outbox = AppOutbox(queue, self.connections.blocking_queue, prefix, flag_ttl_s=settings.webhook_timeout)  # their tries, for drain jobs
         self.delivery_log = DeliveryLog(queue, prefix, ttl_s=7 * 86400, max_entries=1000)  # what apps were sent
         self.hook_hosts = WebhookHosts(queue, prefix)
         self.lobby = Lobby(queue, prefix)

@@ -1,17 +1,19 @@
 """Apps' deliveries handed to the webhooks workers by batches, on the queue connection:
 
 - ``<prefix>:apphooks:outbox``: a list of ``<attempt>:<delivery id>``, the tries to make, oldest first;
-- ``<prefix>:apphooks:drainer``: present while a drain job is queued and not yet started (it expires, so that
-  one whose enqueue was lost does not stop the next).
+- ``<prefix>:apphooks:drainer``: present while a drain job is queued or running (it expires, so that one whose
+  enqueue was lost, or that died, does not stop the next).
 
 A commit, a reminder, the sweep push their deliveries in the transaction that marks them due; the push that
-finds no drain job queued sets the flag and tells its caller to enqueue one. A drain job clears the flag as it
-starts, then takes the tries by batches: under a steady flow a busy worker gets one job for the many
-deliveries that came while it worked, not one RQ job each (whose own work cost more than the POST).
+finds no drain job queued or running sets the flag and tells its caller to enqueue one. A drain job holds the
+flag while it runs, takes the tries by batches, and lingers a moment for more before it releases the flag:
+under a steady flow one job serves many deliveries, not one RQ job each (whose own work cost more than the
+POST).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import redis
@@ -30,8 +32,9 @@ def parse(raw: str) -> tuple[str, int]:
 
 
 class AppOutbox:
-    def __init__(self, conn: redis.Redis, prefix: str, flag_ttl_s: float) -> None:
+    def __init__(self, conn: redis.Redis, blocking: Callable[[], redis.Redis], prefix: str, flag_ttl_s: float) -> None:
         self.conn = conn
+        self.blocking = blocking  # a read timeout above the longest wait
         self.key = f"{prefix}:apphooks:outbox"
         self.flag_key = f"{prefix}:apphooks:drainer"
         self.flag_ms = max(1, round(flag_ttl_s * 1000))
@@ -53,9 +56,29 @@ class AppOutbox:
         return bool(self.conn.set(self.flag_key, 1, nx=True, px=self.flag_ms))
 
     @translating
-    def started(self) -> None:
-        """A drain job has started: the next push enqueues another."""
-        self.conn.delete(self.flag_key)
+    def hold(self) -> None:
+        """A drain job is running: pushes enqueue no other while it lasts (at most the flag's lifetime)."""
+        self.conn.set(self.flag_key, 1, px=self.flag_ms)
+
+    @translating
+    def release(self) -> bool:
+        """The drain job ends: the next push enqueues another. Whether tries are waiting (pushed before the
+        release, when they enqueued no job)."""
+        pipe = self.conn.pipeline(transaction=True)
+        pipe.delete(self.flag_key)
+        pipe.llen(self.key)
+        return bool(pipe.execute()[-1])
+
+    @translating
+    def take_within(self, limit: int, seconds: float) -> list[tuple[str, int]]:
+        """:meth:`take`, waiting up to ``seconds`` for a first try when there is none."""
+        tries = self.take(limit)
+        if tries or seconds <= 0:
+            return tries
+        first = cast("tuple[bytes, bytes] | None", self.blocking().blpop([self.key], timeout=round(seconds, 3)))
+        if first is None:
+            return []
+        return [parse(first[1].decode()), *self.take(limit - 1)]
 
     @translating
     def take(self, limit: int) -> list[tuple[str, int]]:
