@@ -24,9 +24,10 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.dialects import postgresql, sqlite
 
+from api.archive.analyses import AnalysisArchive
 from api.archive.checkpoints import FALLBACK_PAGES, Checkpointer
 from api.archive.fairplay import FairplayArchive, Reading
-from api.archive.schema import analyses, archive_order, fairplay_screens, games, metadata, seats
+from api.archive.schema import archive_order, fairplay_screens, games, metadata, seats
 
 __all__ = ["Archive", "ArchiveUnavailable", "Archived", "Entry", "Key", "Part", "Reading", "Scope", "Since", "metadata"]
 
@@ -168,7 +169,7 @@ def _sqlite_folder(url: str) -> None:
         Path(database).parent.mkdir(parents=True, exist_ok=True)
 
 
-class Archive(FairplayArchive):
+class Archive(FairplayArchive, AnalysisArchive):
     """The archive at ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``). No I/O until first used."""
 
     def __init__(self, url: str) -> None:
@@ -367,34 +368,6 @@ class Archive(FairplayArchive):
             if len(merged) == limit:
                 break
         return list(merged.values())
-
-    # -- analyses (docs/analysis.md) -----------------------------------------------------------------------------
-
-    def write_analysis(self, game_id: str, doc: dict[str, Any], nodes: int, created_at: float) -> None:
-        """Keep a game's finished analysis (``moves`` and ``seats``); one already kept stays as it is (a job run
-        twice writes the same analysis: it is deterministic)."""
-        row = {"game_id": game_id, "nodes": nodes, "created_at": created_at, "finished_at": time.time(),
-               "doc": orjson.dumps(doc).decode()}  # fmt: skip
-        with self._connect() as conn, conn.begin():
-            conn.execute(_insert(self.dialect, analyses), [row])
-
-    def analysis(self, game_id: str) -> dict[str, Any] | None:
-        """A game's kept analysis: its ``moves`` and ``seats`` with its ``nodes``, ``created_at`` and
-        ``finished_at``; None when it has none."""
-        return self.analyses([game_id]).get(game_id)
-
-    def analyses(self, game_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """The kept analyses of those of ``game_ids`` that have one (as :meth:`analysis`), in one query."""
-        ids = list(game_ids)
-        if not ids:
-            return {}
-        cols = (analyses.c.game_id, analyses.c.nodes, analyses.c.created_at, analyses.c.finished_at, analyses.c.doc)
-        with self._connect() as conn:
-            rows = conn.execute(sa.select(*cols).where(analyses.c.game_id.in_(ids))).all()
-        return {
-            r.game_id: {**orjson.loads(r.doc), "nodes": r.nodes, "created_at": r.created_at, "finished_at": r.finished_at}
-            for r in rows
-        }
 
     def _insert_new(self, table: sa.Table) -> Any:
         return _insert(self.dialect, table)
