@@ -10,6 +10,7 @@ from typing import Any
 from standardwebhooks.webhooks import Webhook
 
 from api.app import create_app
+from api.service import self_service
 from api.store import LogNote
 from api.store.delivery_log import DeliveryLog
 from local_endpoint import LocalEndpoint
@@ -133,3 +134,14 @@ def test_the_log_keeps_the_newest_and_drops_the_old(service) -> None:  # type: i
     kept.note_many([*batch, LogNote("a2", "msg_x", 1201.0, {"kind": "ping", "body": "{}"}, {})])
     assert [r[0] for r in kept.page("a1", None, 10)[0]] == ["msg_b3", "msg_b2", "msg_b1"], "a batch is trimmed too"
     assert [r[0] for r in kept.page("a2", None, 10)[0]] == ["msg_x"]
+
+
+def test_a_batch_handed_over_at_once_is_listed_in_its_order_whatever_the_clock_reads(service, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The log keeps times to the microsecond: a batch noted at a time just past half a microsecond (here the
+    first two of four rounded to the same time, listed then by id) still gets a time of its own for each."""
+    monkeypatch.setattr(self_service.time, "time", lambda: 1796616003.2508485)
+    kept = [(f"msg_{name}", {"app": "a1", "game": name, "body": "{}"}) for name in ("zz", "aa", "mm", "bb")]
+    self_service.queued(service.store, kept)
+    rows, done = service.store.delivery_log.page("a1", None, 10)
+    assert [r[0] for r in rows] == [d for d, _ in reversed(kept)] and done, "newest first: the order handed over"
+    assert len({at for _, at, _ in rows}) == len(kept)
