@@ -41,18 +41,25 @@ def test_outlasting_calls_again_after_each_refusal_and_gives_up_when_the_worker_
         full.STOPPING.clear()
 
 
+def _hand_over(client, game_id: str, token: str, view: dict) -> dict:  # type: ignore[type-arg,no-untyped-def]
+    """Ana's turn played (her first legal move, again after each draw, which keeps the turn) until the computer
+    player is to move: the view then."""
+    auth = {"Authorization": f"Bearer {token}"}
+    while view["turn"] == 0:
+        move = {**view["legal_moves"][0], "expected_version": view["version"]}
+        played = client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth)
+        assert played.status_code == 200, played.get_json()
+        view = client.get(f"/v1/games/{game_id}", headers=auth).get_json()
+    return view
+
+
 def _game(client):  # type: ignore[no-untyped-def]
     """A game of a human and a computer player where the computer player is to move: (id, version, token)."""
     created = client.post("/v1/games", json={"variant": "draw", "seats": [{"name": "Ana"}, {"bot": "greedy"}]})
     assert created.status_code == 201, created.get_json()
     game_id, token = created.get_json()["game"]["id"], created.get_json()["tokens"][0]["token"]
     view = client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"}).get_json()
-    if view["turn"] == 0:
-        move = {**view["legal_moves"][0], "expected_version": view["version"]}
-        played = client.post(f"/v1/games/{game_id}/moves", json=move, headers={"Authorization": f"Bearer {token}"})
-        assert played.status_code == 200, played.get_json()
-        view = played.get_json()["game"] if "game" in played.get_json() else client.get(f"/v1/games/{game_id}").get_json()
-    return game_id, view["version"], token
+    return game_id, _hand_over(client, game_id, token, view)["version"], token
 
 
 def _version(client, game_id: str) -> int:  # type: ignore[no-untyped-def]
@@ -117,12 +124,12 @@ def test_a_worker_started_on_a_full_redis_waits_and_plays_the_turns_queued_meanw
             "Ana's turn",
         )
         fill_redis(conn)
-        move = {**view["legal_moves"][0], "expected_version": view["version"]}
+        move = {**view["legal_moves"][0], "expected_version": view["version"]}  # any move: it is refused
         refused = client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth)
         assert refused.status_code == 503 and refused.get_json()["type"] == "/problems/storage-full"
         free_redis(conn)
-        assert client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth).status_code == 200
-        answered = wait_until(lambda: _version(client, game_id) > view["version"] + 1)
+        handed = _hand_over(client, game_id, token, view)  # a draw keeps Ana's turn: play on to the computer's
+        answered = wait_until(lambda: _version(client, game_id) > handed["version"])
         assert answered, f"the computer player did not answer; the worker's log:\n{log.read_text()[-3000:]}"
         assert worker.poll() is None
     finally:
