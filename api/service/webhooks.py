@@ -9,7 +9,8 @@ The bot answers through the move endpoint with its seat token (a registered bot:
 
 Deliveries run on the ``webhooks`` queue: the job prepares the delivery (:meth:`Webhooks.dispatch`) and hands
 it to the worker process's threads, many at once and fair per owner (:mod:`api.service.deliveries`), which
-POST it (:meth:`Webhooks.send`). Redirects are never followed, the timeouts are short (connect
+POST it (:meth:`Webhooks.send`), each thread on a connection it keeps open to the host
+(:mod:`api.service.keepalive`). Redirects are never followed, the timeouts are short (connect
 ``webhook_connect_timeout``, read ``webhook_timeout``, and ``webhook_first_timeout`` for a host never seen
 answering), only ``http``/``https`` URLs are accepted, and only public addresses are called (unless
 ``DOMINO_WEBHOOK_ALLOW_PRIVATE``), the address judged being the one connected to
@@ -40,7 +41,7 @@ import orjson
 from standardwebhooks.webhooks import Webhook
 
 from api.config import Settings
-from api.service import deliveries, self_service
+from api.service import deliveries, keepalive, self_service
 from api.service.addresses import Refused, host_key, literal_target, pin
 from api.service.games import Games
 from api.service.notices import turn_notice
@@ -316,11 +317,9 @@ class Webhooks:
         extensions = {"sni_hostname": target.host} if parts.scheme == "https" and target.host != str(target.address) else {}
         read = s.webhook_timeout if known.known else min(s.webhook_timeout, s.webhook_first_timeout)
         timeout = httpx.Timeout(read, connect=min(s.webhook_connect_timeout, read))
+        key = (parts.scheme, target.host, str(target.address), target.port)  # the connection made for this judgement
         try:
-            with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False, verify=_tls()) as client:
-                resp = client.post(
-                    target.url, content=body, headers={**headers, "host": target.host_header}, extensions=extensions
-                )
+            resp = keepalive.post(key, _tls(), target.url, body, {**headers, "host": target.host_header}, timeout, extensions)
         except httpx.TransportError as exc:  # no answer: DNS aside, connect refused or timed out, read timed out
             self.store.hook_hosts.failed(host, s.webhook_host_delays)
             return f"failed: {type(exc).__name__}", None
