@@ -8,9 +8,10 @@ the outbox and handed back (``api.service.outbox.hand_over``, as a commit does) 
 ``domino-worker webhooks`` process; when every one is delivered, the bench prints the worker's CPU time (/proc:
 all its threads) and the receiver's, per delivered event.
 
-    python bench/webhook_cpu.py [--events 2000] [--rate 150] [--runs 3] [--profile FILE]
+    python bench/webhook_cpu.py [--events 2000] [--rate 150] [--runs 3] [--profile FILE] [--py-spy FILE]
 
-``--profile FILE``: instead of the worker process, this process runs the drain jobs (a thread, as the worker
+``--py-spy FILE``: py-spy (if installed in the venv) samples the worker's threads on CPU while it delivers, as
+collapsed stacks in FILE (it adds its own cost to the figures). ``--profile FILE``: instead of the worker process, this process runs the drain jobs (a thread, as the worker
 would) and the deliveries, each under cProfile (the drain jobs' thread and every delivery thread's ``send``),
 and writes the merged profile to FILE, printing its top entries: where the CPU goes, not how much (cProfile
 multiplies it).
@@ -126,9 +127,17 @@ def one_run(service: Any, env: dict[str, str], key: str, port: int, receiver_pid
     )
     try:
         time.sleep(3)  # started and idle
+        spy = None
+        if args.py_spy:  # on-CPU samples of the worker's threads while it delivers
+            spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(worker.pid), "-r", "250",
+                                    "-f", "raw", "-o", args.py_spy, "--nonblocking"], stdout=subprocess.DEVNULL)  # fmt: skip
+            time.sleep(1)
         w0, r0, t0 = cpu_seconds(worker.pid), cpu_seconds(receiver_pid), time.monotonic()
         feed(service, tries, args.rate)
         wait_delivered(service, port, before + len(tries))
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(30)
         elapsed = time.monotonic() - t0
         w, r = cpu_seconds(worker.pid) - w0, cpu_seconds(receiver_pid) - r0
     finally:
@@ -200,6 +209,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=150.0, help="events handed over a second")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--profile", metavar="FILE")
+    parser.add_argument("--py-spy", metavar="FILE", help="py-spy's on-CPU samples of the worker (collapsed stacks) to FILE")
     parser.add_argument("--receiver", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.receiver:
