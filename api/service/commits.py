@@ -15,7 +15,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -56,8 +56,7 @@ class Change:
     keeps_turn: bool = False  # the same seat goes on with the same turn: its deadline and clock run on (a hint)
 
 
-@dataclasses.dataclass(frozen=True)
-class Committed:
+class Committed(NamedTuple):  # named tuples, as Plan: made on every move (see api.store.Commit)
     change: Change
     version: int
     plan: Plan
@@ -66,8 +65,7 @@ class Committed:
 Decide = Callable[[Game], Change]
 
 
-@dataclasses.dataclass(frozen=True)
-class _Prepared:
+class _Prepared(NamedTuple):
     change: Change
     plan: Plan
     deliveries: list[Delivery]

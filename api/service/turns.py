@@ -23,10 +23,9 @@ the commit, and the job that updates the ratings (:mod:`api.service.ratings`) is
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import domino
 from api.config import Settings
@@ -42,8 +41,10 @@ log = logging.getLogger("api.service.turns")
 TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept apart from the game's events
 
 
-@dataclasses.dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
+    """What a commit leaves to do for the next turn. A named tuple: made on every move, and a frozen dataclass
+    sets each of its fields through ``object.__setattr__``, three times the cost."""
+
     bot: bool = False  # a computer player is to move: enqueue its turn
     unattended: bool = False  # ... in a game nobody attends (api/service/bot_games.py): on the bot-games queue
     hosted: bool = False  # a hosted bot (or a registered bot with a webhook) is to move: deliver its webhook

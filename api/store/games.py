@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import secrets
 from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import orjson
 from redis import Redis
@@ -88,9 +88,9 @@ class StoredGame:
     archived: bool = False  # the archive holds it (its keys are in their grace expiry)
 
 
-@dataclasses.dataclass(frozen=True)
-class Commit:
-    """What :meth:`GameStore.commit` writes of one game."""
+class Commit(NamedTuple):
+    """What :meth:`GameStore.commit` writes of one game. (A named tuple, as :class:`CommitResult`: made on every
+    move, and a frozen dataclass sets each field through ``object.__setattr__``, three times the cost.)"""
 
     game_id: str
     expected_version: int | None  # None: the game must not exist
@@ -103,8 +103,7 @@ class Commit:
     rounds: Sequence[Any] = ()
 
 
-@dataclasses.dataclass(frozen=True)
-class CommitResult:
+class CommitResult(NamedTuple):
     ok: bool
     current_version: int | None  # None: the game is gone
 
@@ -235,13 +234,16 @@ class GameStore:
         ``turn``, the turn notice, replacing the previous one), record an idempotent answer, refresh the
         expiry of every game key. One round trip (on this thread's own connection)."""
         one = Commit(game_id, expected_version, version, doc, events, ttl, idempotency, turn, rounds)
-        (result,) = self.commit_many([one])
+        (result,) = self._commit_all([one])
         return result
 
     @translating
     def commit_many(self, commits: Sequence[Commit]) -> list[CommitResult]:
         """:meth:`commit` for each of ``commits`` (each its own compare-and-set, of its own game), in order; on
         one node, in one round trip."""
+        return self._commit_all(commits)
+
+    def _commit_all(self, commits: Sequence[Commit]) -> list[CommitResult]:
         calls = [(self.keys(c.game_id), self._commit_args(c)) for c in commits]
         if self.connections.cluster:
             results = [self._result(*self._commit(keys=keys, args=args, client=self.redis)) for keys, args in calls]
