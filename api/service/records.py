@@ -115,8 +115,12 @@ def count_turn(doc: GameRecord, seat: int, auto: bool) -> None:
 
 
 def waiting(doc: GameRecord) -> bool:
-    """A game is waiting while a seat is open."""
-    return any(s["kind"] == OPEN for s in doc["seats"])
+    """A game is waiting while a seat is open. (A loop: asked three times a move, and ``any`` over a generator
+    costs a generator and a frame resumed per seat.)"""
+    for seat in doc["seats"]:
+        if seat["kind"] == OPEN:
+            return True
+    return False
 
 
 def retired_seat(doc: GameRecord, seat: int | None, gone: Callable[[str], bool]) -> bool:
