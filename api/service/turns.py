@@ -129,7 +129,7 @@ class Turns:
             delays = s.webhook_delays or (s.bot_due_delay,)
             member, due = webhook_member(game_id, version), now + s.webhook_timeout + delays[0]
             self.store.hooks_due.mark(member, due, attempt=1, batch=batch)
-        legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
+        legal_moves = tuple([m.to_dict() for m in domino.legal_moves(state)])  # a list first: no generator
         return Plan(
             hosted=hosted, stream_turn=stream_turn, deadline=deadline, seat=seat, legal_moves=legal_moves,
             clock=public_clock(doc),

@@ -138,7 +138,9 @@ class GameStore:
         return f"{self.prefix}:{{{game_id}}}:ticket:{ticket_hash}"
 
     def keys(self, game_id: str) -> list[str]:
-        return [self.state_key(game_id), self.events_key(game_id), self.idem_key(game_id)]
+        """The state, events and idempotency keys (as the three methods above name them), for every commit."""
+        base = f"{self.prefix}:{{{game_id}}}:"
+        return [base + "state", base + "events", base + "idem"]
 
     def create_idem_key(self, key_hash: str) -> str:
         return f"{self.prefix}:idem:create:{key_hash}"
