@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, cast
@@ -253,7 +254,7 @@ class GameStore:
                 if result.ok:
                     self._replica_wait(cast(RedisCluster, self.redis), self.state_key(commit.game_id))
             return results
-        return [self._result(*reply) for reply in self.connections.eval_each(_COMMIT, calls)]
+        return list(itertools.starmap(self._result, self.connections.eval_each(_COMMIT, calls)))
 
     def _commit_args(self, c: Commit) -> list[Any]:
         idem_field, idem_value = c.idempotency if c.idempotency else ("", b"")
@@ -267,9 +268,9 @@ class GameStore:
             os.urandom(8).hex(),  # the nonce: secrets.token_hex(8), without its two calls in between
             self.idempotency_ttl,
             b"" if c.turn is None else orjson.dumps([f"{c.version}-{len(c.events) + 1}", c.turn]),
-            b"".join(orjson.dumps(r) + b"\n" for r in c.rounds),
+            b"\n".join(map(orjson.dumps, c.rounds)) + b"\n" if c.rounds else b"",  # JSON lines
         ]
-        args.extend(orjson.dumps(e) for e in c.events)
+        args.extend(map(orjson.dumps, c.events))  # map, not a generator: no frame per commit
         return args
 
     @staticmethod
