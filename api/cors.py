@@ -40,7 +40,7 @@ def answer_headers(settings: Settings) -> Callable[[flask.Request, flask.Respons
     expose = ", ".join(EXPOSE_HEADERS)
 
     def cors(req: flask.Request, resp: flask.Response) -> None:
-        origin = req.headers.get("Origin")
+        origin = req.environ.get("HTTP_ORIGIN")  # what req.headers.get("Origin") reads, without its layers
         if origin is None:  # not a cross-origin request from a browser
             return
         if not any_origin:

@@ -49,8 +49,12 @@ def _flat_with_unique_keys(raw: bytes, body: Any) -> bool:
 
 def nesting_depth(value: Any) -> int:
     """How deep arrays and objects nest in a parsed JSON value (a scalar is 0), without recursion."""
-    if type(value) is dict and not any(isinstance(child, (dict, list)) for child in value.values()):
-        return 1  # one object of scalars, as most bodies are: no stack needed
+    if type(value) is dict:  # one object of scalars, as most bodies are: no stack needed (nor a generator)
+        for child in value.values():
+            if isinstance(child, (dict, list)):
+                break
+        else:
+            return 1
     deepest = 0
     stack = [(value, 1)]
     while stack:

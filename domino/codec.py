@@ -148,7 +148,7 @@ def _current(state: State) -> dict[str, Any]:
     variant = variants.of(state.rules)
     return {
         "format": FORMAT,
-        "rules": state.rules.to_dict(),
+        "rules": _kept_form(state.rules, Rules.to_dict, dict),  # by identity: hashing Rules to find it cost more
         "seed": state.seed,
         "deal_version": state.deal_version,
         "round": state.round,

@@ -15,7 +15,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -56,8 +56,7 @@ class Change:
     keeps_turn: bool = False  # the same seat goes on with the same turn: its deadline and clock run on (a hint)
 
 
-@dataclasses.dataclass(frozen=True)
-class Committed:
+class Committed(NamedTuple):  # named tuples, as Plan: made on every move (see api.store.Commit)
     change: Change
     version: int
     plan: Plan
@@ -66,8 +65,7 @@ class Committed:
 Decide = Callable[[Game], Change]
 
 
-@dataclasses.dataclass(frozen=True)
-class _Prepared:
+class _Prepared(NamedTuple):
     change: Change
     plan: Plan
     deliveries: list[Delivery]
@@ -199,8 +197,7 @@ class Commits:
         self.turns.start(game_id, new_version, prepared.plan, change.doc, change.state, list(commit.events))
         self.lifecycle.emit(prepared.deliveries)
         if change.state.finished:
-            self._release_creator_slot(game_id, change.doc)
-            self._forget_idle(game_id)
+            self._release_ended(game_id, change.doc)
         return Committed(change, new_version, prepared.plan)
 
     def _live_ttl(self, doc: GameRecord) -> int:
@@ -209,25 +206,20 @@ class Commits:
         until = doc.get("deadline") or time.time() + s.game_ttl
         return math.ceil(until - time.time() + s.expiry_margin)
 
-    def _forget_idle(self, game_id: str) -> None:
-        """An ended game is no longer looked at when idle; if Redis is gone now, the sweep drops the entry."""
-        try:
-            self.store.idle_due.clear(game_id)
-        except StoreUnavailable:
-            log.warning("could not clear the idle entry of game %s", game_id, exc_info=True)
-
-    def _release_creator_slot(self, game_id: str, doc: GameRecord) -> None:
+    def _release_ended(self, game_id: str, doc: GameRecord) -> None:
         """An ended game no longer counts against its creator's (or app's) cap of live games, nor its bots', and
-        counts against its cap of finished games until the archive takes it; if Redis is gone now, the slot lapses."""
+        counts against its cap of finished games until the archive takes it; nor is it looked at when idle. One
+        round trip (these were three through redis-py); if Redis is gone now, the slots lapse and the sweep
+        drops the idle entry."""
+        store = self.store
+        released = [(store.app_games, doc["app"])] if "app" in doc else []
+        if not released and "creator" in doc:
+            released.append((store.client_games, doc["creator"]))
+        # nor against its registered bots' max_games (api/service/bot_limits.py)
+        released += [(store.bot_games, seat["bot"]) for seat in doc["seats"] if seat["kind"] == REGISTERED]
+        held_by = owner(doc)
+        held = None if held_by is None else (store.client_finished, held_by)
         try:
-            if "app" in doc:
-                self.store.app_games.release(doc["app"], game_id)
-            elif "creator" in doc:
-                self.store.client_games.release(doc["creator"], game_id)
-            if (held_by := owner(doc)) is not None:
-                self.store.client_finished.take(held_by, game_id, 0, self.settings.finished_ttl * 1000)
-            for seat in doc["seats"]:  # nor against its registered bots' max_games (api/service/bot_limits.py)
-                if seat["kind"] == REGISTERED:
-                    self.store.bot_games.release(seat["bot"], game_id)
+            store.game_ended(game_id, released, held, self.settings.finished_ttl * 1000)
         except StoreUnavailable:
-            log.warning("could not release the creator's slot for game %s", game_id, exc_info=True)
+            log.warning("could not release the slots of game %s nor clear its idle entry", game_id, exc_info=True)

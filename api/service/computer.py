@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 import domino
 import domino.bots
 from api.config import Settings
 from api.service.bot_games import held
 from api.service.moves import Choose
-from api.service.records import BOT, MOVING_KINDS, GameRecord
+from api.service.records import BOT, MOVING_KINDS, GameRecord, retired_seat
 from api.service.security import private_rng_seed
 
 
@@ -52,16 +53,17 @@ def bot_move(game_id: str, version: int) -> Choose:
     return choose
 
 
-def timeout_move(game_id: str, version: int, settings: Settings) -> Choose:
+def timeout_move(game_id: str, version: int, settings: Settings, gone: Callable[[str], bool]) -> Choose:
     """The fallback strategy (``Settings.timeout_strategy``) moves for the human or hosted seat whose deadline
-    has passed, unless that leaves a game over the caps unattended (``held``: :mod:`api.service.bot_games`)."""
+    has passed, or the registered bot's that has retired (``gone``: :func:`api.service.records.retired_seat`),
+    unless that leaves a game over the caps unattended (``held``: :mod:`api.service.bot_games`)."""
 
     def choose(doc: GameRecord, state: domino.State) -> tuple[int, domino.Move] | str:
         deadline = doc.get("deadline")
         seat = state.to_move
         if deadline is None or seat is None or state.finished or doc["seats"][seat]["kind"] not in MOVING_KINDS:
             return "no-deadline"
-        if deadline > time.time():
+        if deadline > time.time() and not retired_seat(doc, seat, gone):
             return "not-due"
         if held(settings, doc, state.rules, seat):
             return "held"

@@ -10,8 +10,6 @@ them), and ``archived`` says that the archive holds it, wherever it was read.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from typing import Any
 
 import domino
@@ -23,20 +21,32 @@ from api.service.states import States
 from api.store import Store
 
 
-@dataclasses.dataclass(frozen=True)
 class Game:
-    id: str
-    version: int
-    doc: GameRecord
-    states: States = dataclasses.field(repr=False, compare=False)
-    archived: bool = False  # the archive holds it
-    stored: Archived | None = dataclasses.field(default=None, repr=False, compare=False)  # read from the archive
+    """A game as read: its version and record (never changed in place: a change is a new record), whether the
+    archive holds it, what was read of it there (``stored``), and its engine state, decoded on first use (a long
+    poll or a lobby entry that only reads the record never pays for it). A class with slots, not a frozen
+    dataclass: one is made on every move, and a frozen dataclass sets each field through ``object.__setattr__``."""
 
-    @functools.cached_property
+    __slots__ = ("id", "version", "doc", "states", "archived", "stored", "_state")
+
+    def __init__(
+        self, id: str, version: int, doc: GameRecord, states: States, archived: bool = False,
+        stored: Archived | None = None, state: domino.State | None = None,
+    ) -> None:  # fmt: skip
+        self.id, self.version, self.doc, self.states = id, version, doc, states
+        self.archived, self.stored = archived, stored
+        self._state = state  # given when the process holds it already
+
+    def __repr__(self) -> str:
+        return f"Game(id={self.id!r}, version={self.version!r}, archived={self.archived!r})"
+
+    @property
     def state(self) -> domino.State:
-        """The engine's state of this version, decoded on first use (a long poll or a lobby entry that only
-        reads the record never pays for it)."""
-        return self.states.of(self.id, self.version, self.doc)
+        """The engine's state of this version (:class:`States` decodes it once per process and version)."""
+        state = self._state
+        if state is None:
+            state = self._state = self.states.of(self.id, self.version, self.doc)
+        return state
 
 
 def gone(game_id: str) -> GameNotFound:
@@ -92,8 +102,8 @@ class Games:
 
     def kept(self, game_id: str, version: int) -> Game | None:
         """The game at ``version`` if this process holds its record (it need not be current): no read."""
-        doc = self.states.record(game_id, version)
-        return None if doc is None else Game(game_id, version, doc, self.states)
+        kept = self.states.kept(game_id, version)
+        return None if kept is None else Game(game_id, version, kept[0], self.states, state=kept[1])
 
     def keep(self, game_id: str, version: int, doc: GameRecord, state: domino.State) -> None:
         """A record this process has just committed, with its state, for the next request on it."""

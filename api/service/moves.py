@@ -71,7 +71,7 @@ class Moves:
         new_doc: GameRecord = {**doc, "state": live, "last_moves": last_moves}
         new_doc["away"] = away_after(self.settings, doc, seat, auto)
         count_turn(new_doc, seat, auto)
-        stored = [stored_event(e) for e in events]
+        stored = list(map(stored_event, events))
         return Change(new_doc, new_state, stored, seat, auto=auto, rounds=leaving_rounds(doc["state"], live))
 
     def _played(self, committed: Committed) -> None:
@@ -232,7 +232,7 @@ class Moves:
             new_state, events = domino.resign(game.state, seat)  # GameOverError -> 409 game-over
             live = domino.to_live(new_state)
             new_doc: GameRecord = {**doc, "state": live, "resigned": seat}
-            stored = [stored_event(e) for e in events]
+            stored = list(map(stored_event, events))
             return Change(new_doc, new_state, stored, seat, rounds=leaving_rounds(doc["state"], live))
 
         committed = self.commits.run(game_id, decide, self._kept_changing(game_id))

@@ -10,6 +10,7 @@ form, and for an event with a private detail (the tile a seat drew) the full for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NotRequired, TypedDict, cast
 
 import domino
@@ -114,8 +115,22 @@ def count_turn(doc: GameRecord, seat: int, auto: bool) -> None:
 
 
 def waiting(doc: GameRecord) -> bool:
-    """A game is waiting while a seat is open."""
-    return any(s["kind"] == OPEN for s in doc["seats"])
+    """A game is waiting while a seat is open. (A loop: asked three times a move, and ``any`` over a generator
+    costs a generator and a frame resumed per seat.)"""
+    for seat in doc["seats"]:
+        if seat["kind"] == OPEN:
+            return True
+    return False
+
+
+def retired_seat(doc: GameRecord, seat: int | None, gone: Callable[[str], bool]) -> bool:
+    """Whether ``seat`` is a registered bot's that no longer exists or was retired (``gone``: the bots store's
+    check). Nobody holds a token that moves for it, so its turn is due at once, whatever deadline it was given
+    when it began."""
+    if seat is None:
+        return False
+    record = doc["seats"][seat]
+    return record["kind"] == REGISTERED and gone(record.get("bot", ""))
 
 
 def state_of(doc: GameRecord) -> domino.State:

@@ -210,7 +210,11 @@ class RegisteredBots:
         return len(records)
 
     def _retire(self, record: dict[str, Any]) -> None:
-        self.store.bots.retire(record["name"], {**record, "retired": True}, [record["token_hash"], record.get("old_token_hash") or ""])
+        name = record["name"]
+        self.store.bots.retire(name, {**record, "retired": True}, [record["token_hash"], record.get("old_token_hash") or ""])
+        # Its turns already begun are due now, not at their deadline (the timer moves for it: api/service/timer.py);
+        # its other games keep their own deadlines, which the timer finds again.
+        self.store.turns_due.mark_many(self.store.bot_games.held(name), time.time())
 
     # -- the game path -------------------------------------------------------------------------------------
 

@@ -123,9 +123,10 @@ def authenticate(doc: GameRecord, token: str | None, bot: str | None = None) -> 
             raise Unauthorized("This bot token is not that of a bot seated in this game.")
         return held[-1]
     found: int | None = None
+    presented = token_hash(doc["id"], token)  # one hash, compared with every seat's (all: constant time)
     for seat in doc["seats"]:
         stored = seat.get("token_hash")
-        if stored is not None and owns(stored, doc["id"], token):
+        if stored is not None and hmac.compare_digest(stored, presented):
             found = seat["seat"]
     if found is None:
         raise Unauthorized("This token is not a seat token of this game.")

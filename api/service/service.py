@@ -256,7 +256,8 @@ class Service(AppCalls, BotCalls, MatchmakingCalls, SimulationCalls, AnalysisCal
         """Move for each seat whose deadline passed at (game id, version) (the fallback strategy, marked
         automatic), the batch at once; what happened, counted. If one fails, the others are played and then
         the job fails: that seat's deadline stays leased, so the timer takes it again."""
-        done = self.moves.play_for_seats(turns, lambda g, v: computer.timeout_move(g, v, self.settings), auto=True)
+        gone = self.store.bots.gone  # a retired bot's seat is moved for before its deadline
+        done = self.moves.play_for_seats(turns, lambda g, v: computer.timeout_move(g, v, self.settings, gone), auto=True)
         counted = collections.Counter(done)
         return ", ".join(f"{what} {n}" for what, n in sorted(counted.items()))
 

@@ -41,10 +41,10 @@ class States:
         self.keep(game_id, version, doc, state)
         return state
 
-    def record(self, game_id: str, version: int) -> GameRecord | None:
-        """The record of ``game_id`` at ``version`` if this process has it (it need not be current)."""
-        kept = self._get((game_id, version))
-        return None if kept is None else kept[0]
+    def kept(self, game_id: str, version: int) -> tuple[GameRecord, domino.State] | None:
+        """The record of ``game_id`` at ``version`` and its state, if this process has them (it need not be
+        current)."""
+        return self._get((game_id, version))
 
     def keep(self, game_id: str, version: int, doc: GameRecord, state: domino.State) -> None:
         if self.size <= 0:

@@ -27,7 +27,7 @@ from api.queues import TIMEOUT_TURNS, Queues
 from api.service.app_events import Lifecycle
 from api.service.bot_games import held
 from api.service.games import Game, Games
-from api.service.records import BOT
+from api.service.records import BOT, REGISTERED, retired_seat
 from api.store import Store
 
 Job = tuple[str, int, int]  # (game id, version, attempt)
@@ -116,7 +116,7 @@ class Timed:
             if game is None or deadline is None:
                 due.clear_if(game_id, leased_until)  # over, or gone
                 continue
-            if deadline > now:  # a later turn's deadline: wait for it
+            if deadline > now and not self._retired(game):  # a later turn's deadline: wait for it
                 due.mark(game_id, deadline)
                 continue
             kept.append(game_id)  # while its move is late (or held), the game stays
@@ -156,6 +156,13 @@ class Timed:
             return False
         seat = game.state.to_move
         return seat is not None and held(self.settings, game.doc, game.state.rules, seat)
+
+    def _retired(self, game: Game) -> bool:
+        """Whether the seat to move is a registered bot's that retired after its turn began: due at once. Only a
+        game with a registered bot is decoded."""
+        if not any(seat["kind"] == REGISTERED for seat in game.doc["seats"]):
+            return False
+        return retired_seat(game.doc, game.state.to_move, self.store.bots.gone)
 
     def _reminders(self, now: float) -> tuple[list[Job], bool]:
         """One batch of apps' turn reminders: those sent (the game still at the turn), and whether it was full."""

@@ -23,10 +23,9 @@ the commit, and the job that updates the ratings (:mod:`api.service.ratings`) is
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import domino
 from api.config import Settings
@@ -42,8 +41,10 @@ log = logging.getLogger("api.service.turns")
 TURN_STARTED = "turn_started"  # a notice to clients, not a fact of play: kept apart from the game's events
 
 
-@dataclasses.dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
+    """What a commit leaves to do for the next turn. A named tuple: made on every move, and a frozen dataclass
+    sets each of its fields through ``object.__setattr__``, three times the cost."""
+
     bot: bool = False  # a computer player is to move: enqueue its turn
     unattended: bool = False  # ... in a game nobody attends (api/service/bot_games.py): on the bot-games queue
     hosted: bool = False  # a hosted bot (or a registered bot with a webhook) is to move: deliver its webhook
@@ -128,7 +129,7 @@ class Turns:
             delays = s.webhook_delays or (s.bot_due_delay,)
             member, due = webhook_member(game_id, version), now + s.webhook_timeout + delays[0]
             self.store.hooks_due.mark(member, due, attempt=1, batch=batch)
-        legal_moves = tuple(m.to_dict() for m in domino.legal_moves(state))
+        legal_moves = tuple([m.to_dict() for m in domino.legal_moves(state)])  # a list first: no generator
         return Plan(
             hosted=hosted, stream_turn=stream_turn, deadline=deadline, seat=seat, legal_moves=legal_moves,
             clock=public_clock(doc),

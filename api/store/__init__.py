@@ -16,6 +16,8 @@ ask) surfaces as :class:`StoreUnavailable` (a fast 503).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from redis import Redis
 from redis.cluster import RedisCluster
 
@@ -26,7 +28,7 @@ from api.store.arenas import ArenaStore
 from api.store.bots import BotStore
 from api.store.challenges import ChallengeStore
 from api.store.connections import (
-    Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated,
+    Connections, StoreFull, StoreUnavailable, out_of_memory, ping_url, shutdown_url, translated, translating,
 )
 from api.store.deliveries import AppDeliveries
 from api.store.delivery_log import DeliveryLog, LogNote
@@ -42,7 +44,7 @@ from api.store.outbox import AppOutbox
 from api.store.ratings import RatingStore
 from api.store.rewrites import GameRewrites
 from api.store.simulations import SimulationStore
-from api.store.slots import ClientSlots
+from api.store.slots import ENDED, ClientSlots
 from api.store.streams import StreamSlots
 from api.store.rematches import RematchStore
 from api.store.tickets import TicketStore
@@ -100,11 +102,22 @@ class Store:
         self.analyses = AnalysisStore(queue, self.connections.blocking_queue, prefix, settings.analysis_ttl)
         self.client_analyses = ClientSlots(queue, prefix, "analyses")  # a client's analyses (and screens) queued or running
         self.screens = AnalysisStore(queue, self.connections.blocking_queue, prefix, settings.analysis_ttl, "fp")  # fair-play screens
+        self._ended = queue.register_script(ENDED)
 
     @property
     def redis(self) -> Redis | RedisCluster:
         """The game state's connection (a cluster client on a cluster; found out at the first use)."""
         return self.connections.redis
+
+    @translating
+    def game_ended(
+        self, game_id: str, released: Sequence[tuple[ClientSlots, str]], held: tuple[ClientSlots, str] | None, lease_ms: int
+    ) -> None:
+        """An ended game's slots, in one round trip: released from each (slot set, client) of ``released``, held
+        for ``lease_ms`` in ``held``'s (as :meth:`ClientSlots.take` with no cap), and its idle entry cleared."""
+        keys = [slots.key(client) for slots, client in released]
+        keys += [self.idle_due.due_key, self.idle_due.attempt_key, "" if held is None else held[0].key(held[1])]
+        self._ended(keys=keys, args=[game_id, lease_ms, len(released)])
 
     def batch(self) -> Batch:
         """Writes to the queue connection's keys gathered to go in one round trip, one transaction: due entries

@@ -77,6 +77,12 @@ class BotStore:
         return None if doc is None else (orjson.loads(doc), int(misses or 0))
 
     @translating
+    def gone(self, name: str) -> bool:
+        """No such bot, or it is retired: nobody holds a token that moves for it."""
+        doc = self.conn.hget(self.key(name), "doc")
+        return doc is None or bool(orjson.loads(cast(bytes, doc)).get("retired"))
+
+    @translating
     def all(self) -> list[tuple[dict[str, Any], int]]:
         """Every registered bot, retired ones too, in registration order: (record, misses)."""
         names = cast("list[bytes]", self.conn.zrange(self.listing_key(), 0, -1))

@@ -62,11 +62,14 @@ return out
 """
 
 
-# KEYS: due set, wake list.  ARGV: member, due time.  Marks the entry; when it is now the soonest of the set,
-# leaves one wake-up in the list (a timer blocked on it looks again at once).
+# KEYS: due set, wake list.  ARGV: due time, then the members.  Marks the entries; when they are now the soonest
+# of the set, leaves one wake-up in the list (a timer blocked on it looks again at once).
 _MARK_WAKING = """
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == ARGV[1] then
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i])
+end
+local soonest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if tonumber(soonest[2]) >= tonumber(ARGV[1]) then
   redis.call('LPUSH', KEYS[2], '1')
   redis.call('LTRIM', KEYS[2], 0, 0)
 end
@@ -125,7 +128,7 @@ class DueSet:
         an entry already there keeps its time and attempt. A set with a timer wakes it for a new soonest entry.
         With ``batch`` (:meth:`api.store.Store.batch`), written when the batch is, with the rest of it."""
         if attempt is None and self.wake is not None and not only_new:
-            self._mark_waking(keys=[self.due_key, self.wake.key], args=[member, repr(due_at)], client=batch)
+            self._mark_waking(keys=[self.due_key, self.wake.key], args=[repr(due_at), member], client=batch)
             return
         if attempt is None:
             (batch or self.conn).zadd(self.due_key, {member: due_at}, nx=only_new)
@@ -235,7 +238,10 @@ class DueSet:
 
     @translating
     def mark_many(self, members: list[str], due_at: float) -> None:
-        if members:
+        """Each of ``members`` due at ``due_at``; a set with a timer wakes it for a new soonest entry."""
+        if members and self.wake is not None:
+            self._mark_waking(keys=[self.due_key, self.wake.key], args=[repr(due_at), *members])
+        elif members:
             self.conn.zadd(self.due_key, dict.fromkeys(members, due_at))
 
     @translating

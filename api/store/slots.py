@@ -35,6 +35,27 @@ return 0
 """
 
 
+# An ended game's slot writes in one round trip. KEYS: ARGV[3] slot sets to release ARGV[1] from, a due set and its
+# attempt hash to clear it from, then the set that holds it for ARGV[2] ms as TAKE does with no cap ('' when
+# none). The hold is last: a full Redis refuses only it (the removals before it free memory).
+ENDED = """
+local n = tonumber(ARGV[3])
+for i = 1, n do redis.call('ZREM', KEYS[i], ARGV[1]) end
+redis.call('ZREM', KEYS[n + 1], ARGV[1])
+redis.call('HDEL', KEYS[n + 2], ARGV[1])
+local held = KEYS[n + 3]
+if held ~= '' then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local lease = tonumber(ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', held, '-inf', now)
+  redis.call('ZADD', held, now + lease, ARGV[1])
+  if redis.call('PTTL', held) < lease then redis.call('PEXPIRE', held, lease) end
+end
+return 0
+"""
+
+
 class ClientSlots:
     """``<prefix>:<kind>:client:<client>``: what one client holds at once (``games``: its games waiting or
     playing; ``sims``: its simulations queued or running), each entry leased until it is released."""

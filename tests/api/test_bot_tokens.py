@@ -105,3 +105,23 @@ def test_revoking_the_app_retires_its_bots_and_stops_their_tokens(client, regist
     assert answers(client, game_id, token) == (401, 401)
     assert "orphan" not in [b["id"] for b in client.get("/v1/bots").get_json()]
     assert client.get("/v1/bots/orphan").status_code == 404
+
+
+def test_a_retired_bots_turn_already_begun_is_moved_for_at_once_and_its_other_games_keep_their_deadlines(client, register_bot, app_key, service, run_bots) -> None:  # type: ignore[no-untyped-def]
+    register_bot("sleeper")
+    day3 = {"turn_timeout_s": 3 * 86400}
+    games = [seated(client, app_key, "sleeper", seed=f"s{i}", **day3) for i in range(40)]
+    its_turn = next(g for g in games if g["game"]["turn"] == 0)
+    theirs = next(g for g in games if g["game"]["turn"] == 1)
+    game_id, human = its_turn["game"]["id"], its_turn["tokens"][0]["token"]
+    due = service.store.turns_due
+    their_deadline = due.due_at(theirs["game"]["id"])
+    assert their_deadline is not None and their_deadline > time.time() + 2 * 86400
+    assert not service.sweep(now=time.time() + 1).timeouts, "its turn waits for its deadline, days away"
+    assert client.delete("/v1/bots/sleeper", headers=auth(app_key)).status_code == 204
+    assert service.sweep(now=time.time() + 1).timeouts, "the turn it had begun is due at once"
+    run_bots()
+    events = client.get(f"/v1/games/{game_id}/events", headers=auth(human)).get_json()["events"]
+    bot_moves = [e for e in events if e.get("seat") == 0 and e["type"] in ("tile_played", "tile_drawn", "passed")]
+    assert bot_moves and all(e.get("auto") for e in bot_moves), "the server moved for it"
+    assert due.due_at(theirs["game"]["id"]) == their_deadline, "a game at the other seat's turn keeps its deadline"

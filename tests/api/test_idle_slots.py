@@ -91,3 +91,23 @@ def test_a_move_racing_the_idle_end_at_the_same_moment_exactly_one_wins(settings
             assert got["move"] == 200 and view["status"] == "playing" and view["version"] == 1
         outcomes.add(bool(got["ended"]))
     print(f"the end won in {sorted(outcomes)}")  # which of them won varies with the scheduling
+
+
+def test_an_ended_games_slots_are_released_its_finished_slot_held_and_its_idle_entry_cleared(service) -> None:  # type: ignore[no-untyped-def]
+    """Store.game_ended, the one round trip at a game's end: the hold is TAKE's with no cap (a lease on Redis's
+    clock, the key living as long as its longest lease)."""
+    store = service.store
+    assert store.app_games.take("a1", "g1", 0, 60_000) and store.bot_games.take("b1", "g1", 0, 60_000)
+    assert store.bot_games.take("b1", "g0", 0, 60_000)  # another game of the bot's: kept
+    store.idle_due.mark("g1", time.time() + 60, attempt=2)
+    store.game_ended("g1", [(store.app_games, "a1"), (store.bot_games, "b1")], (store.client_finished, "app:a1"), 5_000)
+    assert store.app_games.held("a1") == [] and store.bot_games.held("b1") == ["g0"]
+    assert store.client_finished.held("app:a1") == ["g1"]
+    lease_end = store.queue_redis.zscore(store.client_finished.key("app:a1"), "g1") / 1000
+    assert time.time() + 3 < lease_end < time.time() + 6
+    assert 0 < store.queue_redis.pttl(store.client_finished.key("app:a1")) <= 5_000
+    assert store.idle_due.size() == 0 and store.queue_redis.hget(store.idle_due.attempt_key, "g1") is None
+
+    assert store.client_games.take("203.0.113.9", "g2", 0, 60_000)
+    store.game_ended("g2", [(store.client_games, "203.0.113.9")], None, 5_000)  # nobody holds it once ended
+    assert store.client_games.held("203.0.113.9") == [] and store.client_finished.held("203.0.113.9") == []

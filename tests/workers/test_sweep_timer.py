@@ -43,7 +43,13 @@ def test_a_sooner_deadline_wakes_the_timer_and_only_a_new_soonest_entry_wakes_it
     store.queue_redis.delete(store.due_timer.key)
     store.turns_due.mark("later-than-all", time.time() + 7200)
     assert store.queue_redis.llen(store.due_timer.key) == 0, "not the soonest: nobody woken"
-    store.turns_due.clear("later-than-all")
+    store.turns_due.mark_many(["later-a", "later-b"], time.time() + 7200)
+    assert store.queue_redis.llen(store.due_timer.key) == 0, "several marked, none the soonest: nobody woken"
+    store.turns_due.mark_many(["sooner-a", "sooner-b"], time.time() + 60)
+    assert store.queue_redis.llen(store.due_timer.key) == 1, "several marked, the soonest among them: a wake-up"
+    store.queue_redis.delete(store.due_timer.key)
+    for member in ("later-than-all", "later-a", "later-b", "sooner-a", "sooner-b"):
+        store.turns_due.clear(member)
     stop = threading.Event()
     timer = threading.Thread(target=sweep_mod.run_timer, args=(service, stop, 0.05), daemon=True)
     waiting = blocked_clients(store.queue_redis, "blpop")

@@ -117,4 +117,7 @@ def prefers_minimal(header: str | None) -> bool:
     """Whether ``Prefer`` (RFC 7240: comma-separated, case-insensitive) asks for ``return=minimal``."""
     if not header:
         return False
-    return any(p.split(";", 1)[0].strip().replace(" ", "").lower() == "return=minimal" for p in header.split(","))
+    for preference in header.split(","):  # a loop, not any() over a generator: asked on every move
+        if preference.split(";", 1)[0].strip().replace(" ", "").lower() == "return=minimal":
+            return True
+    return False

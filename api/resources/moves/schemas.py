@@ -72,7 +72,11 @@ def well_formed_move(body: Any) -> dict[str, Any] | None:
             return None
     elif kind not in ("draw", "pass") or "tile" in body or "end" in body:
         return None
-    return {name: body[name] for name in MOVE_FIELDS if name in body}
+    move = {}  # in MoveSchema's order (a loop: a comprehension is a function call of its own)
+    for name in MOVE_FIELDS:
+        if name in body:
+            move[name] = body[name]
+    return move
 
 
 class PlayMoveSchema(MoveSchema):

@@ -176,8 +176,7 @@ class Challenges:
 
     def _gone(self, name: str) -> bool:
         """No such registered bot, or it is retired."""
-        found = self.store.bots.get(name)
-        return found is None or bool(found[0].get("retired"))
+        return self.store.bots.gone(name)
 
     def _tell(self, doc: dict[str, Any], now: float) -> None:
         """A registered bot sees a ``challenge`` notice on its stream; an app hears ``challenge.received`` for
