@@ -27,6 +27,7 @@ import base64
 import dataclasses
 import functools
 import logging
+import math
 import secrets
 import ssl
 import time
@@ -218,13 +219,19 @@ class Webhooks:
         few moves); then the drainer flag is released. An owner whose backlog is full is waited for, up to
         ``webhook_first_timeout`` a batch (a fast receiver frees its slots within it; a slow one's deliveries
         stay due, for the sweep). (How many were taken, whether more wait.)"""
-        outbox, end, taken = self.store.app_outbox, time.monotonic() + budget, 0
+        outbox, end, taken, held, drained = self.store.app_outbox, time.monotonic() + budget, 0, -math.inf, False
         while True:
-            outbox.hold()  # pushes meanwhile enqueue no other job: this one takes them
-            tries = outbox.take_within(limit, min(linger, max(0.0, end - time.monotonic())))
+            # Pushes meanwhile enqueue no other job: this one takes them. The flag is set again once half its
+            # lifetime has passed, not at each batch (a round trip each); should it lapse during a long wait for
+            # room, a push only enqueues another job.
+            now = time.monotonic()
+            if now - held > outbox.flag_ttl_s / 2:
+                outbox.hold()
+                held = now
+            tries = outbox.take_within(limit, min(linger, max(0.0, end - time.monotonic())), drained)
             if not tries:
                 break
-            taken += len(tries)
+            taken, drained = taken + len(tries), len(tries) < limit  # fewer: none was left (a round trip saved)
             until = time.monotonic() + self.settings.webhook_first_timeout
             for prepared in self.prepare_app_events(tries):
                 self._hand_over(prepared, wait=max(0.0, until - time.monotonic()))

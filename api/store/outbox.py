@@ -37,6 +37,7 @@ class AppOutbox:
         self.blocking = blocking  # a read timeout above the longest wait
         self.key = f"{prefix}:apphooks:outbox"
         self.flag_key = f"{prefix}:apphooks:drainer"
+        self.flag_ttl_s = flag_ttl_s
         self.flag_ms = max(1, round(flag_ttl_s * 1000))
 
     @translating
@@ -70,9 +71,10 @@ class AppOutbox:
         return bool(pipe.execute()[-1])
 
     @translating
-    def take_within(self, limit: int, seconds: float) -> list[tuple[str, int]]:
-        """:meth:`take`, waiting up to ``seconds`` for a first try when there is none."""
-        tries = self.take(limit)
+    def take_within(self, limit: int, seconds: float, drained: bool = False) -> list[tuple[str, int]]:
+        """:meth:`take`, waiting up to ``seconds`` for a first try when there is none; ``drained``: the caller's
+        last take left none, so the wait begins at once (it returns at once if one came meanwhile)."""
+        tries = [] if drained and seconds > 0 else self.take(limit)
         if tries or seconds <= 0:
             return tries
         first = cast("tuple[bytes, bytes] | None", self.blocking().blpop([self.key], timeout=round(seconds, 3)))
