@@ -141,13 +141,19 @@ class Pinned:
     port: int
 
 
+def literal(host: str) -> Address | None:
+    """The address ``host`` is written as (no lookup), or None: a name."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
 def resolve(host: str, port: int, deadline: float, owner: str = "") -> list[Address]:
     """The addresses of ``host`` (a literal is itself), waiting at most ``deadline`` seconds for DNS, in a
     thread of this lookup's own."""
-    try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass
+    if (address := literal(host)) is not None:
+        return [address]
     with _lingering_lock:
         if _lingering[owner] >= MAX_LINGERING_PER_OWNER or sum(_lingering.values()) >= MAX_LINGERING:
             raise Refused("does not resolve in time")  # its earlier lookups still hang

@@ -25,6 +25,8 @@ import os
 import threading
 from collections.abc import Callable
 
+from api.service import keepalive
+
 log = logging.getLogger("api.service.deliveries")
 
 BACKLOG_PER_SLOT = 4  # deliveries an owner may have waiting, per slot it may use
@@ -100,10 +102,14 @@ class Deliveries:
         while True:
             with self._cond:
                 picked = self._next()
+                closed = False
                 while picked is None:
                     self._idle += 1
-                    self._cond.wait()
+                    woke = self._cond.wait(None if closed else keepalive.KEEPALIVE_S)
                     self._idle -= 1
+                    if not woke and not closed:  # idle: its connections would not be reused
+                        keepalive.close_all()
+                        closed = True
                     picked = self._next()
             owner, lane, key, work = picked
             try:

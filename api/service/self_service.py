@@ -23,7 +23,7 @@ from api.queues import Queues
 from api.service.errors import DeliveryNotFound, NoWebhook
 from api.service.security import new_id
 from api.service.outbox import hand_over
-from api.store import LogNote, Store
+from api.store import Batch, LogNote, Store
 
 if TYPE_CHECKING:  # apps.py reaches this module through app_events
     from api.service.apps import App
@@ -56,11 +56,14 @@ def queued(store: Store, kept: list[tuple[str, dict[str, Any]]]) -> None:
     store.delivery_log.note_many([_note(d, record, round(now + i * 1e-6, 6), pending) for i, (d, record) in enumerate(kept)])
 
 
-def tried(store: Store, delivery_id: str, record: dict[str, Any], outcome: str, code: int | None, ms: float, last: bool) -> None:
-    """Note a try of a delivery: what came of it (``last``: no more tries follow a failure)."""
+def tried(
+    store: Store, delivery_id: str, record: dict[str, Any], outcome: str, code: int | None, ms: float, last: bool, batch: Batch | None = None
+) -> None:
+    """Note a try of a delivery: what came of it (``last``: no more tries follow a failure), after ``batch``'s
+    writes in the same transaction."""
     status = "delivered" if outcome == "delivered" else "failed" if last else "retrying"
     changes = {"status": status, "code": "" if code is None else str(code), "duration_ms": str(round(ms)), "last_attempt_at": repr(round(time.time(), 3))}
-    store.delivery_log.note_many([_note(delivery_id, record, time.time(), changes, tried=True)])
+    store.delivery_log.note_many([_note(delivery_id, record, time.time(), changes, tried=True)], batch)
 
 
 def _note(delivery_id: str, record: dict[str, Any], now: float, changes: dict[str, str], tried: bool = False) -> LogNote:

@@ -9,7 +9,8 @@ The bot answers through the move endpoint with its seat token (a registered bot:
 
 Deliveries run on the ``webhooks`` queue: the job prepares the delivery (:meth:`Webhooks.dispatch`) and hands
 it to the worker process's threads, many at once and fair per owner (:mod:`api.service.deliveries`), which
-POST it (:meth:`Webhooks.send`). Redirects are never followed, the timeouts are short (connect
+POST it (:meth:`Webhooks.send`), each thread on a connection it keeps open to the host
+(:mod:`api.service.keepalive`). Redirects are never followed, the timeouts are short (connect
 ``webhook_connect_timeout``, read ``webhook_timeout``, and ``webhook_first_timeout`` for a host never seen
 answering), only ``http``/``https`` URLs are accepted, and only public addresses are called (unless
 ``DOMINO_WEBHOOK_ALLOW_PRIVATE``), the address judged being the one connected to
@@ -40,13 +41,13 @@ import orjson
 from standardwebhooks.webhooks import Webhook
 
 from api.config import Settings
-from api.service import deliveries, self_service
-from api.service.addresses import Refused, host_key, literal_target, pin
+from api.service import deliveries, keepalive, self_service
+from api.service.addresses import Refused, host_key, literal, literal_target, pin
 from api.service.games import Games
 from api.service.notices import turn_notice
 from api.service.records import HOSTED, REGISTERED, GameRecord, SeatRecord
 from api.service.turns import webhook_member
-from api.store import DueSet, Store
+from api.store import Batch, DueSet, Store, translated
 
 log = logging.getLogger("api.service.webhooks")
 
@@ -136,7 +137,8 @@ class Outgoing:
     lane: str  # its game: a game's deliveries go one at a time, in order
     turn: tuple[str, int] | None = None  # a turn's (game, version): not sent once the game has moved on
     delivered: Callable[[], None] | None = None
-    tried: Callable[[str, int | None, float, bool], None] | None = None  # (outcome, code, ms, last): an app's log
+    # (outcome, code, ms, last, batch): an app's log note, which writes the batch of the try's outcome with it
+    tried: Callable[[str, int | None, float, bool, Batch], None] | None = None
 
 
 def turn_owner(game_id: str, doc: GameRecord) -> str:
@@ -261,35 +263,42 @@ class Webhooks:
         body = record["body"].encode()
         headers = signed_request(app_secrets(app), delivery_id, body)
         headers["webhook-attempt"] = str(attempt + 1)
-        done = lambda: self.store.app_deliveries.delete(delivery_id)  # noqa: E731
         label = f"app event {delivery_id}"
         owner, lane = f"app:{record['app']}", str(record.get("game") or delivery_id)
 
-        def logged(outcome: str, code: int | None, ms: float, last: bool) -> None:
-            self_service.tried(self.store, delivery_id, record, outcome, code, ms, last)
+        def logged(outcome: str, code: int | None, ms: float, last: bool, batch: Batch) -> None:
+            if outcome == "delivered":  # its record goes with its due entry
+                self.store.app_deliveries.delete(delivery_id, batch=batch)
+            self_service.tried(self.store, delivery_id, record, outcome, code, ms, last, batch)
 
         due = self.store.app_hooks_due
-        return Outgoing(owner, due, delivery_id, app["webhook"], body, headers, attempt, label, lane, None, done, logged)
+        return Outgoing(owner, due, delivery_id, app["webhook"], body, headers, attempt, label, lane, None, None, logged)
 
     def send(self, out: Outgoing) -> str:
-        """POST a prepared delivery. ``delivered`` clears its due entry; a failure leaves it for the sweep,
-        which tries again after the back-off. A turn the game has moved past since is not sent."""
+        """POST a prepared delivery. Delivered, its due entry is cleared; a failure leaves it for the sweep, which
+        tries again after the back-off. What comes of it is written in one transaction, with an app's log note
+        (``tried``). A turn the game has moved past since is not sent."""
         if out.turn is not None and self.store.games.version(out.turn[0]) != out.turn[1]:
             out.due.clear(out.member)
             return "stale"
         began = time.monotonic()
         outcome, code = self._post(out.url, out.body, out.headers, out.owner)
         refused = outcome.startswith("failed: points to")  # a refused address is not tried again sooner
-        if out.tried is not None and not outcome.startswith("deferred"):
-            out.tried(outcome, code, (time.monotonic() - began) * 1000, refused or out.attempt >= len(self.settings.webhook_delays))
+        batch = self.store.batch()
         if outcome == "delivered":
-            out.due.clear(out.member)
-            if out.delivered is not None:
-                out.delivered()
-            return outcome
-        log.info("%s attempt %s failed: %s", out.label, out.attempt + 1, outcome)
-        if not refused:
-            self._retry_after_failure(out.due, out.member, out.attempt)
+            out.due.clear(out.member, batch=batch)
+        else:
+            log.info("%s attempt %s failed: %s", out.label, out.attempt + 1, outcome)
+            if not refused:
+                self._retry_after_failure(out.due, out.member, out.attempt, batch)
+        if out.tried is not None and not outcome.startswith("deferred"):
+            last = refused or out.attempt >= len(self.settings.webhook_delays)
+            out.tried(outcome, code, (time.monotonic() - began) * 1000, last, batch)
+        elif len(batch):
+            with translated():
+                batch.execute()
+        if outcome == "delivered" and out.delivered is not None:
+            out.delivered()
         return outcome
 
     def _post(self, url: str, body: bytes, headers: dict[str, str], owner: str) -> tuple[str, int | None]:
@@ -300,7 +309,8 @@ class Webhooks:
         s = self.settings
         parts = urlsplit(url)
         name = f"name:{parts.hostname}"
-        if self.store.hook_hosts.backoff_left(name) > 0:
+        # A name that did not resolve is backed off before it is looked up again (a literal address always resolves).
+        if literal(parts.hostname or "") is None and self.store.hook_hosts.backoff_left(name) > 0:
             return "deferred: host backed off", None
         try:
             target = pin(url, s.webhook_allow_private, s.webhook_connect_timeout, owner)
@@ -316,11 +326,9 @@ class Webhooks:
         extensions = {"sni_hostname": target.host} if parts.scheme == "https" and target.host != str(target.address) else {}
         read = s.webhook_timeout if known.known else min(s.webhook_timeout, s.webhook_first_timeout)
         timeout = httpx.Timeout(read, connect=min(s.webhook_connect_timeout, read))
+        key = (parts.scheme, target.host, str(target.address), target.port)  # the connection made for this judgement
         try:
-            with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False, verify=_tls()) as client:
-                resp = client.post(
-                    target.url, content=body, headers={**headers, "host": target.host_header}, extensions=extensions
-                )
+            resp = keepalive.post(key, _tls(), target.url, body, {**headers, "host": target.host_header}, timeout, extensions)
         except httpx.TransportError as exc:  # no answer: DNS aside, connect refused or timed out, read timed out
             self.store.hook_hosts.failed(host, s.webhook_host_delays)
             return f"failed: {type(exc).__name__}", None
@@ -330,11 +338,11 @@ class Webhooks:
             self.store.hook_hosts.answered(host)
         return ("delivered" if 200 <= resp.status_code < 300 else f"failed: HTTP {resp.status_code}"), resp.status_code
 
-    def _retry_after_failure(self, due: DueSet, member: str, attempt: int) -> None:
+    def _retry_after_failure(self, due: DueSet, member: str, attempt: int, batch: Batch) -> None:
         """Due the next try one back-off step after this failure (``DOMINO_WEBHOOK_BACKOFF``: 1 s, then 5 s, ...).
 
         Until a delivery ends, its due time also covers the delivery's own timeout (a worker that dies
         mid-request is retried by the sweep); once it has failed, the back-off counts from the failure."""
         delays = self.settings.webhook_delays
         if attempt < len(delays):
-            due.mark(member, time.time() + delays[attempt], attempt=attempt + 1)
+            due.mark(member, time.time() + delays[attempt], attempt=attempt + 1, batch=batch)

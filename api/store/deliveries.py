@@ -83,5 +83,6 @@ class AppDeliveries:
         return out
 
     @translating
-    def delete(self, delivery_id: str) -> None:
-        self.conn.delete(self.key(delivery_id))
+    def delete(self, delivery_id: str, batch: Batch | None = None) -> None:
+        """Forget a delivered delivery; with ``batch``, when the batch is written."""
+        (batch or self.conn).delete(self.key(delivery_id))

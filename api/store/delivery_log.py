@@ -16,6 +16,7 @@ from typing import Any, cast
 import redis
 
 from api.store.connections import newest_before, translating
+from api.store.due import Batch
 
 FIELDS = ("kind", "game", "status", "attempts", "code", "duration_ms", "created_at", "last_attempt_at")
 
@@ -50,13 +51,18 @@ class DeliveryLog:
         return f"{self.prefix}:app:{app_id}:delivery:{delivery_id}"
 
     @translating
-    def note_many(self, notes: list[LogNote]) -> None:
-        """Note deliveries, in one round trip: each one's ``first`` fields as first seen (kept if it is known
-        already), its ``changes`` overwrite, ``tried`` counts an attempt. An app that got a new entry has its
-        entries beyond the newest ``max_entries`` and those older than ``ttl_s`` dropped."""
+    def note_many(self, notes: list[LogNote], batch: Batch | None = None) -> None:
+        """Note deliveries, in one round trip (with ``batch``, the batch's own writes go first, in the same
+        transaction, executed here): each one's ``first`` fields as first seen (kept if it is known already), its
+        ``changes`` overwrite, ``tried`` counts an attempt. An app that got a new entry has its entries beyond the
+        newest ``max_entries`` and those older than ``ttl_s`` dropped (what to drop is counted in the same
+        transaction: another round trip only when there is some)."""
         if not notes:
+            if batch is not None:
+                batch.execute()
             return
-        pipe = self.conn.pipeline(transaction=True)
+        pipe = batch if batch is not None else self.conn.pipeline(transaction=True)
+        skip = len(pipe)
         for n in notes:
             key = self.key(n.app_id, n.delivery_id)
             for field, value in n.first.items():
@@ -68,23 +74,31 @@ class DeliveryLog:
             pipe.expire(key, self.ttl_s)
             # to the microsecond: a cursor carries the time so, and must name this very entry when read back
             pipe.zadd(self.index_key(n.app_id), {n.delivery_id: round(n.at, 6)}, nx=True)
-        replies = iter(pipe.execute())
-        grown: dict[str, float] = {}
+        latest: dict[str, float] = {}
+        for n in notes:
+            latest[n.app_id] = max(n.at, latest.get(n.app_id, n.at))
+        for app_id, at in latest.items():
+            pipe.zcount(self.index_key(app_id), "-inf", repr(at - self.ttl_s))  # the entries too old
+            pipe.zcard(self.index_key(app_id))
+        replies = iter(pipe.execute()[skip:])
+        grown: set[str] = set()
         for n in notes:
             writes = len(n.first) + bool(n.changes) + n.tried + 1
             for _ in range(writes):
                 next(replies)
             if next(replies):  # added to the index: a new entry
-                grown[n.app_id] = max(n.at, grown.get(n.app_id, n.at))
-        for app_id, at in grown.items():
-            self._trim(app_id, at)
+                grown.add(n.app_id)
+        for app_id in latest:
+            old, size = int(next(replies)), int(next(replies))
+            if app_id in grown:
+                self._trim(app_id, max(old, size - self.max_entries))
 
-    def _trim(self, app_id: str, now: float) -> None:
+    def _trim(self, app_id: str, count: int) -> None:
+        """Drop the app's ``count`` oldest entries (the too old ones are the oldest)."""
+        if count <= 0:
+            return
         index = self.index_key(app_id)
-        old = cast("list[bytes]", self.conn.zrangebyscore(index, "-inf", repr(now - self.ttl_s)))
-        extra = int(self.conn.zcard(index)) - len(old) - self.max_entries
-        if extra > 0:
-            old += cast("list[bytes]", self.conn.zrange(index, len(old), len(old) + extra - 1))
+        old = cast("list[bytes]", self.conn.zrange(index, 0, count - 1))
         if old:
             pipe = self.conn.pipeline(transaction=False)
             pipe.zrem(index, *old)

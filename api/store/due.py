@@ -180,11 +180,13 @@ class DueSet:
         return scored(self.conn.zrangebyscore(self.due_key, "-inf", now, start=0, num=limit, withscores=True))
 
     @translating
-    def clear(self, member: str) -> None:
-        pipe = self.conn.pipeline(transaction=True)
+    def clear(self, member: str, batch: Batch | None = None) -> None:
+        """Remove ``member``'s entry; with ``batch``, when the batch is written."""
+        pipe = batch or self.conn.pipeline(transaction=True)
         pipe.zrem(self.due_key, member)
         pipe.hdel(self.attempt_key, member)
-        pipe.execute()
+        if batch is None:
+            pipe.execute()
 
     @translating
     def clear_if(self, member: str, due_at: float) -> bool:
