@@ -196,6 +196,7 @@ def setup(tmp: Path, redis_url: str) -> tuple[WSGIApp, WSGIApp, Any]:
     """The API as api_load serves it, and the floor, configured before they are imported."""
     os.environ.update(
         DOMINO_REDIS_URL=redis_url, DOMINO_RATE_LIMIT="100000000/60", DOMINO_GAMES_PER_CLIENT="0",
+        DOMINO_FINISHED_GAMES_PER_CLIENT="0",  # no archive worker runs: finished games stay in Redis
         PROMETHEUS_MULTIPROC_DIR=str(tmp),
     )  # fmt: skip
     from api.app import serve
