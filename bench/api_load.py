@@ -218,9 +218,12 @@ def print_medians(figures: list[dict[str, float]]) -> None:
 
 
 def start_endpoint() -> http.server.ThreadingHTTPServer:
-    """An app's webhook endpoint on 127.0.0.1: reads each POST and answers 204."""
+    """An app's webhook endpoint on 127.0.0.1: reads each POST and answers 204, over HTTP/1.1 (a connection kept
+    open when the caller keeps it, as receivers do)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
         def do_POST(self) -> None:  # noqa: N802
             self.rfile.read(int(self.headers["Content-Length"]))
             self.send_response(204)
