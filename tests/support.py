@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -322,3 +323,23 @@ def fill_redis(conn) -> None:  # type: ignore[no-untyped-def]
 def free_redis(conn) -> None:  # type: ignore[no-untyped-def]
     """Memory freed: the private Redis's limit back to ``SMALL_MAXMEMORY``."""
     conn.config_set("maxmemory", SMALL_MAXMEMORY)
+
+
+def tls_for(name: str, tmp_path: Path, monkeypatch) -> tuple[ssl.SSLContext, list[str | None]]:  # type: ignore[no-untyped-def]
+    """A receiver's TLS context with a certificate for ``name`` that signs itself (made by openssl), trusted by
+    httpx alone for the test (certifi's bundle is that certificate), and the server names (SNI) its handshakes
+    were asked for, in order: (context, names)."""
+    import certifi
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+         "-subj", f"/CN={name}", "-addext", f"subjectAltName=DNS:{name}", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    names: list[str | None] = []
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sock, name, ctx: names.append(name)  # type: ignore[assignment,misc,return-value]
+    monkeypatch.setattr(certifi, "where", lambda: str(cert))  # httpx's trust store: this certificate only
+    return context, names

@@ -16,7 +16,7 @@ import pytest
 from api.app import create_app
 from api.service import addresses
 from local_endpoint import BlackHole
-from support import run_webhooks
+from support import run_webhooks, tls_for
 
 
 class Receiver:
@@ -165,22 +165,8 @@ def test_a_dead_host_is_backed_off_and_other_hosts_do_not_wait_behind_it(setting
 
 def test_over_https_the_pinned_address_is_verified_for_the_host_name(settings, tmp_path, monkeypatch):
     """Connected to the address, TLS still names the host (SNI) and checks the certificate against it."""
-    import ssl
-    import subprocess
-
-    import certifi
-
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-         "-subj", "/CN=hooks.example", "-addext", "subjectAltName=DNS:hooks.example", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    context, names = tls_for("hooks.example", tmp_path, monkeypatch)
     receiver = Receiver("127.0.0.1")
-    names: list[str | None] = []
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
-    context.sni_callback = lambda sock, name, ctx: names.append(name)
     receiver.server.socket = context.wrap_socket(receiver.server.socket, server_side=True)
     real = socket.getaddrinfo
     monkeypatch.setattr(
@@ -188,7 +174,6 @@ def test_over_https_the_pinned_address_is_verified_for_the_host_name(settings, t
         lambda host, port, *a, **k: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
         if host in ("hooks.example", "other.example") else real(host, port, *a, **k),
     )  # fmt: skip
-    monkeypatch.setattr(certifi, "where", lambda: str(cert))  # httpx's trust store: our certificate only
     app = create_app({"DOMINO": settings, "TESTING": True})
     service = app.extensions["domino.service"]
     try:

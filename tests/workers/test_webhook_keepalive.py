@@ -10,7 +10,6 @@ import http.server
 import ipaddress
 import socket
 import ssl
-import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -20,7 +19,7 @@ import pytest
 
 from api.app import create_app
 from api.service import addresses, deliveries, keepalive
-from support import eventually
+from support import eventually, tls_for
 
 class Receiver:
     """A hosted bot's HTTP/1.1 endpoint on ``host``: keeps each request's Host header and the connection it came
@@ -176,21 +175,9 @@ def test_a_kept_connection_the_receiver_dropped_is_replaced_and_the_delivery_sen
 
 
 def test_over_https_a_kept_connection_serves_only_the_name_it_was_verified_for(settings, named, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import certifi
-
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-         "-subj", "/CN=hooks.example", "-addext", "subjectAltName=DNS:hooks.example", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    names: list[str | None] = []
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
-    context.sni_callback = lambda sock, name, ctx: names.append(name)  # type: ignore[assignment,misc,return-value]
+    context, names = tls_for("hooks.example", tmp_path, monkeypatch)
     receiver = Receiver("127.0.0.1", tls=context)
     named.update({"hooks.example": "127.0.0.1", "other.example": "127.0.0.1"})
-    monkeypatch.setattr(certifi, "where", lambda: str(cert))  # httpx's trust store: our certificate only
     hosted = Hosted(settings)
     try:
         assert hosted.turn(f"https://hooks.example:{receiver.port}/turn") == "delivered"
