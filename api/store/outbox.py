@@ -77,7 +77,9 @@ class AppOutbox:
         tries = [] if drained and seconds > 0 else self.take(limit)
         if tries or seconds <= 0:
             return tries
-        first = cast("tuple[bytes, bytes] | None", self.blocking().blpop([self.key], timeout=round(seconds, 3)))
+        # at least a millisecond: a timeout rounded to 0 would have BLPOP wait with no end
+        wait = max(0.001, round(seconds, 3))
+        first = cast("tuple[bytes, bytes] | None", self.blocking().blpop([self.key], timeout=wait))
         if first is None:
             return []
         return [parse(first[1].decode()), *self.take(limit - 1)]

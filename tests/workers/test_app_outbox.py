@@ -15,7 +15,7 @@ from api.app import create_app
 from api.queues import APP_EVENTS, WEBHOOKS
 from api.service import deliveries
 from local_endpoint import Recorder
-from support import eventually, run_webhooks, work_burst
+from support import eventually, returns_within, run_webhooks, work_burst
 
 TWO = [{"name": "Ana", "player": "u-ana"}, {"name": "Bo", "player": "u-bo"}]
 GAMES = 30  # more than one owner's backlog in a delivery process (webhook_per_owner 4 x 4 waiting, 4 in flight)
@@ -94,3 +94,11 @@ def test_a_drain_job_whose_enqueue_was_lost_is_rearmed_by_the_sweep(client, serv
     (headers, _), = receiver.deliveries
     assert headers["webhook-id"] == f"msg_{game_id}_0_turn_started"
     assert headers["webhook-attempt"] == "1", "waiting in the outbox was not a try: no copy, no retry"
+
+
+def test_a_wait_for_tries_shorter_than_a_millisecond_ends(service) -> None:  # type: ignore[no-untyped-def]
+    """A drain job near the end of its budget waits a fraction of a millisecond: Redis counts BLPOP's timeout in
+    milliseconds, and 0 means no end, so the wait is a millisecond at least."""
+    outbox = service.store.app_outbox
+    assert returns_within(10, lambda: outbox.take_within(10, 0.0004)) == []
+    assert returns_within(10, lambda: outbox.take_within(10, 0.0004, drained=True)) == []
