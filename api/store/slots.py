@@ -37,7 +37,8 @@ return 0
 
 # An ended game's slot writes in one round trip. KEYS: ARGV[3] slot sets to release ARGV[1] from, a due set and its
 # attempt hash to clear it from, then the set that holds it for ARGV[2] ms as TAKE does with no cap ('' when
-# none). The hold is last: a full Redis refuses only it (the removals before it free memory).
+# none). On a full Redis it runs whole: its first write (ZREM) is one a full Redis allows, and a script is not
+# stopped after it has written; the hold adds one small entry where the removals free as much or more.
 ENDED = """
 local n = tonumber(ARGV[3])
 for i = 1, n do redis.call('ZREM', KEYS[i], ARGV[1]) end
